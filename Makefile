@@ -1,0 +1,120 @@
+# iomatrix — one non-recursive Makefile.
+#
+#   make            release build: build/release/iomatrix
+#   make test       unit tests (cmocka) and end-to-end tests of the binary
+#   make asan       the whole suite under AddressSanitizer + UBSan (build/asan/)
+#   make demo       the main job on the built-in quick matrix
+#   make bench      iomatrix side by side with fio (see docs/performance.md)
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Objects live under build/<variant>/ so sanitizer, debug and release objects never mix.
+
+VARIANT  ?= release
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BINDIR   := $(DESTDIR)$(PREFIX)/bin
+MANDIR   := $(DESTDIR)$(PREFIX)/share/man
+
+PKGS      := libconfig liburing zlib json-c blkid
+TEST_PKGS := cmocka
+VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
+
+CC       ?= cc
+WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla -Wmissing-prototypes \
+            -Wstrict-prototypes -Wpointer-arith -Wno-format-nonliteral
+BASE     := -std=gnu11 -D_GNU_SOURCE -DIOM_VERSION='"$(VERSION)"' -pthread -MMD -MP
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+TEST_CFLAGS = $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
+TEST_LIBS   = $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
+
+ifeq ($(VARIANT),release)
+OPT := -O2 -g
+else ifeq ($(VARIANT),debug)
+OPT := -O0 -g3
+else ifeq ($(VARIANT),asan)
+OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+$(error unknown VARIANT '$(VARIANT)': release, debug or asan)
+endif
+
+CFLAGS   ?=
+LDFLAGS  ?=
+ALL_CFLAGS  = $(BASE) $(WARN) $(OPT) $(PKG_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(OPT) -pthread $(LDFLAGS)
+
+BUILD_ROOT ?= build
+B        := $(BUILD_ROOT)/$(VARIANT)
+SRCS     := $(wildcard src/*.c)
+LIB_SRCS := $(filter-out src/main.c,$(SRCS))
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/src/%.o)
+LIB      := $(B)/libiomatrix.a
+BIN      := $(B)/iomatrix
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(B)/tests/%)
+
+.PHONY: all test unit e2e asan demo bench install uninstall clean deps check-deps tidy
+.DEFAULT_GOAL := all
+
+all: check-deps $(BIN)
+
+# Installs missing build dependencies (apt-get, with sudo when not root) or names them.
+deps:
+	@contrib/deps.sh --install
+check-deps:
+	@contrib/deps.sh --install
+
+$(B)/src/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Isrc -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(B)/src/main.o $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(B)/tests/test_%: $(B)/tests/test_%.o $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS)
+
+# Unit tests run from the top of the tree (fixtures are under tests/fixtures/).
+unit: check-deps $(TEST_BINS)
+	@tests/run-unit.sh $(TEST_BINS)
+
+e2e: check-deps $(BIN)
+	@IOMATRIX=$(abspath $(BIN)) tests/run-e2e.sh
+
+test: check-deps $(BIN) $(TEST_BINS)
+	@tests/run-unit.sh $(TEST_BINS)
+	@IOMATRIX=$(abspath $(BIN)) tests/run-e2e.sh
+
+asan:
+	@$(MAKE) --no-print-directory VARIANT=asan test
+
+demo: check-deps $(BIN)
+	$(BIN) run matrices/quick.cfg
+
+bench: check-deps $(BIN)
+	IOMATRIX=$(abspath $(BIN)) tests/bench/bench.sh
+
+tidy:
+	clang-tidy --quiet $(SRCS) -- $(BASE) $(PKG_CFLAGS)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+	    --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE $(SRCS)
+
+install: $(BIN)
+	install -d $(BINDIR)
+	install -m 755 $(BIN) $(BINDIR)/iomatrix
+
+uninstall:
+	rm -f $(BINDIR)/iomatrix
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJS:.o=.d) $(B)/src/main.d $(TEST_BINS:=.d)

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Checks that everything iomatrix builds and tests with is installed. With --install, installs
+# what is missing with apt-get (through sudo when not root); otherwise, or where that is not
+# possible, names the Debian packages to install and fails.
+set -u
+need=""
+have_pc() { pkg-config --exists "$1" 2>/dev/null; }
+command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+command -v cc >/dev/null 2>&1 || need="$need gcc"
+command -v make >/dev/null 2>&1 || need="$need make"
+have_pc libconfig || need="$need libconfig-dev"
+have_pc liburing  || need="$need liburing-dev"
+have_pc zlib      || need="$need zlib1g-dev"
+have_pc json-c    || need="$need libjson-c-dev"
+have_pc blkid     || need="$need libblkid-dev"
+have_pc cmocka    || need="$need libcmocka-dev"
+[ -z "$need" ] && exit 0
+
+if [ "${1:-}" = "--install" ] && command -v apt-get >/dev/null 2>&1; then
+    sudo=""
+    if [ "$(id -u)" != 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+            echo "iomatrix: missing build dependencies; install them as root:" >&2
+            echo "    apt-get install$need" >&2
+            exit 1
+        fi
+    fi
+    echo "iomatrix: installing build dependencies:$need" >&2
+    $sudo apt-get update -qq >&2 || true
+    if DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $need >&2; then exit 0; fi
+fi
+echo "iomatrix: missing build dependencies; install them with:" >&2
+echo "    sudo apt-get install$need" >&2
+exit 1

@@ -1,0 +1,98 @@
+/*
+ * keys — the one table of matrix keys. Each key has a name, the section it lives in, a type, a
+ * unit, a range, a default and a help line; the matrix reader validates with it, `iomatrix help
+ * keys` prints it and docs/matrix.md is generated from it. Adding a key is one edit here.
+ *
+ * The workload keys are also the dimensions of a study: any of them may be given as a list, and
+ * each list is a dimension of the plan. The target is a dimension too (IOM_DIM_TARGET), so a
+ * cell is "one value of every dimension".
+ */
+#ifndef IOM_KEYS_H
+#define IOM_KEYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum iom_section {
+	IOM_SEC_TOP,      /* top level of the file */
+	IOM_SEC_TARGET,   /* one element of targets = ( … ) */
+	IOM_SEC_WORKLOAD, /* workload = { … }; also settable per target */
+	IOM_SEC_TIMING,   /* timing = { … } */
+	IOM_SEC_REPORT,   /* report = { … } */
+	IOM_SEC_HOOKS,    /* hooks = { … } */
+	IOM_SEC_EXCLUDE,  /* one element of exclude = ( … ) */
+};
+
+enum iom_type {
+	IOM_TYPE_SIZE,     /* bytes: 4096, "4K", "1M", "64M" (K, M, G, T are powers of 1024) */
+	IOM_TYPE_UINT,     /* a non-negative integer */
+	IOM_TYPE_PCT,      /* an integer percentage 0..100 */
+	IOM_TYPE_FLOAT,    /* a real number */
+	IOM_TYPE_BOOL,     /* true or false */
+	IOM_TYPE_ENUM,     /* one of the key's choices; stored as the choice's index */
+	IOM_TYPE_DURATION, /* "500ms", "1.5s", "90m", "2h"; stored in nanoseconds */
+	IOM_TYPE_STRING,   /* free text */
+	IOM_TYPE_LIST,     /* a list of names (order) */
+	IOM_TYPE_GROUP,    /* a group or list of groups (targets, workload, timing, …) */
+};
+
+/* The dimensions of a study: the target, then every workload key, in file order. */
+enum iom_dim {
+	IOM_DIM_TARGET,
+	IOM_DIM_BLOCK_SIZE,
+	IOM_DIM_QUEUE_DEPTH,
+	IOM_DIM_THREADS,
+	IOM_DIM_READ_PCT,
+	IOM_DIM_PATTERN,
+	IOM_DIM_ENGINE,
+	IOM_DIM_DIRECT,
+	IOM_DIM_COUNT
+};
+
+/* Values of the enum-typed dimensions (the index of the choice). */
+enum iom_pattern { IOM_PATTERN_RANDOM, IOM_PATTERN_SEQUENTIAL };
+enum iom_engine_kind { IOM_ENGINE_IO_URING, IOM_ENGINE_PSYNC, IOM_ENGINE_NULL };
+
+struct iom_key {
+	const char *name;
+	enum iom_section section;
+	enum iom_type type;
+	int dim;                    /* an enum iom_dim for workload keys, else -1 */
+	const char *unit;           /* for help: "bytes", "ns", "%", … (may be NULL) */
+	int64_t min, max;           /* range of numeric types, in the stored unit */
+	const char *def;            /* default as the user would write it; NULL: required/none */
+	const char *const *choices; /* NULL-terminated, for IOM_TYPE_ENUM */
+	const char *help;
+};
+
+extern const struct iom_key iom_keys[];
+extern const size_t iom_nkeys;
+
+/* The key called name in section, or NULL. */
+const struct iom_key *iom_key_find(enum iom_section section, const char *name);
+
+/* The key of section whose name is closest to name (edit distance), for "did you mean"; or NULL. */
+const struct iom_key *iom_key_closest(enum iom_section section, const char *name);
+
+/* The key that defines dimension dim (not IOM_DIM_TARGET). */
+const struct iom_key *iom_dim_key(enum iom_dim dim);
+
+/* "target", "block_size", …; iom_dim_from_name returns -1 for an unknown name. */
+const char *iom_dim_name(enum iom_dim dim);
+int iom_dim_from_name(const char *name);
+
+/* The name of a section as written in a file ("workload", "timing", …). */
+const char *iom_section_name(enum iom_section section);
+
+/*
+ * Formats a dimension value as a user writes it: block sizes as "4K"/"64M"/"512", enums by
+ * name, booleans as "true"/"false", numbers in decimal. Not for IOM_DIM_TARGET (a label).
+ */
+void iom_dim_format(enum iom_dim dim, int64_t value, char *buf, size_t len);
+
+/* Prints the key table for `iomatrix help keys` (text) or docs/matrix.md (markdown). */
+void iom_keys_print(FILE *out, bool markdown);
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * matrix — a matrix file read with libconfig into a validated model. Nothing here runs anything:
+ * the model is plain data that plan.c expands and run.c executes. Every error names the file
+ * and line ("FILE:LINE: what is wrong and what is allowed"), libconfig giving the line.
+ *
+ * Only this module includes <libconfig.h>.
+ */
+#ifndef IOM_MATRIX_H
+#define IOM_MATRIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "keys.h"
+
+#define IOM_MATRIX_SCHEMA 1
+
+/* The values of one dimension: a scalar is a list of one. */
+struct iom_values {
+	int64_t *v;
+	size_t n;
+};
+
+struct iom_target {
+	char *label;       /* unique; the value of the target dimension */
+	char *path;        /* regular file (scratch file) or block device */
+	char *filesystem;  /* label only, e.g. "ext4" (NULL when not given) */
+	char *controller;  /* label, or "auto": read the device's driver from sysfs */
+	uint64_t size;     /* scratch file size, or region [0, size) of a device; 0 = whole device */
+	bool overwrite;    /* may take over an existing file that lacks iomatrix's mark */
+	bool destructive;  /* may write to a block device */
+	/* Effective values of every workload dimension for this target: its own when it sets the
+	 * key, the workload's otherwise. dim[IOM_DIM_TARGET] is unused. */
+	struct iom_values dim[IOM_DIM_COUNT];
+	int line;
+};
+
+struct iom_timing {
+	uint64_t warmup_ns;
+	uint64_t duration_ns; /* exactly one of duration_ns and bytes is non-zero */
+	uint64_t bytes;       /* a fixed amount of measured I/O per run (ATTO's total length) */
+	uint64_t cooldown_ns;
+	uint64_t rest_ns;
+	uint64_t timeout_ns;  /* 0: 2 × expected time + 60 s */
+	uint32_t repeat;
+};
+
+enum iom_repeat_order { IOM_REPEAT_GROUPED, IOM_REPEAT_INTERLEAVED };
+
+/* One exclude condition: a cell is dropped when every dimension given here matches one of its
+ * values. dim[d].n == 0 means "any". Target values are target indices. */
+struct iom_exclude {
+	struct iom_values dim[IOM_DIM_COUNT];
+	int line;
+};
+
+struct iom_report_opts {
+	double alpha;          /* significance threshold of Welch's t-test (0.05) */
+	double min_effect_pct; /* smallest difference that counts as a win (2 %) */
+	double max_cv_pct;     /* coefficient of variation above which a cell is noisy (5 %) */
+};
+
+struct iom_matrix {
+	char *file;        /* as given; used in messages */
+	char *as_run;      /* the matrix text as run: the file itself, or with overrides applied */
+	int schema;
+	char *name;
+	char *description;
+	uint64_t seed;     /* base of every run's seed (default 1) */
+
+	struct iom_target *targets;
+	size_t ntargets;
+	struct iom_values workload[IOM_DIM_COUNT]; /* the workload section, defaults applied */
+	bool listed[IOM_DIM_COUNT]; /* given as a list (or range) anywhere: a dimension */
+
+	struct iom_timing timing;
+
+	enum iom_dim order[IOM_DIM_COUNT]; /* full loop nesting, outermost first */
+	enum iom_dim compare;              /* the dimension whose values compete */
+	enum iom_repeat_order repeat_order;
+	bool shuffle;
+	uint64_t shuffle_seed;
+
+	struct iom_exclude *excludes;
+	size_t nexcludes;
+
+	struct iom_report_opts report;
+};
+
+/* A --set KEY=VALUE override: key is a path such as "workload.block_size", "timing.repeat" or
+ * "block_size" (a workload key may drop its section); value is libconfig syntax ("[4K, 8K]",
+ * "32", "\"random\"", a bare word is taken as a string). */
+struct iom_override {
+	const char *key;
+	const char *value;
+};
+
+/*
+ * Reads and validates the matrix file at path, applying the overrides in order. On success
+ * *out is a new model the caller frees with iom_matrix_free(). On failure returns -errno (or
+ * -EINVAL for an invalid matrix) with "FILE:LINE: message" in err.
+ */
+int iom_matrix_load(const char *path, const struct iom_override *ov, size_t nov,
+		    struct iom_matrix **out, char *err, size_t errlen);
+
+/* As iom_matrix_load(), from text in memory; name is used in messages. */
+int iom_matrix_parse(const char *name, const char *text, const struct iom_override *ov,
+		     size_t nov, struct iom_matrix **out, char *err, size_t errlen);
+
+void iom_matrix_free(struct iom_matrix *m);
+
+/* Index of the target labelled label, or -1. */
+int iom_matrix_target_index(const struct iom_matrix *m, const char *label);
+
+#endif

@@ -1,0 +1,196 @@
+/*
+ * util — allocation, clocks, error text and atomic file writes shared by every module.
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void out_of_memory(size_t n)
+{
+	fprintf(stderr, "iomatrix: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		out_of_memory(n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		out_of_memory(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		out_of_memory(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s ? s : "");
+
+	if (!p)
+		out_of_memory(strlen(s));
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		out_of_memory(0);
+	return s;
+}
+
+int iom_err(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -(code ? code : EINVAL);
+}
+
+uint64_t iom_wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void iom_format_utc(char *buf, size_t len, uint64_t wall_ns)
+{
+	time_t t = (time_t)(wall_ns / 1000000000u);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int iom_fsync_dir(const char *path)
+{
+	struct stat st;
+	char *copy, *dir;
+	int fd, ret = 0;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		copy = xstrdup(path);
+		dir = copy;
+	} else {
+		copy = xstrdup(path);
+		dir = dirname(copy);
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+	} else {
+		if (fsync(fd) < 0 && errno != EINVAL)
+			ret = -errno;
+		close(fd);
+	}
+	free(copy);
+	return ret;
+}
+
+int iom_write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	const char *p = data;
+	int fd, ret = 0;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (ret == 0 && fsync(fd) < 0)
+		ret = -errno;
+	if (close(fd) < 0 && ret == 0)
+		ret = -errno;
+	if (ret == 0 && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret == 0)
+		ret = iom_fsync_dir(path);
+	if (ret < 0)
+		unlink(tmp);
+out:
+	free(tmp);
+	return ret;
+}
+
+int iom_read_file(const char *path, char **data, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 4096, n = 0;
+	char *buf;
+
+	if (!f)
+		return -errno;
+	buf = xmalloc(cap);
+	for (;;) {
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+
+		n += got;
+		if (got == 0)
+			break;
+		if (cap - n - 1 == 0) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+	}
+	if (ferror(f)) {
+		int e = errno ? errno : EIO;
+
+		fclose(f);
+		free(buf);
+		return -e;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*data = buf;
+	if (len)
+		*len = n;
+	return 0;
+}

@@ -1,0 +1,67 @@
+/*
+ * util — the few helpers every module needs: allocation that aborts on failure (small objects
+ * only; large I/O buffers return -ENOMEM instead), the monotonic clock, error text, and
+ * writing a file whole or not at all.
+ */
+#ifndef IOM_UTIL_H
+#define IOM_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define IOM_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define IOM_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define IOM_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* Length of the error buffers handed to functions that can fail with a message. */
+#define IOM_ERRLEN 512
+
+/* Exit codes of the iomatrix binary. */
+enum {
+	IOM_EXIT_OK = 0,
+	IOM_EXIT_FAIL = 1,        /* runtime failure, or any run failed */
+	IOM_EXIT_USAGE = 2,       /* bad command line or invalid matrix */
+	IOM_EXIT_INTERRUPTED = 3, /* stopped by a signal; resumable */
+};
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+/* printf into a new string; the caller frees it. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Formats into err (of errlen bytes, may be NULL) and returns -code (code is a positive errno). */
+int iom_err(char *err, size_t errlen, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* CLOCK_MONOTONIC in nanoseconds: the clock of every latency and window iomatrix measures. */
+static inline uint64_t iom_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Wall-clock time in nanoseconds since the epoch (for records people read). */
+uint64_t iom_wall_ns(void);
+
+/* Formats a UTC time as "2026-11-29T23:55:00Z" into buf (at least 21 bytes). */
+void iom_format_utc(char *buf, size_t len, uint64_t wall_ns);
+
+/*
+ * Writes len bytes to path whole or not at all: a temporary file beside it, fsync, rename, fsync
+ * of the directory. Returns 0 or -errno.
+ */
+int iom_write_file_atomic(const char *path, const void *data, size_t len);
+
+/* fsyncs the directory that holds path (or path itself when it is a directory). 0 or -errno. */
+int iom_fsync_dir(const char *path);
+
+/* Reads a whole (small) file into a new NUL-terminated buffer; *len gets its length. 0 or -errno. */
+int iom_read_file(const char *path, char **data, size_t *len);
+
+#endif
