@@ -11,41 +11,64 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* CPU numbers at or above this in /proc/stat are refused (-ERANGE) as garbage. */
 #define IOM_CPU_MAX 1024
 
-/* Raw /proc/stat jiffies of one CPU. */
+/* Raw /proc/stat jiffies of one CPU (guest time is already inside user and nice). */
 struct iom_cpu_ticks {
 	uint64_t user, nice, system, idle, iowait, irq, softirq, steal;
 };
 
-/* Shares of one CPU over a window, in % (they add up to 100). */
+/* Shares of one CPU over a window, in % (they add up to 100); user includes nice. */
 struct iom_cpu_pct {
 	double user, kernel, iowait, irq, softirq, steal, idle;
 };
 
 struct iom_cpu_sample {
-	unsigned ncpu;
+	unsigned ncpu;                             /* highest CPU number seen + 1 */
 	struct iom_cpu_ticks total;                /* the "cpu" line */
-	struct iom_cpu_ticks *cpu;                 /* per CPU, ncpu entries (heap) */
+	struct iom_cpu_ticks *cpu;                 /* per CPU by number, ncpu entries (heap);
+						      all zero for a CPU absent (offline) */
 	double proc_user_s, proc_sys_s;            /* getrusage(RUSAGE_SELF) */
 	uint64_t irqs;                             /* sum over the chosen IRQ lines */
+	unsigned irq_lines;                        /* how many IRQ lines were matched */
 };
 
-/* Parses /proc/stat text into s (s->cpu allocated; release with iom_cpu_sample_release). */
+/*
+ * Parses /proc/stat text into s (overwritten; s->cpu allocated, release with
+ * iom_cpu_sample_release). "cpu" and "cpuN" lines need at least 4 columns; missing later ones
+ * (old kernels) are 0. Returns 0, -EINVAL when there is no usable "cpu" line or a cpu line is
+ * malformed, -ERANGE for a CPU number ≥ IOM_CPU_MAX; on error nothing is allocated.
+ */
 int iom_cpu_parse_stat(const char *text, struct iom_cpu_sample *s);
 
 /*
  * Sums the interrupts of every /proc/interrupts line whose device list names one of the drivers
- * (comma-separated, e.g. "nvme" matches "nvme0q1"; "virtio" matches "virtio1-req.0"). Returns
- * the sum; *nlines gets the number of lines matched.
+ * (comma-separated; a driver matches a device-name token it is a prefix of, e.g. "nvme" matches
+ * "nvme0q1", "virtio" matches "virtio1-req.0", "ahci" matches "ahci[0000:00:1f.2]"). For
+ * numbered IRQ lines the device names are the tokens after the chip name and the hwirq-type
+ * token ("2-edge", when present); for named lines
+ * (NMI, LOC, …) every token of the description counts, so they are summed only when a driver
+ * matches them. Returns the sum; *nlines (may be NULL) gets the number of lines matched.
+ * drivers NULL or empty matches nothing.
  */
 uint64_t iom_cpu_parse_interrupts(const char *text, const char *drivers, unsigned *nlines);
 
-/* Takes a sample now: /proc/stat, getrusage, and interrupts of drivers (may be NULL). */
+/*
+ * Takes a sample now into s (overwritten): /proc/stat, getrusage, and the interrupts of drivers
+ * (may be NULL: /proc/interrupts is then not read). Returns 0 or -errno (from reading either
+ * file, or iom_cpu_parse_stat); on error nothing is allocated.
+ */
 int iom_cpu_sample(struct iom_cpu_sample *s, const char *drivers);
+/* Frees what s owns (not s); s can be released twice. */
 void iom_cpu_sample_release(struct iom_cpu_sample *s);
 
-/* Percentages between two samples, per CPU (out has a->ncpu entries) and overall. */
+/*
+ * Percentages between two samples a (earlier) and b (later), per CPU (per_cpu has a->ncpu
+ * entries; may be NULL) and overall from the "cpu" lines (avg; may be NULL). A CPU with no
+ * ticks in the window (idle, offline, or absent from either sample) reports idle 100; a counter
+ * that went backwards counts as 0.
+ */
 void iom_cpu_diff(const struct iom_cpu_sample *a, const struct iom_cpu_sample *b,
 		  struct iom_cpu_pct *per_cpu, struct iom_cpu_pct *avg);
 

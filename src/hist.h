@@ -3,12 +3,17 @@
  * group k covers [2^k, 2^(k+1)) split into IOM_HIST_SUB linear sub-buckets, so every bucket is
  * at most 1/IOM_HIST_SUB of its lower bound wide; a percentile is reported as the midpoint of
  * its bucket, so its relative error is at most 1/(2·IOM_HIST_SUB) = 0.39 %, always ≤ 1 %.
- * Values below IOM_HIST_SUB ns are exact. The range reaches 2^IOM_HIST_GROUPS ns (≈ 73 minutes);
- * larger values are clamped into the last bucket (and counted in `clamped`). Memory is fixed:
- * one histogram is IOM_HIST_BUCKETS 8-byte counters, allocated by the caller.
+ * Values below 2·IOM_HIST_SUB ns are exact (buckets one nanosecond wide). The range reaches
+ * IOM_HIST_MAX_NS = 2^IOM_HIST_GROUPS − 1 ns (≈ 73 minutes); larger values are recorded as
+ * IOM_HIST_MAX_NS (bucket, min, max, sum, sumsq alike) and counted in `clamped`. Memory is fixed:
+ * one histogram is IOM_HIST_BUCKETS 8-byte counters (36 KiB), allocated by the caller.
  *
  * Recording is a few instructions and touches one counter: fit for the hot path. Min, max, sum
- * and sum of squares are kept exactly alongside, so mean and stddev are exact.
+ * and sum of squares are kept exactly (integers; 128-bit sums cannot overflow in practice), so
+ * mean and stddev are exact up to the final floating-point division.
+ *
+ * Layout: bucket b < 2·IOM_HIST_SUB holds the value b; above, with shift = b/IOM_HIST_SUB − 1,
+ * bucket b holds [(IOM_HIST_SUB + b % IOM_HIST_SUB) << shift, … + (1 << shift) − 1].
  */
 #ifndef IOM_HIST_H
 #define IOM_HIST_H
@@ -19,22 +24,35 @@
 #define IOM_HIST_SUB (1u << IOM_HIST_SUB_BITS)
 #define IOM_HIST_GROUPS 42
 #define IOM_HIST_BUCKETS ((IOM_HIST_GROUPS - IOM_HIST_SUB_BITS + 1) * IOM_HIST_SUB)
+#define IOM_HIST_MAX_NS ((UINT64_C(1) << IOM_HIST_GROUPS) - 1)
 
 struct iom_hist {
 	uint64_t count;
-	uint64_t min, max;
-	double sum, sumsq;      /* of values in ns, for exact mean and stddev */
-	uint64_t clamped;       /* values beyond the range, kept in the last bucket */
+	uint64_t min, max;         /* 0 and 0 while count is 0 */
+	unsigned __int128 sum;     /* of values in ns: exact; use iom_hist_mean() */
+	unsigned __int128 sumsq;   /* of squared values: exact; use iom_hist_stddev() */
+	uint64_t clamped;          /* values beyond IOM_HIST_MAX_NS, recorded as IOM_HIST_MAX_NS */
 	uint64_t bucket[IOM_HIST_BUCKETS];
 };
 
+/* Empties h (caller's storage). */
 void iom_hist_init(struct iom_hist *h);
+/* Records one value in ns: no allocation, no lock, no division. */
 void iom_hist_record(struct iom_hist *h, uint64_t ns);
-/* Adds src into dst exactly. */
+/* Adds src into dst exactly (as if every value of src had been recorded into dst). */
 void iom_hist_merge(struct iom_hist *dst, const struct iom_hist *src);
-/* The value at percentile pct (0 < pct ≤ 100); 0 for an empty histogram. pct 100 is max. */
+/*
+ * The value at percentile pct: the midpoint of the bucket holding the value of rank
+ * ceil(pct/100 · count) (1-based, in sorted order), kept within [min, max]; 0 for an empty
+ * histogram. pct ≥ 100 gives max, pct ≤ 0 gives min.
+ */
 uint64_t iom_hist_percentile(const struct iom_hist *h, double pct);
+/* The rank iom_hist_percentile looks up (1 … count), rounding pct/100·count up with a little
+ * tolerance for floating-point noise (99.9 % of 1000 is rank 999); 0 when count is 0. */
+uint64_t iom_hist_rank(uint64_t count, double pct);
+/* Exact mean in ns; 0 for an empty histogram. */
 double iom_hist_mean(const struct iom_hist *h);
+/* Sample standard deviation (n − 1) in ns; 0 when count < 2. */
 double iom_hist_stddev(const struct iom_hist *h);
 /* Bucket index of a value, and the [lo, hi] range a bucket covers (for tests and traces). */
 unsigned iom_hist_bucket_of(uint64_t ns);

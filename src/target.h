@@ -6,6 +6,8 @@
  *
  * sysfs and /proc are read below a root directory given by the caller ("/" in real use), so tests
  * run the same code on fixture trees.
+ *
+ * Only this module includes <blkid/blkid.h>.
  */
 #ifndef IOM_TARGET_H
 #define IOM_TARGET_H
@@ -15,6 +17,10 @@
 #include <stdint.h>
 
 #include "matrix.h"
+
+/* The extended attribute that marks a scratch file as iomatrix's own, and its value's prefix. */
+#define IOM_TARGET_MARK_XATTR "user.iomatrix"
+#define IOM_TARGET_MARK_PREFIX "iomatrix scratch v1"
 
 /* What is known of the device under a target; strings are heap-owned, NULL when unknown. */
 struct iom_device_facts {
@@ -29,16 +35,24 @@ struct iom_device_facts {
 	uint32_t nr_requests;
 	char *fstype;         /* filesystem of a scratch file ("ext4", "tmpfs"); NULL for a device */
 	char *mount_point;
-	char *mount_options;
-	uint64_t device_bytes;/* size of the block device, 0 when unknown */
+	char *mount_options;  /* the mount's options, then the superblock's ("rw,relatime,discard") */
+	uint64_t device_bytes;/* size of the whole disk (facts.device), 0 when unknown */
+	uint64_t partition_bytes; /* size of facts.partition, 0 when none */
+	char *backing_file;   /* a loop device's backing file */
+	char *irq_names;      /* prefix of the device's lines in /proc/interrupts, for cpu.h:
+			       * "nvme0q", "virtio1-", "vmw_pvscsi", "ahci"; NULL when none */
 };
 
 struct iom_target_info {
 	const struct iom_target *t;
+	char *path;           /* t->path with symbolic links resolved (absolute) */
 	bool is_block;        /* the path is a block device */
 	uint64_t region;      /* bytes of the I/O region [0, region) */
+	bool filled;          /* this prepare wrote data into the scratch file (created, extended,
+			       * or overwritten); false when an existing one was reused as is */
 	struct iom_device_facts facts;
-	char *controller;     /* the controller label: the target's, or facts.driver for "auto" */
+	char *controller;     /* the controller label: the target's, or facts.driver for "auto";
+			       * NULL when neither is known (tmpfs) */
 };
 
 /*
@@ -47,17 +61,60 @@ struct iom_target_info {
  * overwrite is set); for a block device, checks that writing is allowed when will_write is set
  * (destructive, not mounted, no holders, no signature). Reads device facts. On failure returns
  * -errno with a message naming the path and what was found in err.
+ *
+ * Scratch files: the mark is the xattr IOM_TARGET_MARK_XATTR = "iomatrix scratch v1 size=N",
+ * N the bytes known to be filled; where the filesystem refuses user xattrs it lives in a sidecar
+ * file "DIR/.NAME.iomatrix" that also records the file's inode and birth time. A marked file
+ * shorter than size (or whose fill was interrupted) is extended by filling from N to size; a
+ * longer one is reused as is (the region is [0, size), nothing is truncated). With size 0 a
+ * marked file's filled length is the region. info is the caller's; release it with
+ * iom_target_info_release() whatever the result.
  */
 int iom_target_prepare(const struct iom_target *t, bool will_write, struct iom_target_info *info,
 		       char *err, size_t errlen);
 void iom_target_info_release(struct iom_target_info *info);
 
-/* Opens a prepared target for I/O (O_DIRECT when direct). Returns an fd, or -errno with err. */
+/*
+ * Opens a prepared target for I/O: O_RDWR or O_RDONLY, O_DIRECT when direct, O_CLOEXEC, and
+ * O_NOATIME where allowed. Returns an fd the caller closes, or -errno with err.
+ */
 int iom_target_open(const struct iom_target_info *info, bool direct, bool will_write, char *err,
 		    size_t errlen);
 
+/*
+ * Checks that the block device at path may be written (the caller has already seen
+ * destructive = true): neither it nor any of its partitions is mounted, active swap or held
+ * (LVM, md, dm), it carries no filesystem, RAID, LVM or partition-table signature (a filesystem
+ * whose UUID is own_uuid, one iomatrix made itself, is allowed; own_uuid may be NULL), and an
+ * exclusive open succeeds. sysfs and /proc are read under root. 0, or -errno with the reason.
+ */
+int iom_target_check_writable(const char *root, const char *path, const char *own_uuid,
+			      char *err, size_t errlen);
+
+/* A signature found by libblkid; strings heap-owned, NULL when absent. */
+struct iom_signature {
+	char *type;    /* "ext4", "xfs", "LVM2_member", "linux_raid_member", "swap" … */
+	char *usage;   /* "filesystem", "raid", "crypto", "other" */
+	char *uuid;
+	char *label;
+	char *pttype;  /* partition table: "gpt", "dos" */
+	bool ambivalent; /* more than one signature: libblkid would not choose */
+};
+
+/* Probes path for signatures: 1 when one was found (s filled), 0 when blank, -errno. */
+int iom_signature_read(const char *path, struct iom_signature *s);
+void iom_signature_release(struct iom_signature *s);
+
 /* Reads device facts for path, with sysfs and /proc under root ("/" for the real ones). */
 int iom_device_facts_read(const char *root, const char *path, struct iom_device_facts *f);
+
+/*
+ * As iom_device_facts_read() for the device major:minor (st_dev of a file, st_rdev of a block
+ * device); file is the absolute resolved path of a scratch file on it (for the mount facts), or
+ * NULL for a block device. Unknown facts stay NULL/0; returns 0.
+ */
+int iom_device_facts_read_dev(const char *root, unsigned major, unsigned minor, const char *file,
+			      struct iom_device_facts *f);
 void iom_device_facts_release(struct iom_device_facts *f);
 
 #endif

@@ -1,0 +1,152 @@
+/*
+ * hist — log-linear latency histograms; the layout and error bound are stated in hist.h.
+ *
+ * The bucket of a value v is found without division: shift = max(⌊log2 v⌋ − 7, 0) comes from
+ * one count-leading-zeros (of v | 128, so small values land in shift 0), and then
+ * bucket = shift·128 + (v >> shift). For v < 256 that is v itself; above, v >> shift lies in
+ * [128, 256) and the groups follow each other every 128 buckets. Values above IOM_HIST_MAX_NS
+ * take one rarely-taken branch that clamps them.
+ */
+#include "hist.h"
+
+#include <math.h>
+#include <string.h>
+
+static inline unsigned bucket_of(uint64_t v)
+{
+	unsigned shift = (unsigned)(63 - __builtin_clzll(v | IOM_HIST_SUB)) - IOM_HIST_SUB_BITS;
+
+	return (shift << IOM_HIST_SUB_BITS) + (unsigned)(v >> shift);
+}
+
+void iom_hist_init(struct iom_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+}
+
+void iom_hist_record(struct iom_hist *h, uint64_t ns)
+{
+	uint64_t mn;
+
+	if (__builtin_expect(ns > IOM_HIST_MAX_NS, 0)) {
+		ns = IOM_HIST_MAX_NS;
+		h->clamped++;
+	}
+	h->bucket[bucket_of(ns)]++;
+	mn = h->count ? h->min : UINT64_MAX;
+	h->min = ns < mn ? ns : mn;
+	h->max = ns > h->max ? ns : h->max;
+	h->count++;
+	h->sum += ns;
+	h->sumsq += (unsigned __int128)ns * ns;
+}
+
+void iom_hist_merge(struct iom_hist *dst, const struct iom_hist *src)
+{
+	unsigned i;
+
+	if (src->count == 0)
+		return;
+	for (i = 0; i < IOM_HIST_BUCKETS; i++)
+		dst->bucket[i] += src->bucket[i];
+	if (dst->count == 0 || src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	dst->count += src->count;
+	dst->sum += src->sum;
+	dst->sumsq += src->sumsq;
+	dst->clamped += src->clamped;
+}
+
+unsigned iom_hist_bucket_of(uint64_t ns)
+{
+	return bucket_of(ns > IOM_HIST_MAX_NS ? IOM_HIST_MAX_NS : ns);
+}
+
+void iom_hist_bucket_range(unsigned b, uint64_t *lo, uint64_t *hi)
+{
+	unsigned shift;
+
+	if (b >= IOM_HIST_BUCKETS)
+		b = IOM_HIST_BUCKETS - 1;
+	if (b < 2 * IOM_HIST_SUB) {
+		*lo = *hi = b;
+		return;
+	}
+	shift = (b >> IOM_HIST_SUB_BITS) - 1;
+	*lo = (uint64_t)(IOM_HIST_SUB + (b & (IOM_HIST_SUB - 1))) << shift;
+	*hi = *lo + (UINT64_C(1) << shift) - 1;
+}
+
+uint64_t iom_hist_rank(uint64_t count, double pct)
+{
+	double x;
+	uint64_t rank;
+
+	if (count == 0)
+		return 0;
+	if (!(pct > 0))
+		return 1;
+	if (pct >= 100)
+		return count;
+	x = pct / 100.0 * (double)count;
+	x = ceil(x * (1 - 1e-12));
+	rank = x < 1 ? 1 : (uint64_t)x;
+	return rank > count ? count : rank;
+}
+
+uint64_t iom_hist_percentile(const struct iom_hist *h, double pct)
+{
+	uint64_t rank, cum = 0, lo, hi, mid;
+	unsigned b;
+
+	if (h->count == 0)
+		return 0;
+	if (!(pct > 0))
+		return h->min;
+	if (pct >= 100)
+		return h->max;
+	rank = iom_hist_rank(h->count, pct);
+	for (b = 0; b < IOM_HIST_BUCKETS - 1; b++) {
+		cum += h->bucket[b];
+		if (cum >= rank)
+			break;
+	}
+	iom_hist_bucket_range(b, &lo, &hi);
+	mid = lo + (hi - lo + 1) / 2;
+	if (mid < h->min)
+		mid = h->min;
+	if (mid > h->max)
+		mid = h->max;
+	return mid;
+}
+
+double iom_hist_mean(const struct iom_hist *h)
+{
+	if (h->count == 0)
+		return 0;
+	return (double)((long double)h->sum / (long double)h->count);
+}
+
+double iom_hist_stddev(const struct iom_hist *h)
+{
+	unsigned __int128 n = h->count, q, r, d;
+	long double var;
+
+	if (h->count < 2)
+		return 0;
+	/*
+	 * (sumsq − sum²/n) / (n − 1) without cancellation: with sum = q·n + r (0 ≤ r < n),
+	 * sumsq − sum²/n = d − r²/n where d = sumsq − q·(sum + r) is an exact integer (≥ r²/n by
+	 * Cauchy–Schwarz) and only the small r²/n < n is rounded.
+	 */
+	q = h->sum / n;
+	r = h->sum % n;
+	d = h->sumsq - q * (h->sum + r);
+	var = ((long double)d - (long double)r * ((long double)r / (long double)n)) /
+	      (long double)(h->count - 1);
+	if (var < 0)
+		var = 0;
+	return (double)sqrtl(var);
+}

@@ -1,0 +1,219 @@
+/*
+ * journal — append-only, fsync'd event log of a sweep, and its replay for resume.
+ * See journal.h for the format.
+ */
+#include "journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static const char *const event_names[IOM_J_COUNT] = {
+	[IOM_J_STUDY_START] = "study-start",
+	[IOM_J_RESUME] = "resume",
+	[IOM_J_RUN_START] = "run-start",
+	[IOM_J_RUN_DONE] = "run-done",
+	[IOM_J_RUN_FAILED] = "run-failed",
+	[IOM_J_RUN_INTERRUPTED] = "run-interrupted",
+	[IOM_J_STUDY_END] = "study-end",
+	[IOM_J_NOTE] = "note",
+};
+
+const char *iom_journal_event_name(enum iom_journal_event ev)
+{
+	return (unsigned)ev < IOM_J_COUNT ? event_names[ev] : "?";
+}
+
+int iom_journal_open(struct iom_journal *j, const char *dir, char *err, size_t errlen)
+{
+	char *path;
+	int e;
+
+	j->fd = j->lock_fd = -1;
+	path = xasprintf("%s/.lock", dir);
+	j->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (j->lock_fd < 0) {
+		e = errno;
+		iom_err(err, errlen, e, "cannot create '%s': %s", path, strerror(e));
+		free(path);
+		return -e;
+	}
+	if (flock(j->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		e = errno == EWOULDBLOCK ? EBUSY : errno;
+		iom_err(err, errlen, e, "'%s' is in use by another iomatrix process", dir);
+		free(path);
+		close(j->lock_fd);
+		j->lock_fd = -1;
+		return -e;
+	}
+	free(path);
+	path = xasprintf("%s/journal", dir);
+	j->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (j->fd < 0) {
+		e = errno;
+		iom_err(err, errlen, e, "cannot open '%s': %s", path, strerror(e));
+		free(path);
+		close(j->lock_fd);
+		j->lock_fd = -1;
+		return -e;
+	}
+	free(path);
+	return iom_fsync_dir(dir);
+}
+
+void iom_journal_close(struct iom_journal *j)
+{
+	if (j->fd >= 0)
+		close(j->fd);
+	if (j->lock_fd >= 0)
+		close(j->lock_fd); /* releases the flock */
+	j->fd = j->lock_fd = -1;
+}
+
+int iom_journal_append(struct iom_journal *j, enum iom_journal_event ev, uint32_t index,
+		       const char *detail)
+{
+	char when[32], *line, *p;
+	size_t len, off = 0;
+
+	iom_format_utc(when, sizeof(when), iom_wall_ns());
+	line = xasprintf("%s\t%s\t%u\t%s\n", when, iom_journal_event_name(ev), index,
+			 detail ? detail : "");
+	len = strlen(line);
+	/* The detail is the fourth field: keep it on one line and free of separators. */
+	p = line + strlen(when) + 1;
+	p = strchr(p, '\t') + 1;
+	p = strchr(p, '\t') + 1;
+	for (; p < line + len - 1; p++)
+		if (*p == '\t' || *p == '\n' || *p == '\r')
+			*p = ' ';
+	while (off < len) {
+		ssize_t n = write(j->fd, line + off, len - off);
+
+		if (n < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			free(line);
+			return -e;
+		}
+		off += (size_t)n;
+	}
+	free(line);
+	return fsync(j->fd) < 0 ? -errno : 0;
+}
+
+static int event_from_name(const char *s)
+{
+	for (int i = 0; i < IOM_J_COUNT; i++)
+		if (strcmp(s, event_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+int iom_journal_replay(const char *dir, size_t nruns, struct iom_journal_state *st, char *err,
+		       size_t errlen)
+{
+	char *path = xasprintf("%s/journal", dir), *text, *line, *next;
+	unsigned lineno = 0;
+	size_t len;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	st->nruns = nruns;
+	st->run = xcalloc(nruns + 1, 1);
+	ret = iom_read_file(path, &text, &len);
+	if (ret < 0) {
+		iom_err(err, errlen, -ret, "cannot read '%s': %s", path, strerror(-ret));
+		free(path);
+		return ret;
+	}
+	for (line = text; line < text + len; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(text + len - line));
+		char *f[4] = { 0 };
+		unsigned long idx;
+		char *end;
+		int ev, nf = 0;
+
+		lineno++;
+		if (!nl) { /* torn last line: the event never completed */
+			st->torn_lines++;
+			break;
+		}
+		*nl = '\0';
+		next = nl + 1;
+		/* time, event, index, detail: the detail is everything after the third tab */
+		f[0] = line;
+		for (nf = 1; nf < 4; nf++) {
+			char *tab = strchr(f[nf - 1], '\t');
+
+			if (!tab)
+				break;
+			*tab = '\0';
+			f[nf] = tab + 1;
+		}
+		if (nf < 3) {
+			ret = iom_err(err, errlen, EINVAL, "%s:%u: malformed journal line", path,
+				      lineno);
+			goto out;
+		}
+		ev = event_from_name(f[1]);
+		idx = strtoul(f[2], &end, 10);
+		if (ev < 0 || *end != '\0' || idx > nruns) {
+			ret = iom_err(err, errlen, EINVAL,
+				      "%s:%u: unknown event or run index out of the plan (%s %s)",
+				      path, lineno, f[1], f[2]);
+			goto out;
+		}
+		switch (ev) {
+		case IOM_J_RUN_START:
+			st->in_progress = (uint32_t)idx;
+			break;
+		case IOM_J_RUN_DONE:
+		case IOM_J_RUN_FAILED:
+			if (st->run[idx] == IOM_RS_DONE)
+				st->done--;
+			else if (st->run[idx] == IOM_RS_FAILED)
+				st->failed--;
+			st->run[idx] = ev == IOM_J_RUN_DONE ? IOM_RS_DONE : IOM_RS_FAILED;
+			if (ev == IOM_J_RUN_DONE)
+				st->done++;
+			else
+				st->failed++;
+			if (st->in_progress == idx)
+				st->in_progress = 0;
+			break;
+		case IOM_J_RUN_INTERRUPTED:
+			if (st->in_progress == idx)
+				st->in_progress = 0;
+			break;
+		case IOM_J_RESUME:
+			st->resumes++;
+			st->ended = false;
+			break;
+		case IOM_J_STUDY_END:
+			st->ended = true;
+			break;
+		default:
+			break;
+		}
+	}
+	ret = 0;
+out:
+	free(text);
+	free(path);
+	return ret;
+}
+
+void iom_journal_state_release(struct iom_journal_state *st)
+{
+	free(st->run);
+	st->run = NULL;
+}

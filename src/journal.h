@@ -1,0 +1,73 @@
+/*
+ * journal — the append-only record of what a sweep did, in DIR/journal. One line per event,
+ * written with a single write(2) and fsync'd before the sweep goes on, so after a crash, a kill or
+ * a power cut the journal says exactly which runs finished. A torn last line (no newline) is
+ * ignored on replay: the event it described never completed.
+ *
+ * Line format (tab-separated, documented in docs/results.md):
+ *   UTC-time <TAB> event <TAB> run-index <TAB> detail
+ * events: study-start, resume, run-start, run-done (detail: result file), run-failed (detail:
+ * reason), run-interrupted, study-end, note (free text, e.g. a hook's outcome).
+ *
+ * The journal knows nothing of I/O or statistics.
+ */
+#ifndef IOM_JOURNAL_H
+#define IOM_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum iom_journal_event {
+	IOM_J_STUDY_START,
+	IOM_J_RESUME,
+	IOM_J_RUN_START,
+	IOM_J_RUN_DONE,
+	IOM_J_RUN_FAILED,
+	IOM_J_RUN_INTERRUPTED,
+	IOM_J_STUDY_END,
+	IOM_J_NOTE,
+	IOM_J_COUNT
+};
+
+struct iom_journal {
+	int fd;
+	int lock_fd;
+};
+
+/* What replaying a journal says about each run (index 1..nruns). */
+enum iom_run_state {
+	IOM_RS_PENDING,     /* never started, or started and never finished (to be rerun) */
+	IOM_RS_DONE,
+	IOM_RS_FAILED,
+};
+
+struct iom_journal_state {
+	size_t nruns;
+	uint8_t *run;        /* nruns + 1 entries, indexed by run index; enum iom_run_state */
+	size_t done, failed, torn_lines;
+	uint32_t in_progress; /* index of a run started but never finished, 0 when none */
+	bool ended;           /* a study-end event was seen */
+	unsigned resumes;
+};
+
+/*
+ * Opens DIR/journal for appending (creating it) and takes DIR/.lock with flock, so that two
+ * processes never write one results directory. -EBUSY with a message when another holds it.
+ */
+int iom_journal_open(struct iom_journal *j, const char *dir, char *err, size_t errlen);
+void iom_journal_close(struct iom_journal *j);
+
+/* Appends one event and fsyncs. detail may be NULL; tabs and newlines in it are replaced. */
+int iom_journal_append(struct iom_journal *j, enum iom_journal_event ev, uint32_t index,
+		       const char *detail);
+
+/* Replays DIR/journal for a plan of nruns runs into st (caller frees with _state_release).
+ * Unknown events or indices beyond nruns are errors naming the line. */
+int iom_journal_replay(const char *dir, size_t nruns, struct iom_journal_state *st, char *err,
+		       size_t errlen);
+void iom_journal_state_release(struct iom_journal_state *st);
+
+const char *iom_journal_event_name(enum iom_journal_event ev);
+
+#endif

@@ -1,0 +1,1368 @@
+/*
+ * target — scratch files and block devices, made safe to measure.
+ *
+ * Scratch files are filled with pseudo-random data (rng.h) so that thin-provisioned, compressing
+ * or deduplicating storage is measured honestly: every file gets its own seed, so two scratch
+ * files never share a block. The fill goes in 1 MiB chunks, O_DIRECT where the filesystem takes
+ * it (the tail and refusing filesystems go through the page cache, synced as they go).
+ *
+ * The mark says "this file is iomatrix's own, and [0, N) of it is filled": the xattr
+ * user.iomatrix = "iomatrix scratch v1 size=N", or, where user xattrs are refused, a sidecar file
+ * DIR/.NAME.iomatrix carrying the same text plus the file's inode and birth time (so a new file
+ * that takes the old one's name is not mistaken for it). The mark is written with N = 0 before
+ * the fill starts and advanced every GiB, so an interrupted fill is resumed, never trusted and
+ * never refused as "not ours".
+ *
+ * Block devices are refused for writing unless every check passes: destructive = true, nothing
+ * mounted (the device or a partition, by major:minor and by mount source), no swap, no holders,
+ * no signature libblkid recognises, and an O_EXCL open succeeds (the kernel's own "in use").
+ *
+ * Device facts come from sysfs: /sys/dev/block/MAJ:MIN resolves to the block device; a
+ * partition's parent is the disk; the controller is the nearest driver above the disk that is not
+ * a generic disk driver (sd, sr), or the SCSI host's proc_name. Everything is read under a root
+ * directory, so tests feed fixture trees to the same code.
+ */
+#include "target.h"
+
+#include <blkid/blkid.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "rng.h"
+#include "util.h"
+
+#define FILL_CHUNK (1u << 20)
+#define FILL_ALIGN 4096u
+#define FILL_SYNC_EVERY (256ull << 20) /* buffered fill: sync and drop cache this often */
+#define FILL_MARK_EVERY (1ull << 30)   /* advance the mark this often */
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+/* root + rel ("/sys/…"), without doubling the slash. */
+static char *under(const char *root, const char *rel)
+{
+	size_t n = strlen(root);
+
+	while (n > 0 && root[n - 1] == '/')
+		n--;
+	return xasprintf("%.*s%s", (int)n, root, rel);
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* The trimmed content of dir/name, or NULL when missing or empty. */
+static char *read_attr(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name), *data = NULL, *s, *out = NULL;
+	size_t len;
+
+	if (iom_read_file(p, &data, &len) == 0) {
+		s = trim(data);
+		if (*s)
+			out = xstrdup(s);
+	}
+	free(data);
+	free(p);
+	return out;
+}
+
+static bool read_attr_u64(const char *dir, const char *name, uint64_t *v)
+{
+	char *s = read_attr(dir, name), *end;
+	bool ok = false;
+
+	if (s) {
+		errno = 0;
+		*v = strtoull(s, &end, 10);
+		ok = errno == 0 && end != s && *end == '\0';
+		free(s);
+	}
+	return ok;
+}
+
+static bool exists_in(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	bool ok = access(p, F_OK) == 0;
+
+	free(p);
+	return ok;
+}
+
+/* Basename of the target of dir/name when it is a symlink, else NULL. */
+static char *link_base(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name), buf[4096];
+	ssize_t n = readlink(p, buf, sizeof(buf) - 1);
+	char *slash;
+
+	free(p);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	return xstrdup(slash ? slash + 1 : buf);
+}
+
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* A copy of path without its last component ("/a/b" → "/a", "/a" → "/"). */
+static char *parent_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	if (!s || s == path)
+		return xstrdup("/");
+	return xasprintf("%.*s", (int)(s - path), path);
+}
+
+static bool parse_majmin(const char *s, unsigned *maj, unsigned *min)
+{
+	char tail;
+
+	return s && sscanf(s, "%u:%u%c", maj, min, &tail) == 2;
+}
+
+/* Undoes the octal escapes of /proc/self/mountinfo and /proc/swaps (\040 for a space) in place. */
+static void unescape(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w = '\0';
+}
+
+/* ---- /proc/self/mountinfo --------------------------------------------------------------- */
+
+struct mount_entry {
+	unsigned maj, min;
+	char *point, *opts, *fstype, *source, *super;
+};
+
+struct mounts {
+	struct mount_entry *e;
+	size_t n;
+};
+
+static void mounts_release(struct mounts *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->e[i].point);
+		free(m->e[i].opts);
+		free(m->e[i].fstype);
+		free(m->e[i].source);
+		free(m->e[i].super);
+	}
+	free(m->e);
+	m->e = NULL;
+	m->n = 0;
+}
+
+/* One line: ID PARENT MAJ:MIN ROOT POINT OPTS [OPTIONAL…] - FSTYPE SOURCE SUPER. */
+static bool mountinfo_line(char *line, struct mount_entry *e)
+{
+	char *f[32], *save = NULL, *tok;
+	size_t n = 0, dash = 0;
+
+	for (tok = strtok_r(line, " \t\n", &save); tok && n < IOM_ARRAY_SIZE(f);
+	     tok = strtok_r(NULL, " \t\n", &save))
+		f[n++] = tok;
+	for (size_t i = 6; i < n; i++)
+		if (strcmp(f[i], "-") == 0) {
+			dash = i;
+			break;
+		}
+	if (!dash || dash + 1 >= n || !parse_majmin(f[2], &e->maj, &e->min))
+		return false;
+	unescape(f[4]);
+	e->point = xstrdup(f[4]);
+	e->opts = xstrdup(f[5]);
+	e->fstype = xstrdup(f[dash + 1]);
+	e->source = dash + 2 < n ? xstrdup(f[dash + 2]) : xstrdup("none");
+	if (dash + 2 < n)
+		unescape(e->source);
+	e->super = dash + 3 < n ? xstrdup(f[dash + 3]) : xstrdup("");
+	return true;
+}
+
+static int mounts_load(const char *root, struct mounts *m)
+{
+	char *p = under(root, "/proc/self/mountinfo"), *data = NULL, *line, *save = NULL;
+	size_t len, cap = 0;
+	int r;
+
+	m->e = NULL;
+	m->n = 0;
+	r = iom_read_file(p, &data, &len);
+	free(p);
+	if (r)
+		return r;
+	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct mount_entry e = { 0 };
+
+		if (!mountinfo_line(line, &e))
+			continue;
+		if (m->n == cap) {
+			cap = cap ? cap * 2 : 32;
+			m->e = xrealloc(m->e, cap * sizeof(*m->e));
+		}
+		m->e[m->n++] = e;
+	}
+	free(data);
+	return 0;
+}
+
+/* True when mount point mp contains path (component-wise prefix). */
+static bool point_contains(const char *mp, const char *path)
+{
+	size_t n = strlen(mp);
+
+	if (strcmp(mp, "/") == 0)
+		return path[0] == '/';
+	return strncmp(mp, path, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/*
+ * The mount that holds file: among the mounts whose point contains it, those of device
+ * maj:min first, the longest point winning and the later line breaking ties (it is on top).
+ */
+static const struct mount_entry *mount_of(const struct mounts *m, unsigned maj, unsigned min,
+					  const char *file)
+{
+	const struct mount_entry *by_dev = NULL, *any = NULL;
+
+	for (size_t i = 0; i < m->n; i++) {
+		const struct mount_entry *e = &m->e[i];
+
+		if (!point_contains(e->point, file))
+			continue;
+		if (!any || strlen(e->point) >= strlen(any->point))
+			any = e;
+		if (e->maj == maj && e->min == min &&
+		    (!by_dev || strlen(e->point) >= strlen(by_dev->point)))
+			by_dev = e;
+	}
+	return by_dev ? by_dev : any;
+}
+
+/* "rw,relatime" + "rw,errors=remount-ro" → "rw,relatime,errors=remount-ro". */
+static char *merge_options(const char *a, const char *b)
+{
+	char *out = xstrdup(a), *copy = xstrdup(b), *save = NULL, *tok;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *probe = xasprintf(",%s,", out), *want = xasprintf(",%s,", tok);
+
+		if (!strstr(probe, want)) {
+			char *n = *out ? xasprintf("%s,%s", out, tok) : xstrdup(tok);
+
+			free(out);
+			out = n;
+		}
+		free(probe);
+		free(want);
+	}
+	free(copy);
+	return out;
+}
+
+/* ---- device facts ----------------------------------------------------------------------- */
+
+static bool is_generic_disk_driver(const char *d)
+{
+	static const char *const generic[] = { "sd", "sr", "st", "ses", "mmcblk", "nvme-core" };
+
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(generic); i++)
+		if (strcmp(d, generic[i]) == 0)
+			return true;
+	return false;
+}
+
+/* proc_name of SCSI host dir (".../hostN"), from its scsi_host class directory. */
+static char *scsi_proc_name(const char *root, const char *dir)
+{
+	const char *name = base_of(dir);
+	unsigned n;
+	char tail, *cls, *v;
+
+	if (sscanf(name, "host%u%c", &n, &tail) != 1)
+		return NULL;
+	cls = xasprintf("%s/scsi_host/%s", dir, name);
+	v = read_attr(cls, "proc_name");
+	free(cls);
+	if (!v) {
+		char *rel = xasprintf("/sys/class/scsi_host/%s", name);
+
+		cls = under(root, rel);
+		v = read_attr(cls, "proc_name");
+		free(cls);
+		free(rel);
+	}
+	if (v && strcmp(v, "<NULL>") == 0) {
+		free(v);
+		v = NULL;
+	}
+	return v;
+}
+
+/*
+ * Walks up from the disk's device directory to the controller: the first SCSI host with a
+ * proc_name, or the first bound driver that is not a generic disk driver. Also notes the names
+ * the controller's interrupts carry (nvmeN → "nvmeNq", virtioN → "virtioN-").
+ */
+static void find_controller(const char *root, const char *disk, struct iom_device_facts *f)
+{
+	char *devlink = xasprintf("%s/device", disk), *dir = realpath(devlink, NULL);
+	char *top_rel = under(root, "/sys/devices"), *top = realpath(top_rel, NULL);
+	size_t toplen;
+
+	free(devlink);
+	free(top_rel);
+	if (!top)
+		top = realpath(root, NULL);
+	toplen = top ? strlen(top) : 0;
+	while (dir && top && strlen(dir) > toplen && strncmp(dir, top, toplen) == 0) {
+		const char *name = base_of(dir);
+		unsigned n;
+		char tail, *parent;
+
+		if (!f->irq_names && sscanf(name, "nvme%u%c", &n, &tail) == 1)
+			f->irq_names = xasprintf("nvme%uq", n);
+		if (!f->irq_names && sscanf(name, "virtio%u%c", &n, &tail) == 1)
+			f->irq_names = xasprintf("virtio%u-", n);
+		if (!f->driver) {
+			char *d = scsi_proc_name(root, dir);
+
+			if (!d) {
+				d = link_base(dir, "driver");
+				if (d && is_generic_disk_driver(d)) {
+					free(d);
+					d = NULL;
+				}
+			}
+			f->driver = d;
+		}
+		if (f->driver && f->irq_names)
+			break;
+		parent = parent_of(dir);
+		free(dir);
+		dir = parent;
+	}
+	free(dir);
+	free(top);
+}
+
+/* The driver of a disk without a device link, or when the walk found none: by name. */
+static char *driver_by_name(const char *disk)
+{
+	static const struct {
+		const char *prefix, *driver;
+	} names[] = {
+		{ "nvme", "nvme" }, { "vd", "virtio_blk" }, { "xvd", "xen-blkfront" },
+		{ "loop", "loop" }, { "dm-", "device-mapper" }, { "md", "md" },
+	};
+	const char *name = base_of(disk);
+	size_t n;
+
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(names); i++)
+		if (strncmp(name, names[i].prefix, strlen(names[i].prefix)) == 0)
+			return xstrdup(names[i].driver);
+	/* zram0 → zram, nbd3 → nbd */
+	n = strlen(name);
+	while (n > 0 && isdigit((unsigned char)name[n - 1]))
+		n--;
+	return n ? xasprintf("%.*s", (int)n, name) : NULL;
+}
+
+static void read_queue(const char *disk, struct iom_device_facts *f)
+{
+	char *q = xasprintf("%s/queue", disk), *s;
+	uint64_t v;
+
+	if (read_attr_u64(q, "logical_block_size", &v))
+		f->logical_block_size = (uint32_t)v;
+	if (read_attr_u64(q, "physical_block_size", &v))
+		f->physical_block_size = (uint32_t)v;
+	if (read_attr_u64(q, "rotational", &v))
+		f->rotational = v != 0;
+	if (read_attr_u64(q, "nr_requests", &v))
+		f->nr_requests = (uint32_t)v;
+	s = read_attr(q, "scheduler");
+	if (s) {
+		char *lb = strchr(s, '['), *rb = lb ? strchr(lb, ']') : NULL;
+
+		f->scheduler = lb && rb ? xasprintf("%.*s", (int)(rb - lb - 1), lb + 1) : xstrdup(s);
+		free(s);
+	}
+	free(q);
+}
+
+/* The sysfs directory of block device maj:min under root (resolved), or NULL. */
+static char *sys_block_dir(const char *root, unsigned maj, unsigned min)
+{
+	char *rel = xasprintf("/sys/dev/block/%u:%u", maj, min), *p = under(root, rel);
+	char *dir = realpath(p, NULL);
+
+	free(rel);
+	free(p);
+	return dir;
+}
+
+/* maj:min of a block device named name ("sda1") in root's sysfs. */
+static bool dev_by_name(const char *root, const char *name, unsigned *maj, unsigned *min)
+{
+	char *rel = xasprintf("/sys/class/block/%s", name), *p = under(root, rel);
+	char *v = read_attr(p, "dev");
+	bool ok = parse_majmin(v, maj, min);
+
+	free(v);
+	free(rel);
+	free(p);
+	return ok;
+}
+
+int iom_device_facts_read_dev(const char *root, unsigned maj, unsigned min, const char *file,
+			      struct iom_device_facts *f)
+{
+	char *dir, *disk;
+	uint64_t v;
+
+	memset(f, 0, sizeof(*f));
+	f->rotational = -1;
+	if (file) {
+		struct mounts m;
+
+		if (mounts_load(root, &m) == 0) {
+			const struct mount_entry *e = mount_of(&m, maj, min, file);
+
+			if (e) {
+				f->fstype = xstrdup(e->fstype);
+				f->mount_point = xstrdup(e->point);
+				f->mount_options = merge_options(e->opts, e->super);
+				/* btrfs and others show an anonymous 0:N; the source names the disk */
+				if (maj == 0 && strncmp(e->source, "/dev/", 5) == 0) {
+					char *real = strcmp(root, "/") == 0
+							     ? realpath(e->source, NULL)
+							     : NULL;
+
+					if (!dev_by_name(root, base_of(e->source), &maj, &min) &&
+					    real)
+						dev_by_name(root, base_of(real), &maj, &min);
+					free(real);
+				}
+			}
+			mounts_release(&m);
+		}
+	}
+	if (maj == 0)
+		return 0; /* tmpfs, overlay, proc …: no block device */
+	dir = sys_block_dir(root, maj, min);
+	if (!dir)
+		return 0;
+	if (exists_in(dir, "partition")) {
+		f->partition = xasprintf("/dev/%s", base_of(dir));
+		if (read_attr_u64(dir, "size", &v))
+			f->partition_bytes = v * 512;
+		disk = parent_of(dir);
+	} else {
+		disk = xstrdup(dir);
+	}
+	f->device = xasprintf("/dev/%s", base_of(disk));
+	if (read_attr_u64(disk, "size", &v))
+		f->device_bytes = v * 512;
+	read_queue(disk, f);
+
+	if (exists_in(disk, "loop") || strncmp(base_of(disk), "loop", 4) == 0) {
+		char *lo = xasprintf("%s/loop", disk);
+
+		f->driver = xstrdup("loop");
+		f->backing_file = read_attr(lo, "backing_file");
+		free(lo);
+	} else if (exists_in(disk, "device")) {
+		char *dev = xasprintf("%s/device", disk);
+
+		find_controller(root, disk, f);
+		f->model = read_attr(dev, "model");
+		f->vendor = read_attr(dev, "vendor");
+		free(dev);
+	} else if (exists_in(disk, "dm")) {
+		char *dm = xasprintf("%s/dm", disk);
+
+		f->model = read_attr(dm, "name");
+		free(dm);
+	} else if (exists_in(disk, "md")) {
+		char *md = xasprintf("%s/md", disk);
+
+		f->model = read_attr(md, "level");
+		free(md);
+	}
+	if (!f->driver)
+		f->driver = driver_by_name(disk);
+	if (!f->irq_names && f->driver && strcmp(f->driver, "loop") != 0 &&
+	    strcmp(f->driver, "device-mapper") != 0 && strcmp(f->driver, "md") != 0 &&
+	    exists_in(disk, "device"))
+		f->irq_names = xstrdup(f->driver);
+	free(disk);
+	free(dir);
+	return 0;
+}
+
+int iom_device_facts_read(const char *root, const char *path, struct iom_device_facts *f)
+{
+	struct stat st;
+	char *real;
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	f->rotational = -1;
+	if (stat(path, &st) != 0)
+		return -errno;
+	if (S_ISBLK(st.st_mode))
+		return iom_device_facts_read_dev(root, major(st.st_rdev), minor(st.st_rdev), NULL,
+						 f);
+	real = realpath(path, NULL);
+	if (!real)
+		return -errno;
+	r = iom_device_facts_read_dev(root, major(st.st_dev), minor(st.st_dev), real, f);
+	free(real);
+	return r;
+}
+
+void iom_device_facts_release(struct iom_device_facts *f)
+{
+	if (!f)
+		return;
+	free(f->device);
+	free(f->partition);
+	free(f->driver);
+	free(f->model);
+	free(f->vendor);
+	free(f->scheduler);
+	free(f->fstype);
+	free(f->mount_point);
+	free(f->mount_options);
+	free(f->backing_file);
+	free(f->irq_names);
+	memset(f, 0, sizeof(*f));
+	f->rotational = -1;
+}
+
+/* ---- signatures (libblkid) -------------------------------------------------------------- */
+
+static char *probe_value(blkid_probe pr, const char *name)
+{
+	const char *v = NULL;
+
+	if (blkid_probe_lookup_value(pr, name, &v, NULL) == 0 && v && *v)
+		return xstrdup(v);
+	return NULL;
+}
+
+int iom_signature_read(const char *path, struct iom_signature *s)
+{
+	blkid_probe pr;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	errno = 0;
+	pr = blkid_new_probe_from_filename(path);
+	if (!pr)
+		return errno ? -errno : -EIO;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE |
+						      BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL);
+	blkid_probe_enable_partitions(pr, 1);
+	r = blkid_do_safeprobe(pr);
+	if (r == 0) {
+		s->type = probe_value(pr, "TYPE");
+		s->usage = probe_value(pr, "USAGE");
+		s->uuid = probe_value(pr, "UUID");
+		s->label = probe_value(pr, "LABEL");
+		s->pttype = probe_value(pr, "PTTYPE");
+		r = s->type || s->pttype ? 1 : 0;
+	} else if (r == -2) {
+		s->ambivalent = true;
+		r = 1;
+	} else if (r == 1) {
+		r = 0;
+	} else {
+		r = -EIO;
+	}
+	blkid_free_probe(pr);
+	return r;
+}
+
+void iom_signature_release(struct iom_signature *s)
+{
+	if (!s)
+		return;
+	free(s->type);
+	free(s->usage);
+	free(s->uuid);
+	free(s->label);
+	free(s->pttype);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- write safety of block devices ------------------------------------------------------ */
+
+struct blockdev {
+	unsigned maj, min;
+	char *name;   /* "/dev/sda1" */
+	char *sysdir; /* resolved sysfs directory, NULL when unknown */
+};
+
+static void blockdevs_release(struct blockdev *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(d[i].name);
+		free(d[i].sysdir);
+	}
+	free(d);
+}
+
+/* The device itself, then its partitions (a partition itself has none). */
+static struct blockdev *blockdevs_of(const char *root, const char *path, dev_t rdev, size_t *n)
+{
+	struct blockdev *d = xcalloc(1, sizeof(*d));
+	DIR *dh;
+	struct dirent *de;
+	size_t cap = 1;
+
+	d[0].maj = major(rdev);
+	d[0].min = minor(rdev);
+	d[0].name = xstrdup(path);
+	d[0].sysdir = sys_block_dir(root, d[0].maj, d[0].min);
+	*n = 1;
+	if (!d[0].sysdir || exists_in(d[0].sysdir, "partition"))
+		return d;
+	dh = opendir(d[0].sysdir);
+	while (dh && (de = readdir(dh))) {
+		char *sub, *dev;
+		unsigned maj, min;
+
+		if (de->d_name[0] == '.')
+			continue;
+		sub = xasprintf("%s/%s", d[0].sysdir, de->d_name);
+		dev = exists_in(sub, "partition") ? read_attr(sub, "dev") : NULL;
+		if (parse_majmin(dev, &maj, &min)) {
+			if (*n == cap) {
+				cap *= 2;
+				d = xrealloc(d, cap * sizeof(*d));
+			}
+			d[*n].maj = maj;
+			d[*n].min = min;
+			d[*n].name = xasprintf("/dev/%s", de->d_name);
+			d[*n].sysdir = sub;
+			sub = NULL;
+			(*n)++;
+		}
+		free(dev);
+		free(sub);
+	}
+	if (dh)
+		closedir(dh);
+	return d;
+}
+
+/* "it" for the device itself, "its partition '/dev/sda1'" for a partition. */
+static char *what(const struct blockdev *d, size_t i)
+{
+	return i == 0 ? xstrdup("it") : xasprintf("its partition '%s'", d[i].name);
+}
+
+static int refuse(const char *path, char *err, size_t errlen, int code, const struct blockdev *d,
+		  size_t i, const char *fmt, const char *arg)
+{
+	char *who = what(d, i), *reason = xasprintf(fmt, arg);
+
+	iom_err(err, errlen, code, "refusing to write to '%s': %s %s", path, who, reason);
+	free(who);
+	free(reason);
+	return -code;
+}
+
+static bool block_matches(const char *source, const struct blockdev *d, size_t n, size_t *which)
+{
+	struct stat st;
+
+	if (strncmp(source, "/dev/", 5) != 0 || stat(source, &st) != 0 || !S_ISBLK(st.st_mode))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (major(st.st_rdev) == d[i].maj && minor(st.st_rdev) == d[i].min) {
+			*which = i;
+			return true;
+		}
+	return false;
+}
+
+static int check_mounts(const char *root, const char *path, const struct blockdev *d, size_t n,
+			char *err, size_t errlen)
+{
+	struct mounts m;
+	int r = 0;
+
+	if (mounts_load(root, &m) != 0)
+		return 0;
+	for (size_t k = 0; k < m.n && !r; k++) {
+		size_t which = n;
+
+		for (size_t i = 0; i < n; i++)
+			if (m.e[k].maj == d[i].maj && m.e[k].min == d[i].min)
+				which = i;
+		if (which == n && !block_matches(m.e[k].source, d, n, &which))
+			continue;
+		r = refuse(path, err, errlen, EBUSY, d, which, "is mounted on '%s'", m.e[k].point);
+	}
+	mounts_release(&m);
+	return r;
+}
+
+static int check_swaps(const char *root, const char *path, const struct blockdev *d, size_t n,
+		       char *err, size_t errlen)
+{
+	char *p = under(root, "/proc/swaps"), *data = NULL, *line, *save = NULL;
+	size_t len;
+	int r = 0;
+
+	if (iom_read_file(p, &data, &len) != 0) {
+		free(p);
+		return 0;
+	}
+	free(p);
+	for (line = strtok_r(data, "\n", &save); line && !r; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strpbrk(line, " \t");
+		size_t which;
+
+		if (strncmp(line, "Filename", 8) == 0 || !sp)
+			continue;
+		*sp = '\0';
+		unescape(line);
+		if (block_matches(line, d, n, &which))
+			r = refuse(path, err, errlen, EBUSY, d, which, "is active swap%s", "");
+	}
+	free(data);
+	return r;
+}
+
+static int check_holders(const struct blockdev *d, size_t n, const char *path, char *err,
+			 size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *h = d[i].sysdir ? xasprintf("%s/holders", d[i].sysdir) : NULL;
+		DIR *dh = h ? opendir(h) : NULL;
+		struct dirent *de;
+		char *holder = NULL;
+
+		while (dh && !holder && (de = readdir(dh)))
+			if (de->d_name[0] != '.')
+				holder = xstrdup(de->d_name);
+		if (dh)
+			closedir(dh);
+		if (holder) {
+			char *hdir = xasprintf("%s/%s", h, holder), *dm = xasprintf("%s/dm", hdir);
+			char *dmname = read_attr(dm, "name"), *desc;
+			int r;
+
+			if (dmname)
+				desc = xasprintf("'%s' (device-mapper '%s': LVM, crypt or multipath)",
+						 holder, dmname);
+			else if (strncmp(holder, "md", 2) == 0)
+				desc = xasprintf("'%s' (md RAID)", holder);
+			else
+				desc = xasprintf("'%s'", holder);
+			r = refuse(path, err, errlen, EBUSY, d, i, "is in use by %s", desc);
+			free(desc);
+			free(dmname);
+			free(dm);
+			free(hdir);
+			free(holder);
+			free(h);
+			return r;
+		}
+		free(h);
+	}
+	return 0;
+}
+
+static int check_signature(const char *path, const char *own_uuid, char *err, size_t errlen)
+{
+	struct iom_signature s;
+	int r = iom_signature_read(path, &s);
+
+	if (r < 0)
+		return iom_err(err, errlen, -r, "cannot probe '%s' for signatures: %s", path,
+			       strerror(-r));
+	if (r == 0)
+		return 0;
+	if (s.ambivalent) {
+		r = iom_err(err, errlen, EEXIST,
+			    "refusing to write to '%s': it carries more than one signature (list "
+			    "them with 'wipefs %s'; wipe them with 'wipefs -a %s' if it is expendable)",
+			    path, path, path);
+	} else if (s.pttype) {
+		r = iom_err(err, errlen, EEXIST,
+			    "refusing to write to '%s': it carries a %s partition table (wipe it with "
+			    "'wipefs -a %s' if it is expendable)",
+			    path, s.pttype, path);
+	} else if (own_uuid && s.uuid && strcmp(own_uuid, s.uuid) == 0) {
+		r = 0; /* a filesystem iomatrix made itself */
+	} else {
+		const char *kind = !s.usage ? "" :
+				   strcmp(s.usage, "filesystem") == 0 ? " filesystem" :
+				   strcmp(s.usage, "raid") == 0 ? " RAID or LVM member" :
+				   strcmp(s.usage, "crypto") == 0 ? " encrypted volume" : "";
+
+		r = iom_err(err, errlen, EEXIST,
+			    "refusing to write to '%s': it carries %s %s%s signature (wipe it with "
+			    "'wipefs -a %s' if it is expendable)",
+			    path, s.type && strchr("aeiouAEIOU", s.type[0]) ? "an" : "a",
+			    s.type ? s.type : "unknown", kind, path);
+	}
+	iom_signature_release(&s);
+	return r;
+}
+
+int iom_target_check_writable(const char *root, const char *path, const char *own_uuid,
+			      char *err, size_t errlen)
+{
+	struct blockdev *d;
+	struct stat st;
+	size_t n;
+	int r, fd;
+
+	if (stat(path, &st) != 0)
+		return iom_err(err, errlen, errno, "cannot open '%s': %s", path, strerror(errno));
+	if (!S_ISBLK(st.st_mode))
+		return iom_err(err, errlen, ENOTBLK, "'%s' is not a block device", path);
+	d = blockdevs_of(root, path, st.st_rdev, &n);
+	r = check_mounts(root, path, d, n, err, errlen);
+	if (!r)
+		r = check_swaps(root, path, d, n, err, errlen);
+	if (!r)
+		r = check_holders(d, n, path, err, errlen);
+	blockdevs_release(d, n);
+	if (!r)
+		r = check_signature(path, own_uuid, err, errlen);
+	if (r)
+		return r;
+	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == EBUSY)
+			return iom_err(err, errlen, EBUSY,
+				       "refusing to write to '%s': it is in use (the kernel refused "
+				       "an exclusive open: a mount, swap, RAID or device-mapper "
+				       "holds it)",
+				       path);
+		return iom_err(err, errlen, e, "cannot open '%s': %s", path, strerror(e));
+	}
+	close(fd);
+	return 0;
+}
+
+/* ---- the mark of scratch files ---------------------------------------------------------- */
+
+struct file_id {
+	uint64_t ino, btime_ns; /* btime 0 when the filesystem does not keep one */
+};
+
+static struct file_id file_id_of(int fd)
+{
+	struct file_id id = { 0 };
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, &sx) == 0) {
+		id.ino = sx.stx_ino;
+		if (sx.stx_mask & STATX_BTIME)
+			id.btime_ns = (uint64_t)sx.stx_btime.tv_sec * 1000000000u +
+				      sx.stx_btime.tv_nsec;
+	}
+	return id;
+}
+
+static char *sidecar_path(const char *path)
+{
+	char *dir = parent_of(path), *p;
+
+	p = strcmp(dir, "/") == 0 ? xasprintf("/.%s.iomatrix", base_of(path))
+				  : xasprintf("%s/.%s.iomatrix", dir, base_of(path));
+	free(dir);
+	return p;
+}
+
+/* 1 and *filled when path (open as fd) carries the mark, 0 when not. */
+static int mark_read(const char *path, int fd, uint64_t *filled)
+{
+	char buf[256], *side, *data = NULL;
+	ssize_t n = fgetxattr(fd, IOM_TARGET_MARK_XATTR, buf, sizeof(buf) - 1);
+	unsigned long long size, ino, btime;
+	struct file_id id;
+	size_t len;
+	int ok = 0;
+
+	if (n > 0) {
+		buf[n] = '\0';
+		if (sscanf(buf, IOM_TARGET_MARK_PREFIX " size=%llu", &size) == 1) {
+			*filled = size;
+			return 1;
+		}
+	}
+	side = sidecar_path(path);
+	if (iom_read_file(side, &data, &len) == 0 &&
+	    sscanf(data, IOM_TARGET_MARK_PREFIX " size=%llu ino=%llu btime=%llu", &size, &ino,
+		   &btime) == 3) {
+		id = file_id_of(fd);
+		if (id.ino == ino && id.btime_ns == btime) {
+			*filled = size;
+			ok = 1;
+		}
+	}
+	free(data);
+	free(side);
+	return ok;
+}
+
+/* Marks path (open as fd) as iomatrix's own with [0, filled) filled. */
+static int mark_write(const char *path, int fd, uint64_t filled, char *err, size_t errlen)
+{
+	char *v = xasprintf(IOM_TARGET_MARK_PREFIX " size=%llu", (unsigned long long)filled);
+	int r = 0;
+
+	if (fsetxattr(fd, IOM_TARGET_MARK_XATTR, v, strlen(v), 0) == 0) {
+		fsync(fd); /* the mark is durable once set; losing it would only cost a re-fill */
+	} else {
+		int e = errno;
+
+		if (e == ENOTSUP || e == EOPNOTSUPP) {
+			struct file_id id = file_id_of(fd);
+			char *side = sidecar_path(path);
+			char *sv = xasprintf("%s ino=%llu btime=%llu\n", v,
+					     (unsigned long long)id.ino,
+					     (unsigned long long)id.btime_ns);
+
+			r = iom_write_file_atomic(side, sv, strlen(sv));
+			if (r)
+				iom_err(err, errlen, -r, "cannot write the mark of '%s' to '%s': %s",
+					path, side, strerror(-r));
+			free(sv);
+			free(side);
+		} else {
+			r = iom_err(err, errlen, e, "cannot mark '%s' as an iomatrix scratch file: %s",
+				    path, strerror(e));
+		}
+	}
+	free(v);
+	return r;
+}
+
+/* ---- filling scratch files -------------------------------------------------------------- */
+
+static int pwrite_full(int fd, const char *buf, size_t n, uint64_t off)
+{
+	while (n > 0) {
+		ssize_t w = pwrite(fd, buf, n, (off_t)off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (w == 0)
+			return -EIO;
+		buf += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+static int fill_error(const char *path, int code, uint64_t off, uint64_t to, char *err,
+		      size_t errlen)
+{
+	if (code == ENOSPC || code == EDQUOT)
+		return iom_err(err, errlen, code,
+			       "no space left for scratch file '%s' (%llu bytes needed, %llu "
+			       "written)",
+			       path, (unsigned long long)to, (unsigned long long)off);
+	return iom_err(err, errlen, code, "cannot write scratch file '%s' at offset %llu: %s",
+		       path, (unsigned long long)off, strerror(code));
+}
+
+/*
+ * Fills [from, to) of path (open read-write as fd) with incompressible data, advancing the mark
+ * as it goes. from is rounded down to FILL_ALIGN.
+ */
+static int fill(const char *path, int fd, uint64_t from, uint64_t to, char *err, size_t errlen)
+{
+	uint64_t off = from & ~(uint64_t)(FILL_ALIGN - 1), synced = off, marked = off;
+	struct iom_rng rng;
+	struct stat st;
+	void *buf = NULL;
+	int dfd, r = 0;
+
+	r = fallocate(fd, 0, (off_t)off, (off_t)(to - off));
+	if (r != 0 && errno != EOPNOTSUPP && errno != ENOSYS)
+		return fill_error(path, errno, off, to, err, errlen);
+	if (posix_memalign(&buf, FILL_ALIGN, FILL_CHUNK) != 0)
+		return iom_err(err, errlen, ENOMEM, "cannot allocate the fill buffer for '%s'",
+			       path);
+	fstat(fd, &st);
+	/* every file its own stream: no two scratch files share a block a deduplicator could
+	 * fold */
+	iom_rng_seed(&rng, iom_mix64(iom_wall_ns() ^ ((uint64_t)st.st_ino << 20) ^
+				     ((uint64_t)getpid() << 48) ^ off));
+	dfd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	while (off < to) {
+		size_t n = (size_t)IOM_MIN((uint64_t)FILL_CHUNK, to - off);
+		bool direct = dfd >= 0 && n % FILL_ALIGN == 0;
+
+		iom_rng_fill(&rng, buf, n);
+		r = pwrite_full(direct ? dfd : fd, buf, n, off);
+		if (r == -EINVAL && direct) { /* alignment the device will not take: buffered */
+			close(dfd);
+			dfd = -1;
+			r = pwrite_full(fd, buf, n, off);
+		}
+		if (r) {
+			r = fill_error(path, -r, off, to, err, errlen);
+			break;
+		}
+		off += n;
+		if (dfd < 0 && off - synced >= FILL_SYNC_EVERY) {
+			fdatasync(fd);
+			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+			synced = off;
+		}
+		if (off - marked >= FILL_MARK_EVERY && off < to) {
+			if (fdatasync(fd) != 0) {
+				r = fill_error(path, errno, off, to, err, errlen);
+				break;
+			}
+			r = mark_write(path, fd, off, err, errlen);
+			if (r)
+				break;
+			marked = off;
+		}
+	}
+	if (dfd >= 0)
+		close(dfd);
+	free(buf);
+	if (!r && fsync(fd) != 0)
+		r = fill_error(path, errno, off, to, err, errlen);
+	if (!r)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	return r;
+}
+
+/* ---- prepare ---------------------------------------------------------------------------- */
+
+/*
+ * Resolves t->path: its real path and stat when it exists; else the absolute path it would be
+ * created at, after checking that its directory exists.
+ */
+static int resolve(const struct iom_target *t, char **out, struct stat *st, bool *exists,
+		   char *err, size_t errlen)
+{
+	char *real = realpath(t->path, NULL), *dir, *rdir;
+	const char *base;
+	struct stat lst;
+	int e;
+
+	*exists = false;
+	if (real) {
+		if (stat(real, st) != 0) {
+			e = errno;
+			free(real);
+			return iom_err(err, errlen, e, "cannot open '%s': %s", t->path,
+				       strerror(e));
+		}
+		*out = real;
+		*exists = true;
+		return 0;
+	}
+	e = errno;
+	if (e != ENOENT)
+		return iom_err(err, errlen, e, "cannot open '%s': %s", t->path, strerror(e));
+	if (lstat(t->path, &lst) == 0 && S_ISLNK(lst.st_mode))
+		return iom_err(err, errlen, ENOENT,
+			       "'%s' of target '%s' is a symbolic link to a missing file", t->path,
+			       t->label);
+	base = base_of(t->path);
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return iom_err(err, errlen, EISDIR,
+			       "'%s' of target '%s' names a directory; give a file name for the "
+			       "scratch file",
+			       t->path, t->label);
+	dir = strchr(t->path, '/') ? parent_of(t->path) : xstrdup(".");
+	rdir = realpath(dir, NULL);
+	if (!rdir) {
+		e = errno;
+		iom_err(err, errlen, e, "directory '%s' of target '%s' %s", dir, t->label,
+			e == ENOENT ? "does not exist" : strerror(e));
+		free(dir);
+		return -e;
+	}
+	if (stat(rdir, &lst) != 0 || !S_ISDIR(lst.st_mode)) {
+		iom_err(err, errlen, ENOTDIR, "'%s' of target '%s' is not a directory", dir,
+			t->label);
+		free(dir);
+		free(rdir);
+		return -ENOTDIR;
+	}
+	*out = strcmp(rdir, "/") == 0 ? xasprintf("/%s", base) : xasprintf("%s/%s", rdir, base);
+	free(dir);
+	free(rdir);
+	return 0;
+}
+
+static int prepare_new_file(const struct iom_target *t, struct iom_target_info *info, char *err,
+			    size_t errlen)
+{
+	int fd, r;
+
+	if (t->size == 0)
+		return iom_err(err, errlen, EINVAL,
+			       "'%s' does not exist; set size in target '%s' to create it",
+			       info->path, t->label);
+	fd = open(info->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return iom_err(err, errlen, errno, "cannot create scratch file '%s': %s",
+			       info->path, strerror(errno));
+	r = mark_write(info->path, fd, 0, err, errlen);
+	if (!r)
+		r = fill(info->path, fd, 0, t->size, err, errlen);
+	if (!r)
+		r = mark_write(info->path, fd, t->size, err, errlen);
+	close(fd);
+	if (r) { /* leave nothing half-made behind */
+		char *side = sidecar_path(info->path);
+
+		unlink(info->path);
+		unlink(side);
+		free(side);
+		return r;
+	}
+	info->region = t->size;
+	info->filled = true;
+	return 0;
+}
+
+static int prepare_existing_file(const struct iom_target *t, const struct stat *st,
+				 struct iom_target_info *info, char *err, size_t errlen)
+{
+	uint64_t filled = 0, have, want;
+	bool writable = true;
+	int fd, marked, r = 0;
+
+	fd = open(info->path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
+		writable = false;
+		fd = open(info->path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return iom_err(err, errlen, errno, "cannot open '%s': %s", info->path,
+			       strerror(errno));
+	marked = mark_read(info->path, fd, &filled);
+	if (!marked && !t->overwrite) {
+		close(fd);
+		return iom_err(err, errlen, EEXIST,
+			       "'%s' exists and is not an iomatrix scratch file; set overwrite = "
+			       "true in target '%s' to use it",
+			       info->path, t->label);
+	}
+	have = marked ? IOM_MIN(filled, (uint64_t)st->st_size) : 0;
+	want = t->size ? t->size : marked ? have : (uint64_t)st->st_size;
+	if (want == 0) {
+		close(fd);
+		return iom_err(err, errlen, EINVAL,
+			       "scratch file '%s' is empty; set size in target '%s' to fill it",
+			       info->path, t->label);
+	}
+	if (have < want) {
+		if (!writable) {
+			close(fd);
+			return iom_err(err, errlen, EACCES, "cannot fill scratch file '%s': %s",
+				       info->path, strerror(EACCES));
+		}
+		if (!marked) /* taking it over: ours from now on, even if the fill stops */
+			r = mark_write(info->path, fd, 0, err, errlen);
+		if (!r)
+			r = fill(info->path, fd, have, want, err, errlen);
+		if (!r)
+			r = mark_write(info->path, fd, want, err, errlen);
+		info->filled = true;
+	}
+	close(fd);
+	if (!r)
+		info->region = want;
+	return r;
+}
+
+static int prepare_block(const struct iom_target *t, bool will_write,
+			 struct iom_target_info *info, char *err, size_t errlen)
+{
+	uint64_t bytes = 0;
+	int fd = open(info->path, O_RDONLY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return iom_err(err, errlen, errno, "cannot open block device '%s': %s", info->path,
+			       strerror(errno));
+	r = ioctl(fd, BLKGETSIZE64, &bytes);
+	if (r != 0) {
+		r = iom_err(err, errlen, errno, "cannot read the size of '%s': %s", info->path,
+			    strerror(errno));
+		close(fd);
+		return r;
+	}
+	close(fd);
+	if (t->size > bytes)
+		return iom_err(err, errlen, EINVAL,
+			       "size %llu of target '%s' is larger than block device '%s' (%llu "
+			       "bytes)",
+			       (unsigned long long)t->size, t->label, info->path,
+			       (unsigned long long)bytes);
+	info->region = t->size ? t->size : bytes;
+	if (info->region == 0)
+		return iom_err(err, errlen, EINVAL, "block device '%s' of target '%s' is empty",
+			       info->path, t->label);
+	if (!will_write)
+		return 0;
+	if (!t->destructive)
+		return iom_err(err, errlen, EPERM,
+			       "refusing to write to block device '%s': set destructive = true in "
+			       "target '%s' if everything on it may be destroyed",
+			       info->path, t->label);
+	return iom_target_check_writable("/", info->path, NULL, err, errlen);
+}
+
+int iom_target_prepare(const struct iom_target *t, bool will_write, struct iom_target_info *info,
+		       char *err, size_t errlen)
+{
+	struct stat st;
+	bool exists;
+	int r;
+
+	memset(info, 0, sizeof(*info));
+	info->t = t;
+	info->facts.rotational = -1;
+	if (!t->path || !*t->path)
+		return iom_err(err, errlen, EINVAL, "target '%s' has no path",
+			       t->label ? t->label : "?");
+	r = resolve(t, &info->path, &st, &exists, err, errlen);
+	if (r)
+		return r;
+	if (!exists) {
+		r = prepare_new_file(t, info, err, errlen);
+	} else if (S_ISBLK(st.st_mode)) {
+		info->is_block = true;
+		r = prepare_block(t, will_write, info, err, errlen);
+	} else if (S_ISREG(st.st_mode)) {
+		r = prepare_existing_file(t, &st, info, err, errlen);
+	} else if (S_ISDIR(st.st_mode)) {
+		r = iom_err(err, errlen, EISDIR,
+			    "'%s' of target '%s' is a directory; give a file name for the scratch "
+			    "file",
+			    t->path, t->label);
+	} else {
+		r = iom_err(err, errlen, EINVAL,
+			    "'%s' of target '%s' is neither a regular file nor a block device",
+			    t->path, t->label);
+	}
+	if (r)
+		return r;
+	iom_device_facts_read("/", info->path, &info->facts);
+	if (t->controller && *t->controller && strcmp(t->controller, "auto") != 0)
+		info->controller = xstrdup(t->controller);
+	else if (info->facts.driver)
+		info->controller = xstrdup(info->facts.driver);
+	return 0;
+}
+
+void iom_target_info_release(struct iom_target_info *info)
+{
+	if (!info)
+		return;
+	free(info->path);
+	free(info->controller);
+	iom_device_facts_release(&info->facts);
+	info->path = NULL;
+	info->controller = NULL;
+}
+
+/* ---- open ------------------------------------------------------------------------------- */
+
+static const char *fs_name(long type)
+{
+	switch (type) {
+	case TMPFS_MAGIC: return "tmpfs";
+	case RAMFS_MAGIC: return "ramfs";
+	case OVERLAYFS_SUPER_MAGIC: return "overlayfs";
+	case FUSE_SUPER_MAGIC: return "a FUSE filesystem";
+	case NFS_SUPER_MAGIC: return "NFS";
+	case MSDOS_SUPER_MAGIC: return "FAT";
+	default: return NULL;
+	}
+}
+
+int iom_target_open(const struct iom_target_info *info, bool direct, bool will_write, char *err,
+		    size_t errlen)
+{
+	int flags = (will_write ? O_RDWR : O_RDONLY) | O_CLOEXEC | (direct ? O_DIRECT : 0);
+	int fd = open(info->path, flags | O_NOATIME), e;
+
+	if (fd < 0 && errno == EPERM) /* O_NOATIME needs ownership or CAP_FOWNER */
+		fd = open(info->path, flags);
+	if (fd >= 0)
+		return fd;
+	e = errno;
+	if (e == EINVAL && direct) {
+		struct statfs sfs;
+		const char *name = NULL;
+
+		if (!info->is_block && statfs(info->path, &sfs) == 0)
+			name = fs_name((long)sfs.f_type);
+		return iom_err(err, errlen, EINVAL,
+			       "'%s' does not support O_DIRECT (%s); set direct = false", info->path,
+			       name ? name : "its filesystem refuses it");
+	}
+	return iom_err(err, errlen, e, "cannot open '%s': %s", info->path, strerror(e));
+}

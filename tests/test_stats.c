@@ -1,0 +1,233 @@
+/*
+ * test_stats — statistics against reference numbers. Every pinned value was computed
+ * independently in Python with mpmath (40 digits): t quantiles by root-finding on the numerically
+ * integrated t density, p-values and I_x(a, b) by mpmath.betainc; the textbook values agree with
+ * R's qt/pt. The Welch example is Wikipedia's "Welch's t-test" example 3 (t = −2.22,
+ * ν = 24.5, p = 0.036), recomputed to full precision.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "stats.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static const double wx[] = { 19.8, 20.4, 19.6, 17.8, 18.5, 18.9, 18.3, 18.9, 19.5, 22.0 };
+static const double wy[] = {
+	28.2, 26.6, 20.1, 23.3, 25.2, 22.1, 17.7, 27.6, 20.6, 13.7,
+	23.2, 17.5, 20.6, 18.0, 23.9, 21.6, 24.3, 20.4, 23.9, 13.3,
+};
+
+/* |got − want| ≤ rel·|want| (or ≤ rel when want is 0). */
+static void assert_close(double got, double want, double rel, const char *what)
+{
+	double tol = want == 0 ? rel : rel * fabs(want);
+
+	if (!(fabs(got - want) <= tol))
+		fail_msg("%s: got %.17g, want %.17g", what, got, want);
+}
+
+static void test_stats_t_quantile(void **state)
+{
+	/* Large df: the continued fraction needs ~√df steps and keeps ~1e-11 (stats.h). */
+	static const struct { double p, df, q; } cases[] = {
+		{ 0.975, 1, 12.7062047361747 },
+		{ 0.975, 2, 4.30265272974946 },
+		{ 0.975, 5, 2.57058183563632 },
+		{ 0.975, 9, 2.26215716279820554 },
+		{ 0.975, 10, 2.22813885198627 },
+		{ 0.975, 30, 2.04227245630124 },
+		{ 0.975, 26.8, 2.05254722622154 },          /* non-integer df, as Welch gives */
+		{ 0.975, 1e6, 1.95996635681411 },
+		{ 0.995, 3, 5.84090930973336 },
+		{ 0.9, 4, 1.53320627405894 },
+		{ 0.999999, 2, 707.105720515767 },
+		{ 0.99, 0.5, 1028.4910104716219 },
+		{ 0.025, 5, -2.57058183563632 },
+		{ 1e-12, 5, -393.95695957760377 },
+		{ 0.5, 7, 0 },
+	};
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_LEN(cases); i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "qt(%g, %g)", cases[i].p, cases[i].df);
+		assert_close(iom_stats_t_quantile(cases[i].p, cases[i].df), cases[i].q,
+			     cases[i].df > 1e4 ? 1e-10 : 1e-12, what);
+	}
+	assert_true(iom_stats_t_quantile(0, 5) == -INFINITY);
+	assert_true(iom_stats_t_quantile(1, 5) == INFINITY);
+	assert_true(isnan(iom_stats_t_quantile(0.9, 0)));
+}
+
+static void test_stats_t_cdf_and_p(void **state)
+{
+	static const struct { double t, df, cdf, p2; } cases[] = {
+		{ 2.0, 10, 1 - 0.0733880347707404 / 2, 0.0733880347707404 },
+		{ 50, 3, 1 - 1.7617152041272e-5 / 2, 1.7617152041272e-5 },
+		{ 10, 30, 1 - 4.5752514082296132e-11 / 2, 4.5752514082296132e-11 },
+		{ -1, 1, 0.25, 0.5 },
+		{ 0.3, 2.5, 0.60632881425240139, 0.78734237149519721 },
+		{ 0.001, 3, 0.50036755251526953, 0.99926489496946094 },
+		{ 1.5, 1e6, 0.93319264088160362, 0.13361471823679277 },
+		{ 1.5, 1e8, 0.93319279715264624, 0.13361440569470752 },
+		{ 3, 1e10, 0.99865010196504602, 0.0026997960699079617 },
+		{ 8, 1e6, 0.99999999999999938, 1.245506343320252e-15 },
+	};
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_LEN(cases); i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "pt(%g, %g)", cases[i].t, cases[i].df);
+		assert_close(iom_stats_t_cdf(cases[i].t, cases[i].df), cases[i].cdf, 1e-12, what);
+		snprintf(what, sizeof(what), "p2(%g, %g)", cases[i].t, cases[i].df);
+		assert_close(iom_stats_t_p2(cases[i].t, cases[i].df), cases[i].p2, 1e-9, what);
+		assert_close(iom_stats_t_p2(-cases[i].t, cases[i].df), cases[i].p2, 1e-9, what);
+	}
+	assert_true(iom_stats_t_p2(0, 4) == 1);
+	assert_true(iom_stats_t_p2(INFINITY, 4) == 0);
+	assert_true(iom_stats_t_cdf(-INFINITY, 4) == 0);
+	assert_true(iom_stats_t_cdf(INFINITY, 4) == 1);
+	assert_true(isnan(iom_stats_t_cdf(1, -1)));
+}
+
+static void test_stats_betai(void **state)
+{
+	static const struct { double a, b, x, want; } cases[] = {
+		{ 2, 3, 0.5, 0.6875 },
+		{ 1, 1, 0.3, 0.3 },
+		{ 0.5, 0.5, 0.2, 0.29516723530086656 },
+		{ 5, 0.5, 0.9, 0.31664291502001231 },
+		{ 10, 20, 0.4, 0.78531838976282618 },
+		{ 0.1, 10, 0.01, 0.82448967090669876 },
+		{ 100, 100, 0.55, 0.9216120672877797 },
+	};
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_LEN(cases); i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "I_%g(%g, %g)", cases[i].x, cases[i].a, cases[i].b);
+		assert_close(iom_stats_betai(cases[i].a, cases[i].b, cases[i].x), cases[i].want,
+			     1e-12, what);
+	}
+	assert_true(iom_stats_betai(2, 3, 0) == 0);
+	assert_true(iom_stats_betai(2, 3, -1) == 0);
+	assert_true(iom_stats_betai(2, 3, 1) == 1);
+	assert_true(isnan(iom_stats_betai(0, 3, 0.5)));
+}
+
+static void test_stats_welch_reference(void **state)
+{
+	struct iom_welch w;
+
+	(void)state;
+	assert_int_equal(iom_stats_welch(wx, ARRAY_LEN(wx), wy, ARRAY_LEN(wy), &w), 0);
+	assert_close(w.t, -2.22551203996985, 1e-12, "t");
+	assert_close(w.df, 24.5246349442573, 1e-12, "df");
+	assert_close(w.p, 0.0354845308300103, 1e-10, "p");
+	/* Swapping the samples flips t only. */
+	assert_int_equal(iom_stats_welch(wy, ARRAY_LEN(wy), wx, ARRAY_LEN(wx), &w), 0);
+	assert_close(w.t, 2.22551203996985, 1e-12, "t swapped");
+	assert_close(w.p, 0.0354845308300103, 1e-10, "p swapped");
+}
+
+static void test_stats_welch_degenerate(void **state)
+{
+	static const double c5[] = { 5, 5, 5, 5 }, c5b[] = { 5, 5, 5 }, c6[] = { 6, 6, 6 };
+	static const double tenth[] = { 0.1, 0.1, 0.1 }, tenth4[] = { 0.1, 0.1, 0.1, 0.1, 0.1 };
+	static const double one[] = { 5 };
+	static const double v[] = { 4, 5, 6 };
+	struct iom_welch w;
+
+	(void)state;
+	assert_int_equal(iom_stats_welch(c5, 4, c5b, 3, &w), 0);
+	assert_true(w.t == 0 && w.p == 1 && w.df == 5);
+	/* Means of 0.1 computed by summing would differ in the last bit: still equal. */
+	assert_int_equal(iom_stats_welch(tenth, 3, tenth4, 5, &w), 0);
+	assert_true(w.t == 0 && w.p == 1);
+	assert_int_equal(iom_stats_welch(c5b, 3, c6, 3, &w), 0);
+	assert_true(w.t == -INFINITY && w.p == 0 && w.df == 4);
+	assert_int_equal(iom_stats_welch(c6, 3, c5b, 3, &w), 0);
+	assert_true(w.t == INFINITY && w.p == 0);
+	/* One constant sample, one not: an ordinary test (df = ny − 1). */
+	assert_int_equal(iom_stats_welch(c5b, 3, v, 3, &w), 0);
+	assert_true(w.t == 0 && w.p == 1);
+	assert_close(w.df, 2, 1e-15, "df");
+	assert_int_equal(iom_stats_welch(c6, 3, v, 3, &w), 0);
+	assert_close(w.t, 1 / sqrt(1.0 / 3), 1e-15, "t");
+	assert_close(w.p, iom_stats_t_p2(sqrt(3.0), 2), 1e-15, "p");
+	assert_false(isnan(w.p));
+	/* Too few values. */
+	assert_int_equal(iom_stats_welch(one, 1, v, 3, &w), -EINVAL);
+	assert_true(w.t == 0 && w.df == 0 && w.p == 1);
+	assert_int_equal(iom_stats_welch(v, 3, one, 0, &w), -EINVAL);
+	assert_true(w.p == 1);
+}
+
+static void test_stats_descriptive(void **state)
+{
+	static const double odd[] = { 3, 1, 2 }, even[] = { 4, 1, 3, 2 }, zero_mean[] = { -1, 1 };
+	static const double big[] = { 1e9 + 1, 1e9 + 2, 1e9 + 3 };
+	struct iom_stats_summary s;
+
+	(void)state;
+	assert_close(iom_stats_mean(wx, ARRAY_LEN(wx)), 19.37, 1e-15, "mean");
+	assert_close(iom_stats_stddev(wx, ARRAY_LEN(wx)), 1.2037441588643327, 1e-14, "sd x");
+	assert_close(iom_stats_stddev(wy, ARRAY_LEN(wy)), 4.1234757949549, 1e-13, "sd y");
+	assert_close(iom_stats_cv(wx, ARRAY_LEN(wx)), 0.06214476813961449, 1e-14, "cv");
+	assert_close(iom_stats_ci_half(wx, ARRAY_LEN(wx), 0.95), 0.8611066970654495, 1e-12,
+		     "ci95");
+	assert_close(iom_stats_median(wx, ARRAY_LEN(wx)), 19.2, 1e-15, "median x");
+	assert_close(iom_stats_median(wy, ARRAY_LEN(wy)), 21.85, 1e-15, "median y");
+	assert_true(iom_stats_median(odd, 3) == 2);
+	assert_true(iom_stats_median(even, 4) == 2.5);
+	assert_true(odd[0] == 3 && even[0] == 4);         /* inputs untouched */
+	/* Large mean, small spread: no cancellation. */
+	assert_close(iom_stats_stddev(big, 3), 1, 1e-12, "sd big");
+	/* Edge cases: no NaN. */
+	assert_true(iom_stats_mean(wx, 0) == 0);
+	assert_true(iom_stats_median(wx, 0) == 0);
+	assert_true(iom_stats_stddev(wx, 1) == 0);
+	assert_true(iom_stats_cv(wx, 1) == 0);
+	assert_true(iom_stats_ci_half(wx, 1, 0.95) == 0);
+	assert_true(iom_stats_ci_half(odd, 3, 0) == 0);
+	assert_true(iom_stats_ci_half(odd, 3, 1) == INFINITY);
+	assert_true(iom_stats_cv(zero_mean, 2) == INFINITY);
+	assert_true(iom_stats_median(wx, 1) == 19.8);
+	iom_stats_summarize(wx, ARRAY_LEN(wx), &s);
+	assert_int_equal(s.n, 10);
+	assert_close(s.mean, 19.37, 1e-15, "summary mean");
+	assert_close(s.ci95, 0.8611066970654495, 1e-12, "summary ci95");
+	assert_true(s.min == 17.8 && s.max == 22.0 && s.median == 19.2);
+	iom_stats_summarize(wx, 0, &s);
+	assert_true(s.n == 0 && s.mean == 0 && s.max == 0);
+	iom_stats_summarize(wx, 1, &s);
+	assert_true(s.mean == 19.8 && s.stddev == 0 && s.cv == 0 && s.ci95 == 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stats_t_quantile),
+		cmocka_unit_test(test_stats_t_cdf_and_p),
+		cmocka_unit_test(test_stats_betai),
+		cmocka_unit_test(test_stats_welch_reference),
+		cmocka_unit_test(test_stats_welch_degenerate),
+		cmocka_unit_test(test_stats_descriptive),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
