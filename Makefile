@@ -53,6 +53,7 @@ BIN      := $(B)/iomatrix
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(B)/tests/%)
 
+.SECONDARY:
 .PHONY: all test unit e2e asan demo bench install uninstall clean deps check-deps tidy
 .DEFAULT_GOAL := all
 

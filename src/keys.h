@@ -25,6 +25,10 @@ enum iom_section {
 	IOM_SEC_EXCLUDE,  /* one element of exclude = ( … ) */
 };
 
+/* Key flags. */
+#define IOM_KEY_REQUIRED 0x1u /* must be given (in its section; `size` only for files) */
+#define IOM_KEY_RESERVED 0x2u /* accepted and checked, not acted on by this version */
+
 enum iom_type {
 	IOM_TYPE_SIZE,     /* bytes: 4096, "4K", "1M", "64M" (K, M, G, T are powers of 1024) */
 	IOM_TYPE_UINT,     /* a non-negative integer */
@@ -65,16 +69,23 @@ struct iom_key {
 	const char *def;            /* default as the user would write it; NULL: required/none */
 	const char *const *choices; /* NULL-terminated, for IOM_TYPE_ENUM */
 	const char *help;
+	unsigned flags;             /* IOM_KEY_* */
+	double fmin, fmax;          /* range of IOM_TYPE_FLOAT */
 };
 
 extern const struct iom_key iom_keys[];
 extern const size_t iom_nkeys;
 
-/* The key called name in section, or NULL. */
+/* The key called name in section, or NULL. Targets and exclude conditions also accept every
+ * workload key (found in IOM_SEC_WORKLOAD); exclude conditions also accept "target". */
 const struct iom_key *iom_key_find(enum iom_section section, const char *name);
 
 /* The key of section whose name is closest to name (edit distance), for "did you mean"; or NULL. */
 const struct iom_key *iom_key_closest(enum iom_section section, const char *name);
+
+/* Of the n names in cands, the one closest to name, or NULL when none is close enough to be a
+ * likely typo (more than a third of the letters differ). */
+const char *iom_closest(const char *name, const char *const *cands, size_t n);
 
 /* The key that defines dimension dim (not IOM_DIM_TARGET). */
 const struct iom_key *iom_dim_key(enum iom_dim dim);
@@ -91,6 +102,32 @@ const char *iom_section_name(enum iom_section section);
  * name, booleans as "true"/"false", numbers in decimal. Not for IOM_DIM_TARGET (a label).
  */
 void iom_dim_format(enum iom_dim dim, int64_t value, char *buf, size_t len);
+
+/*
+ * Parses a scalar written as text ("4K", "random", "true", "1.5s", "70%") for key k and checks
+ * its range. Numeric, enum and bool keys only; *v gets the stored form (bytes, ns, choice index,
+ * 0/1). Returns 0, or -EINVAL / -ERANGE with a message such as
+ *   "block_size 10G is out of range (512 to 64M)" or "pattern 'rand' is not one of random, …".
+ */
+int iom_key_parse_text(const struct iom_key *k, const char *text, int64_t *v, char *err,
+		       size_t errlen);
+
+/* The same range check for a value already in the stored unit; 0 or -ERANGE with err. */
+int iom_key_check(const struct iom_key *k, int64_t v, char *err, size_t errlen);
+
+/* Parses and range-checks a real value of an IOM_TYPE_FLOAT key ("0.05", "2%"). */
+int iom_key_parse_float(const struct iom_key *k, const char *text, double *v, char *err,
+			size_t errlen);
+int iom_key_check_float(const struct iom_key *k, double v, char *err, size_t errlen);
+
+/* Formats a stored value of key k as a user writes it ("4K", "1.5s", "random", "true"). */
+void iom_key_format(const struct iom_key *k, int64_t v, char *buf, size_t len);
+
+/* Describes the allowed values of k for messages and help: "512 to 64M", "random | sequential". */
+void iom_key_range_text(const struct iom_key *k, char *buf, size_t len);
+
+/* The type of k as help names it ("size", "integer", "duration", …). */
+const char *iom_type_name(enum iom_type type);
 
 /* Prints the key table for `iomatrix help keys` (text) or docs/matrix.md (markdown). */
 void iom_keys_print(FILE *out, bool markdown);

@@ -55,6 +55,12 @@ struct iom_exclude {
 	int line;
 };
 
+/* Shell commands around the study (reserved: read and checked, not yet run). NULL when unset. */
+struct iom_hooks {
+	char *before_study, *before_target, *before_run;
+	char *after_run, *after_target, *after_study;
+};
+
 struct iom_report_opts {
 	double alpha;          /* significance threshold of Welch's t-test (0.05) */
 	double min_effect_pct; /* smallest difference that counts as a win (2 %) */
@@ -72,7 +78,8 @@ struct iom_matrix {
 	struct iom_target *targets;
 	size_t ntargets;
 	struct iom_values workload[IOM_DIM_COUNT]; /* the workload section, defaults applied */
-	bool listed[IOM_DIM_COUNT]; /* given as a list (or range) anywhere: a dimension */
+	bool listed[IOM_DIM_COUNT]; /* given as a list (or range) anywhere, or different
+				     * between targets: a dimension (target: more than one) */
 
 	struct iom_timing timing;
 
@@ -86,6 +93,11 @@ struct iom_matrix {
 	size_t nexcludes;
 
 	struct iom_report_opts report;
+	struct iom_hooks hooks;
+
+	/* Lines of the sections in the file, for messages about the plan as a whole (1 when the
+	 * section is absent). */
+	int targets_line, workload_line, timing_line, exclude_line;
 };
 
 /* A --set KEY=VALUE override: key is a path such as "workload.block_size", "timing.repeat" or

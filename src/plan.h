@@ -44,6 +44,10 @@ enum iom_plan_format { IOM_PLAN_TEXT, IOM_PLAN_TSV, IOM_PLAN_JSON };
 int iom_plan_build(const struct iom_matrix *m, struct iom_plan *p, char *err, size_t errlen);
 void iom_plan_release(struct iom_plan *p);
 
+/* The number of runs iom_plan_build() would make, with the same errors, without building the
+ * plan (for `check`): counting allocates nothing of the plan's size. */
+int iom_plan_count(const struct iom_matrix *m, size_t *nruns, char *err, size_t errlen);
+
 /* Writes the plan as `iomatrix plan` prints it. Returns 0 or -errno. */
 int iom_plan_write(FILE *out, const struct iom_plan *p, enum iom_plan_format fmt);
 

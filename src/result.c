@@ -1,14 +1,62 @@
 /*
- * result — one run's measurements and their JSON form (runs/NNNNN.json).
+ * result — one run's measurements and their JSON form; the layout of the results directory
+ * (matrix.cfg, study.json, runs/NNNNN.json, summary.csv). docs/results.md documents every field.
+ *
+ * JSON is built and parsed with json-c, never by hand. Doubles are written with nine significant
+ * digits and no exponent (json_object_new_double_s), so files read well and round-trip to a
+ * relative 5e-9; a non-finite double is written as null and read back as NaN. Arrays of numbers
+ * and small leaf objects are written on one line so a 30-minute run's per-second intervals stay
+ * a few lines, not thousands.
+ *
+ * Reading is strict about types and lenient about absence: a field of the wrong type is an error
+ * naming the field ("FILE: 'read.lat_ns.min' is not an integer"), a missing measured field reads
+ * as zero, so files written by a later, additive revision of the same schema still read. A
+ * schema number above IOM_RESULT_SCHEMA is refused.
+ *
+ * summary.csv is appended (one write, then fsync) after each run so it is current while a long
+ * sweep runs, and rewritten whole from runs/NNNNN.json at the end, which drops any torn or duplicate
+ * row a crash and a resume may have left. Quoting follows RFC 4180; lines end with LF.
  */
 #include "result.h"
 
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "keys.h"
+#include "plan.h"
+#include "util.h"
+
+#ifndef IOM_VERSION
+#define IOM_VERSION "unknown"
+#endif
 
 const double iom_percentiles[IOM_NPCT] = {
 	1, 5, 10, 25, 50, 75, 90, 95, 99,
 	99.9, 99.99, 99.999, 99.9999, 99.99999, 99.999999, 99.9999999,
 };
+
+static const char *const dir_names[IOM_NDIR] = { "read", "write", "total" };
+static const char *const status_names[] = { "ok", "failed", "interrupted" };
+
+int iom_percentile_index(double pct)
+{
+	for (int i = 0; i < IOM_NPCT; i++)
+		if (fabs(iom_percentiles[i] - pct) < 1e-12)
+			return i;
+	return -1;
+}
 
 void iom_run_result_release(struct iom_run_result *r)
 {
@@ -26,4 +74,1527 @@ void iom_run_result_release(struct iom_run_result *r)
 	r->cpu.per_cpu = NULL;
 	r->cpu.irq_drivers = NULL;
 	r->engine_notes = NULL;
+}
+
+const char *iom_run_status_name(enum iom_run_status s)
+{
+	return (unsigned)s < IOM_ARRAY_SIZE(status_names) ? status_names[s] : "unknown";
+}
+
+int iom_run_status_parse(const char *name)
+{
+	for (size_t i = 0; name && i < IOM_ARRAY_SIZE(status_names); i++)
+		if (strcmp(name, status_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* ---- numbers ---- */
+
+/* Nine significant digits, no exponent for ordinary magnitudes, trailing zeros trimmed. */
+static void fmt_double(char *buf, size_t len, double x)
+{
+	double ax = fabs(x);
+	int decimals;
+	char *dot, *end;
+
+	if (x == 0) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	if (ax >= 1e15 || ax < 1e-9) {
+		snprintf(buf, len, "%.9g", x);
+		return;
+	}
+	decimals = 8 - (int)floor(log10(ax));
+	if (decimals < 0)
+		decimals = 0;
+	snprintf(buf, len, "%.*f", decimals, x);
+	dot = strchr(buf, '.');
+	if (!dot)
+		return;
+	end = buf + strlen(buf) - 1;
+	while (end > dot && *end == '0')
+		*end-- = '\0';
+	if (end == dot)
+		*end = '\0';
+	if (strcmp(buf, "-0") == 0)
+		snprintf(buf, len, "0");
+}
+
+static json_object *jdouble(double x)
+{
+	char buf[64];
+
+	if (!isfinite(x))
+		return NULL; /* null */
+	fmt_double(buf, sizeof(buf), x);
+	return json_object_new_double_s(x, buf);
+}
+
+static json_object *jstr(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static void add(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+/* Serializes an array or a flat object on one line (a json-c custom serializer). */
+static int one_line(json_object *jso, struct printbuf *pb, int level, int flags)
+{
+	(void)level;
+	flags &= ~(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_PRETTY_TAB);
+	if (json_object_is_type(jso, json_type_array)) {
+		size_t n = json_object_array_length(jso);
+
+		printbuf_strappend(pb, "[");
+		for (size_t i = 0; i < n; i++) {
+			const char *s = json_object_to_json_string_ext(
+				json_object_array_get_idx(jso, i), flags);
+
+			if (i)
+				printbuf_strappend(pb, ", ");
+			printbuf_memappend(pb, s, (int)strlen(s));
+		}
+		printbuf_strappend(pb, "]");
+	} else {
+		bool first = true;
+
+		printbuf_strappend(pb, "{");
+		json_object_object_foreach(jso, key, val) {
+			json_object *k = json_object_new_string(key); /* for its escaping */
+			const char *ks = json_object_to_json_string_ext(k, flags);
+			const char *s = json_object_to_json_string_ext(val, flags);
+
+			if (!first)
+				printbuf_strappend(pb, ", ");
+			first = false;
+			printbuf_memappend(pb, ks, (int)strlen(ks));
+			printbuf_strappend(pb, ": ");
+			printbuf_memappend(pb, s, (int)strlen(s));
+			json_object_put(k);
+		}
+		printbuf_strappend(pb, "}");
+	}
+	return 0;
+}
+
+static json_object *on_one_line(json_object *o)
+{
+	json_object_set_serializer(o, one_line, NULL, NULL);
+	return o;
+}
+
+static char *to_text(json_object *o)
+{
+	const char *s = json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	return xasprintf("%s\n", s);
+}
+
+/* ---- paths and directories ---- */
+
+static int mkdir_p(const char *path)
+{
+	char *p = xstrdup(path);
+	int ret = 0;
+
+	for (char *s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+				ret = -errno;
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	if (ret == 0) {
+		struct stat st;
+
+		if (stat(path, &st) < 0)
+			ret = -errno;
+		else if (!S_ISDIR(st.st_mode))
+			ret = -ENOTDIR;
+	}
+	free(p);
+	return ret;
+}
+
+int iom_results_dir_create(const char *dir, char *err, size_t errlen)
+{
+	char *runs = xasprintf("%s/runs", dir);
+	int ret = mkdir_p(runs);
+
+	if (ret < 0)
+		iom_err(err, errlen, -ret, "cannot create '%s': %s", runs, strerror(-ret));
+	free(runs);
+	return ret;
+}
+
+char *iom_result_path(const char *dir, uint32_t index)
+{
+	return xasprintf("%s/runs/%05" PRIu32 ".json", dir, index);
+}
+
+static int write_text(const char *path, const char *text, char *err, size_t errlen)
+{
+	int ret = iom_write_file_atomic(path, text, strlen(text));
+
+	if (ret < 0)
+		return iom_err(err, errlen, -ret, "cannot write '%s': %s", path, strerror(-ret));
+	return 0;
+}
+
+int iom_results_write_matrix(const char *dir, const char *text, char *err, size_t errlen)
+{
+	char *path = xasprintf("%s/matrix.cfg", dir);
+	int ret = write_text(path, text ? text : "", err, errlen);
+
+	free(path);
+	return ret;
+}
+
+/* ---- run JSON: writing ---- */
+
+static json_object *cell_json(const struct iom_matrix *m, const struct iom_cell *c)
+{
+	json_object *o = json_object_new_object();
+
+	for (int d = 0; d < IOM_DIM_COUNT; d++) {
+		const char *name = iom_dim_name((enum iom_dim)d);
+		int64_t v = c->v[d];
+		const struct iom_key *k;
+		char buf[64];
+
+		if (d == IOM_DIM_TARGET) {
+			const char *label = m && v >= 0 && (size_t)v < m->ntargets ?
+						    m->targets[v].label : NULL;
+
+			if (label) {
+				add(o, name, json_object_new_string(label));
+			} else {
+				snprintf(buf, sizeof(buf), "#%" PRId64, v);
+				add(o, name, json_object_new_string(buf));
+			}
+			continue;
+		}
+		k = iom_dim_key((enum iom_dim)d);
+		switch (k ? k->type : IOM_TYPE_UINT) {
+		case IOM_TYPE_BOOL:
+			add(o, name, json_object_new_boolean(v != 0));
+			break;
+		case IOM_TYPE_ENUM:
+		case IOM_TYPE_STRING:
+		case IOM_TYPE_LIST:
+		case IOM_TYPE_GROUP:
+			iom_dim_format((enum iom_dim)d, v, buf, sizeof(buf));
+			add(o, name, json_object_new_string(buf));
+			break;
+		default:
+			add(o, name, json_object_new_int64(v));
+			break;
+		}
+	}
+	return o;
+}
+
+static json_object *lat_json(const struct iom_lat *l)
+{
+	json_object *o = json_object_new_object();
+	json_object *p = json_object_new_object();
+
+	add(o, "min", json_object_new_uint64(l->min));
+	add(o, "mean", jdouble(l->mean));
+	add(o, "stddev", jdouble(l->stddev));
+	add(o, "max", json_object_new_uint64(l->max));
+	for (int i = 0; i < IOM_NPCT; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%.10g", iom_percentiles[i]);
+		add(p, key, json_object_new_uint64(l->pct[i]));
+	}
+	add(o, "percentiles", p);
+	return o;
+}
+
+static json_object *io_json(const struct iom_io_stats *s)
+{
+	json_object *o = json_object_new_object();
+
+	add(o, "ios", json_object_new_uint64(s->ios));
+	add(o, "bytes", json_object_new_uint64(s->bytes));
+	add(o, "iops", jdouble(s->iops));
+	add(o, "mb_s", jdouble(s->mb_s));
+	add(o, "mib_s", jdouble(s->mib_s));
+	add(o, "lat_ns", lat_json(&s->lat));
+	return o;
+}
+
+static json_object *cpu_pct_json(const struct iom_cpu_pct *c)
+{
+	json_object *o = json_object_new_object();
+
+	add(o, "user", jdouble(c->user));
+	add(o, "kernel", jdouble(c->kernel));
+	add(o, "iowait", jdouble(c->iowait));
+	add(o, "irq", jdouble(c->irq));
+	add(o, "softirq", jdouble(c->softirq));
+	add(o, "steal", jdouble(c->steal));
+	add(o, "idle", jdouble(c->idle));
+	return on_one_line(o);
+}
+
+static json_object *cpu_json(const struct iom_run_cpu *c)
+{
+	json_object *o = json_object_new_object();
+	json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; c->per_cpu && i < c->ncpu; i++)
+		json_object_array_add(a, cpu_pct_json(&c->per_cpu[i]));
+	add(o, "per_cpu", a);
+	add(o, "avg", cpu_pct_json(&c->avg));
+	add(o, "busy_pct", jdouble(c->busy_pct));
+	add(o, "proc_user_s", jdouble(c->proc_user_s));
+	add(o, "proc_sys_s", jdouble(c->proc_sys_s));
+	add(o, "us_per_io", jdouble(c->us_per_io));
+	add(o, "interrupts", json_object_new_uint64(c->interrupts));
+	add(o, "interrupts_per_io", jdouble(c->interrupts_per_io));
+	add(o, "irq_drivers", jstr(c->irq_drivers));
+	return o;
+}
+
+static json_object *threads_json(const struct iom_run_result *r)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned t = 0; r->threads && t < r->nthreads; t++) {
+		json_object *o = json_object_new_object();
+
+		for (int d = 0; d < IOM_NDIR; d++) {
+			json_object *x = json_object_new_object();
+
+			add(x, "ios", json_object_new_uint64(r->threads[t].dir[d].ios));
+			add(x, "bytes", json_object_new_uint64(r->threads[t].dir[d].bytes));
+			add(x, "lat_mean_ns", jdouble(r->threads[t].dir[d].lat_mean_ns));
+			add(x, "lat_stddev_ns", jdouble(r->threads[t].dir[d].lat_stddev_ns));
+			add(o, dir_names[d], on_one_line(x));
+		}
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *intervals_json(const struct iom_run_result *r)
+{
+	static const char *const keys[4] = { "read_ios", "write_ios", "read_bytes", "write_bytes" };
+	json_object *o = json_object_new_object();
+
+	add(o, "interval_s", jdouble((double)IOM_INTERVAL_NS / 1e9));
+	for (int k = 0; k < 4; k++) {
+		json_object *a = json_object_new_array();
+
+		for (size_t i = 0; r->intervals && i < r->nintervals; i++) {
+			const struct iom_interval *iv = &r->intervals[i];
+			uint64_t v = k < 2 ? iv->ios[k] : iv->bytes[k - 2];
+
+			json_object_array_add(a, json_object_new_uint64(v));
+		}
+		add(o, keys[k], on_one_line(a));
+	}
+	return o;
+}
+
+static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *c,
+			     const struct iom_run_result *r)
+{
+	json_object *o = json_object_new_object();
+	char utc[32];
+
+	add(o, "schema", json_object_new_int(IOM_RESULT_SCHEMA));
+	add(o, "index", json_object_new_uint64(r->index));
+	add(o, "repetition", json_object_new_uint64(r->repetition));
+	add(o, "seed", json_object_new_uint64(r->seed));
+	add(o, "cell", cell_json(m, c));
+	add(o, "status", json_object_new_string(iom_run_status_name(r->status)));
+	add(o, "error", jstr(r->error));
+	if (r->start_wall_ns) {
+		iom_format_utc(utc, sizeof(utc), r->start_wall_ns);
+		add(o, "start_utc", json_object_new_string(utc));
+	} else {
+		add(o, "start_utc", NULL);
+	}
+	add(o, "start_ns", json_object_new_uint64(r->start_wall_ns));
+	add(o, "elapsed_s", jdouble(r->elapsed_s));
+	for (int d = 0; d < IOM_NDIR; d++)
+		add(o, dir_names[d], io_json(&r->dir[d]));
+	add(o, "iops_stddev", jdouble(r->iops_stddev));
+	add(o, "mb_s_stddev", jdouble(r->mb_s_stddev));
+	add(o, "qd_mean", jdouble(r->qd_mean));
+	add(o, "threads", threads_json(r));
+	add(o, "cpu", cpu_json(&r->cpu));
+	add(o, "intervals", intervals_json(r));
+	add(o, "warmup_ios", json_object_new_uint64(r->warmup_ios));
+	add(o, "cooldown_ios", json_object_new_uint64(r->cooldown_ios));
+	add(o, "registered_buffers", json_object_new_boolean(r->registered_buffers));
+	add(o, "engine_notes", jstr(r->engine_notes));
+	return o;
+}
+
+int iom_result_write(const char *dir, const struct iom_matrix *m, const struct iom_cell *c,
+		     const struct iom_run_result *r, char *err, size_t errlen)
+{
+	json_object *o = run_json(m, c, r);
+	char *path = iom_result_path(dir, r->index);
+	char *text = to_text(o);
+	int ret;
+
+	json_object_put(o);
+	ret = write_text(path, text, err, errlen);
+	free(text);
+	free(path);
+	return ret;
+}
+
+/* ---- reading: typed getters with the field's path in every message ---- */
+
+struct rd {
+	const char *name; /* the file, for messages */
+	char *err;
+	size_t errlen;
+	int ret;          /* first error, sticky: later getters do nothing */
+};
+
+static int rd_fail(struct rd *c, const char *prefix, const char *key, const char *what)
+{
+	if (c->ret == 0)
+		c->ret = iom_err(c->err, c->errlen, EINVAL, "%s: '%s%s%s' %s", c->name,
+				 prefix ? prefix : "", prefix && *prefix ? "." : "", key, what);
+	return c->ret;
+}
+
+/* The member key of o, or NULL when absent or null. */
+static json_object *member(struct rd *c, json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	if (c->ret || !o)
+		return NULL;
+	json_object_object_get_ex(o, key, &v);
+	return v;
+}
+
+static json_object *rd_obj(struct rd *c, json_object *o, const char *prefix, const char *key)
+{
+	json_object *v = member(c, o, key);
+
+	if (v && !json_object_is_type(v, json_type_object)) {
+		rd_fail(c, prefix, key, "is not an object");
+		return NULL;
+	}
+	return v;
+}
+
+static json_object *rd_arr(struct rd *c, json_object *o, const char *prefix, const char *key)
+{
+	json_object *v = member(c, o, key);
+
+	if (v && !json_object_is_type(v, json_type_array)) {
+		rd_fail(c, prefix, key, "is not an array");
+		return NULL;
+	}
+	return v;
+}
+
+static bool is_uint(json_object *v)
+{
+	return json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0;
+}
+
+static void rd_u64v(struct rd *c, json_object *v, const char *prefix, const char *key,
+		    uint64_t *out)
+{
+	if (c->ret || !v)
+		return;
+	if (!is_uint(v)) {
+		rd_fail(c, prefix, key, "is not a non-negative integer");
+		return;
+	}
+	*out = json_object_get_uint64(v);
+}
+
+static void rd_u64(struct rd *c, json_object *o, const char *prefix, const char *key,
+		   uint64_t *out)
+{
+	rd_u64v(c, member(c, o, key), prefix, key, out);
+}
+
+static void rd_u32(struct rd *c, json_object *o, const char *prefix, const char *key,
+		   uint32_t *out)
+{
+	uint64_t v = *out;
+
+	rd_u64(c, o, prefix, key, &v);
+	if (v > UINT32_MAX)
+		rd_fail(c, prefix, key, "is out of range");
+	else
+		*out = (uint32_t)v;
+}
+
+static void rd_double(struct rd *c, json_object *o, const char *prefix, const char *key,
+		      double *out)
+{
+	json_object *v;
+
+	if (c->ret || !o || !json_object_object_get_ex(o, key, &v))
+		return; /* absent: left as is */
+	if (!v) {
+		*out = NAN; /* null: written for a non-finite value */
+		return;
+	}
+	if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)) {
+		rd_fail(c, prefix, key, "is not a number");
+		return;
+	}
+	*out = json_object_get_double(v);
+}
+
+static void rd_bool(struct rd *c, json_object *o, const char *prefix, const char *key, bool *out)
+{
+	json_object *v = member(c, o, key);
+
+	if (!v)
+		return;
+	if (!json_object_is_type(v, json_type_boolean)) {
+		rd_fail(c, prefix, key, "is not true or false");
+		return;
+	}
+	*out = json_object_get_boolean(v);
+}
+
+static void rd_str(struct rd *c, json_object *o, const char *prefix, const char *key, char **out)
+{
+	json_object *v = member(c, o, key);
+
+	if (!v)
+		return;
+	if (!json_object_is_type(v, json_type_string)) {
+		rd_fail(c, prefix, key, "is not a string");
+		return;
+	}
+	free(*out);
+	*out = xstrdup(json_object_get_string(v));
+}
+
+/* Parses text into a JSON object and checks its schema against max_schema. */
+static json_object *parse_root(struct rd *c, const char *text, int max_schema, const char *what,
+			       int *schema)
+{
+	struct json_tokener *tok = json_tokener_new();
+	size_t len = strlen(text);
+	json_object *root, *v;
+	enum json_tokener_error jerr;
+
+	if (!tok) {
+		c->ret = iom_err(c->err, c->errlen, ENOMEM, "%s: out of memory", c->name);
+		return NULL;
+	}
+	root = json_tokener_parse_ex(tok, text, (int)IOM_MIN(len, (size_t)INT32_MAX));
+	jerr = json_tokener_get_error(tok);
+	if (jerr != json_tokener_success) {
+		if (jerr == json_tokener_continue)
+			c->ret = iom_err(c->err, c->errlen, EINVAL,
+					 "%s: truncated JSON (the file ends after %zu bytes)",
+					 c->name, len);
+		else
+			c->ret = iom_err(c->err, c->errlen, EINVAL, "%s: invalid JSON at byte %zu: %s",
+					 c->name, json_tokener_get_parse_end(tok),
+					 json_tokener_error_desc(jerr));
+		json_object_put(root);
+		json_tokener_free(tok);
+		return NULL;
+	}
+	for (size_t i = json_tokener_get_parse_end(tok); i < len; i++) {
+		if (!isspace((unsigned char)text[i])) {
+			c->ret = iom_err(c->err, c->errlen, EINVAL,
+					 "%s: unexpected data after the JSON at byte %zu", c->name, i);
+			json_object_put(root);
+			json_tokener_free(tok);
+			return NULL;
+		}
+	}
+	json_tokener_free(tok);
+	if (!root || !json_object_is_type(root, json_type_object)) {
+		c->ret = iom_err(c->err, c->errlen, EINVAL, "%s: not %s (not a JSON object)",
+				 c->name, what);
+		json_object_put(root);
+		return NULL;
+	}
+	if (!json_object_object_get_ex(root, "schema", &v) || !v) {
+		c->ret = iom_err(c->err, c->errlen, EINVAL, "%s: not %s (no 'schema' field)",
+				 c->name, what);
+	} else if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 1 ||
+		   json_object_get_int64(v) > INT32_MAX) {
+		c->ret = iom_err(c->err, c->errlen, EINVAL, "%s: 'schema' is not a positive integer",
+				 c->name);
+	} else if (json_object_get_int64(v) > max_schema) {
+		c->ret = iom_err(c->err, c->errlen, EINVAL,
+				 "%s: schema %" PRId64 " is newer than this iomatrix reads (%d)",
+				 c->name, json_object_get_int64(v), max_schema);
+	} else {
+		*schema = (int)json_object_get_int64(v);
+		return root;
+	}
+	json_object_put(root);
+	return NULL;
+}
+
+/* ---- run JSON: reading ---- */
+
+static void read_lat(struct rd *c, json_object *o, const char *prefix, struct iom_lat *l)
+{
+	char p[64], key[32];
+	json_object *pct;
+
+	snprintf(p, sizeof(p), "%s.lat_ns", prefix);
+	rd_u64(c, o, p, "min", &l->min);
+	rd_double(c, o, p, "mean", &l->mean);
+	rd_double(c, o, p, "stddev", &l->stddev);
+	rd_u64(c, o, p, "max", &l->max);
+	pct = rd_obj(c, o, p, "percentiles");
+	snprintf(p, sizeof(p), "%s.lat_ns.percentiles", prefix);
+	for (int i = 0; i < IOM_NPCT; i++) {
+		snprintf(key, sizeof(key), "%.10g", iom_percentiles[i]);
+		rd_u64(c, pct, p, key, &l->pct[i]);
+	}
+}
+
+static void read_io(struct rd *c, json_object *root, int d, struct iom_io_stats *s)
+{
+	const char *name = dir_names[d];
+	json_object *o = rd_obj(c, root, "", name);
+
+	rd_u64(c, o, name, "ios", &s->ios);
+	rd_u64(c, o, name, "bytes", &s->bytes);
+	rd_double(c, o, name, "iops", &s->iops);
+	rd_double(c, o, name, "mb_s", &s->mb_s);
+	rd_double(c, o, name, "mib_s", &s->mib_s);
+	read_lat(c, rd_obj(c, o, name, "lat_ns"), name, &s->lat);
+}
+
+static void read_cpu_pct(struct rd *c, json_object *o, const char *prefix, struct iom_cpu_pct *p)
+{
+	if (o && !json_object_is_type(o, json_type_object)) {
+		rd_fail(c, "", prefix, "is not an object");
+		return;
+	}
+	rd_double(c, o, prefix, "user", &p->user);
+	rd_double(c, o, prefix, "kernel", &p->kernel);
+	rd_double(c, o, prefix, "iowait", &p->iowait);
+	rd_double(c, o, prefix, "irq", &p->irq);
+	rd_double(c, o, prefix, "softirq", &p->softirq);
+	rd_double(c, o, prefix, "steal", &p->steal);
+	rd_double(c, o, prefix, "idle", &p->idle);
+}
+
+static void read_cpu(struct rd *c, json_object *o, struct iom_run_cpu *cpu)
+{
+	json_object *a = rd_arr(c, o, "cpu", "per_cpu");
+	uint64_t n64 = 0;
+
+	if (a) {
+		size_t n = json_object_array_length(a);
+
+		if (n > IOM_CPU_MAX) {
+			rd_fail(c, "cpu", "per_cpu", "has more entries than iomatrix supports");
+			return;
+		}
+		cpu->ncpu = (unsigned)n;
+		cpu->per_cpu = xcalloc(n, sizeof(*cpu->per_cpu));
+		for (size_t i = 0; i < n; i++) {
+			char p[48];
+
+			snprintf(p, sizeof(p), "cpu.per_cpu[%zu]", i);
+			read_cpu_pct(c, json_object_array_get_idx(a, i), p, &cpu->per_cpu[i]);
+		}
+	}
+	read_cpu_pct(c, rd_obj(c, o, "cpu", "avg"), "cpu.avg", &cpu->avg);
+	rd_double(c, o, "cpu", "busy_pct", &cpu->busy_pct);
+	rd_double(c, o, "cpu", "proc_user_s", &cpu->proc_user_s);
+	rd_double(c, o, "cpu", "proc_sys_s", &cpu->proc_sys_s);
+	rd_double(c, o, "cpu", "us_per_io", &cpu->us_per_io);
+	rd_u64(c, o, "cpu", "interrupts", &n64);
+	cpu->interrupts = n64;
+	rd_double(c, o, "cpu", "interrupts_per_io", &cpu->interrupts_per_io);
+	rd_str(c, o, "cpu", "irq_drivers", &cpu->irq_drivers);
+}
+
+static void read_threads(struct rd *c, json_object *root, struct iom_run_result *r)
+{
+	json_object *a = rd_arr(c, root, "", "threads");
+	size_t n;
+
+	if (!a)
+		return;
+	n = json_object_array_length(a);
+	if (n > 1000000) {
+		rd_fail(c, "", "threads", "has too many entries");
+		return;
+	}
+	r->nthreads = (unsigned)n;
+	r->threads = xcalloc(n, sizeof(*r->threads));
+	for (size_t t = 0; t < n; t++) {
+		json_object *o = json_object_array_get_idx(a, t);
+		char p[48];
+
+		snprintf(p, sizeof(p), "threads[%zu]", t);
+		if (!o || !json_object_is_type(o, json_type_object)) {
+			rd_fail(c, "", p, "is not an object");
+			return;
+		}
+		for (int d = 0; d < IOM_NDIR; d++) {
+			json_object *x = rd_obj(c, o, p, dir_names[d]);
+			char q[64];
+
+			snprintf(q, sizeof(q), "%s.%s", p, dir_names[d]);
+			rd_u64(c, x, q, "ios", &r->threads[t].dir[d].ios);
+			rd_u64(c, x, q, "bytes", &r->threads[t].dir[d].bytes);
+			rd_double(c, x, q, "lat_mean_ns", &r->threads[t].dir[d].lat_mean_ns);
+			rd_double(c, x, q, "lat_stddev_ns", &r->threads[t].dir[d].lat_stddev_ns);
+		}
+	}
+}
+
+static void read_intervals(struct rd *c, json_object *root, struct iom_run_result *r)
+{
+	static const char *const keys[4] = { "read_ios", "write_ios", "read_bytes", "write_bytes" };
+	json_object *o = rd_obj(c, root, "", "intervals");
+	json_object *a[4];
+	size_t n = 0;
+
+	if (!o)
+		return;
+	for (int k = 0; k < 4; k++) {
+		a[k] = rd_arr(c, o, "intervals", keys[k]);
+		if (a[k] && json_object_array_length(a[k]) > n)
+			n = json_object_array_length(a[k]);
+	}
+	if (c->ret || n == 0)
+		return;
+	r->nintervals = n;
+	r->intervals = xcalloc(n, sizeof(*r->intervals));
+	for (int k = 0; k < 4; k++) {
+		size_t m = a[k] ? json_object_array_length(a[k]) : 0;
+
+		if (m != n) {
+			rd_fail(c, "intervals", keys[k], "has a different length than the others");
+			return;
+		}
+		for (size_t i = 0; i < m; i++) {
+			struct iom_interval *iv = &r->intervals[i];
+			uint64_t *dst = k < 2 ? &iv->ios[k] : &iv->bytes[k - 2];
+			char key[48];
+
+			snprintf(key, sizeof(key), "%s[%zu]", keys[k], i);
+			rd_u64v(c, json_object_array_get_idx(a[k], i), "intervals", key, dst);
+		}
+	}
+}
+
+static char *value_string(json_object *v)
+{
+	char buf[64];
+
+	switch (json_object_get_type(v)) {
+	case json_type_string:
+		return xstrdup(json_object_get_string(v));
+	case json_type_boolean:
+		return xstrdup(json_object_get_boolean(v) ? "true" : "false");
+	case json_type_int:
+		if (json_object_get_int64(v) < 0)
+			snprintf(buf, sizeof(buf), "%" PRId64, json_object_get_int64(v));
+		else
+			snprintf(buf, sizeof(buf), "%" PRIu64, json_object_get_uint64(v));
+		return xstrdup(buf);
+	case json_type_double:
+		fmt_double(buf, sizeof(buf), json_object_get_double(v));
+		return xstrdup(buf);
+	default:
+		return NULL;
+	}
+}
+
+static void read_cell(struct rd *c, json_object *root, struct iom_result_file *f)
+{
+	json_object *o;
+	size_t n = 0;
+
+	if (!json_object_object_get_ex(root, "cell", &o) || !o) {
+		c->ret = iom_err(c->err, c->errlen, EINVAL, "%s: no 'cell' object", c->name);
+		return;
+	}
+	if (!json_object_is_type(o, json_type_object)) {
+		rd_fail(c, "", "cell", "is not an object");
+		return;
+	}
+	f->cell = xcalloc((size_t)json_object_object_length(o) + 1, sizeof(*f->cell));
+	json_object_object_foreach(o, key, val) {
+		char *s = val ? value_string(val) : xstrdup("");
+
+		if (!s) {
+			rd_fail(c, "cell", key, "is not a string, number or boolean");
+			return;
+		}
+		f->cell[n].name = xstrdup(key);
+		f->cell[n].value = s;
+		f->ncell = ++n;
+	}
+}
+
+static int required(struct rd *c, json_object *root, const char *key)
+{
+	json_object *v;
+
+	if (c->ret == 0 && (!json_object_object_get_ex(root, key, &v) || !v))
+		c->ret = iom_err(c->err, c->errlen, EINVAL, "%s: no '%s' field", c->name, key);
+	return c->ret;
+}
+
+int iom_result_parse(const char *name, const char *text, struct iom_result_file *f, char *err,
+		     size_t errlen)
+{
+	struct rd c = { .name = name, .err = err, .errlen = errlen };
+	struct iom_run_result *r = &f->r;
+	json_object *root;
+	char *status = NULL;
+	int st;
+
+	memset(f, 0, sizeof(*f));
+	root = parse_root(&c, text, IOM_RESULT_SCHEMA, "an iomatrix run result", &f->schema);
+	if (!root)
+		return c.ret;
+	required(&c, root, "index");
+	required(&c, root, "repetition");
+	required(&c, root, "status");
+	rd_u32(&c, root, "", "index", &r->index);
+	rd_u32(&c, root, "", "repetition", &r->repetition);
+	rd_u64(&c, root, "", "seed", &r->seed);
+	read_cell(&c, root, f);
+	rd_str(&c, root, "", "status", &status);
+	if (c.ret == 0) {
+		st = iom_run_status_parse(status);
+		if (st < 0)
+			rd_fail(&c, "", "status", "is not \"ok\", \"failed\" or \"interrupted\"");
+		else
+			r->status = (enum iom_run_status)st;
+	}
+	free(status);
+	rd_str(&c, root, "", "error", &r->error);
+	rd_u64(&c, root, "", "start_ns", &r->start_wall_ns);
+	rd_double(&c, root, "", "elapsed_s", &r->elapsed_s);
+	for (int d = 0; d < IOM_NDIR; d++)
+		read_io(&c, root, d, &r->dir[d]);
+	rd_double(&c, root, "", "iops_stddev", &r->iops_stddev);
+	rd_double(&c, root, "", "mb_s_stddev", &r->mb_s_stddev);
+	rd_double(&c, root, "", "qd_mean", &r->qd_mean);
+	read_threads(&c, root, r);
+	read_cpu(&c, rd_obj(&c, root, "", "cpu"), &r->cpu);
+	read_intervals(&c, root, r);
+	rd_u64(&c, root, "", "warmup_ios", &r->warmup_ios);
+	rd_u64(&c, root, "", "cooldown_ios", &r->cooldown_ios);
+	rd_bool(&c, root, "", "registered_buffers", &r->registered_buffers);
+	rd_str(&c, root, "", "engine_notes", &r->engine_notes);
+	json_object_put(root);
+	return c.ret;
+}
+
+static int read_text(const char *path, char **text, char *err, size_t errlen)
+{
+	int ret = iom_read_file(path, text, NULL);
+
+	if (ret < 0)
+		return iom_err(err, errlen, -ret, "cannot read '%s': %s", path, strerror(-ret));
+	return 0;
+}
+
+int iom_result_read(const char *path, struct iom_result_file *out, char *err, size_t errlen)
+{
+	char *text;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = read_text(path, &text, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = iom_result_parse(path, text, out, err, errlen);
+	free(text);
+	return ret;
+}
+
+void iom_result_file_release(struct iom_result_file *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->ncell; i++) {
+		free(f->cell[i].name);
+		free(f->cell[i].value);
+	}
+	free(f->cell);
+	f->cell = NULL;
+	f->ncell = 0;
+	iom_run_result_release(&f->r);
+}
+
+const char *iom_result_cell_get(const struct iom_result_file *f, const char *name)
+{
+	for (size_t i = 0; i < f->ncell; i++)
+		if (strcmp(f->cell[i].name, name) == 0)
+			return f->cell[i].value;
+	return NULL;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int iom_result_list(const char *dir, uint32_t **idx, size_t *n, char *err, size_t errlen)
+{
+	char *runs = xasprintf("%s/runs", dir);
+	DIR *d = opendir(runs);
+	struct dirent *e;
+	size_t cap = 64;
+	int ret = 0;
+
+	*idx = NULL;
+	*n = 0;
+	if (!d) {
+		ret = iom_err(err, errlen, errno, "cannot open '%s': %s", runs, strerror(errno));
+		free(runs);
+		return ret;
+	}
+	*idx = xmalloc(cap * sizeof(**idx));
+	while ((e = readdir(d))) {
+		const char *s = e->d_name;
+		size_t digits = strspn(s, "0123456789");
+		unsigned long v;
+
+		if (digits == 0 || digits > 10 || strcmp(s + digits, ".json") != 0)
+			continue;
+		v = strtoul(s, NULL, 10);
+		if (v > UINT32_MAX)
+			continue;
+		if (*n == cap) {
+			cap *= 2;
+			*idx = xrealloc(*idx, cap * sizeof(**idx));
+		}
+		(*idx)[(*n)++] = (uint32_t)v;
+	}
+	closedir(d);
+	free(runs);
+	qsort(*idx, *n, sizeof(**idx), cmp_u32);
+	return 0;
+}
+
+/* ---- summary.csv ---- */
+
+/* One RFC 4180 field: quoted when it holds a comma, a quote, CR or LF; quotes doubled. */
+static void csv_field(FILE *f, const char *s, bool first)
+{
+	if (!first)
+		fputc(',', f);
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_num(FILE *f, double x)
+{
+	char buf[64];
+
+	if (!isfinite(x)) {
+		fputc(',', f);
+		return;
+	}
+	fmt_double(buf, sizeof(buf), x);
+	csv_field(f, buf, false);
+}
+
+static const char *const csv_metrics[] = {
+	"status", "iops", "mb_s", "read_iops", "write_iops", "lat_mean_us", "lat_p99_us",
+	"lat_p999_us", "cpu_pct", "cpu_us_per_io", "error",
+};
+
+static void csv_header(FILE *f, const struct iom_cell_pair *cell, size_t ncell)
+{
+	csv_field(f, "index", true);
+	csv_field(f, "repetition", false);
+	for (size_t i = 0; i < ncell; i++)
+		csv_field(f, cell[i].name, false);
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(csv_metrics); i++)
+		csv_field(f, csv_metrics[i], false);
+	fputc('\n', f);
+}
+
+static void csv_row(FILE *f, const struct iom_cell_pair *cell, size_t ncell,
+		    const struct iom_run_result *r)
+{
+	const struct iom_io_stats *t = &r->dir[IOM_DIR_TOTAL];
+	int p99 = iom_percentile_index(99), p999 = iom_percentile_index(99.9);
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu32, r->index);
+	csv_field(f, buf, true);
+	snprintf(buf, sizeof(buf), "%" PRIu32, r->repetition);
+	csv_field(f, buf, false);
+	for (size_t i = 0; i < ncell; i++)
+		csv_field(f, cell[i].value, false);
+	csv_field(f, iom_run_status_name(r->status), false);
+	if (r->status == IOM_RUN_FAILED) {
+		for (size_t i = 2; i < IOM_ARRAY_SIZE(csv_metrics); i++)
+			fputc(',', f);
+	} else {
+		csv_num(f, t->iops);
+		csv_num(f, t->mb_s);
+		csv_num(f, r->dir[IOM_DIR_READ].iops);
+		csv_num(f, r->dir[IOM_DIR_WRITE].iops);
+		csv_num(f, t->lat.mean / 1e3);
+		csv_num(f, (double)t->lat.pct[p99] / 1e3);
+		csv_num(f, (double)t->lat.pct[p999] / 1e3);
+		csv_num(f, r->cpu.busy_pct);
+		csv_num(f, r->cpu.us_per_io);
+	}
+	csv_field(f, r->error ? r->error : "", false);
+	fputc('\n', f);
+}
+
+/* The cell of (m, c) as the file will hold it: the same pairs iom_result_read() gives. */
+static void cell_pairs(const struct iom_matrix *m, const struct iom_cell *c,
+		       struct iom_result_file *f)
+{
+	json_object *o = cell_json(m, c);
+	size_t n = 0;
+
+	f->cell = xcalloc((size_t)json_object_object_length(o) + 1, sizeof(*f->cell));
+	json_object_object_foreach(o, key, val) {
+		f->cell[n].name = xstrdup(key);
+		f->cell[n].value = val ? value_string(val) : xstrdup("");
+		f->ncell = ++n;
+	}
+	json_object_put(o);
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int iom_summary_append(const char *dir, const struct iom_matrix *m, const struct iom_cell *c,
+		       const struct iom_run_result *r, char *err, size_t errlen)
+{
+	char *path = xasprintf("%s/summary.csv", dir);
+	struct iom_result_file cf = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	struct stat st;
+	FILE *f;
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		ret = iom_err(err, errlen, errno, "cannot open '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	cell_pairs(m, c, &cf);
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		ret = iom_err(err, errlen, ENOMEM, "out of memory");
+		goto out;
+	}
+	if (st.st_size == 0)
+		csv_header(f, cf.cell, cf.ncell);
+	csv_row(f, cf.cell, cf.ncell, r);
+	if (fclose(f) != 0) {
+		ret = iom_err(err, errlen, ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = write_all(fd, buf, len);
+	if (ret == 0 && fsync(fd) < 0)
+		ret = -errno;
+	if (ret == 0 && st.st_size == 0)
+		ret = iom_fsync_dir(path);
+	if (ret < 0)
+		iom_err(err, errlen, -ret, "cannot write '%s': %s", path, strerror(-ret));
+out:
+	if (fd >= 0)
+		close(fd);
+	iom_result_file_release(&cf);
+	free(buf);
+	free(path);
+	return ret;
+}
+
+int iom_summary_rebuild(const char *dir, char *err, size_t errlen)
+{
+	uint32_t *idx = NULL;
+	size_t n = 0, len = 0, ncell = 0;
+	char *buf = NULL, *path;
+	FILE *f;
+	int ret;
+
+	ret = iom_result_list(dir, &idx, &n, err, errlen);
+	if (ret < 0)
+		return ret;
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		free(idx);
+		return iom_err(err, errlen, ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		struct iom_result_file rf;
+		char *rp = iom_result_path(dir, idx[i]);
+
+		ret = iom_result_read(rp, &rf, err, errlen);
+		if (ret == 0 && i == 0) {
+			ncell = rf.ncell;
+			csv_header(f, rf.cell, rf.ncell);
+		} else if (ret == 0 && rf.ncell != ncell) {
+			ret = iom_err(err, errlen, EINVAL,
+				      "%s: its cell has %zu dimensions, the first run's has %zu", rp,
+				      rf.ncell, ncell);
+		}
+		if (ret == 0)
+			csv_row(f, rf.cell, rf.ncell, &rf.r);
+		iom_result_file_release(&rf);
+		free(rp);
+	}
+	if (fclose(f) != 0 && ret == 0)
+		ret = iom_err(err, errlen, ENOMEM, "out of memory");
+	if (ret == 0) {
+		path = xasprintf("%s/summary.csv", dir);
+		ret = iom_write_file_atomic(path, buf, len);
+		if (ret < 0)
+			iom_err(err, errlen, -ret, "cannot write '%s': %s", path, strerror(-ret));
+		free(path);
+	}
+	free(buf);
+	free(idx);
+	return ret;
+}
+
+/* ---- study.json ---- */
+
+static json_object *jsecs(uint64_t ns)
+{
+	return jdouble((double)ns / 1e9);
+}
+
+static json_object *jutc(uint64_t ns)
+{
+	char buf[32];
+
+	if (!ns)
+		return NULL;
+	iom_format_utc(buf, sizeof(buf), ns);
+	return json_object_new_string(buf);
+}
+
+static char *cpu_model(void)
+{
+	char *text = NULL, *line, *save = NULL, *model = NULL;
+
+	if (iom_read_file("/proc/cpuinfo", &text, NULL) < 0)
+		return NULL;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon || strncmp(line, "model name", 10) != 0)
+			continue;
+		colon++;
+		while (*colon == ' ' || *colon == '\t')
+			colon++;
+		model = xstrdup(colon);
+		break;
+	}
+	free(text);
+	return model;
+}
+
+static json_object *facts_json(const struct iom_device_facts *f)
+{
+	json_object *o = json_object_new_object();
+
+	add(o, "device", jstr(f->device));
+	add(o, "partition", jstr(f->partition));
+	add(o, "driver", jstr(f->driver));
+	add(o, "model", jstr(f->model));
+	add(o, "vendor", jstr(f->vendor));
+	add(o, "logical_block_size", json_object_new_uint64(f->logical_block_size));
+	add(o, "physical_block_size", json_object_new_uint64(f->physical_block_size));
+	add(o, "rotational", f->rotational < 0 ? NULL : json_object_new_boolean(f->rotational));
+	add(o, "scheduler", jstr(f->scheduler));
+	add(o, "nr_requests", json_object_new_uint64(f->nr_requests));
+	add(o, "fstype", jstr(f->fstype));
+	add(o, "mount_point", jstr(f->mount_point));
+	add(o, "mount_options", jstr(f->mount_options));
+	add(o, "device_bytes", json_object_new_uint64(f->device_bytes));
+	return o;
+}
+
+static json_object *targets_json(const struct iom_study_record *s)
+{
+	const struct iom_matrix *m = s->plan->m;
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < m->ntargets; i++) {
+		const struct iom_target *t = &m->targets[i];
+		const struct iom_target_info *info =
+			s->targets && i < s->ntargets && s->targets[i].t ? &s->targets[i] : NULL;
+		json_object *o = json_object_new_object();
+
+		add(o, "label", jstr(t->label));
+		add(o, "path", jstr(t->path));
+		add(o, "filesystem", jstr(t->filesystem));
+		add(o, "controller", jstr(info && info->controller ? info->controller :
+					  t->controller));
+		add(o, "size", json_object_new_uint64(t->size));
+		add(o, "region", json_object_new_uint64(info ? info->region : 0));
+		add(o, "is_block", json_object_new_boolean(info && info->is_block));
+		add(o, "overwrite", json_object_new_boolean(t->overwrite));
+		add(o, "destructive", json_object_new_boolean(t->destructive));
+		add(o, "facts", info ? facts_json(&info->facts) : NULL);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+int iom_study_write(const char *dir, const struct iom_study_record *s, char *err, size_t errlen)
+{
+	const struct iom_plan *p = s->plan;
+	const struct iom_matrix *m = p->m;
+	json_object *o = json_object_new_object(), *x;
+	struct utsname u;
+	char buf[64], *text, *path, *model;
+	int ret;
+
+	add(o, "schema", json_object_new_int(IOM_RESULT_SCHEMA));
+	add(o, "tool", json_object_new_string("iomatrix"));
+	add(o, "tool_version", json_object_new_string(IOM_VERSION));
+	add(o, "name", jstr(m->name));
+	add(o, "description", jstr(m->description));
+	add(o, "matrix_file", jstr(m->file));
+	add(o, "compare", json_object_new_string(iom_dim_name(m->compare)));
+	snprintf(buf, sizeof(buf), "%016" PRIx64, p->hash);
+	add(o, "plan_hash", json_object_new_string(buf));
+	add(o, "runs", json_object_new_uint64(p->nruns));
+	add(o, "cells", json_object_new_uint64(p->ncells));
+	x = json_object_new_array();
+	for (int d = 0; d < IOM_DIM_COUNT; d++)
+		if (p->varies[d])
+			json_object_array_add(x, json_object_new_string(iom_dim_name(d)));
+	add(o, "varies", on_one_line(x));
+	add(o, "seed", json_object_new_uint64(m->seed));
+
+	x = json_object_new_object();
+	add(x, "warmup_s", jsecs(m->timing.warmup_ns));
+	add(x, "duration_s", jsecs(m->timing.duration_ns));
+	add(x, "bytes", json_object_new_uint64(m->timing.bytes));
+	add(x, "cooldown_s", jsecs(m->timing.cooldown_ns));
+	add(x, "rest_s", jsecs(m->timing.rest_ns));
+	add(x, "timeout_s", jsecs(m->timing.timeout_ns));
+	add(x, "repeat", json_object_new_uint64(m->timing.repeat));
+	add(x, "repeat_order", json_object_new_string(
+		m->repeat_order == IOM_REPEAT_INTERLEAVED ? "interleaved" : "grouped"));
+	add(x, "shuffle", json_object_new_boolean(m->shuffle));
+	add(o, "timing", x);
+
+	x = json_object_new_object();
+	add(x, "alpha", jdouble(m->report.alpha));
+	add(x, "min_effect_pct", jdouble(m->report.min_effect_pct));
+	add(x, "max_cv_pct", jdouble(m->report.max_cv_pct));
+	add(o, "report", x);
+
+	x = json_object_new_array();
+	for (size_t i = 0; i < s->nov; i++) {
+		char *kv = xasprintf("%s=%s", s->ov[i].key, s->ov[i].value);
+
+		json_object_array_add(x, json_object_new_string(kv));
+		free(kv);
+	}
+	add(o, "overrides", on_one_line(x));
+
+	if (uname(&u) == 0) {
+		char *kernel = xasprintf("%s %s", u.release, u.version);
+
+		add(o, "host", json_object_new_string(u.nodename));
+		add(o, "kernel", json_object_new_string(kernel));
+		free(kernel);
+	} else {
+		add(o, "host", NULL);
+		add(o, "kernel", NULL);
+	}
+	model = cpu_model();
+	add(o, "cpu_model", jstr(model));
+	free(model);
+	add(o, "cpu_count", json_object_new_int64(sysconf(_SC_NPROCESSORS_ONLN)));
+	add(o, "start_utc", jutc(s->start_wall_ns));
+	add(o, "start_ns", json_object_new_uint64(s->start_wall_ns));
+	add(o, "end_utc", jutc(s->end_wall_ns));
+	add(o, "end_ns", json_object_new_uint64(s->end_wall_ns));
+	add(o, "targets", targets_json(s));
+
+	text = to_text(o);
+	json_object_put(o);
+	path = xasprintf("%s/study.json", dir);
+	ret = write_text(path, text, err, errlen);
+	free(path);
+	free(text);
+	return ret;
+}
+
+static void facts_free(struct iom_device_facts *f)
+{
+	free(f->device);
+	free(f->partition);
+	free(f->driver);
+	free(f->model);
+	free(f->vendor);
+	free(f->scheduler);
+	free(f->fstype);
+	free(f->mount_point);
+	free(f->mount_options);
+	memset(f, 0, sizeof(*f));
+}
+
+static uint64_t secs_to_ns(double s)
+{
+	return isfinite(s) && s > 0 ? (uint64_t)llround(s * 1e9) : 0;
+}
+
+static void read_facts(struct rd *c, json_object *o, const char *p, struct iom_device_facts *f)
+{
+	uint32_t u;
+	json_object *rot;
+
+	rd_str(c, o, p, "device", &f->device);
+	rd_str(c, o, p, "partition", &f->partition);
+	rd_str(c, o, p, "driver", &f->driver);
+	rd_str(c, o, p, "model", &f->model);
+	rd_str(c, o, p, "vendor", &f->vendor);
+	rd_u32(c, o, p, "logical_block_size", &f->logical_block_size);
+	rd_u32(c, o, p, "physical_block_size", &f->physical_block_size);
+	f->rotational = -1;
+	rot = member(c, o, "rotational");
+	if (rot) {
+		bool b = false;
+
+		rd_bool(c, o, p, "rotational", &b);
+		f->rotational = b;
+	}
+	rd_str(c, o, p, "scheduler", &f->scheduler);
+	u = 0;
+	rd_u32(c, o, p, "nr_requests", &u);
+	f->nr_requests = u;
+	rd_str(c, o, p, "fstype", &f->fstype);
+	rd_str(c, o, p, "mount_point", &f->mount_point);
+	rd_str(c, o, p, "mount_options", &f->mount_options);
+	rd_u64(c, o, p, "device_bytes", &f->device_bytes);
+}
+
+static void read_study_targets(struct rd *c, json_object *root, struct iom_study_info *s)
+{
+	json_object *a = rd_arr(c, root, "", "targets");
+	size_t n;
+
+	if (!a)
+		return;
+	n = json_object_array_length(a);
+	s->targets = xcalloc(n + 1, sizeof(*s->targets));
+	s->ntargets = n;
+	for (size_t i = 0; i < n && c->ret == 0; i++) {
+		struct iom_study_target *t = &s->targets[i];
+		json_object *o = json_object_array_get_idx(a, i), *facts;
+		char p[48];
+
+		snprintf(p, sizeof(p), "targets[%zu]", i);
+		t->facts.rotational = -1;
+		if (!o || !json_object_is_type(o, json_type_object)) {
+			rd_fail(c, "", p, "is not an object");
+			return;
+		}
+		rd_str(c, o, p, "label", &t->label);
+		rd_str(c, o, p, "path", &t->path);
+		rd_str(c, o, p, "filesystem", &t->filesystem);
+		rd_str(c, o, p, "controller", &t->controller);
+		rd_u64(c, o, p, "size", &t->size);
+		rd_u64(c, o, p, "region", &t->region);
+		rd_bool(c, o, p, "is_block", &t->is_block);
+		facts = rd_obj(c, o, p, "facts");
+		if (facts) {
+			char q[64];
+
+			snprintf(q, sizeof(q), "%s.facts", p);
+			t->has_facts = true;
+			read_facts(c, facts, q, &t->facts);
+		}
+	}
+}
+
+int iom_study_read(const char *path, struct iom_study_info *s, char *err, size_t errlen)
+{
+	struct rd c = { .name = path, .err = err, .errlen = errlen };
+	json_object *root, *x;
+	char *text, *hash = NULL, *order = NULL;
+	double d;
+	uint64_t u;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	ret = read_text(path, &text, err, errlen);
+	if (ret < 0)
+		return ret;
+	root = parse_root(&c, text, IOM_RESULT_SCHEMA, "an iomatrix study.json", &s->schema);
+	free(text);
+	if (!root)
+		return c.ret;
+	rd_str(&c, root, "", "tool_version", &s->tool_version);
+	rd_str(&c, root, "", "name", &s->name);
+	rd_str(&c, root, "", "description", &s->description);
+	rd_str(&c, root, "", "matrix_file", &s->matrix_file);
+	rd_str(&c, root, "", "compare", &s->compare);
+	rd_str(&c, root, "", "plan_hash", &hash);
+	if (hash && c.ret == 0) {
+		char *end;
+
+		errno = 0;
+		s->plan_hash = strtoull(hash, &end, 16);
+		if (*end || !*hash || errno)
+			rd_fail(&c, "", "plan_hash", "is not a hexadecimal number");
+	}
+	free(hash);
+	rd_u32(&c, root, "", "runs", &s->nruns);
+	rd_u32(&c, root, "", "cells", &s->ncells);
+	rd_u64(&c, root, "", "seed", &s->seed);
+
+	x = rd_obj(&c, root, "", "timing");
+	d = 0;
+	rd_double(&c, x, "timing", "warmup_s", &d);
+	s->timing.warmup_ns = secs_to_ns(d);
+	d = 0;
+	rd_double(&c, x, "timing", "duration_s", &d);
+	s->timing.duration_ns = secs_to_ns(d);
+	rd_u64(&c, x, "timing", "bytes", &s->timing.bytes);
+	d = 0;
+	rd_double(&c, x, "timing", "cooldown_s", &d);
+	s->timing.cooldown_ns = secs_to_ns(d);
+	d = 0;
+	rd_double(&c, x, "timing", "rest_s", &d);
+	s->timing.rest_ns = secs_to_ns(d);
+	d = 0;
+	rd_double(&c, x, "timing", "timeout_s", &d);
+	s->timing.timeout_ns = secs_to_ns(d);
+	rd_u32(&c, x, "timing", "repeat", &s->timing.repeat);
+	rd_str(&c, x, "timing", "repeat_order", &order);
+	free(order);
+
+	x = rd_obj(&c, root, "", "report");
+	rd_double(&c, x, "report", "alpha", &s->report.alpha);
+	rd_double(&c, x, "report", "min_effect_pct", &s->report.min_effect_pct);
+	rd_double(&c, x, "report", "max_cv_pct", &s->report.max_cv_pct);
+
+	x = rd_arr(&c, root, "", "overrides");
+	if (x) {
+		size_t n = json_object_array_length(x);
+
+		s->overrides = xcalloc(n + 1, sizeof(*s->overrides));
+		for (size_t i = 0; i < n && c.ret == 0; i++) {
+			json_object *v = json_object_array_get_idx(x, i);
+
+			if (!v || !json_object_is_type(v, json_type_string)) {
+				rd_fail(&c, "", "overrides", "holds something other than strings");
+				break;
+			}
+			s->overrides[i] = xstrdup(json_object_get_string(v));
+			s->noverrides = i + 1;
+		}
+	}
+	rd_str(&c, root, "", "host", &s->host);
+	rd_str(&c, root, "", "kernel", &s->kernel);
+	rd_str(&c, root, "", "cpu_model", &s->cpu_model);
+	u = 0;
+	rd_u64(&c, root, "", "cpu_count", &u);
+	s->ncpu = (unsigned)IOM_MIN(u, (uint64_t)UINT32_MAX);
+	rd_u64(&c, root, "", "start_ns", &s->start_wall_ns);
+	rd_u64(&c, root, "", "end_ns", &s->end_wall_ns);
+	read_study_targets(&c, root, s);
+	json_object_put(root);
+	return c.ret;
+}
+
+void iom_study_info_release(struct iom_study_info *s)
+{
+	if (!s)
+		return;
+	free(s->tool_version);
+	free(s->name);
+	free(s->description);
+	free(s->matrix_file);
+	free(s->compare);
+	for (size_t i = 0; i < s->noverrides; i++)
+		free(s->overrides[i]);
+	free(s->overrides);
+	free(s->host);
+	free(s->kernel);
+	free(s->cpu_model);
+	for (size_t i = 0; i < s->ntargets; i++) {
+		struct iom_study_target *t = &s->targets[i];
+
+		free(t->label);
+		free(t->path);
+		free(t->filesystem);
+		free(t->controller);
+		facts_free(&t->facts);
+	}
+	free(s->targets);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct iom_study_target *iom_study_target_find(const struct iom_study_info *s,
+						     const char *label)
+{
+	for (size_t i = 0; label && i < s->ntargets; i++)
+		if (s->targets[i].label && strcmp(s->targets[i].label, label) == 0)
+			return &s->targets[i];
+	return NULL;
 }

@@ -5,6 +5,15 @@
  * reads it back. The report reads only these files, never live state, so reports can be rebuilt
  * long after the runs. docs/results.md documents every field; IOM_RESULT_SCHEMA is bumped on
  * any incompatible change.
+ *
+ * The results directory (result.c owns its layout):
+ *   DIR/matrix.cfg        the matrix as run
+ *   DIR/study.json        provenance: tool, plan hash, host, kernel, CPU, targets and device facts
+ *   DIR/runs/NNNNN.json   one per finished run, NNNNN = plan index (5 digits or more)
+ *   DIR/summary.csv       one row per run: appended (and fsync'd) after each run, rewritten whole
+ *                         from runs/ by iom_summary_rebuild() at the end of a sweep
+ *
+ * Only result.c and report.c include <json-c/json.h>.
  */
 #ifndef IOM_RESULT_H
 #define IOM_RESULT_H
@@ -14,12 +23,20 @@
 #include <stdint.h>
 
 #include "cpu.h"
+#include "matrix.h"
+#include "target.h"
 
 #define IOM_RESULT_SCHEMA 1
+
+struct iom_cell;
+struct iom_plan;
 
 /* The latency percentiles every result carries: 1 … 99, then 3- to 9-nines. */
 #define IOM_NPCT 16
 extern const double iom_percentiles[IOM_NPCT];
+
+/* Index into iom_percentiles[] of pct (exactly as listed there), or -1. */
+int iom_percentile_index(double pct);
 
 enum iom_dir { IOM_DIR_READ, IOM_DIR_WRITE, IOM_DIR_TOTAL, IOM_NDIR };
 
@@ -92,5 +109,130 @@ struct iom_run_result {
 
 /* Frees what the result owns (not r itself). */
 void iom_run_result_release(struct iom_run_result *r);
+
+/* "ok", "failed" or "interrupted"; iom_run_status_parse returns -1 for anything else. */
+const char *iom_run_status_name(enum iom_run_status s);
+int iom_run_status_parse(const char *name);
+
+/* ---- the results directory: writing (called by the sweep) ---- */
+
+/* Creates DIR and DIR/runs (and their parents) when missing. 0 or -errno with err. */
+int iom_results_dir_create(const char *dir, char *err, size_t errlen);
+
+/* DIR/runs/NNNNN.json for a plan index (5 digits, more when needed); the caller frees it. */
+char *iom_result_path(const char *dir, uint32_t index);
+
+/*
+ * Writes r as DIR/runs/NNNNN.json, whole or not at all. The cell (c, with m for the target
+ * labels and dimension types) is written as the "cell" object. Borrows everything.
+ */
+int iom_result_write(const char *dir, const struct iom_matrix *m, const struct iom_cell *c,
+		     const struct iom_run_result *r, char *err, size_t errlen);
+
+/* Writes the matrix text as run to DIR/matrix.cfg, whole or not at all. */
+int iom_results_write_matrix(const char *dir, const char *text, char *err, size_t errlen);
+
+/* What study.json records; all borrowed from the sweep. */
+struct iom_study_record {
+	const struct iom_plan *plan;            /* plan->m is the matrix */
+	const struct iom_override *ov;          /* the --set overrides, in order */
+	size_t nov;
+	/* Prepared targets, indexed like plan->m->targets (entries with t == NULL, or all of them
+	 * when targets is NULL, are written without device facts). */
+	const struct iom_target_info *targets;
+	size_t ntargets;
+	uint64_t start_wall_ns;                 /* when the sweep started */
+	uint64_t end_wall_ns;                   /* when it ended; 0 while it runs */
+};
+
+/*
+ * Writes DIR/study.json whole or not at all: the sweep calls it at the start (end_wall_ns 0)
+ * and again at the end. Host, kernel and CPU model are read here (uname, /proc/cpuinfo).
+ */
+int iom_study_write(const char *dir, const struct iom_study_record *s, char *err, size_t errlen);
+
+/*
+ * Appends r's row to DIR/summary.csv (writing the header first when the file is new) with one
+ * write and an fsync. A crash can leave a torn or duplicate row; iom_summary_rebuild() repairs
+ * it, and the sweep calls that at its end.
+ */
+int iom_summary_append(const char *dir, const struct iom_matrix *m, const struct iom_cell *c,
+		       const struct iom_run_result *r, char *err, size_t errlen);
+
+/* Rewrites DIR/summary.csv from every DIR/runs/NNNNN.json (in index order), whole or not at all. */
+int iom_summary_rebuild(const char *dir, char *err, size_t errlen);
+
+/* ---- the results directory: reading (needs no matrix) ---- */
+
+/* One dimension value of a cell as the file holds it: "block_size" = "4096", "direct" = "true". */
+struct iom_cell_pair {
+	char *name;
+	char *value;
+};
+
+/* A run's result as read back: the cell in file order and every measured field. */
+struct iom_result_file {
+	int schema;
+	struct iom_cell_pair *cell;  /* heap, ncell entries, in the order written */
+	size_t ncell;
+	struct iom_run_result r;
+};
+
+/*
+ * Reads a runs/NNNNN.json file into out (released with iom_result_file_release, also on
+ * failure). Returns 0, or -errno / -EINVAL with "PATH: what is wrong" in err for a missing,
+ * truncated or corrupt file, a field of the wrong type, or a schema newer than this reads.
+ */
+int iom_result_read(const char *path, struct iom_result_file *out, char *err, size_t errlen);
+
+/* As iom_result_read(), from text in memory; name is used in messages. */
+int iom_result_parse(const char *name, const char *text, struct iom_result_file *out, char *err,
+		     size_t errlen);
+
+void iom_result_file_release(struct iom_result_file *f);
+
+/* The value of dimension name in f's cell, or NULL. */
+const char *iom_result_cell_get(const struct iom_result_file *f, const char *name);
+
+/* The plan indices of DIR/runs/NNNNN.json, ascending (*idx heap, caller frees). 0 or -errno. */
+int iom_result_list(const char *dir, uint32_t **idx, size_t *n, char *err, size_t errlen);
+
+/* A target as study.json records it. */
+struct iom_study_target {
+	char *label, *path, *filesystem, *controller;
+	uint64_t size;               /* as configured (0 = whole device) */
+	uint64_t region;             /* bytes of the I/O region; 0 when not prepared */
+	bool is_block;
+	bool has_facts;
+	struct iom_device_facts facts;
+};
+
+/* study.json as read back. Strings are heap-owned, NULL when absent. */
+struct iom_study_info {
+	int schema;
+	char *tool_version;
+	char *name, *description, *matrix_file;
+	char *compare;                /* the compared dimension's name */
+	uint64_t plan_hash;
+	uint32_t nruns, ncells;
+	uint64_t seed;
+	struct iom_timing timing;
+	struct iom_report_opts report;
+	char **overrides;             /* "key=value", noverrides entries */
+	size_t noverrides;
+	char *host, *kernel, *cpu_model;
+	unsigned ncpu;
+	uint64_t start_wall_ns, end_wall_ns;  /* end 0: the sweep never ended */
+	struct iom_study_target *targets;
+	size_t ntargets;
+};
+
+/* Reads DIR/study.json-style file at path; errors as iom_result_read(). Release always. */
+int iom_study_read(const char *path, struct iom_study_info *out, char *err, size_t errlen);
+void iom_study_info_release(struct iom_study_info *s);
+
+/* The target labelled label, or NULL. */
+const struct iom_study_target *iom_study_target_find(const struct iom_study_info *s,
+						     const char *label);
 
 #endif

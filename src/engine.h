@@ -1,0 +1,170 @@
+/*
+ * engine — how an I/O reaches the kernel, behind one small table of function pointers per
+ * engine (fio's shape): io_uring (engine_uring.c, the only file that includes <liburing.h>),
+ * psync (engine_psync.c: pread/pwrite, one I/O at a time) and null (engine_null.c: completes
+ * every I/O at once without a system call, so it measures iomatrix's own overhead).
+ *
+ * One engine instance belongs to one worker thread and is only ever touched by it (io_uring's
+ * SINGLE_ISSUER depends on that: init runs in the worker thread). The worker owns the I/O slots
+ * (struct iom_io) and their aligned buffers; the engine only borrows them between queue() and
+ * the reap() that hands them back.
+ *
+ * The cycle, repeated by the worker:
+ *
+ *   queue(io) … queue(io)   put I/Os in the engine's submission queue; no system call
+ *   submit(wait_nr)         one clock read stamps every queued I/O's submit_ns, then one system
+ *                           call (io_uring_enter) both submits them and waits until at least
+ *                           wait_nr completions are available (0: do not wait)
+ *   reap(done, max)         hands back up to max completed I/Os without waiting; one clock read
+ *                           per reaped batch stamps their complete_ns; res is the byte count or
+ *                           -errno
+ *
+ * Submit and wait are one call because io_uring does both in one system call; "wait for at
+ * least min, return up to max" is submit(min) followed by reap(max). Latency is
+ * complete_ns − submit_ns in nanoseconds: from just before the submitting system call to just
+ * after the completion was seen — fio's `lat` (fio stamps when the I/O enters its queue, a few
+ * ns earlier; both stamp completion once per reaped batch). psync has no batches: it stamps
+ * around each pread/pwrite. The hot path allocates nothing, takes no lock and makes no system
+ * call beyond the I/O itself and the clock.
+ */
+#ifndef IOM_ENGINE_H
+#define IOM_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "keys.h"
+
+/* The direction of an I/O; equal to IOM_DIR_READ and IOM_DIR_WRITE of result.h. */
+enum iom_op { IOM_OP_READ = 0, IOM_OP_WRITE = 1 };
+
+/* How the worker counted a completed I/O (the numbers of trace.h's phases). */
+enum iom_io_phase {
+	IOM_IO_UNCOUNTED = 0, /* failed, or not yet completed */
+	IOM_IO_WARMUP = 1,
+	IOM_IO_MEASURED = 2,  /* counted in the run's results */
+	IOM_IO_COOLDOWN = 3,  /* after the window (also a bytes-bound thread past its share) */
+};
+
+/* One I/O slot. The worker fills buf, offset, len, slot and op before queue(); the engine fills
+ * submit_ns, complete_ns and res; the worker sets phase when it accounts the completion. */
+struct iom_io {
+	void *buf;            /* len bytes inside the worker's buffer area */
+	uint64_t offset;
+	uint64_t submit_ns;   /* iom_now_ns() just before the submitting system call */
+	uint64_t complete_ns; /* iom_now_ns() when the completion was reaped */
+	int32_t res;          /* bytes transferred, or -errno */
+	uint32_t len;
+	uint16_t slot;        /* index of this slot's buffer (its registered-buffer index) */
+	uint8_t op;           /* enum iom_op */
+	uint8_t tag;          /* the worker's own use (counted in a bytes-bound window) */
+	uint8_t phase;        /* enum iom_io_phase, set before the record hook sees the I/O */
+};
+
+/* Setup switches, for tests and experiments; 0 in real use (every one then falls back by
+ * itself when the kernel or the limits refuse it). */
+enum {
+	IOM_ENGINE_NO_FIXED_BUFFERS = 1u << 0, /* io_uring: do not register the buffers */
+	IOM_ENGINE_NO_FIXED_FILES = 1u << 1,   /* io_uring: do not register the file */
+	IOM_ENGINE_NO_SETUP_FLAGS = 1u << 2,   /* io_uring: no SINGLE_ISSUER / DEFER_TASKRUN */
+};
+
+struct iom_engine_setup {
+	int fd;               /* the open target (ignored by null) */
+	unsigned depth;       /* queue depth asked for, ≥ 1 */
+	uint32_t block_size;
+	void *buf;            /* iom_engine_depth(kind, depth) × block_size bytes, 4096-aligned,
+	                       * outliving the engine; slot i is at buf + i × block_size */
+	unsigned flags;       /* IOM_ENGINE_NO_* */
+};
+
+#define IOM_ENGINE_NOTES 192
+
+struct iom_engine;
+
+struct iom_engine_ops {
+	const char *name;
+	unsigned max_depth; /* most I/Os the engine keeps in flight (0: no limit of its own) */
+	/* Sets e up for s; fills e->depth (the depth it will take, ≤ s->depth) and e->notes.
+	 * 0 or -errno with the reason in err. */
+	int (*init)(struct iom_engine *e, const struct iom_engine_setup *s, char *err, size_t errlen);
+	/* Queues io. At most e->depth I/Os are queued or in flight at any time. */
+	void (*queue)(struct iom_engine *e, struct iom_io *io);
+	/* Stamps and submits every queued I/O, then waits until at least wait_nr completions are
+	 * available (wait_nr ≤ the number in flight). 0 or -errno (the engine failed, not an I/O). */
+	int (*submit)(struct iom_engine *e, unsigned wait_nr);
+	/* Moves up to max completed I/Os into done[], stamped; never waits. Returns how many. */
+	unsigned (*reap)(struct iom_engine *e, struct iom_io **done, unsigned max);
+	/* Frees what init set up; every I/O must have been reaped. */
+	void (*release)(struct iom_engine *e);
+};
+
+struct iom_engine {
+	const struct iom_engine_ops *ops;
+	void *priv;                     /* the engine's own state */
+	unsigned depth;                 /* effective queue depth */
+	bool registered_buffers;        /* io_uring fixed buffers are in use */
+	char notes[IOM_ENGINE_NOTES];   /* setup facts: flags used, fallbacks and why */
+};
+
+extern const struct iom_engine_ops iom_engine_uring_ops;
+extern const struct iom_engine_ops iom_engine_psync_ops;
+extern const struct iom_engine_ops iom_engine_null_ops;
+
+/* The operations of an engine kind. */
+static inline const struct iom_engine_ops *iom_engine_ops_of(enum iom_engine_kind kind)
+{
+	switch (kind) {
+	case IOM_ENGINE_PSYNC:
+		return &iom_engine_psync_ops;
+	case IOM_ENGINE_NULL:
+		return &iom_engine_null_ops;
+	case IOM_ENGINE_IO_URING:
+	default:
+		return &iom_engine_uring_ops;
+	}
+}
+
+/* The queue depth an engine of kind takes when depth is asked for: the number of buffer slots
+ * the caller provides. */
+static inline unsigned iom_engine_depth(enum iom_engine_kind kind, unsigned depth)
+{
+	unsigned max = iom_engine_ops_of(kind)->max_depth;
+
+	return max && depth > max ? max : depth;
+}
+
+/* Sets up e (caller's storage) as an engine of kind; the caller releases it with
+ * iom_engine_release() in the same thread. 0 or -errno with a message in err. */
+static inline int iom_engine_init(struct iom_engine *e, enum iom_engine_kind kind,
+				  const struct iom_engine_setup *s, char *err, size_t errlen)
+{
+	*e = (struct iom_engine){ .ops = iom_engine_ops_of(kind) };
+	return e->ops->init(e, s, err, errlen);
+}
+
+static inline void iom_engine_queue(struct iom_engine *e, struct iom_io *io)
+{
+	e->ops->queue(e, io);
+}
+
+static inline int iom_engine_submit(struct iom_engine *e, unsigned wait_nr)
+{
+	return e->ops->submit(e, wait_nr);
+}
+
+static inline unsigned iom_engine_reap(struct iom_engine *e, struct iom_io **done, unsigned max)
+{
+	return e->ops->reap(e, done, max);
+}
+
+/* Releases what iom_engine_init() set up; safe on a zeroed or already released engine. */
+static inline void iom_engine_release(struct iom_engine *e)
+{
+	if (e->ops && e->priv)
+		e->ops->release(e);
+	e->priv = NULL;
+}
+
+#endif

@@ -1,0 +1,287 @@
+/*
+ * engine_uring — io_uring, the default engine and the only file that includes <liburing.h>.
+ *
+ * One ring per worker thread, created in that thread. Setup asks for the most the kernel
+ * offers and falls back one step at a time, writing what it got into the engine's notes:
+ *   - IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN (6.1+: completions are processed
+ *     only when the thread enters the kernel to wait, no interrupting task work), else
+ *     IORING_SETUP_COOP_TASKRUN (5.19+), else a plain ring — each step taken on EINVAL;
+ *   - the ring fd registered (io_uring_enter skips the fd lookup), else not;
+ *   - the target registered as fixed file 0 (no per-I/O file reference), else the plain fd;
+ *   - the buffers registered, one per slot (no per-I/O page pinning), else plain buffers — the
+ *     memory-lock limit (RLIMIT_MEMLOCK) refuses them to unprivileged users (ENOMEM/EPERM).
+ * When no ring can be made at all (ENOSYS; EPERM from the kernel.io_uring_disabled sysctl or a
+ * seccomp filter) init fails with the reason and names engine = "psync".
+ *
+ * The hot path: queue() fills an SQE (no system call); submit() stamps the batch with one
+ * clock read and makes one io_uring_enter that submits and waits; reap() walks the CQ ring in
+ * place (io_uring_for_each_cqe + io_uring_cq_advance, no system call) and stamps the batch with
+ * one clock read.
+ */
+#include "engine.h"
+
+#include <errno.h>
+#include <liburing.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "util.h"
+
+/* The kernel's limit on SQ entries (IORING_MAX_ENTRIES); the CQ may have twice as many. */
+#define MAX_SQ_ENTRIES 32768u
+
+struct uring_engine {
+	struct io_uring ring;
+	int fd;                  /* the target's fd, or 0: its index among registered files */
+	unsigned char sqe_flags; /* IOSQE_FIXED_FILE when the file is registered */
+	bool fixed_bufs;
+	struct iom_io **queued;  /* queued since the last submit, to be stamped */
+	unsigned nqueued;
+};
+
+/* Appends printf text to the notes, separated by ", ". */
+__attribute__((format(printf, 2, 3))) static void note(struct iom_engine *e, const char *fmt, ...)
+{
+	size_t len = strlen(e->notes);
+	va_list ap;
+
+	if (len && len + 2 < sizeof(e->notes)) {
+		memcpy(e->notes + len, ", ", 3);
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(e->notes + len, sizeof(e->notes) - len, fmt, ap);
+	va_end(ap);
+}
+
+/* Why io_uring_setup refused with EPERM/EACCES, from the sysctl when it is set. */
+static void why_not_permitted(char *buf, size_t len)
+{
+	char *text = NULL;
+	size_t n;
+	int v;
+
+	if (iom_read_file("/proc/sys/kernel/io_uring_disabled", &text, &n) == 0 &&
+	    sscanf(text, "%d", &v) == 1 && v == 2)
+		snprintf(buf, len, " (io_uring is disabled by sysctl kernel.io_uring_disabled = 2)");
+	else if (text && sscanf(text, "%d", &v) == 1 && v == 1)
+		snprintf(buf, len, " (kernel.io_uring_disabled = 1 allows io_uring only to the group "
+			 "in kernel.io_uring_group)");
+	else
+		snprintf(buf, len, " (a seccomp filter or security module may forbid it)");
+	free(text);
+}
+
+static int setup_ring(struct iom_engine *e, struct uring_engine *u, const struct iom_engine_setup *s,
+		      char *err, size_t errlen)
+{
+	static const struct {
+		unsigned flags;
+		const char *name;
+	} tries[] = {
+		{ IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+		  "SINGLE_ISSUER DEFER_TASKRUN" },
+		{ IORING_SETUP_COOP_TASKRUN, "COOP_TASKRUN" },
+		{ 0, "plain setup" },
+	};
+	size_t i = (s->flags & IOM_ENGINE_NO_SETUP_FLAGS) ? IOM_ARRAY_SIZE(tries) - 1 : 0;
+	unsigned sq = IOM_MIN(s->depth, MAX_SQ_ENTRIES);
+	char why[160] = "";
+	int ret = -EINVAL;
+
+	for (; i < IOM_ARRAY_SIZE(tries); i++) {
+		struct io_uring_params p;
+
+		memset(&p, 0, sizeof(p));
+		p.flags = tries[i].flags;
+		if (s->depth > sq) {
+			/* A deeper queue than the SQ may be: the CQ still holds every completion,
+			 * and queue() submits early when the SQ is full. */
+			p.flags |= IORING_SETUP_CQSIZE;
+			p.cq_entries = IOM_MAX(2 * sq, s->depth);
+		}
+		ret = io_uring_queue_init_params(sq, &u->ring, &p);
+		if (ret == 0) {
+			note(e, "io_uring: %s", tries[i].name);
+			if (i > 0 && !(s->flags & IOM_ENGINE_NO_SETUP_FLAGS))
+				note(e, "(%s refused)", tries[0].name);
+			return 0;
+		}
+		if (ret != -EINVAL)
+			break;
+	}
+	if (ret == -ENOSYS)
+		snprintf(why, sizeof(why), " (the kernel was built without it)");
+	else if (ret == -EPERM || ret == -EACCES)
+		why_not_permitted(why, sizeof(why));
+	else if (ret == -ENOMEM)
+		snprintf(why, sizeof(why), " (the memory-lock limit, ulimit -l, may be too low)");
+	return iom_err(err, errlen, -ret,
+		       "cannot set up io_uring with queue depth %u: %s%s; use engine = \"psync\"",
+		       s->depth, strerror(-ret), why);
+}
+
+static int uring_init(struct iom_engine *e, const struct iom_engine_setup *s, char *err,
+		      size_t errlen)
+{
+	struct uring_engine *u;
+	int ret;
+
+	if (s->depth == 0)
+		return iom_err(err, errlen, EINVAL, "queue depth must be at least 1");
+	if (s->fd < 0)
+		return iom_err(err, errlen, EBADF, "io_uring engine needs an open target");
+	u = xcalloc(1, sizeof(*u));
+	ret = setup_ring(e, u, s, err, errlen);
+	if (ret < 0) {
+		free(u);
+		return ret;
+	}
+	u->queued = xcalloc(s->depth, sizeof(*u->queued));
+	u->fd = s->fd;
+
+	if (!(s->flags & IOM_ENGINE_NO_SETUP_FLAGS)) {
+		ret = io_uring_register_ring_fd(&u->ring);
+		if (ret < 0)
+			note(e, "ring fd not registered (%s)", strerror(-ret));
+		else
+			note(e, "registered ring fd");
+	}
+
+	if (s->flags & IOM_ENGINE_NO_FIXED_FILES) {
+		note(e, "plain file");
+	} else if ((ret = io_uring_register_files(&u->ring, &s->fd, 1)) == 0) {
+		u->fd = 0;
+		u->sqe_flags = IOSQE_FIXED_FILE;
+		note(e, "registered file");
+	} else {
+		note(e, "plain file (registering refused: %s)", strerror(-ret));
+	}
+
+	if (s->flags & IOM_ENGINE_NO_FIXED_BUFFERS) {
+		note(e, "plain buffers");
+	} else {
+		struct iovec *iov = xcalloc(s->depth, sizeof(*iov));
+		unsigned i;
+
+		for (i = 0; i < s->depth; i++) {
+			iov[i].iov_base = (char *)s->buf + (size_t)i * s->block_size;
+			iov[i].iov_len = s->block_size;
+		}
+		ret = io_uring_register_buffers(&u->ring, iov, s->depth);
+		free(iov);
+		if (ret == 0) {
+			u->fixed_bufs = true;
+			note(e, "registered buffers");
+		} else if (ret == -ENOMEM || ret == -EPERM) {
+			note(e, "plain buffers (registering refused: %s; RLIMIT_MEMLOCK too low)",
+			     strerror(-ret));
+		} else {
+			note(e, "plain buffers (registering refused: %s)", strerror(-ret));
+		}
+	}
+	e->priv = u;
+	e->depth = s->depth;
+	e->registered_buffers = u->fixed_bufs;
+	return 0;
+}
+
+static void stamp_queued(struct uring_engine *u)
+{
+	uint64_t now = iom_now_ns();
+	unsigned i;
+
+	for (i = 0; i < u->nqueued; i++)
+		u->queued[i]->submit_ns = now;
+	u->nqueued = 0;
+}
+
+static void uring_queue(struct iom_engine *e, struct iom_io *io)
+{
+	struct uring_engine *u = e->priv;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+
+	if (__builtin_expect(!sqe, 0)) {
+		/* Only with a queue deeper than the largest SQ (32768): push what is queued and
+		 * take the freed entry. */
+		stamp_queued(u);
+		io_uring_submit(&u->ring);
+		sqe = io_uring_get_sqe(&u->ring);
+	}
+	if (u->fixed_bufs) {
+		if (io->op == IOM_OP_READ)
+			io_uring_prep_read_fixed(sqe, u->fd, io->buf, io->len, io->offset, io->slot);
+		else
+			io_uring_prep_write_fixed(sqe, u->fd, io->buf, io->len, io->offset, io->slot);
+	} else {
+		if (io->op == IOM_OP_READ)
+			io_uring_prep_read(sqe, u->fd, io->buf, io->len, io->offset);
+		else
+			io_uring_prep_write(sqe, u->fd, io->buf, io->len, io->offset);
+	}
+	sqe->flags |= u->sqe_flags;
+	io_uring_sqe_set_data(sqe, io);
+	u->queued[u->nqueued++] = io;
+}
+
+static int uring_submit(struct iom_engine *e, unsigned wait_nr)
+{
+	struct uring_engine *u = e->priv;
+	int ret;
+
+	if (u->nqueued)
+		stamp_queued(u);
+	else if (wait_nr == 0 || io_uring_cq_ready(&u->ring) >= wait_nr)
+		return 0;
+	do
+		ret = io_uring_submit_and_wait(&u->ring, wait_nr);
+	while (ret == -EINTR);
+	return ret < 0 ? ret : 0;
+}
+
+static unsigned uring_reap(struct iom_engine *e, struct iom_io **done, unsigned max)
+{
+	struct uring_engine *u = e->priv;
+	struct io_uring_cqe *cqe;
+	unsigned head, i, n = 0;
+	uint64_t now;
+
+	if (!io_uring_cq_ready(&u->ring))
+		return 0;
+	now = iom_now_ns();
+	io_uring_for_each_cqe(&u->ring, head, cqe) {
+		struct iom_io *io;
+
+		if (n == max)
+			break;
+		io = (struct iom_io *)io_uring_cqe_get_data(cqe);
+		io->res = cqe->res;
+		done[n++] = io;
+	}
+	io_uring_cq_advance(&u->ring, n);
+	for (i = 0; i < n; i++)
+		done[i]->complete_ns = now;
+	return n;
+}
+
+static void uring_release(struct iom_engine *e)
+{
+	struct uring_engine *u = e->priv;
+
+	io_uring_queue_exit(&u->ring);
+	free(u->queued);
+	free(u);
+	e->priv = NULL;
+}
+
+const struct iom_engine_ops iom_engine_uring_ops = {
+	.name = "io_uring",
+	.init = uring_init,
+	.queue = uring_queue,
+	.submit = uring_submit,
+	.reap = uring_reap,
+	.release = uring_release,
+};

@@ -1,0 +1,234 @@
+/*
+ * hooks — the user's shell commands around a study, its targets and its runs, and the built-ins
+ * that need no shell: dropping the page cache, trimming a filesystem or discarding a device, and
+ * preconditioning a target with sequential writes.
+ *
+ * A hook is a command template with variables: ${target.path}, ${cell.block_size}, ${run.index}
+ * … (iom_hook_var_table lists them and where each is known). The caller hands the values as a
+ * table of name → text, so this module knows nothing of matrices or plans. "$$" is a literal
+ * "$"; a "$" before anything but "{" or "$" is left to the shell ($HOME works).
+ *
+ * No value can inject a command, wherever the variable stands. The values are also in the
+ * hook's environment (IOMATRIX_TARGET_PATH, IOMATRIX_RUN_INDEX …; IOMATRIX_HOOK names the
+ * point). A variable written bare (echo ${target.label}) becomes its value in single quotes,
+ * 'a b'\''c', one word; inside double or single quotes ("bs=${cell.block_size}") it becomes a
+ * reference to that environment variable ("bs=${IOMATRIX_CELL_BLOCK_SIZE}"), which the shell
+ * expands without parsing the value. Where the command's quoting is beyond simple tracking
+ * (after $(…), backquotes, a here-document) every variable becomes such a reference, quoted
+ * for the best guess of where it stands; a wrong guess costs exactness (a value split into
+ * words, or quotes printed), never safety. Write '$${' for a literal '${'.
+ *
+ * A hook runs as /bin/sh -c CMD in its own process group, stdin from /dev/null, stdout and
+ * stderr to a log file the caller names; a hook that outlives its timeout, or is still running
+ * when the stop flag is set, has its whole process group killed (SIGTERM, then SIGKILL 2 s
+ * later). Processes a hook leaves in the background after it exits are left alone. The caller
+ * must not ignore SIGCHLD (the exit status would be lost).
+ *
+ * Built-ins return 0 when done, IOM_HOOK_NOTE when they could not apply for a reason that is
+ * not a failure (not root, not supported) with that reason in msg — the caller logs it as a
+ * warning and goes on — or -errno with the message.
+ */
+#ifndef IOM_HOOKS_H
+#define IOM_HOOKS_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Returned by built-ins (and iom_fs_unmount) that did not apply: msg says why; not a failure. */
+#define IOM_HOOK_NOTE 1
+
+enum iom_hook_point {
+	IOM_HOOK_BEFORE_STUDY,
+	IOM_HOOK_BEFORE_TARGET,
+	IOM_HOOK_BEFORE_RUN,
+	IOM_HOOK_AFTER_RUN,
+	IOM_HOOK_AFTER_TARGET,
+	IOM_HOOK_AFTER_STUDY,
+	IOM_HOOK_COUNT
+};
+
+/* "before_study" …; iom_hook_point_from_name returns -1 for an unknown name. */
+const char *iom_hook_point_name(enum iom_hook_point p);
+int iom_hook_point_from_name(const char *name);
+
+/* The variables a hook may use, and at which points each has a value. */
+struct iom_hook_var_info {
+	const char *name;  /* "target.path" */
+	unsigned points;   /* bit (1u << point) for each enum iom_hook_point where it is known */
+	const char *help;
+};
+
+extern const struct iom_hook_var_info iom_hook_var_table[];
+extern const size_t iom_hook_nvars;
+
+/*
+ * Checks a hook template for point without running it: every "${" closed, every variable one of
+ * iom_hook_var_table and known at point. For the matrix reader, which prefixes FILE:LINE.
+ * 0, or -EINVAL with a message such as "unknown variable '${target.pth}' (did you mean
+ * '${target.path}'?)" or "variable '${cell.block_size}' has no value in before_target (it is
+ * known in before_run and after_run)".
+ */
+int iom_hook_check(enum iom_hook_point point, const char *tmpl, char *err, size_t errlen);
+
+/* A table of variable values, name → text; copies are owned by the table. Zero-initialise it,
+ * fill it with _set, and free it with _release. */
+struct iom_hook_var {
+	char *name, *value;
+};
+struct iom_hook_vars {
+	struct iom_hook_var *v;
+	size_t n, cap;
+};
+
+/* Sets name to value (NULL is the empty text), replacing an earlier value. */
+void iom_hook_vars_set(struct iom_hook_vars *vs, const char *name, const char *value);
+void iom_hook_vars_setf(struct iom_hook_vars *vs, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The value of name, or NULL when it is not in the table. */
+const char *iom_hook_vars_get(const struct iom_hook_vars *vs, const char *name);
+void iom_hook_vars_release(struct iom_hook_vars *vs);
+
+/* s quoted for /bin/sh as one word: 'a b'\''c'. The caller frees it. */
+char *iom_hook_quote(const char *s);
+
+/*
+ * Expands the variables of tmpl from vars into a new string *out (the caller frees it). With
+ * quote, the result is for /bin/sh with vars in its environment as iom_hook_run exports them
+ * (see the top of this file); without, the plain values are spliced in (for people to read).
+ * 0, or -EINVAL with a message naming the variable: "unknown variable '${foo}'", "variable
+ * '${target.path}' has no value here", "unterminated '${' at column 7", "'${run.index}' follows
+ * a backslash (write '$${' for a literal '${')".
+ */
+int iom_hook_expand(const char *tmpl, const struct iom_hook_vars *vars, bool quote, char **out,
+		    char *err, size_t errlen);
+
+/* How a hook or helper program is run. Zero is: no log file, no timeout, no stop flag. */
+struct iom_hook_opts {
+	const char *log_path;         /* output goes to this file (created or truncated, parent
+				       * directories made), after a header line naming the command;
+				       * NULL: kept in memory for the tail only */
+	uint64_t timeout_ns;          /* 0: none */
+	volatile sig_atomic_t *stop;  /* when it becomes set the process group is killed */
+	const struct iom_hook_vars *env; /* iom_hook_exec: exported as IOMATRIX_<NAME> (dots →
+					  * '_'); iom_hook_run exports its vars instead */
+};
+
+enum iom_hook_outcome {
+	IOM_HOOK_OK,          /* exited with status 0 */
+	IOM_HOOK_EXITED,      /* exited with a non-zero status */
+	IOM_HOOK_SIGNALED,    /* killed by a signal it did not get from us */
+	IOM_HOOK_TIMED_OUT,   /* killed by us at its timeout */
+	IOM_HOOK_INTERRUPTED, /* killed by us when the stop flag was set */
+	IOM_HOOK_NOT_STARTED, /* the template did not expand, or the program could not start */
+};
+
+struct iom_hook_result {
+	enum iom_hook_outcome outcome;
+	int status;          /* the exit status (EXITED, OK) or the signal (SIGNALED) */
+	uint64_t elapsed_ns;
+	char *command;       /* the command as run (expanded); heap, NULL when not expanded */
+	char *tail;          /* the last lines of its output (at most 10 lines, 2 KiB), control
+			      * characters replaced by '?'; heap, "" when it printed nothing */
+};
+
+/* Frees what a result holds (safe on a zeroed or released one). */
+void iom_hook_result_release(struct iom_hook_result *r);
+
+/*
+ * Runs the hook template tmpl at point: expands it with vars (quoted), runs /bin/sh -c with the
+ * values also in the environment (IOMATRIX_HOOK=<point> added), waits for it as o says. r is
+ * the caller's storage (release it whatever the return). Returns 0 when it exited with status
+ * 0; otherwise -errno with a message in err that names the hook, what happened and the last
+ * line of its output:
+ *   -EIO        "hook before_run exited with status 3: <last line>" / "… was killed by SIGSEGV: …"
+ *   -ETIMEDOUT  "hook before_run timed out after 1s and was killed: <last line>"
+ *   -EINTR      "hook before_run was stopped: …"
+ *   -EINVAL     "hook before_run: unknown variable '${foo}'"
+ *   other       "cannot start hook before_run: …"
+ * ("(no output)" replaces ": <last line>" when it printed nothing.)
+ */
+int iom_hook_run(enum iom_hook_point point, const char *tmpl, const struct iom_hook_vars *vars,
+		 const struct iom_hook_opts *o, struct iom_hook_result *r, char *err,
+		 size_t errlen);
+
+/*
+ * Runs the program argv[0] (a path, or a name looked up in PATH) with argv, as iom_hook_run
+ * runs a hook; what names it in messages ("mkfs.ext4 on '/dev/sdb'"). Same results and errors.
+ */
+int iom_hook_exec(const char *what, const char *const argv[], const struct iom_hook_opts *o,
+		  struct iom_hook_result *r, char *err, size_t errlen);
+
+/* Hooks and built-ins of a study as `iomatrix plan` shows them. */
+struct iom_hook_desc {
+	const char *cmd[IOM_HOOK_COUNT]; /* templates; NULL when unset */
+	bool allowed;                    /* --allow-hooks was given */
+	bool drop_caches;                /* before each run */
+	bool fstrim;                     /* before each target's first run */
+	const char *precondition;        /* bytes as written ("2x", "64G"); NULL: none */
+};
+
+/* Whether d has anything to describe. */
+bool iom_hooks_any(const struct iom_hook_desc *d);
+
+/* Writes the "hooks:" section of the plan text (nothing when there is nothing). 0 or -errno. */
+int iom_hooks_describe(FILE *out, const struct iom_hook_desc *d);
+
+/* ---- built-ins ------------------------------------------------------------------------ */
+
+/*
+ * sync, then writes "3" to /proc/sys/vm/drop_caches (page cache, dentries and inodes). 0;
+ * IOM_HOOK_NOTE when not permitted (not root, or a read-only /proc in a container), with a
+ * message saying so; -errno on another failure.
+ */
+int iom_builtin_drop_caches(char *msg, size_t msglen);
+
+/*
+ * Trims the free space of the filesystem mounted at mount_point (FITRIM, as fstrim(8) does);
+ * *trimmed gets the bytes the filesystem reports (may be NULL). 0; IOM_HOOK_NOTE when the
+ * filesystem or its device does not support it or it is not permitted; -errno otherwise.
+ */
+int iom_builtin_fstrim(const char *mount_point, uint64_t *trimmed, char *msg, size_t msglen);
+
+/*
+ * Discards [offset, offset + length) of a block device (BLKDISCARD; length 0: to its end) —
+ * the raw-device counterpart of fstrim, destroying the data there: the caller has seen
+ * destructive = true and the device safety checks. 0; IOM_HOOK_NOTE when the device does not
+ * support discard; -errno otherwise.
+ */
+int iom_builtin_discard(const char *device, uint64_t offset, uint64_t length, char *msg,
+			size_t msglen);
+
+/*
+ * Parses the amount of a precondition: a multiple of the region ("2x", "1.5x", at most 100x) or
+ * a size ("64G"). *bytes gets the bytes to write (a multiple rounds down to whole bytes).
+ * 0, or -EINVAL / -ERANGE with a message.
+ */
+int iom_precondition_bytes(const char *text, uint64_t region, uint64_t *bytes, char *err,
+			   size_t errlen);
+
+struct iom_precondition {
+	uint64_t region;        /* the region [0, region) of the target */
+	uint64_t bytes;         /* bytes to write, wrapping to 0 at the region's end */
+	uint32_t block_size;    /* bytes per write (a multiple of 4096); 0: 1 MiB */
+	uint64_t seed;          /* of the (incompressible) data */
+	/* Called at most every 250 ms, and once at the end with done == total; may be NULL. */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *arg;
+	volatile sig_atomic_t *stop; /* when it becomes set, the fill stops (-EINTR) */
+};
+
+/*
+ * Fills the target at path (an existing file or block device; nothing is created, extended or
+ * truncated) with exactly pc->bytes of sequential writes from offset 0, wrapping at the region's
+ * end, in large aligned pwrites with O_DIRECT where the target takes it, then fdatasync. The
+ * data is random, and every 4 KiB differs, so neither compression nor deduplication shortens
+ * it. *written (may be NULL) gets the bytes written, also on failure. Not measured. 0; -EINTR
+ * when stopped; -errno with a message naming the path and offset.
+ */
+int iom_builtin_precondition(const char *path, const struct iom_precondition *pc,
+			     uint64_t *written, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,645 @@
+/*
+ * keys — the one table of matrix keys, and the small amount of logic that only needs the table:
+ * finding keys, "did you mean" suggestions, parsing and range-checking scalar values written as
+ * text, formatting them back, and printing the table for `iomatrix help keys` and docs/matrix.md.
+ *
+ * The matrix reader (matrix.c) walks libconfig's tree and asks this table what each key may be;
+ * nothing here knows libconfig. Adding a key is one line in iom_keys[] (and, for a new dimension,
+ * a value in enum iom_dim).
+ */
+#include "keys.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+#include "util.h"
+
+#define KIB 1024ll
+#define MIB (1024ll * KIB)
+#define TIB (1024ll * 1024ll * MIB)
+#define MS 1000000ll
+#define SEC 1000000000ll
+#define HOUR (3600ll * SEC)
+#define DAY (24ll * HOUR)
+
+static const char *const pattern_choices[] = { "random", "sequential", NULL };
+static const char *const engine_choices[] = { "io_uring", "psync", "null", NULL };
+static const char *const repeat_order_choices[] = { "grouped", "interleaved", NULL };
+
+#define NODIM (-1)
+
+const struct iom_key iom_keys[] = {
+	/* top level */
+	{ .name = "iomatrix", .section = IOM_SEC_TOP, .type = IOM_TYPE_UINT, .dim = NODIM,
+	  .min = 1, .max = 1, .flags = IOM_KEY_REQUIRED,
+	  .help = "schema version of the file; this iomatrix reads 1" },
+	{ .name = "name", .section = IOM_SEC_TOP, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .help = "short name of the study, used in the results directory name (letters, digits, "
+		  "'.', '_', '-'; default: the file name without .cfg)" },
+	{ .name = "description", .section = IOM_SEC_TOP, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .help = "one line on what the study is for" },
+	{ .name = "seed", .section = IOM_SEC_TOP, .type = IOM_TYPE_UINT, .dim = NODIM,
+	  .min = 0, .max = INT64_MAX, .def = "1",
+	  .help = "base of every run's seed: the same seed gives the same offsets" },
+	{ .name = "targets", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
+	  .flags = IOM_KEY_REQUIRED,
+	  .help = "where the I/O goes: a list of target groups; the targets are the dimension "
+		  "named target" },
+	{ .name = "workload", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
+	  .help = "what I/O is done; any key given as a list or range is a dimension" },
+	{ .name = "timing", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
+	  .flags = IOM_KEY_REQUIRED,
+	  .help = "how long each run lasts and how often each cell is repeated" },
+	{ .name = "order", .section = IOM_SEC_TOP, .type = IOM_TYPE_LIST, .dim = NODIM,
+	  .help = "loop nesting, outermost first; dimensions not named follow in file order" },
+	{ .name = "compare", .section = IOM_SEC_TOP, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .def = "target", .help = "the dimension whose values compete in the report" },
+	{ .name = "repeat_order", .section = IOM_SEC_TOP, .type = IOM_TYPE_ENUM, .dim = NODIM,
+	  .def = "grouped", .choices = repeat_order_choices,
+	  .help = "grouped: a cell's repetitions back to back; interleaved: every cell once, then "
+		  "every cell again" },
+	{ .name = "shuffle", .section = IOM_SEC_TOP, .type = IOM_TYPE_UINT, .dim = NODIM,
+	  .min = 0, .max = INT64_MAX,
+	  .help = "a seed: when given, the runs are put in a random order, the same for the "
+		  "same seed" },
+	{ .name = "exclude", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
+	  .help = "a list of conditions such as { threads = 8; queue_depth = 64; }; a cell that "
+		  "matches every key of a condition is dropped" },
+	{ .name = "report", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
+	  .help = "how results are judged" },
+	{ .name = "hooks", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
+	  .flags = IOM_KEY_RESERVED,
+	  .help = "shell commands run around the study, targets and runs" },
+
+	/* targets = ( { … }, … ) — and every workload key, as a per-target override */
+	{ .name = "label", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .flags = IOM_KEY_REQUIRED,
+	  .help = "unique name of the target (letters, digits, '.', '_', '-')" },
+	{ .name = "path", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .flags = IOM_KEY_REQUIRED,
+	  .help = "a scratch file (created when missing) or a block device under /dev/" },
+	{ .name = "size", .section = IOM_SEC_TARGET, .type = IOM_TYPE_SIZE, .dim = NODIM,
+	  .unit = "bytes", .min = 4 * KIB, .max = 1024 * TIB,
+	  .help = "size of the scratch file, or the region [0, size) of a device; required for "
+		  "files, default for devices: the whole device" },
+	{ .name = "filesystem", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .help = "a label for the report, e.g. \"ext4\"" },
+	{ .name = "controller", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .def = "auto",
+	  .help = "a label for the report; \"auto\" reads the device's driver from sysfs" },
+	{ .name = "overwrite", .section = IOM_SEC_TARGET, .type = IOM_TYPE_BOOL, .dim = NODIM,
+	  .def = "false",
+	  .help = "may take over an existing file that iomatrix did not create" },
+	{ .name = "destructive", .section = IOM_SEC_TARGET, .type = IOM_TYPE_BOOL, .dim = NODIM,
+	  .def = "false", .help = "may write to a block device, destroying its contents" },
+
+	/* workload = { … } — the dimensions */
+	{ .name = "block_size", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_SIZE,
+	  .dim = IOM_DIM_BLOCK_SIZE, .unit = "bytes", .min = 512, .max = 64 * MIB, .def = "4K",
+	  .help = "bytes per I/O; a multiple of 512 with direct I/O" },
+	{ .name = "queue_depth", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_UINT,
+	  .dim = IOM_DIM_QUEUE_DEPTH, .min = 1, .max = 65536, .def = "1",
+	  .help = "I/Os in flight per thread" },
+	{ .name = "threads", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_UINT,
+	  .dim = IOM_DIM_THREADS, .min = 1, .max = 1024, .def = "1",
+	  .help = "threads, each with its own queue of queue_depth I/Os" },
+	{ .name = "read_pct", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_PCT,
+	  .dim = IOM_DIM_READ_PCT, .unit = "%", .min = 0, .max = 100, .def = "100",
+	  .help = "share of reads; the rest are writes (0 = all writes)" },
+	{ .name = "pattern", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_ENUM,
+	  .dim = IOM_DIM_PATTERN, .def = "random", .choices = pattern_choices,
+	  .help = "random offsets (aligned to block_size) or sequential" },
+	{ .name = "engine", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_ENUM,
+	  .dim = IOM_DIM_ENGINE, .def = "io_uring", .choices = engine_choices,
+	  .help = "how I/O is issued; null does no I/O and measures iomatrix itself" },
+	{ .name = "direct", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_BOOL,
+	  .dim = IOM_DIM_DIRECT, .def = "true",
+	  .help = "O_DIRECT: bypass the page cache" },
+
+	/* timing = { … } */
+	{ .name = "warmup", .section = IOM_SEC_TIMING, .type = IOM_TYPE_DURATION, .dim = NODIM,
+	  .unit = "ns", .min = 0, .max = DAY, .def = "1s",
+	  .help = "I/O before the measured window, not counted" },
+	{ .name = "duration", .section = IOM_SEC_TIMING, .type = IOM_TYPE_DURATION, .dim = NODIM,
+	  .unit = "ns", .min = MS, .max = 7 * DAY,
+	  .help = "length of the measured window; exactly one of duration and bytes" },
+	{ .name = "bytes", .section = IOM_SEC_TIMING, .type = IOM_TYPE_SIZE, .dim = NODIM,
+	  .unit = "bytes", .min = 512, .max = 1024 * TIB,
+	  .help = "measured I/O per run (ATTO's total length) instead of a duration" },
+	{ .name = "cooldown", .section = IOM_SEC_TIMING, .type = IOM_TYPE_DURATION, .dim = NODIM,
+	  .unit = "ns", .min = 0, .max = DAY, .def = "0s",
+	  .help = "I/O after the measured window, not counted (DiskSpd's -C)" },
+	{ .name = "rest", .section = IOM_SEC_TIMING, .type = IOM_TYPE_DURATION, .dim = NODIM,
+	  .unit = "ns", .min = 0, .max = DAY, .def = "0s",
+	  .help = "idle pause after each run" },
+	{ .name = "timeout", .section = IOM_SEC_TIMING, .type = IOM_TYPE_DURATION, .dim = NODIM,
+	  .unit = "ns", .min = 0, .max = 30 * DAY, .def = "0s",
+	  .help = "a run taking longer fails; 0: twice the expected time plus 60s" },
+	{ .name = "repeat", .section = IOM_SEC_TIMING, .type = IOM_TYPE_UINT, .dim = NODIM,
+	  .min = 1, .max = 1000, .def = "1", .help = "repetitions of each cell" },
+
+	/* report = { … } */
+	{ .name = "alpha", .section = IOM_SEC_REPORT, .type = IOM_TYPE_FLOAT, .dim = NODIM,
+	  .fmin = 0.0001, .fmax = 0.5, .def = "0.05",
+	  .help = "significance threshold of the test that decides a winner" },
+	{ .name = "min_effect", .section = IOM_SEC_REPORT, .type = IOM_TYPE_FLOAT, .dim = NODIM,
+	  .unit = "%", .fmin = 0, .fmax = 100, .def = "2%",
+	  .help = "smallest difference that counts as a win" },
+	{ .name = "max_cv", .section = IOM_SEC_REPORT, .type = IOM_TYPE_FLOAT, .dim = NODIM,
+	  .unit = "%", .fmin = 0, .fmax = 1000, .def = "5%",
+	  .help = "coefficient of variation above which a cell is called noisy" },
+
+	/* hooks = { … } (reserved) */
+	{ .name = "before_study", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .flags = IOM_KEY_RESERVED, .help = "shell command run before the first run" },
+	{ .name = "before_target", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING,
+	  .dim = NODIM, .flags = IOM_KEY_RESERVED,
+	  .help = "shell command run before a target's first run" },
+	{ .name = "before_run", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .flags = IOM_KEY_RESERVED, .help = "shell command run before each run" },
+	{ .name = "after_run", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .flags = IOM_KEY_RESERVED, .help = "shell command run after each run" },
+	{ .name = "after_target", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING,
+	  .dim = NODIM, .flags = IOM_KEY_RESERVED,
+	  .help = "shell command run after a target's last run" },
+	{ .name = "after_study", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .flags = IOM_KEY_RESERVED, .help = "shell command run after the last run" },
+
+	/* exclude = ( { … }, … ) — and every workload key */
+	{ .name = "target", .section = IOM_SEC_EXCLUDE, .type = IOM_TYPE_STRING,
+	  .dim = IOM_DIM_TARGET, .help = "a target label, or a list of labels" },
+};
+
+const size_t iom_nkeys = IOM_ARRAY_SIZE(iom_keys);
+
+static const char *const dim_names[IOM_DIM_COUNT] = {
+	[IOM_DIM_TARGET] = "target",
+	[IOM_DIM_BLOCK_SIZE] = "block_size",
+	[IOM_DIM_QUEUE_DEPTH] = "queue_depth",
+	[IOM_DIM_THREADS] = "threads",
+	[IOM_DIM_READ_PCT] = "read_pct",
+	[IOM_DIM_PATTERN] = "pattern",
+	[IOM_DIM_ENGINE] = "engine",
+	[IOM_DIM_DIRECT] = "direct",
+};
+
+static const char *const section_names[] = {
+	[IOM_SEC_TOP] = "top level",
+	[IOM_SEC_TARGET] = "targets",
+	[IOM_SEC_WORKLOAD] = "workload",
+	[IOM_SEC_TIMING] = "timing",
+	[IOM_SEC_REPORT] = "report",
+	[IOM_SEC_HOOKS] = "hooks",
+	[IOM_SEC_EXCLUDE] = "exclude",
+};
+
+const char *iom_section_name(enum iom_section section)
+{
+	if ((size_t)section >= IOM_ARRAY_SIZE(section_names))
+		return "?";
+	return section_names[section];
+}
+
+/* Sections whose keys are also valid in section s. */
+static bool section_accepts(enum iom_section s, enum iom_section key_section)
+{
+	if (s == key_section)
+		return true;
+	return (s == IOM_SEC_TARGET || s == IOM_SEC_EXCLUDE) && key_section == IOM_SEC_WORKLOAD;
+}
+
+const struct iom_key *iom_key_find(enum iom_section section, const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < iom_nkeys; i++)
+		if (section_accepts(section, iom_keys[i].section) &&
+		    strcmp(iom_keys[i].name, name) == 0)
+			return &iom_keys[i];
+	return NULL;
+}
+
+/* Optimal string alignment distance (Levenshtein plus transpositions), for short names. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t *d, res;
+
+	if (la > 64 || lb > 64)
+		return SIZE_MAX;
+	d = xcalloc((la + 1) * (lb + 1), sizeof(*d));
+#define D(i, j) d[(i) * (lb + 1) + (j)]
+	for (size_t i = 0; i <= la; i++)
+		D(i, 0) = i;
+	for (size_t j = 0; j <= lb; j++)
+		D(0, j) = j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = tolower((unsigned char)a[i - 1]) !=
+				      tolower((unsigned char)b[j - 1]);
+			size_t v = IOM_MIN(D(i - 1, j) + 1, D(i, j - 1) + 1);
+
+			v = IOM_MIN(v, D(i - 1, j - 1) + cost);
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+				v = IOM_MIN(v, D(i - 2, j - 2) + 1);
+			D(i, j) = v;
+		}
+	}
+	res = D(la, lb);
+#undef D
+	free(d);
+	return res;
+}
+
+const char *iom_closest(const char *name, const char *const *cands, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX, len;
+
+	if (!name)
+		return NULL;
+	len = strlen(name);
+	for (size_t i = 0; i < n; i++) {
+		size_t dist = edit_distance(name, cands[i]);
+
+		/* "blocksize" → "block_size"; also a name that is a prefix or part of a key. */
+		if (len >= 3 && (strstr(cands[i], name) || strstr(name, cands[i])))
+			dist = IOM_MIN(dist, 2);
+		if (dist < best_d) {
+			best_d = dist;
+			best = cands[i];
+		}
+	}
+	if (best && best_d <= IOM_MAX((size_t)2, len / 3) && best_d < len)
+		return best;
+	return NULL;
+}
+
+const struct iom_key *iom_key_closest(enum iom_section section, const char *name)
+{
+	const char *cands[IOM_ARRAY_SIZE(iom_keys)];
+	const struct iom_key *keys[IOM_ARRAY_SIZE(iom_keys)];
+	const char *best;
+	size_t n = 0;
+
+	for (size_t i = 0; i < iom_nkeys; i++) {
+		if (section_accepts(section, iom_keys[i].section)) {
+			keys[n] = &iom_keys[i];
+			cands[n++] = iom_keys[i].name;
+		}
+	}
+	best = iom_closest(name, cands, n);
+	for (size_t i = 0; best && i < n; i++)
+		if (cands[i] == best)
+			return keys[i];
+	return NULL;
+}
+
+const struct iom_key *iom_dim_key(enum iom_dim dim)
+{
+	for (size_t i = 0; i < iom_nkeys; i++)
+		if (iom_keys[i].dim == (int)dim)
+			return &iom_keys[i];
+	return NULL;
+}
+
+const char *iom_dim_name(enum iom_dim dim)
+{
+	if ((unsigned)dim >= IOM_DIM_COUNT)
+		return "?";
+	return dim_names[dim];
+}
+
+int iom_dim_from_name(const char *name)
+{
+	for (int d = 0; name && d < IOM_DIM_COUNT; d++)
+		if (strcmp(dim_names[d], name) == 0)
+			return d;
+	return -1;
+}
+
+const char *iom_type_name(enum iom_type type)
+{
+	switch (type) {
+	case IOM_TYPE_SIZE: return "size";
+	case IOM_TYPE_UINT: return "integer";
+	case IOM_TYPE_PCT: return "percent";
+	case IOM_TYPE_FLOAT: return "number";
+	case IOM_TYPE_BOOL: return "bool";
+	case IOM_TYPE_ENUM: return "choice";
+	case IOM_TYPE_DURATION: return "duration";
+	case IOM_TYPE_STRING: return "string";
+	case IOM_TYPE_LIST: return "list";
+	case IOM_TYPE_GROUP: return "group";
+	}
+	return "?";
+}
+
+void iom_key_format(const struct iom_key *k, int64_t v, char *buf, size_t len)
+{
+	switch (k->type) {
+	case IOM_TYPE_SIZE:
+		iom_size_format((uint64_t)v, buf, len);
+		break;
+	case IOM_TYPE_DURATION:
+		iom_duration_format((uint64_t)v, buf, len);
+		break;
+	case IOM_TYPE_BOOL:
+		snprintf(buf, len, "%s", v ? "true" : "false");
+		break;
+	case IOM_TYPE_ENUM: {
+		int64_t n = 0;
+
+		while (k->choices[n])
+			n++;
+		snprintf(buf, len, "%s", v >= 0 && v < n ? k->choices[v] : "?");
+		break;
+	}
+	default:
+		snprintf(buf, len, "%" PRId64, v);
+		break;
+	}
+}
+
+void iom_key_range_text(const struct iom_key *k, char *buf, size_t len)
+{
+	char lo[32], hi[32];
+
+	switch (k->type) {
+	case IOM_TYPE_SIZE:
+	case IOM_TYPE_UINT:
+	case IOM_TYPE_PCT:
+	case IOM_TYPE_DURATION:
+		iom_key_format(k, k->min, lo, sizeof(lo));
+		iom_key_format(k, k->max, hi, sizeof(hi));
+		if (k->max == INT64_MAX)
+			snprintf(buf, len, "%s or more", lo);
+		else if (k->min == k->max)
+			snprintf(buf, len, "%s", lo);
+		else
+			snprintf(buf, len, "%s to %s", lo, hi);
+		break;
+	case IOM_TYPE_FLOAT:
+		snprintf(buf, len, "%g%s to %g%s", k->fmin, k->unit ? k->unit : "", k->fmax,
+			 k->unit ? k->unit : "");
+		break;
+	case IOM_TYPE_BOOL:
+		snprintf(buf, len, "true | false");
+		break;
+	case IOM_TYPE_ENUM: {
+		size_t off = 0;
+
+		buf[0] = '\0';
+		for (size_t i = 0; k->choices[i] && off < len; i++)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? " | " : "",
+						k->choices[i]);
+		break;
+	}
+	default:
+		snprintf(buf, len, "%s", "");
+		break;
+	}
+}
+
+int iom_key_check(const struct iom_key *k, int64_t v, char *err, size_t errlen)
+{
+	char val[32], range[96];
+	int64_t lo = k->min, hi = k->max;
+
+	if (k->type == IOM_TYPE_BOOL) {
+		lo = 0;
+		hi = 1;
+	} else if (k->type == IOM_TYPE_ENUM) {
+		lo = 0;
+		for (hi = 0; k->choices[hi]; hi++)
+			;
+		hi--;
+	}
+	if (v >= lo && v <= hi)
+		return 0;
+	iom_key_format(k, v, val, sizeof(val));
+	iom_key_range_text(k, range, sizeof(range));
+	return iom_err(err, errlen, ERANGE, "%s %s is out of range (%s)", k->name, val, range);
+}
+
+/* A non-negative decimal integer, digits only; -ERANGE beyond INT64_MAX. */
+static int parse_uint(const char *s, int64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++) {
+		if (x > (uint64_t)(INT64_MAX - 9) / 10)
+			return -ERANGE;
+		x = x * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s)
+		return -EINVAL;
+	*v = (int64_t)x;
+	return 0;
+}
+
+int iom_key_parse_text(const struct iom_key *k, const char *text, int64_t *v, char *err,
+		       size_t errlen)
+{
+	char sub[IOM_ERRLEN];
+	uint64_t u;
+	int64_t x;
+	double pct;
+	int ret;
+
+	switch (k->type) {
+	case IOM_TYPE_SIZE:
+	case IOM_TYPE_DURATION:
+		ret = k->type == IOM_TYPE_SIZE ? iom_size_parse(text, &u, sub, sizeof(sub))
+					       : iom_duration_parse(text, &u, sub, sizeof(sub));
+		if (ret < 0)
+			return iom_err(err, errlen, -ret, "%s %s", k->name, sub);
+		if (u > (uint64_t)k->max) {
+			char range[96];
+
+			iom_key_range_text(k, range, sizeof(range));
+			return iom_err(err, errlen, ERANGE, "%s '%s' is out of range (%s)", k->name,
+				       text, range);
+		}
+		x = (int64_t)u;
+		break;
+	case IOM_TYPE_UINT:
+		ret = parse_uint(text, &x);
+		if (ret == -ERANGE || (ret == 0 && x > k->max)) {
+			char range[96];
+
+			iom_key_range_text(k, range, sizeof(range));
+			return iom_err(err, errlen, ERANGE, "%s '%s' is out of range (%s)", k->name,
+				       text, range);
+		}
+		if (ret < 0)
+			return iom_err(err, errlen, EINVAL, "%s '%s' is not a whole number",
+				       k->name, text);
+		break;
+	case IOM_TYPE_PCT:
+		ret = iom_pct_parse(text, (double)k->min, (double)k->max, &pct, sub, sizeof(sub));
+		if (ret < 0)
+			return iom_err(err, errlen, -ret, "%s %s", k->name, sub);
+		if (pct != floor(pct))
+			return iom_err(err, errlen, EINVAL, "%s '%s' is not a whole percentage",
+				       k->name, text);
+		x = (int64_t)pct;
+		break;
+	case IOM_TYPE_BOOL:
+		if (strcmp(text, "true") == 0)
+			x = 1;
+		else if (strcmp(text, "false") == 0)
+			x = 0;
+		else
+			return iom_err(err, errlen, EINVAL, "%s '%s' is not true or false",
+				       k->name, text);
+		break;
+	case IOM_TYPE_ENUM: {
+		char range[96];
+
+		for (x = 0; k->choices[x]; x++)
+			if (strcmp(k->choices[x], text) == 0)
+				break;
+		if (k->choices[x])
+			break;
+		iom_key_range_text(k, range, sizeof(range));
+		return iom_err(err, errlen, EINVAL, "%s '%s' is not one of %s", k->name, text,
+			       range);
+	}
+	default:
+		return iom_err(err, errlen, EINVAL, "%s is not a single value", k->name);
+	}
+	ret = iom_key_check(k, x, err, errlen);
+	if (ret == 0)
+		*v = x;
+	return ret;
+}
+
+int iom_key_check_float(const struct iom_key *k, double v, char *err, size_t errlen)
+{
+	char range[96];
+
+	if (!isnan(v) && v >= k->fmin && v <= k->fmax)
+		return 0;
+	iom_key_range_text(k, range, sizeof(range));
+	return iom_err(err, errlen, ERANGE, "%s %g is out of range (%s)", k->name, v, range);
+}
+
+int iom_key_parse_float(const struct iom_key *k, const char *text, double *v, char *err,
+			size_t errlen)
+{
+	char sub[IOM_ERRLEN];
+	double x;
+	int ret;
+
+	/* Within the range, or just beyond it so that the range message names the value. */
+	ret = iom_pct_parse(text, 0, 1e9, &x, sub, sizeof(sub));
+	if (ret < 0)
+		return iom_err(err, errlen, EINVAL, "%s '%s' is not a number", k->name, text);
+	if (strchr(text, '%') && (!k->unit || strcmp(k->unit, "%") != 0))
+		return iom_err(err, errlen, EINVAL, "%s '%s' is not a percentage", k->name, text);
+	ret = iom_key_check_float(k, x, err, errlen);
+	if (ret == 0)
+		*v = x;
+	return ret;
+}
+
+void iom_dim_format(enum iom_dim dim, int64_t value, char *buf, size_t len)
+{
+	const struct iom_key *k = iom_dim_key(dim);
+
+	if (!k || dim == IOM_DIM_TARGET) {
+		snprintf(buf, len, "%" PRId64, value);
+		return;
+	}
+	iom_key_format(k, value, buf, len);
+}
+
+/* The name of a key as a user finds it: "workload.block_size", "iomatrix". */
+static void qualified_name(const struct iom_key *k, char *buf, size_t len)
+{
+	if (k->section == IOM_SEC_TOP)
+		snprintf(buf, len, "%s", k->name);
+	else
+		snprintf(buf, len, "%s.%s", iom_section_name(k->section), k->name);
+}
+
+static void default_text(const struct iom_key *k, char *buf, size_t len)
+{
+	if (k->flags & IOM_KEY_REQUIRED)
+		snprintf(buf, len, "required");
+	else if (k->def)
+		snprintf(buf, len, "%s", k->def);
+	else
+		snprintf(buf, len, "-");
+}
+
+/* Prints s for a Markdown table cell: '|' would end the cell. */
+static void md_cell(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', out);
+		fputc(*s, out);
+	}
+}
+
+void iom_keys_print(FILE *out, bool markdown)
+{
+	char name[64], range[128], def[64];
+	int wname = 0, wtype = 0, wrange = 0, wdef = 0;
+
+	for (size_t i = 0; i < iom_nkeys; i++) {
+		const struct iom_key *k = &iom_keys[i];
+
+		qualified_name(k, name, sizeof(name));
+		iom_key_range_text(k, range, sizeof(range));
+		default_text(k, def, sizeof(def));
+		wname = IOM_MAX(wname, (int)strlen(name));
+		wtype = IOM_MAX(wtype, (int)strlen(iom_type_name(k->type)));
+		wrange = IOM_MAX(wrange, (int)strlen(range));
+		wdef = IOM_MAX(wdef, (int)strlen(def));
+	}
+	if (markdown) {
+		fprintf(out, "| key | type | values | default | meaning |\n");
+		fprintf(out, "|---|---|---|---|---|\n");
+	} else {
+		fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s\n", wname, "KEY", wtype, "TYPE", wrange,
+			"VALUES", wdef, "DEFAULT", "MEANING");
+	}
+	for (size_t i = 0; i < iom_nkeys; i++) {
+		const struct iom_key *k = &iom_keys[i];
+		const char *resnote = k->flags & IOM_KEY_RESERVED
+					      ? " (reserved: checked, not yet acted on)"
+					      : "";
+
+		qualified_name(k, name, sizeof(name));
+		iom_key_range_text(k, range, sizeof(range));
+		default_text(k, def, sizeof(def));
+		if (markdown) {
+			fprintf(out, "| `%s` | %s | ", name, iom_type_name(k->type));
+			md_cell(out, range);
+			fprintf(out, " | %s | ", def);
+			md_cell(out, k->help);
+			fprintf(out, "%s |\n", resnote);
+		} else {
+			fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s%s\n", wname, name, wtype,
+				iom_type_name(k->type), wrange, range, wdef, def, k->help,
+				resnote);
+		}
+	}
+	if (!markdown) {
+		fprintf(out, "\nevery workload key may also be set in a target (it overrides the "
+			     "workload's value there)\nand may be a list [ ... ] or a range "
+			     "{ from = ...; to = ...; } (doubling) or { from; to; step } (adding):\n"
+			     "each list or range is a dimension of the plan; the targets are the "
+			     "dimension \"target\"\n");
+	}
+}

@@ -1,0 +1,1781 @@
+/*
+ * matrix — a matrix file read with libconfig into a validated struct iom_matrix.
+ *
+ * The steps, in order:
+ *   1. prescan: a small lexer over the raw text that libconfig 1.5 needs in front of it. It
+ *      refuses @include (a matrix is one self-contained file, so the results directory holds all
+ *      of it) and integer literals beyond 64 bits, and appends an L to integers beyond 32 bits,
+ *      which libconfig would otherwise silently wrap (4294967296 would read as 0).
+ *   2. libconfig parses the text; its syntax errors keep their line, with a hint for the two
+ *      mistakes everyone makes (unquoted "4K", unquoted words).
+ *   3. --set overrides are applied to the tree, each value parsed as libconfig text. Settings
+ *      they add carry the override as their libconfig hook, so a message about them names the
+ *      override instead of a line.
+ *   4. validation walks the tree with the key table (keys.c): every key known, every value of
+ *      its type and in range, then the checks across keys. The first problem found is the one
+ *      reported, as "FILE:LINE: message".
+ *
+ * Every value of a workload key becomes a list (struct iom_values): a scalar is a list of one,
+ * [ … ] and ( … ) are lists, and { from; to; [step] } is a range. Targets receive the effective
+ * list of every workload key: their own when they set it, the workload's otherwise.
+ */
+#include "matrix.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+#include "util.h"
+
+#define MAX_TARGETS 1024
+#define MAX_VALUES (1u << 20) /* values in one dimension */
+#define MAX_EXCLUDES 4096
+#define MAX_LABEL 64
+#define MAX_TEXT 1024
+#define MAX_PATH_LEN 4095
+#define MAX_HOOK 8192
+
+struct ctx {
+	const char *file;
+	char *err;
+	size_t errlen;
+	config_t cfg;
+	struct iom_matrix *m;
+	/* First line where each dimension's key appears in the file (INT_MAX: nowhere). */
+	int dim_line[IOM_DIM_COUNT];
+	bool overridden[IOM_DIM_COUNT];
+	/* Where each dimension was set: in the workload, and per target (NULL: inherited). */
+	const config_setting_t *wl_set[IOM_DIM_COUNT];
+	const config_setting_t *(*t_set)[IOM_DIM_COUNT];
+};
+
+/* ---- messages ---------------------------------------------------------------------------- */
+
+/* Quotes at most 40 characters of s (10 kB labels make poor messages). */
+static const char *shorten(const char *s, char *buf, size_t len)
+{
+	size_t n = strlen(s);
+
+	if (n < 44 || len < 48) {
+		snprintf(buf, len, "%s", s);
+	} else {
+		size_t cut = 40;
+
+		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			cut--; /* do not split a UTF-8 sequence */
+		snprintf(buf, len, "%.*s...", (int)cut, s);
+	}
+	return buf;
+}
+
+/* Messages are one line: control characters from the input become '?'. */
+static void one_line(char *msg)
+{
+	for (unsigned char *q = (unsigned char *)msg; *q; q++)
+		if (*q < 0x20 || *q == 0x7f)
+			*q = '?';
+}
+
+/* The override a setting comes from, or NULL when it is from the file. */
+static const struct iom_override *override_of(const config_setting_t *s)
+{
+	for (; s; s = config_setting_parent(s))
+		if (config_setting_get_hook(s))
+			return config_setting_get_hook(s);
+	return NULL;
+}
+
+static int line_of(const config_setting_t *s)
+{
+	for (; s; s = config_setting_parent(s))
+		if (config_setting_source_line(s) > 0)
+			return (int)config_setting_source_line(s);
+	return 1;
+}
+
+/* Formats "FILE:LINE: message" (or "FILE: --set K=V: message") into the error buffer. */
+__attribute__((format(printf, 3, 4)))
+static int fail(struct ctx *c, const config_setting_t *s, const char *fmt, ...)
+{
+	const struct iom_override *ov = override_of(s);
+	char msg[IOM_ERRLEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	one_line(msg);
+	if (ov)
+		return iom_err(c->err, c->errlen, EINVAL, "%s: --set %s=%s: %s", c->file, ov->key,
+			       ov->value, msg);
+	return iom_err(c->err, c->errlen, EINVAL, "%s:%d: %s", c->file, line_of(s), msg);
+}
+
+static int fail_line(struct ctx *c, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail_line(struct ctx *c, int line, const char *fmt, ...)
+{
+	char msg[IOM_ERRLEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	one_line(msg);
+	return iom_err(c->err, c->errlen, EINVAL, "%s:%d: %s", c->file, line > 0 ? line : 1, msg);
+}
+
+static const char *config_type_name(int type)
+{
+	switch (type) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64: return "an integer";
+	case CONFIG_TYPE_FLOAT: return "a real number";
+	case CONFIG_TYPE_STRING: return "a string";
+	case CONFIG_TYPE_BOOL: return "true or false";
+	case CONFIG_TYPE_ARRAY: return "a list [ ... ]";
+	case CONFIG_TYPE_LIST: return "a list ( ... )";
+	case CONFIG_TYPE_GROUP: return "a group { ... }";
+	}
+	return "nothing";
+}
+
+/* What a key wants, for "wrong type" messages. */
+static const char *wanted(const struct iom_key *k)
+{
+	switch (k->type) {
+	case IOM_TYPE_SIZE: return "a size such as 4096 or \"4K\"";
+	case IOM_TYPE_UINT: return "a whole number";
+	case IOM_TYPE_PCT: return "a whole percentage such as 70";
+	case IOM_TYPE_FLOAT: return "a number";
+	case IOM_TYPE_BOOL: return "true or false";
+	case IOM_TYPE_ENUM: return "a string";
+	case IOM_TYPE_DURATION: return "a duration such as \"1.5s\"";
+	case IOM_TYPE_STRING: return "a string in quotes";
+	case IOM_TYPE_LIST: return "a list of names such as [ \"target\", \"block_size\" ]";
+	case IOM_TYPE_GROUP: return "a group { ... }";
+	}
+	return "?";
+}
+
+static int wrong_type(struct ctx *c, const config_setting_t *s, const struct iom_key *k)
+{
+	char choices[128] = "";
+
+	if (k->type == IOM_TYPE_ENUM) {
+		iom_key_range_text(k, choices, sizeof(choices));
+		return fail(c, s, "%s must be one of %s (in quotes), not %s", k->name, choices,
+			    config_type_name(config_setting_type(s)));
+	}
+	return fail(c, s, "%s must be %s, not %s", k->name, wanted(k),
+		    config_type_name(config_setting_type(s)));
+}
+
+static int unknown_key(struct ctx *c, const config_setting_t *s, enum iom_section sec)
+{
+	const char *name = config_setting_name(s);
+	const struct iom_key *k = iom_key_closest(sec, name);
+	char where[64], shown[64];
+
+	if (sec == IOM_SEC_TOP)
+		snprintf(where, sizeof(where), "at the top level");
+	else if (sec == IOM_SEC_TARGET)
+		snprintf(where, sizeof(where), "in a target");
+	else if (sec == IOM_SEC_EXCLUDE)
+		snprintf(where, sizeof(where), "in an exclude condition");
+	else
+		snprintf(where, sizeof(where), "in %s", iom_section_name(sec));
+	shorten(name, shown, sizeof(shown));
+	if (k)
+		return fail(c, s, "unknown key '%s' %s (did you mean '%s'?)", shown, where, k->name);
+	return fail(c, s, "unknown key '%s' %s (see 'iomatrix help keys')", shown, where);
+}
+
+/* ---- step 1: prescan --------------------------------------------------------------------- */
+
+static bool ident_char(int ch)
+{
+	return isalnum(ch) || ch == '_' || ch == '-' || ch == '*';
+}
+
+/* The text of line n of text, without its newline, into buf. */
+static void line_text(const char *text, int n, char *buf, size_t len)
+{
+	const char *p = text, *e;
+
+	for (int i = 1; i < n && p; i++) {
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (!p) {
+		buf[0] = '\0';
+		return;
+	}
+	e = strchr(p, '\n');
+	snprintf(buf, len, "%.*s", (int)(e ? (size_t)(e - p) : strlen(p)), p);
+}
+
+/* A hint for the syntax errors people make: unquoted units and unquoted words. */
+static const char *syntax_hint(const char *line)
+{
+	bool quote = false;
+
+	for (const char *p = line; *p; p++) {
+		if (*p == '"')
+			quote = !quote;
+		if (quote)
+			continue;
+		if (*p == '#' || (p[0] == '/' && p[1] == '/'))
+			break;
+		if (isdigit((unsigned char)p[0]) && isalpha((unsigned char)p[1]) &&
+		    (p == line || !ident_char((unsigned char)p[-1])) && p[1] != 'x' &&
+		    p[1] != 'X' && p[1] != 'L' && p[1] != 'e' && p[1] != 'E')
+			return " (values with units are strings: write \"4K\" or \"1.5s\")";
+		if (*p == '=' || *p == ':') {
+			const char *q = p + 1;
+
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (isalpha((unsigned char)*q) && strncasecmp(q, "true", 4) != 0 &&
+			    strncasecmp(q, "false", 5) != 0)
+				return " (words are strings: write them in quotes, e.g. \"random\")";
+		}
+	}
+	return "";
+}
+
+/*
+ * Copies text to *out, appending 'L' to integer literals that do not fit in 32 bits; refuses
+ * @include, integers beyond 64 bits and unterminated strings (which libconfig 1.5 accepts).
+ *
+ * It also reports a string where libconfig's grammar allows none (anywhere but after '=', ':',
+ * '(', '[', another string, or ',' inside a list): libconfig would report the same syntax error
+ * but leak the string, and fuzzing the reader must find no leaks.
+ */
+static int prescan(struct ctx *c, const char *text, char **out)
+{
+	size_t len = strlen(text), cap = len + 64, o = 0, depth = 0, depth_cap = 64;
+	char *buf = xmalloc(cap), *nest = xmalloc(depth_cap), prev = 0;
+	const char *p = text;
+	int line = 1, ret = 0;
+
+#define PUT(ch)                                             \
+	do {                                                \
+		if (o + 2 >= cap)                           \
+			buf = xrealloc(buf, cap *= 2);      \
+		buf[o++] = (ch);                            \
+	} while (0)
+
+	while (*p) {
+		if (*p == '\n') {
+			line++;
+			PUT(*p++);
+		} else if (isspace((unsigned char)*p)) {
+			PUT(*p++);
+		} else if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
+			while (*p && *p != '\n')
+				PUT(*p++);
+		} else if (p[0] == '/' && p[1] == '*') {
+			PUT(*p++);
+			PUT(*p++);
+			while (*p && !(p[0] == '*' && p[1] == '/')) {
+				line += *p == '\n';
+				PUT(*p++);
+			}
+		} else if (*p == '"') {
+			int start_line = line;
+			bool in_list = depth > 0 && nest[depth - 1] != '{';
+
+			if (!(prev && strchr("=:([S", prev)) && !(prev == ',' && in_list)) {
+				char text_line[256];
+
+				line_text(text, line, text_line, sizeof(text_line));
+				ret = fail_line(c, line, "syntax error%s", syntax_hint(text_line));
+				goto out;
+			}
+			PUT(*p++);
+			while (*p && *p != '"') {
+				if (*p == '\\' && p[1])
+					PUT(*p++);
+				line += *p == '\n';
+				PUT(*p++);
+			}
+			if (!*p) {
+				ret = fail_line(c, start_line, "unterminated string (no closing \")");
+				goto out;
+			}
+			PUT(*p++);
+			prev = 'S';
+		} else if (*p == '@') {
+			if (strncmp(p, "@include", 8) == 0) {
+				ret = fail_line(c, line, "@include is not supported: a matrix is one "
+							 "self-contained file");
+				goto out;
+			}
+			PUT(*p++);
+			prev = '@';
+		} else if (isalpha((unsigned char)*p) || *p == '*') {
+			while (ident_char((unsigned char)*p))
+				PUT(*p++);
+			prev = 'N';
+		} else if (isdigit((unsigned char)*p)) {
+			const char *start = p;
+			bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X'), big;
+			unsigned __int128 v = 0;
+
+			prev = 'V';
+			if (hex) {
+				p += 2;
+				while (isxdigit((unsigned char)*p)) {
+					int d = isdigit((unsigned char)*p) ? *p - '0'
+									 : tolower(*p) - 'a' + 10;
+
+					if (v <= UINT64_MAX)
+						v = v * 16 + (unsigned)d;
+					p++;
+				}
+			} else {
+				while (isdigit((unsigned char)*p)) {
+					if (v <= UINT64_MAX)
+						v = v * 10 + (unsigned)(*p - '0');
+					p++;
+				}
+				if (*p == '.' || *p == 'e' || *p == 'E') {
+					/* a real number: copy it as it is */
+					for (const char *q = start; q < p; q++)
+						PUT(*q);
+					continue;
+				}
+			}
+			if (v > INT64_MAX) {
+				ret = fail_line(c, line, "integer %.*s is too large (at most "
+							 "9223372036854775807; sizes can be written as "
+							 "strings such as \"4G\")",
+						(int)IOM_MIN(p - start, 40), start);
+				goto out;
+			}
+			big = v > INT32_MAX && *p != 'L' && *p != 'l';
+			for (const char *q = start; q < p; q++)
+				PUT(*q);
+			if (big)
+				PUT('L');
+		} else {
+			if (*p == '{' || *p == '(' || *p == '[') {
+				if (depth == depth_cap)
+					nest = xrealloc(nest, depth_cap *= 2);
+				nest[depth++] = *p;
+			} else if ((*p == '}' || *p == ')' || *p == ']') && depth > 0) {
+				depth--;
+			}
+			prev = *p;
+			PUT(*p++);
+		}
+	}
+	buf[o] = '\0';
+	*out = buf;
+	buf = NULL;
+out:
+	free(buf);
+	free(nest);
+	return ret;
+#undef PUT
+}
+
+/* ---- step 2: libconfig ------------------------------------------------------------------- */
+
+static int parse_text(struct ctx *c, const char *text)
+{
+	char *scanned, line[256];
+	const char *msg, *hint = "";
+	int ret;
+
+	ret = prescan(c, text, &scanned);
+	if (ret < 0)
+		return ret;
+	config_set_auto_convert(&c->cfg, 0);
+	if (config_read_string(&c->cfg, scanned)) {
+		free(scanned);
+		return 0;
+	}
+	free(scanned);
+	msg = config_error_text(&c->cfg) ? config_error_text(&c->cfg) : "syntax error";
+	line_text(text, config_error_line(&c->cfg), line, sizeof(line));
+	if (strstr(msg, "memory exhausted"))
+		msg = "too deeply nested for the parser";
+	else if (strstr(msg, "mismatched element type"))
+		hint = " (to mix numbers and strings, write the list with ( ... ) instead of "
+		       "[ ... ])";
+	else if (strstr(msg, "syntax error"))
+		hint = syntax_hint(line);
+	return fail_line(c, config_error_line(&c->cfg), "%s%s", msg, hint);
+}
+
+/* ---- step 3: overrides ------------------------------------------------------------------- */
+
+/* Deep copy of src as a new member name (NULL for list/array elements) of parent. */
+static config_setting_t *copy_setting(config_setting_t *parent, const char *name,
+				      const config_setting_t *src)
+{
+	int type = config_setting_type(src);
+	config_setting_t *dst = config_setting_add(parent, name, type);
+
+	if (!dst)
+		return NULL;
+	switch (type) {
+	case CONFIG_TYPE_INT:
+		config_setting_set_int(dst, config_setting_get_int(src));
+		break;
+	case CONFIG_TYPE_INT64:
+		config_setting_set_int64(dst, config_setting_get_int64(src));
+		break;
+	case CONFIG_TYPE_FLOAT:
+		config_setting_set_float(dst, config_setting_get_float(src));
+		break;
+	case CONFIG_TYPE_BOOL:
+		config_setting_set_bool(dst, config_setting_get_bool(src));
+		break;
+	case CONFIG_TYPE_STRING:
+		config_setting_set_string(dst, config_setting_get_string(src));
+		break;
+	default:
+		for (int i = 0; i < config_setting_length(src); i++) {
+			const config_setting_t *e = config_setting_get_elem(src, (unsigned)i);
+
+			if (!copy_setting(dst, type == CONFIG_TYPE_GROUP ? config_setting_name(e)
+									  : NULL, e))
+				return NULL;
+		}
+		break;
+	}
+	return dst;
+}
+
+static bool bare_word(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_.-+/:%~,@", *s))
+			return false;
+	return true;
+}
+
+/* "[4K, 64K]" → "( \"4K\", \"64K\" )": a list whose items are bare words gets them quoted (and
+ * parentheses, so that numbers and words may mix). NULL when v is not such a list. */
+static char *quote_bare_list(const char *v)
+{
+	size_t n = strlen(v), cap = 2 * n + 16, o = 0;
+	char *out, *body;
+
+	if (n < 2 || v[0] != '[' || v[n - 1] != ']')
+		return NULL;
+	out = xmalloc(cap);
+	out[o++] = '(';
+	body = xasprintf("%.*s", (int)(n - 2), v + 1);
+	for (char *save = NULL, *item = strtok_r(body, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *e;
+		bool number = true;
+
+		while (isspace((unsigned char)*item))
+			item++;
+		e = item + strlen(item);
+		while (e > item && isspace((unsigned char)e[-1]))
+			*--e = '\0';
+		if (!bare_word(item)) {
+			free(body);
+			free(out);
+			return NULL;
+		}
+		for (const char *q = item; *q; q++)
+			if (!isdigit((unsigned char)*q) && !(q == item && *q == '-'))
+				number = false;
+		number |= strcmp(item, "true") == 0 || strcmp(item, "false") == 0;
+		o += (size_t)snprintf(out + o, cap - o, "%s%s%s%s", o > 1 ? ", " : " ",
+				      number ? "" : "\"", item, number ? "" : "\"");
+	}
+	snprintf(out + o, cap - o, " )");
+	free(body);
+	return out;
+}
+
+static const struct iom_key *top_key(const char *name)
+{
+	return iom_key_find(IOM_SEC_TOP, name);
+}
+
+/* The group section of root, created when missing. */
+static config_setting_t *section_group(config_setting_t *root, const char *name)
+{
+	config_setting_t *g = config_setting_get_member(root, name);
+
+	if (g && config_setting_type(g) == CONFIG_TYPE_GROUP)
+		return g;
+	if (g)
+		return NULL;
+	return config_setting_add(root, name, CONFIG_TYPE_GROUP);
+}
+
+static int override_error(struct ctx *c, const struct iom_override *ov, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int override_error(struct ctx *c, const struct iom_override *ov, const char *fmt, ...)
+{
+	char msg[IOM_ERRLEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	one_line(msg);
+	return iom_err(c->err, c->errlen, EINVAL, "%s: --set %s=%s: %s", c->file, ov->key,
+		       ov->value, msg);
+}
+
+/* All key names a --set may use, for suggestions. */
+static const struct iom_key *closest_any(const char *name)
+{
+	static const enum iom_section secs[] = { IOM_SEC_WORKLOAD, IOM_SEC_TIMING, IOM_SEC_TOP,
+						 IOM_SEC_REPORT, IOM_SEC_TARGET };
+
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(secs); i++) {
+		const struct iom_key *k = iom_key_closest(secs[i], name);
+
+		if (k)
+			return k;
+	}
+	return NULL;
+}
+
+static int apply_override(struct ctx *c, const struct iom_override *ov)
+{
+	config_setting_t *root = config_root_setting(&c->cfg), *parent = NULL, *val, *dst;
+	const struct iom_key *k = NULL;
+	char *key, *dot, *name, *text;
+	config_t tmp;
+	int ret = 0;
+
+	if (!ov->key || !*ov->key)
+		return iom_err(c->err, c->errlen, EINVAL, "--set needs KEY=VALUE");
+	key = xstrdup(ov->key);
+	dot = strchr(key, '.');
+	if (!dot) {
+		/* A bare key: a top-level key, else the workload, timing or report key. */
+		static const enum iom_section secs[] = { IOM_SEC_WORKLOAD, IOM_SEC_TIMING,
+							 IOM_SEC_REPORT };
+
+		name = key;
+		if ((k = top_key(name)) != NULL) {
+			parent = root;
+		} else {
+			for (size_t i = 0; i < IOM_ARRAY_SIZE(secs) && !k; i++) {
+				k = iom_key_find(secs[i], name);
+				if (k && k->section == secs[i])
+					parent = section_group(root, iom_section_name(secs[i]));
+				else
+					k = NULL;
+			}
+		}
+	} else if (strncmp(key, "targets.", 8) == 0 || strncmp(key, "target.", 7) == 0) {
+		/* targets.LABEL.KEY: one target's key */
+		char *label = strchr(key, '.') + 1, *last = strrchr(key, '.');
+		config_setting_t *ts = config_setting_get_member(root, "targets");
+
+		if (last == dot) {
+			ret = override_error(c, ov, "write targets.LABEL.KEY to set a key of one "
+						    "target");
+			goto out;
+		}
+		*last = '\0';
+		name = last + 1;
+		k = iom_key_find(IOM_SEC_TARGET, name);
+		for (int i = 0; ts && config_setting_is_aggregate(ts) &&
+				i < config_setting_length(ts); i++) {
+			config_setting_t *t = config_setting_get_elem(ts, (unsigned)i);
+			const char *l = NULL;
+
+			if (config_setting_is_group(t) &&
+			    config_setting_lookup_string(t, "label", &l) && strcmp(l, label) == 0)
+				parent = t;
+		}
+		if (k && !parent) {
+			ret = override_error(c, ov, "no target labelled '%s'", label);
+			goto out;
+		}
+	} else {
+		*dot = '\0';
+		name = dot + 1;
+		k = iom_key_find(IOM_SEC_TOP, key);
+		if (k && k->type == IOM_TYPE_GROUP && strcmp(key, "targets") != 0 &&
+		    strcmp(key, "exclude") != 0) {
+			enum iom_section sec = strcmp(key, "workload") == 0 ? IOM_SEC_WORKLOAD
+					       : strcmp(key, "timing") == 0 ? IOM_SEC_TIMING
+					       : strcmp(key, "report") == 0 ? IOM_SEC_REPORT
+									   : IOM_SEC_HOOKS;
+
+			k = iom_key_find(sec, name);
+			if (k && k->section == sec)
+				parent = section_group(root, key);
+			else
+				k = NULL;
+		} else {
+			k = NULL;
+		}
+	}
+	if (!k) {
+		const struct iom_key *near = closest_any(strrchr(ov->key, '.') ? strrchr(ov->key, '.') + 1
+										 : ov->key);
+
+		if (near)
+			ret = override_error(c, ov, "unknown key '%s' (did you mean '%s'?)", ov->key,
+					     near->name);
+		else
+			ret = override_error(c, ov, "unknown key '%s' (see 'iomatrix help keys')",
+					     ov->key);
+		goto out;
+	}
+	if (!parent) {
+		ret = override_error(c, ov, "the matrix's '%s' is not a group", key);
+		goto out;
+	}
+	if (k->dim >= 0)
+		c->overridden[k->dim] = true;
+
+	/* The value, as libconfig text; a bare word that is not libconfig is a string. */
+	config_init(&tmp);
+	text = xasprintf("v = %s;", ov->value ? ov->value : "");
+	{
+		char *scanned = NULL;
+		struct ctx sub = *c;
+		char suberr[IOM_ERRLEN];
+
+		sub.err = suberr;
+		sub.errlen = sizeof(suberr);
+		char *quoted = ov->value ? quote_bare_list(ov->value) : NULL;
+
+		if (quoted) {
+			free(text);
+			text = xasprintf("v = %s;", quoted);
+			free(quoted);
+		}
+		if (prescan(&sub, text, &scanned) < 0 || !config_read_string(&tmp, scanned) ||
+		    config_setting_length(config_root_setting(&tmp)) != 1) {
+			config_destroy(&tmp);
+			config_init(&tmp);
+			if (!ov->value || !bare_word(ov->value)) {
+				ret = override_error(c, ov, "not a value (write a number, a word, "
+							    "\"text\", [ a, b ] or { from = ...; "
+							    "to = ...; })");
+				free(scanned);
+				free(text);
+				config_destroy(&tmp);
+				goto out;
+			}
+			config_setting_set_string(config_setting_add(config_root_setting(&tmp), "v",
+								     CONFIG_TYPE_STRING),
+						  ov->value);
+		}
+		free(scanned);
+	}
+	free(text);
+	val = config_setting_get_member(config_root_setting(&tmp), "v");
+	config_setting_remove(parent, name);
+	dst = copy_setting(parent, name, val);
+	config_destroy(&tmp);
+	if (!dst) {
+		ret = override_error(c, ov, "cannot set this value here");
+		goto out;
+	}
+	config_setting_set_hook(dst, (void *)ov);
+out:
+	free(key);
+	return ret;
+}
+
+/* ---- step 4: values ---------------------------------------------------------------------- */
+
+static bool is_int(const config_setting_t *s)
+{
+	return config_setting_type(s) == CONFIG_TYPE_INT ||
+	       config_setting_type(s) == CONFIG_TYPE_INT64;
+}
+
+/* One scalar value of a numeric, enum or bool key, range-checked. */
+static int read_scalar(struct ctx *c, const struct iom_key *k, const config_setting_t *s,
+		       int64_t *v)
+{
+	char sub[IOM_ERRLEN];
+	int type = config_setting_type(s);
+
+	switch (type) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64: {
+		long long x = config_setting_get_int64(s);
+
+		if (k->type == IOM_TYPE_BOOL || k->type == IOM_TYPE_ENUM)
+			return wrong_type(c, s, k);
+		if (x < 0)
+			return fail(c, s, "%s %lld cannot be negative", k->name, x);
+		if (k->type == IOM_TYPE_DURATION) {
+			/* a bare number of seconds */
+			if (x > k->max / 1000000000ll) {
+				char range[96];
+
+				iom_key_range_text(k, range, sizeof(range));
+				return fail(c, s, "%s %llds is out of range (%s)", k->name, x,
+					    range);
+			}
+			x *= 1000000000ll;
+		}
+		if (iom_key_check(k, x, sub, sizeof(sub)) < 0)
+			return fail(c, s, "%s", sub);
+		*v = x;
+		return 0;
+	}
+	case CONFIG_TYPE_FLOAT: {
+		double x = config_setting_get_float(s);
+		uint64_t ns;
+
+		if (k->type != IOM_TYPE_DURATION) {
+			if (k->type == IOM_TYPE_SIZE)
+				return fail(c, s, "%s must be a whole number of bytes or a size in "
+						  "quotes such as \"1.5M\", not the real number %g",
+					    k->name, x);
+			return fail(c, s, "%s must be %s, not the real number %g", k->name,
+				    wanted(k), x);
+		}
+		if (iom_duration_from_seconds(x, &ns, sub, sizeof(sub)) < 0)
+			return fail(c, s, "%s %s", k->name, sub);
+		if (ns > (uint64_t)k->max)
+			return fail(c, s, "%s %gs is out of range (at most %llds)", k->name, x,
+				    (long long)(k->max / 1000000000ll));
+		if (iom_key_check(k, (int64_t)ns, sub, sizeof(sub)) < 0)
+			return fail(c, s, "%s", sub);
+		*v = (int64_t)ns;
+		return 0;
+	}
+	case CONFIG_TYPE_BOOL:
+		if (k->type != IOM_TYPE_BOOL)
+			return wrong_type(c, s, k);
+		*v = config_setting_get_bool(s) ? 1 : 0;
+		return 0;
+	case CONFIG_TYPE_STRING: {
+		const char *str = config_setting_get_string(s);
+		char shown[64];
+
+		if (strlen(str) > 64)
+			return fail(c, s, "%s '%s' is not %s", k->name,
+				    shorten(str, shown, sizeof(shown)), wanted(k));
+		if (iom_key_parse_text(k, str, v, sub, sizeof(sub)) < 0)
+			return fail(c, s, "%s", sub);
+		return 0;
+	}
+	default:
+		return wrong_type(c, s, k);
+	}
+}
+
+static void values_push(struct iom_values *vals, size_t *cap, int64_t v)
+{
+	if (vals->n == *cap) {
+		*cap = *cap ? *cap * 2 : 8;
+		vals->v = xrealloc(vals->v, *cap * sizeof(*vals->v));
+	}
+	vals->v[vals->n++] = v;
+}
+
+static int read_range(struct ctx *c, const struct iom_key *k, const config_setting_t *s,
+		      struct iom_values *out)
+{
+	static const char *const range_keys[] = { "from", "to", "step" };
+	const config_setting_t *sf = NULL, *st = NULL, *ss = NULL;
+	int64_t from, to, step = 0;
+	uint64_t count = 0;
+	size_t cap = 0;
+	int ret;
+
+	if (k->type != IOM_TYPE_SIZE && k->type != IOM_TYPE_UINT && k->type != IOM_TYPE_PCT)
+		return fail(c, s, "%s cannot be a range { from; to; } (only sizes and numbers "
+				  "can); give a list [ ... ]", k->name);
+	for (int i = 0; i < config_setting_length(s); i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		const char *n = config_setting_name(e);
+
+		if (strcmp(n, "from") == 0)
+			sf = e;
+		else if (strcmp(n, "to") == 0)
+			st = e;
+		else if (strcmp(n, "step") == 0)
+			ss = e;
+		else {
+			const char *near = iom_closest(n, range_keys, 3);
+			char shown[64];
+
+			shorten(n, shown, sizeof(shown));
+			if (near)
+				return fail(c, e, "unknown key '%s' in the range of %s (did you "
+						  "mean '%s'?)", shown, k->name, near);
+			return fail(c, e, "unknown key '%s' in the range of %s (a range has "
+					  "from, to and optionally step)", shown, k->name);
+		}
+	}
+	if (!sf || !st)
+		return fail(c, s, "the range of %s needs from and to, e.g. { from = \"512\"; "
+				  "to = \"64M\"; }", k->name);
+	if ((ret = read_scalar(c, k, sf, &from)) < 0 || (ret = read_scalar(c, k, st, &to)) < 0)
+		return ret;
+	if (from > to)
+		return fail(c, s, "the range of %s goes down (from is larger than to)", k->name);
+	if (ss) {
+		struct iom_key stepkey = *k;
+
+		stepkey.name = "step";
+		stepkey.min = 1;
+		if ((ret = read_scalar(c, &stepkey, ss, &step)) < 0)
+			return ret;
+		count = (uint64_t)(to - from) / (uint64_t)step + 1;
+	} else {
+		if (from == 0)
+			return fail(c, s, "a doubling range of %s cannot start at 0; give a step",
+				    k->name);
+		for (int64_t v = from; v <= to; v *= 2) {
+			count++;
+			if (v > INT64_MAX / 2)
+				break;
+		}
+	}
+	if (count > MAX_VALUES)
+		return fail(c, s, "the range of %s has %" PRIu64 " values (at most %u)", k->name,
+			    count, MAX_VALUES);
+	for (int64_t v = from; v <= to;) {
+		values_push(out, &cap, v);
+		if (ss) {
+			if (v > to - step)
+				break;
+			v += step;
+		} else {
+			if (v > INT64_MAX / 2)
+				break;
+			v *= 2;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Reads the values of a workload key: a scalar, a list [ … ] or ( … ), or a range group.
+ * *listed is set for a list or range.
+ */
+static int read_values(struct ctx *c, const struct iom_key *k, const config_setting_t *s,
+		       struct iom_values *out, bool *listed)
+{
+	int type = config_setting_type(s);
+	size_t cap = 0;
+	int64_t v;
+	int ret;
+
+	out->v = NULL;
+	out->n = 0;
+	*listed = false;
+	if (type == CONFIG_TYPE_GROUP) {
+		*listed = true;
+		return read_range(c, k, s, out);
+	}
+	if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST) {
+		if ((ret = read_scalar(c, k, s, &v)) < 0)
+			return ret;
+		values_push(out, &cap, v);
+		return 0;
+	}
+	*listed = true;
+	if (config_setting_length(s) == 0)
+		return fail(c, s, "%s is an empty list: give at least one value", k->name);
+	if ((unsigned)config_setting_length(s) > MAX_VALUES)
+		return fail(c, s, "%s lists more than %u values", k->name, MAX_VALUES);
+	for (int i = 0; i < config_setting_length(s); i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+
+		if (config_setting_is_aggregate(e))
+			return fail(c, e, "a value of %s must be %s, not %s (lists do not nest)",
+				    k->name, wanted(k), config_type_name(config_setting_type(e)));
+		if ((ret = read_scalar(c, k, e, &v)) < 0)
+			return ret;
+		for (size_t j = 0; j < out->n && out->n < 4096; j++) {
+			if (out->v[j] == v) {
+				char shown[32];
+
+				iom_key_format(k, v, shown, sizeof(shown));
+				return fail(c, e, "%s lists %s twice", k->name, shown);
+			}
+		}
+		values_push(out, &cap, v);
+	}
+	return 0;
+}
+
+static void values_copy(struct iom_values *dst, const struct iom_values *src)
+{
+	dst->n = src->n;
+	dst->v = xmalloc((src->n ? src->n : 1) * sizeof(*dst->v));
+	memcpy(dst->v, src->v, src->n * sizeof(*dst->v));
+}
+
+static void values_free(struct iom_values *v)
+{
+	free(v->v);
+	v->v = NULL;
+	v->n = 0;
+}
+
+static bool values_equal(const struct iom_values *a, const struct iom_values *b)
+{
+	return a->n == b->n && memcmp(a->v, b->v, a->n * sizeof(*a->v)) == 0;
+}
+
+/* The default of a key in its stored form (the table's defaults are tested to parse). */
+static int64_t default_of(const struct iom_key *k)
+{
+	int64_t v = 0;
+
+	if (k->def)
+		iom_key_parse_text(k, k->def, &v, NULL, 0);
+	return v;
+}
+
+enum charset { CS_NAME, CS_TEXT, CS_ANY };
+
+/* A string value: a string of 1..maxlen bytes; CS_NAME allows letters, digits, '.', '_', '-';
+ * CS_TEXT anything but control characters; CS_ANY anything but NUL. */
+static int read_string(struct ctx *c, const config_setting_t *s, const char *what, size_t maxlen,
+		       enum charset cs, char **out)
+{
+	const char *str;
+	char shown[64];
+	size_t len;
+
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return fail(c, s, "%s must be a string in quotes, not %s", what,
+			    config_type_name(config_setting_type(s)));
+	str = config_setting_get_string(s);
+	len = strlen(str);
+	if (len == 0)
+		return fail(c, s, "%s is empty", what);
+	if (len > maxlen)
+		return fail(c, s, "%s '%s' is too long (%zu bytes; at most %zu)", what,
+			    shorten(str, shown, sizeof(shown)), len, maxlen);
+	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+		bool ok = cs == CS_ANY ? true
+			  : cs == CS_TEXT ? (*p >= 0x20 && *p != 0x7f)
+					  : (isalnum(*p) || *p == '.' || *p == '_' || *p == '-');
+
+		if (!ok) {
+			if (cs == CS_NAME)
+				return fail(c, s, "%s '%s' may only contain letters, digits, '.', "
+						  "'_' and '-'", what,
+					    shorten(str, shown, sizeof(shown)));
+			return fail(c, s, "%s contains a control character", what);
+		}
+	}
+	if (cs == CS_NAME && str[0] == '.')
+		return fail(c, s, "%s '%s' may not start with '.'", what,
+			    shorten(str, shown, sizeof(shown)));
+	*out = xstrdup(str);
+	return 0;
+}
+
+/* ---- step 4: sections -------------------------------------------------------------------- */
+
+/* Checks every member of group g is a key of section sec. */
+static int check_members(struct ctx *c, const config_setting_t *g, enum iom_section sec)
+{
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *e = config_setting_get_elem(g, (unsigned)i);
+
+		if (!iom_key_find(sec, config_setting_name(e)))
+			return unknown_key(c, e, sec);
+	}
+	return 0;
+}
+
+/* A group section of the top level, or NULL when absent; an error when it is not a group. */
+static int get_group(struct ctx *c, const char *name, const config_setting_t **g)
+{
+	const config_setting_t *s = config_setting_get_member(config_root_setting(&c->cfg), name);
+
+	*g = NULL;
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_GROUP)
+		return fail(c, s, "%s must be a group { ... }, not %s", name,
+			    config_type_name(config_setting_type(s)));
+	*g = s;
+	return 0;
+}
+
+static int read_workload(struct ctx *c)
+{
+	struct iom_matrix *m = c->m;
+	const config_setting_t *g;
+	int ret;
+
+	if ((ret = get_group(c, "workload", &g)) < 0)
+		return ret;
+	if (g && (ret = check_members(c, g, IOM_SEC_WORKLOAD)) < 0)
+		return ret;
+	m->workload_line = g ? line_of(g) : 1;
+	for (int d = 1; d < IOM_DIM_COUNT; d++) {
+		const struct iom_key *k = iom_dim_key((enum iom_dim)d);
+		const config_setting_t *s = g ? config_setting_get_member(g, k->name) : NULL;
+		bool listed;
+
+		if (s) {
+			if ((ret = read_values(c, k, s, &m->workload[d], &listed)) < 0)
+				return ret;
+			m->listed[d] |= listed;
+			c->wl_set[d] = s;
+		} else {
+			m->workload[d].v = xmalloc(sizeof(int64_t));
+			m->workload[d].v[0] = default_of(k);
+			m->workload[d].n = 1;
+		}
+	}
+	return 0;
+}
+
+static bool is_device_path(const char *path)
+{
+	return strncmp(path, "/dev/", 5) == 0;
+}
+
+static int read_target(struct ctx *c, const config_setting_t *g, size_t idx)
+{
+	struct iom_matrix *m = c->m;
+	struct iom_target *t = &m->targets[idx];
+	const config_setting_t *s;
+	int64_t v;
+	int ret;
+
+	t->line = line_of(g);
+	if ((ret = check_members(c, g, IOM_SEC_TARGET)) < 0)
+		return ret;
+	s = config_setting_get_member(g, "label");
+	if (!s)
+		return fail(c, g, "target %zu has no label (required: a unique name such as "
+				  "label = \"nvme0\";)", idx + 1);
+	if ((ret = read_string(c, s, "label", MAX_LABEL, CS_NAME, &t->label)) < 0)
+		return ret;
+	for (size_t i = 0; i < idx; i++)
+		if (strcmp(m->targets[i].label, t->label) == 0)
+			return fail(c, s, "duplicate label '%s' (also the label of the target at "
+					  "line %d)", t->label, m->targets[i].line);
+	s = config_setting_get_member(g, "path");
+	if (!s)
+		return fail(c, g, "target '%s' has no path (required: a scratch file or a block "
+				  "device)", t->label);
+	if ((ret = read_string(c, s, "path", MAX_PATH_LEN, CS_TEXT, &t->path)) < 0)
+		return ret;
+	for (size_t i = 0; i < idx; i++)
+		if (strcmp(m->targets[i].path, t->path) == 0)
+			return fail(c, s, "target '%s' has the same path as target '%s'", t->label,
+				    m->targets[i].label);
+	s = config_setting_get_member(g, "size");
+	if (s) {
+		if ((ret = read_scalar(c, iom_key_find(IOM_SEC_TARGET, "size"), s, &v)) < 0)
+			return ret;
+		t->size = (uint64_t)v;
+	} else if (!is_device_path(t->path)) {
+		return fail(c, g, "target '%s' has no size (required for a scratch file, e.g. "
+				  "size = \"1G\";)", t->label);
+	}
+	s = config_setting_get_member(g, "filesystem");
+	if (s && (ret = read_string(c, s, "filesystem", MAX_LABEL, CS_NAME, &t->filesystem)) < 0)
+		return ret;
+	s = config_setting_get_member(g, "controller");
+	if (s && (ret = read_string(c, s, "controller", MAX_LABEL, CS_NAME, &t->controller)) < 0)
+		return ret;
+	if (!t->controller)
+		t->controller = xstrdup("auto");
+	s = config_setting_get_member(g, "overwrite");
+	if (s) {
+		if ((ret = read_scalar(c, iom_key_find(IOM_SEC_TARGET, "overwrite"), s, &v)) < 0)
+			return ret;
+		t->overwrite = v;
+	}
+	s = config_setting_get_member(g, "destructive");
+	if (s) {
+		if ((ret = read_scalar(c, iom_key_find(IOM_SEC_TARGET, "destructive"), s, &v)) < 0)
+			return ret;
+		t->destructive = v;
+	}
+	for (int d = 1; d < IOM_DIM_COUNT; d++) {
+		const struct iom_key *k = iom_dim_key((enum iom_dim)d);
+		bool listed;
+
+		s = config_setting_get_member(g, k->name);
+		if (!s) {
+			values_copy(&t->dim[d], &m->workload[d]);
+			continue;
+		}
+		if ((ret = read_values(c, k, s, &t->dim[d], &listed)) < 0)
+			return ret;
+		m->listed[d] |= listed;
+		c->t_set[idx][d] = s;
+	}
+	return 0;
+}
+
+static int read_targets(struct ctx *c)
+{
+	struct iom_matrix *m = c->m;
+	const config_setting_t *s = config_setting_get_member(config_root_setting(&c->cfg),
+							     "targets");
+	int n, ret;
+
+	if (!s)
+		return fail_line(c, 1, "missing required key 'targets' (a list of targets, e.g. "
+				       "targets = ( { label = \"a\"; path = \"a.scratch\"; size = "
+				       "\"1G\"; } );)");
+	m->targets_line = line_of(s);
+	if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
+		/* a single target written without the list */
+		n = 1;
+	} else if (config_setting_type(s) == CONFIG_TYPE_LIST) {
+		n = config_setting_length(s);
+		if (n == 0)
+			return fail(c, s, "targets is empty: give at least one target");
+	} else {
+		return fail(c, s, "targets must be a list of groups ( { ... }, { ... } ), not %s",
+			    config_type_name(config_setting_type(s)));
+	}
+	if (n > MAX_TARGETS)
+		return fail(c, s, "%d targets: at most %d", n, MAX_TARGETS);
+	m->targets = xcalloc((size_t)n, sizeof(*m->targets));
+	c->t_set = xcalloc((size_t)n, sizeof(*c->t_set));
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *g = config_setting_type(s) == CONFIG_TYPE_GROUP
+						    ? s : config_setting_get_elem(s, (unsigned)i);
+
+		if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+			return fail(c, g, "target %d must be a group { label = ...; path = ...; }, "
+					  "not %s", i + 1, config_type_name(config_setting_type(g)));
+		m->ntargets = (size_t)i + 1;
+		if ((ret = read_target(c, g, (size_t)i)) < 0)
+			return ret;
+	}
+	if (m->ntargets > 1)
+		m->listed[IOM_DIM_TARGET] = true;
+	/* A key set differently by targets varies across the plan: a dimension too. */
+	for (int d = 1; d < IOM_DIM_COUNT; d++)
+		for (size_t i = 1; i < m->ntargets; i++)
+			if (!values_equal(&m->targets[i].dim[d], &m->targets[0].dim[d]))
+				m->listed[d] = true;
+	return 0;
+}
+
+static int read_timing(struct ctx *c)
+{
+	struct iom_timing *tm = &c->m->timing;
+	const config_setting_t *g, *sd, *sb;
+	struct {
+		const char *name;
+		uint64_t *dst;
+	} fields[] = {
+		{ "warmup", &tm->warmup_ns },   { "duration", &tm->duration_ns },
+		{ "bytes", &tm->bytes },        { "cooldown", &tm->cooldown_ns },
+		{ "rest", &tm->rest_ns },       { "timeout", &tm->timeout_ns },
+	};
+	int64_t v;
+	int ret;
+
+	if ((ret = get_group(c, "timing", &g)) < 0)
+		return ret;
+	if (!g)
+		return fail_line(c, 1, "missing required key 'timing' (at least timing = { "
+				       "duration = \"10s\"; }; or bytes = \"256M\")");
+	c->m->timing_line = line_of(g);
+	if ((ret = check_members(c, g, IOM_SEC_TIMING)) < 0)
+		return ret;
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *e = config_setting_get_elem(g, (unsigned)i);
+
+		if (config_setting_is_aggregate(e))
+			return fail(c, e, "timing.%s must be a single value (only workload keys "
+					  "can be lists)", config_setting_name(e));
+	}
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(fields); i++) {
+		const struct iom_key *k = iom_key_find(IOM_SEC_TIMING, fields[i].name);
+		const config_setting_t *s = config_setting_get_member(g, fields[i].name);
+
+		if (s) {
+			if ((ret = read_scalar(c, k, s, &v)) < 0)
+				return ret;
+		} else {
+			v = default_of(k);
+		}
+		*fields[i].dst = (uint64_t)v;
+	}
+	{
+		const struct iom_key *k = iom_key_find(IOM_SEC_TIMING, "repeat");
+		const config_setting_t *s = config_setting_get_member(g, "repeat");
+
+		v = default_of(k);
+		if (s && (ret = read_scalar(c, k, s, &v)) < 0)
+			return ret;
+		tm->repeat = (uint32_t)v;
+	}
+	sd = config_setting_get_member(g, "duration");
+	sb = config_setting_get_member(g, "bytes");
+	if (sd && sb)
+		return fail(c, config_setting_index(sd) > config_setting_index(sb) ? sd : sb,
+			    "timing has both duration and bytes: give exactly one (a measured "
+			    "window of time, or of I/O)");
+	if (!sd && !sb)
+		return fail(c, g, "timing needs duration or bytes (a measured window of time, "
+				  "or of I/O)");
+	return 0;
+}
+
+static int read_report(struct ctx *c)
+{
+	struct iom_report_opts *r = &c->m->report;
+	const config_setting_t *g;
+	struct {
+		const char *name;
+		double *dst;
+	} fields[] = {
+		{ "alpha", &r->alpha },
+		{ "min_effect", &r->min_effect_pct },
+		{ "max_cv", &r->max_cv_pct },
+	};
+	char sub[IOM_ERRLEN];
+	int ret;
+
+	if ((ret = get_group(c, "report", &g)) < 0)
+		return ret;
+	if (g && (ret = check_members(c, g, IOM_SEC_REPORT)) < 0)
+		return ret;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(fields); i++) {
+		const struct iom_key *k = iom_key_find(IOM_SEC_REPORT, fields[i].name);
+		const config_setting_t *s = g ? config_setting_get_member(g, k->name) : NULL;
+		double x = 0;
+
+		if (!s) {
+			iom_key_parse_float(k, k->def, &x, NULL, 0);
+		} else if (config_setting_is_number(s)) {
+			x = is_int(s) ? (double)config_setting_get_int64(s)
+				      : config_setting_get_float(s);
+			if (iom_key_check_float(k, x, sub, sizeof(sub)) < 0)
+				return fail(c, s, "%s", sub);
+		} else if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+			if (iom_key_parse_float(k, config_setting_get_string(s), &x, sub,
+						sizeof(sub)) < 0)
+				return fail(c, s, "%s", sub);
+		} else {
+			return wrong_type(c, s, k);
+		}
+		*fields[i].dst = x;
+	}
+	return 0;
+}
+
+static int read_hooks(struct ctx *c)
+{
+	struct iom_hooks *h = &c->m->hooks;
+	const config_setting_t *g;
+	struct {
+		const char *name;
+		char **dst;
+	} fields[] = {
+		{ "before_study", &h->before_study }, { "before_target", &h->before_target },
+		{ "before_run", &h->before_run },     { "after_run", &h->after_run },
+		{ "after_target", &h->after_target }, { "after_study", &h->after_study },
+	};
+	int ret;
+
+	if ((ret = get_group(c, "hooks", &g)) < 0 || !g)
+		return ret;
+	if ((ret = check_members(c, g, IOM_SEC_HOOKS)) < 0)
+		return ret;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(fields); i++) {
+		const config_setting_t *s = config_setting_get_member(g, fields[i].name);
+
+		if (s && (ret = read_string(c, s, fields[i].name, MAX_HOOK, CS_ANY,
+					    fields[i].dst)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int read_top_scalars(struct ctx *c)
+{
+	struct iom_matrix *m = c->m;
+	const config_setting_t *root = config_root_setting(&c->cfg), *s;
+	int64_t v;
+	int ret;
+
+	s = config_setting_get_member(root, "name");
+	if (s && (ret = read_string(c, s, "name", MAX_LABEL, CS_NAME, &m->name)) < 0)
+		return ret;
+	s = config_setting_get_member(root, "description");
+	if (s && (ret = read_string(c, s, "description", MAX_TEXT, CS_TEXT, &m->description)) < 0)
+		return ret;
+	m->seed = (uint64_t)default_of(top_key("seed"));
+	s = config_setting_get_member(root, "seed");
+	if (s) {
+		if (!is_int(s))
+			return wrong_type(c, s, top_key("seed"));
+		if ((ret = read_scalar(c, top_key("seed"), s, &v)) < 0)
+			return ret;
+		m->seed = (uint64_t)v;
+	}
+	s = config_setting_get_member(root, "shuffle");
+	if (s) {
+		if (!is_int(s))
+			return fail(c, s, "shuffle must be a seed (a whole number such as "
+					  "shuffle = 7;), not %s",
+				    config_type_name(config_setting_type(s)));
+		if ((ret = read_scalar(c, top_key("shuffle"), s, &v)) < 0)
+			return ret;
+		m->shuffle = true;
+		m->shuffle_seed = (uint64_t)v;
+	}
+	m->repeat_order = IOM_REPEAT_GROUPED;
+	s = config_setting_get_member(root, "repeat_order");
+	if (s) {
+		if ((ret = read_scalar(c, top_key("repeat_order"), s, &v)) < 0)
+			return ret;
+		m->repeat_order = (enum iom_repeat_order)v;
+	}
+	return 0;
+}
+
+/* Whether dimension d has more than one value somewhere (or was set from the command line). */
+static bool is_dimension(const struct ctx *c, int d)
+{
+	return d == IOM_DIM_TARGET || c->m->listed[d] || c->overridden[d];
+}
+
+/* A dimension named by a string setting; an error names the closest dimension. */
+static int read_dim_name(struct ctx *c, const config_setting_t *s, const char *what, int *dim)
+{
+	const char *name, *near;
+	char shown[64];
+	int d;
+
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return fail(c, s, "%s must name dimensions as strings, such as \"block_size\", not "
+				  "%s", what, config_type_name(config_setting_type(s)));
+	name = config_setting_get_string(s);
+	d = iom_dim_from_name(name);
+	if (d >= 0) {
+		*dim = d;
+		return 0;
+	}
+	shorten(name, shown, sizeof(shown));
+	{
+		const char *names[IOM_DIM_COUNT];
+
+		for (int i = 0; i < IOM_DIM_COUNT; i++)
+			names[i] = iom_dim_name((enum iom_dim)i);
+		near = iom_closest(name, names, IOM_DIM_COUNT);
+	}
+	if (near)
+		return fail(c, s, "unknown dimension '%s' in %s (did you mean '%s'?)", shown, what,
+			    near);
+	return fail(c, s, "unknown dimension '%s' in %s (dimensions: target, block_size, "
+			  "queue_depth, threads, read_pct, pattern, engine, direct)", shown, what);
+}
+
+static int read_order(struct ctx *c)
+{
+	struct iom_matrix *m = c->m;
+	const config_setting_t *root = config_root_setting(&c->cfg), *s;
+	bool named[IOM_DIM_COUNT] = { false };
+	size_t n = 0;
+	int ret, d;
+
+	s = config_setting_get_member(root, "order");
+	if (s) {
+		int type = config_setting_type(s);
+		int len = type == CONFIG_TYPE_STRING ? 1 : config_setting_length(s);
+
+		if (type != CONFIG_TYPE_STRING && type != CONFIG_TYPE_ARRAY &&
+		    type != CONFIG_TYPE_LIST)
+			return wrong_type(c, s, top_key("order"));
+		if (len == 0)
+			return fail(c, s, "order is an empty list: name dimensions, outermost "
+					  "first, or leave order out");
+		for (int i = 0; i < len; i++) {
+			const config_setting_t *e = type == CONFIG_TYPE_STRING
+							    ? s : config_setting_get_elem(s, (unsigned)i);
+
+			if ((ret = read_dim_name(c, e, "order", &d)) < 0)
+				return ret;
+			if (named[d])
+				return fail(c, e, "order names '%s' twice", iom_dim_name(d));
+			if (!is_dimension(c, d))
+				return fail(c, e, "order names '%s', which is not a dimension here "
+						  "(it has a single value; give a list to make it "
+						  "one)", iom_dim_name(d));
+			named[d] = true;
+			m->order[n++] = (enum iom_dim)d;
+		}
+	}
+	/* The rest in file order (first line where the key appears), then in table order. */
+	while (n < IOM_DIM_COUNT) {
+		int best = -1;
+
+		for (d = 0; d < IOM_DIM_COUNT; d++)
+			if (!named[d] && (best < 0 || c->dim_line[d] < c->dim_line[best]))
+				best = d;
+		named[best] = true;
+		m->order[n++] = (enum iom_dim)best;
+	}
+
+	m->compare = IOM_DIM_TARGET;
+	s = config_setting_get_member(root, "compare");
+	if (s) {
+		if ((ret = read_dim_name(c, s, "compare", &d)) < 0)
+			return ret;
+		m->compare = (enum iom_dim)d;
+	}
+	return 0;
+}
+
+static int read_excludes(struct ctx *c)
+{
+	struct iom_matrix *m = c->m;
+	const config_setting_t *s = config_setting_get_member(config_root_setting(&c->cfg),
+							     "exclude");
+	int n, ret;
+
+	m->exclude_line = s ? line_of(s) : 1;
+	if (!s)
+		return 0;
+	if (config_setting_type(s) == CONFIG_TYPE_GROUP)
+		n = 1;
+	else if (config_setting_type(s) == CONFIG_TYPE_LIST)
+		n = config_setting_length(s);
+	else
+		return fail(c, s, "exclude must be a list of conditions ( { threads = 8; "
+				  "queue_depth = 64; }, ... ), not %s",
+			    config_type_name(config_setting_type(s)));
+	if (n > MAX_EXCLUDES)
+		return fail(c, s, "%d exclude conditions: at most %d", n, MAX_EXCLUDES);
+	m->excludes = xcalloc((size_t)(n ? n : 1), sizeof(*m->excludes));
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *g = config_setting_type(s) == CONFIG_TYPE_GROUP
+						    ? s : config_setting_get_elem(s, (unsigned)i);
+		struct iom_exclude *x = &m->excludes[i];
+
+		m->nexcludes = (size_t)i + 1;
+		x->line = line_of(g);
+		if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+			return fail(c, g, "an exclude condition must be a group such as { threads = "
+					  "8; queue_depth = 64; }, not %s",
+				    config_type_name(config_setting_type(g)));
+		if (config_setting_length(g) == 0)
+			return fail(c, g, "an empty exclude condition would drop every cell");
+		if ((ret = check_members(c, g, IOM_SEC_EXCLUDE)) < 0)
+			return ret;
+		for (int j = 0; j < config_setting_length(g); j++) {
+			const config_setting_t *e = config_setting_get_elem(g, (unsigned)j);
+			const struct iom_key *k = iom_key_find(IOM_SEC_EXCLUDE,
+							       config_setting_name(e));
+			bool listed;
+
+			if (k->dim != IOM_DIM_TARGET) {
+				if ((ret = read_values(c, k, e, &x->dim[k->dim], &listed)) < 0)
+					return ret;
+				continue;
+			}
+			/* target: a label or a list of labels */
+			int len = config_setting_type(e) == CONFIG_TYPE_STRING
+					  ? 1 : config_setting_length(e);
+
+			if (config_setting_type(e) != CONFIG_TYPE_STRING &&
+			    config_setting_type(e) != CONFIG_TYPE_ARRAY &&
+			    config_setting_type(e) != CONFIG_TYPE_LIST)
+				return fail(c, e, "target in an exclude condition must be a label "
+						  "or a list of labels, not %s",
+					    config_type_name(config_setting_type(e)));
+			if (len == 0)
+				return fail(c, e, "target is an empty list");
+			x->dim[IOM_DIM_TARGET].v = xcalloc((size_t)len, sizeof(int64_t));
+			for (int l = 0; l < len; l++) {
+				const config_setting_t *le = config_setting_type(e) ==
+								     CONFIG_TYPE_STRING
+							     ? e : config_setting_get_elem(e, (unsigned)l);
+				char shown[64];
+				int ti;
+
+				if (config_setting_type(le) != CONFIG_TYPE_STRING)
+					return fail(c, le, "target labels are strings, not %s",
+						    config_type_name(config_setting_type(le)));
+				ti = iom_matrix_target_index(m, config_setting_get_string(le));
+				if (ti < 0)
+					return fail(c, le, "exclude names target '%s', which is not "
+							   "the label of a target",
+						    shorten(config_setting_get_string(le), shown,
+							    sizeof(shown)));
+				x->dim[IOM_DIM_TARGET].v[x->dim[IOM_DIM_TARGET].n++] = ti;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Checks across keys: direct I/O alignment, block size against target size and bytes. */
+static int cross_checks(struct ctx *c)
+{
+	struct iom_matrix *m = c->m;
+	const config_setting_t *sb = NULL;
+	char a[32], b[32];
+
+	if (config_setting_get_member(config_root_setting(&c->cfg), "timing"))
+		sb = config_setting_get_member(
+			config_setting_get_member(config_root_setting(&c->cfg), "timing"), "bytes");
+	for (size_t i = 0; i < m->ntargets; i++) {
+		const struct iom_target *t = &m->targets[i];
+		const struct iom_values *bs = &t->dim[IOM_DIM_BLOCK_SIZE];
+		const config_setting_t *where = c->t_set[i][IOM_DIM_BLOCK_SIZE]
+							? c->t_set[i][IOM_DIM_BLOCK_SIZE]
+							: c->wl_set[IOM_DIM_BLOCK_SIZE];
+		bool direct = false;
+		int64_t maxbs = 0;
+
+		for (size_t j = 0; j < t->dim[IOM_DIM_DIRECT].n; j++)
+			direct |= t->dim[IOM_DIM_DIRECT].v[j] != 0;
+		for (size_t j = 0; j < bs->n; j++) {
+			maxbs = IOM_MAX(maxbs, bs->v[j]);
+			if (direct && bs->v[j] % 512 != 0) {
+				const config_setting_t *w = where;
+
+				/* point at the list element when there is one */
+				if (w && config_setting_length(w) > 0 &&
+				    config_setting_type(w) != CONFIG_TYPE_GROUP &&
+				    j < (size_t)config_setting_length(w))
+					w = config_setting_get_elem(w, (unsigned)j);
+				iom_size_format((uint64_t)bs->v[j], a, sizeof(a));
+				return fail(c, w ? w : c->t_set[i][IOM_DIM_DIRECT],
+					    "block_size %s is not a multiple of 512, as direct I/O "
+					    "needs (target '%s'; set direct = false or use a multiple "
+					    "of 512)", a, t->label);
+			}
+		}
+		if (t->size && (uint64_t)maxbs > t->size) {
+			iom_size_format((uint64_t)maxbs, a, sizeof(a));
+			iom_size_format(t->size, b, sizeof(b));
+			return fail_line(c, t->line, "target '%s' has size %s, smaller than its "
+						     "block_size %s", t->label, b, a);
+		}
+		if (m->timing.bytes && (uint64_t)maxbs > m->timing.bytes) {
+			iom_size_format((uint64_t)maxbs, a, sizeof(a));
+			iom_size_format(m->timing.bytes, b, sizeof(b));
+			return fail(c, sb, "bytes %s is less than block_size %s: a run would do "
+					   "no measured I/O", b, a);
+		}
+	}
+	return 0;
+}
+
+/* ---- the whole ----------------------------------------------------------------------------- */
+
+static void note_line(struct ctx *c, int d, const config_setting_t *s)
+{
+	int line = line_of(s);
+
+	if (line < c->dim_line[d])
+		c->dim_line[d] = line;
+}
+
+/* Records where each dimension first appears in the file, before overrides move anything. */
+static void record_dim_lines(struct ctx *c)
+{
+	const config_setting_t *root = config_root_setting(&c->cfg), *s;
+
+	for (int d = 0; d < IOM_DIM_COUNT; d++)
+		c->dim_line[d] = INT_MAX - IOM_DIM_COUNT + d;
+	s = config_setting_get_member(root, "targets");
+	if (s)
+		note_line(c, IOM_DIM_TARGET, s);
+	s = config_setting_get_member(root, "workload");
+	for (int d = 1; s && config_setting_is_group(s) && d < IOM_DIM_COUNT; d++) {
+		const config_setting_t *e = config_setting_get_member(s, iom_dim_name(d));
+
+		if (e)
+			note_line(c, d, e);
+	}
+	s = config_setting_get_member(root, "targets");
+	for (int i = 0; s && config_setting_is_list(s) && i < config_setting_length(s); i++) {
+		const config_setting_t *t = config_setting_get_elem(s, (unsigned)i);
+
+		for (int d = 1; config_setting_is_group(t) && d < IOM_DIM_COUNT; d++) {
+			const config_setting_t *e = config_setting_get_member(t, iom_dim_name(d));
+
+			if (e)
+				note_line(c, d, e);
+		}
+	}
+}
+
+static int validate(struct ctx *c)
+{
+	const config_setting_t *root = config_root_setting(&c->cfg), *s;
+	int ret;
+
+	/* The schema first: a file of another schema may use keys this one does not know. */
+	s = config_setting_get_member(root, "iomatrix");
+	if (!s)
+		return fail_line(c, 1, "missing required key 'iomatrix' (the schema version: write "
+				       "iomatrix = 1; at the top)");
+	if (!is_int(s))
+		return fail(c, s, "iomatrix must be the schema version 1, not %s",
+			    config_type_name(config_setting_type(s)));
+	if (config_setting_get_int64(s) != IOM_MATRIX_SCHEMA)
+		return fail(c, s, "schema version %lld: this iomatrix reads schema %d",
+			    (long long)config_setting_get_int64(s), IOM_MATRIX_SCHEMA);
+	c->m->schema = IOM_MATRIX_SCHEMA;
+	for (int i = 0; i < config_setting_length(root); i++) {
+		const config_setting_t *e = config_setting_get_elem(root, (unsigned)i);
+		const struct iom_key *k = top_key(config_setting_name(e));
+
+		if (!k)
+			return unknown_key(c, e, IOM_SEC_TOP);
+	}
+	if ((ret = read_top_scalars(c)) < 0 || (ret = read_workload(c)) < 0 ||
+	    (ret = read_targets(c)) < 0 || (ret = read_timing(c)) < 0 ||
+	    (ret = read_order(c)) < 0 || (ret = read_excludes(c)) < 0 ||
+	    (ret = read_report(c)) < 0 || (ret = read_hooks(c)) < 0 ||
+	    (ret = cross_checks(c)) < 0)
+		return ret;
+	return 0;
+}
+
+/* The file's name without directory and .cfg: the default study name. */
+static char *default_name(const char *file)
+{
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	size_t n = strlen(base);
+
+	if (n > 4 && strcmp(base + n - 4, ".cfg") == 0)
+		n -= 4;
+	return xasprintf("%.*s", (int)IOM_MIN(n, (size_t)MAX_LABEL), base);
+}
+
+static char *render(const config_t *cfg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return xstrdup("");
+	config_write(cfg, f);
+	fclose(f);
+	return buf ? buf : xstrdup("");
+}
+
+int iom_matrix_parse(const char *name, const char *text, const struct iom_override *ov,
+		     size_t nov, struct iom_matrix **out, char *err, size_t errlen)
+{
+	struct ctx c = { .file = name ? name : "(matrix)", .err = err, .errlen = errlen };
+	int ret;
+
+	*out = NULL;
+	c.m = xcalloc(1, sizeof(*c.m));
+	c.m->file = xstrdup(c.file);
+	config_init(&c.cfg);
+	if ((ret = parse_text(&c, text ? text : "")) < 0)
+		goto fail;
+	record_dim_lines(&c);
+	for (size_t i = 0; i < nov; i++)
+		if ((ret = apply_override(&c, &ov[i])) < 0)
+			goto fail;
+	if ((ret = validate(&c)) < 0)
+		goto fail;
+	if (!c.m->name)
+		c.m->name = default_name(c.file);
+	c.m->as_run = nov ? render(&c.cfg) : xstrdup(text);
+	config_destroy(&c.cfg);
+	free(c.t_set);
+	*out = c.m;
+	return 0;
+fail:
+	config_destroy(&c.cfg);
+	free(c.t_set);
+	iom_matrix_free(c.m);
+	return ret;
+}
+
+int iom_matrix_load(const char *path, const struct iom_override *ov, size_t nov,
+		    struct iom_matrix **out, char *err, size_t errlen)
+{
+	char *text;
+	size_t len;
+	int ret;
+
+	*out = NULL;
+	ret = iom_read_file(path, &text, &len);
+	if (ret < 0)
+		return iom_err(err, errlen, -ret, "%s: cannot read the matrix: %s", path,
+			       strerror(-ret));
+	if (strlen(text) != len) {
+		free(text);
+		return iom_err(err, errlen, EINVAL, "%s:1: not a text file (it contains a NUL "
+						    "byte)", path);
+	}
+	ret = iom_matrix_parse(path, text, ov, nov, out, err, errlen);
+	free(text);
+	return ret;
+}
+
+void iom_matrix_free(struct iom_matrix *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->ntargets; i++) {
+		struct iom_target *t = &m->targets[i];
+
+		free(t->label);
+		free(t->path);
+		free(t->filesystem);
+		free(t->controller);
+		for (int d = 0; d < IOM_DIM_COUNT; d++)
+			values_free(&t->dim[d]);
+	}
+	free(m->targets);
+	for (size_t i = 0; i < m->nexcludes; i++)
+		for (int d = 0; d < IOM_DIM_COUNT; d++)
+			values_free(&m->excludes[i].dim[d]);
+	free(m->excludes);
+	for (int d = 0; d < IOM_DIM_COUNT; d++)
+		values_free(&m->workload[d]);
+	free(m->hooks.before_study);
+	free(m->hooks.before_target);
+	free(m->hooks.before_run);
+	free(m->hooks.after_run);
+	free(m->hooks.after_target);
+	free(m->hooks.after_study);
+	free(m->file);
+	free(m->as_run);
+	free(m->name);
+	free(m->description);
+	free(m);
+}
+
+int iom_matrix_target_index(const struct iom_matrix *m, const char *label)
+{
+	for (size_t i = 0; label && i < m->ntargets; i++)
+		if (m->targets[i].label && strcmp(m->targets[i].label, label) == 0)
+			return (int)i;
+	return -1;
+}

@@ -1,0 +1,320 @@
+/*
+ * report — what one or more results directories say: winners that survive the noise, studies
+ * compared across boots, and the same conclusions as text, Markdown, CSV, JSON or a
+ * self-contained HTML page with inline SVG charts; and the DiskSpd-style report of a single run.
+ *
+ * The report reads only results directories (study.json and runs/NNNNN.json through result.h),
+ * never live state. Loading builds an in-memory model that keeps every repetition's value of
+ * every metric, so every statistic is computed from the model without re-reading files:
+ *
+ *  - per (cell, metric, compared value): mean, stddev, coefficient of variation, 95 % CI;
+ *  - per (cell, metric): the verdict. The best mean wins only when Welch's t-test against the
+ *    runner-up gives p < alpha AND the margin exceeds min_effect; otherwise it is a tie. When
+ *    either of the two has a single repetition the verdict is "single-run": no significance;
+ *  - per (compared value, metric): cells won, tied, lost, and the median margin.
+ *
+ * Several directories merge into one model (the study done in two boots): cells match on every
+ * dimension value but the compared one. The module is split over files: report.c (model,
+ * statistics, text, entry points), report_fmt.c (Markdown, CSV, JSON), report_html.c (HTML),
+ * report_run.c (the DiskSpd view of one run); chart.c draws the SVG charts and knows nothing of
+ * benchmarks. docs/reports.md is the user's description of all of it.
+ */
+#ifndef IOM_REPORT_H
+#define IOM_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "matrix.h"
+#include "result.h"
+#include "stats.h"
+
+/* The metrics a cell is judged on. */
+enum iom_metric {
+	IOM_METRIC_IOPS,        /* total IOPS */
+	IOM_METRIC_MB_S,        /* total MB/s, decimal */
+	IOM_METRIC_LAT_MEAN,    /* mean latency of all I/O, ns */
+	IOM_METRIC_LAT_P99,     /* 99th percentile latency of all I/O, ns */
+	IOM_METRIC_CPU_PER_IO,  /* iomatrix's user + system CPU µs per I/O */
+	IOM_NMETRIC
+};
+
+struct iom_metric_info {
+	const char *name;       /* "iops", "mb_s", "lat_mean_ns", "lat_p99_ns", "cpu_us_per_io" */
+	const char *title;      /* column title: "IOPS", "MB/s", "lat avg", "lat p99", "CPU/IO" */
+	bool higher_is_better;
+};
+extern const struct iom_metric_info iom_metrics[IOM_NMETRIC];
+
+/* The defaults of report = { … } (keys.c has the same), used when study.json has none. */
+#define IOM_REPORT_ALPHA 0.05
+#define IOM_REPORT_MIN_EFFECT_PCT 2.0
+#define IOM_REPORT_MAX_CV_PCT 5.0
+
+/* Per-repetition figures kept besides the metrics, for the charts. */
+enum iom_report_x {
+	IOM_X_READ_MB_S,
+	IOM_X_WRITE_MB_S,
+	IOM_X_READ_IOPS,
+	IOM_X_WRITE_IOPS,
+	IOM_X_PCT,              /* IOM_X_PCT + i: total latency at iom_percentiles[i], ns */
+	IOM_NX = IOM_X_PCT + IOM_NPCT
+};
+
+/* The repetitions of one cell for one compared value (ok runs only). */
+struct iom_report_reps {
+	size_t n;
+	uint32_t *run;              /* plan index of each repetition (heap, n entries) */
+	size_t *src;                /* source (index into model->src) of each repetition */
+	double *v[IOM_NMETRIC];     /* value of each metric per repetition (heap, n entries) */
+	double *x[IOM_NX];          /* the chart figures per repetition (heap, n entries) */
+	unsigned failed;            /* runs of this (cell, value) that failed: excluded */
+	unsigned interrupted;       /* runs that were interrupted: excluded */
+};
+
+struct iom_report_cell {
+	char **value;               /* value of each of model->dims[] (heap) */
+	struct iom_report_reps *by; /* one per compared value (heap, ncompared entries) */
+	bool *in_src;               /* per source: the directory has a run of this cell */
+};
+
+/* A run left out of the figures, with its reason. */
+struct iom_report_excluded {
+	uint32_t run;
+	size_t src, cell, compared;
+	enum iom_run_status status;
+	char *error;
+};
+
+/* One results directory of the model. */
+struct iom_report_source {
+	char *dir;                  /* as given */
+	char *name;                 /* its base name, or the path when two base names are equal */
+	struct iom_study_info study;
+	size_t nruns, nok;
+};
+
+struct iom_report {
+	struct iom_report_source *src; /* heap, nsrc entries, in the order given */
+	size_t nsrc;
+	struct iom_report_opts opts;   /* alpha, min effect and max CV in force */
+	char *compare;              /* the compared dimension ("target" unless told otherwise) */
+	char **dims;                /* every other dimension, in file order */
+	bool *varies;               /* per dims[]: more than one value among the cells */
+	size_t ndims;
+	char **compared;            /* values of the compared dimension, first appearance first;
+				     * "label@dir" when the same value measured the same cell in
+				     * two directories */
+	size_t ncompared;
+	bool qualified;             /* some compared values carry "@dir" */
+	struct iom_report_cell *cells; /* first appearance (source, then plan index) order */
+	size_t ncells;
+	size_t nruns, nok;
+	struct iom_report_excluded *excluded;
+	size_t nexcluded;
+};
+
+/*
+ * Loads the results directories dirs[0..n) (study.json and every runs/NNNNN.json) into m,
+ * comparing the values of dimension compare (NULL: the one every study.json names, else
+ * "target"). The significance options are those of the first study.json (defaults when it has
+ * none). Returns 0, or -errno with a message naming the file in err. Release m with
+ * iom_report_release() in every case.
+ */
+int iom_report_load_many(const char *const *dirs, size_t n, const char *compare,
+			 struct iom_report *m, char *err, size_t errlen);
+/* iom_report_load_many() of one directory. */
+int iom_report_load(const char *dir, const char *compare, struct iom_report *m, char *err,
+		    size_t errlen);
+void iom_report_release(struct iom_report *m);
+
+/*
+ * Overrides the model's options with command-line text (NULL: keep): alpha "0.01", min effect
+ * and max CV as "2", "2%" or "0.5%", range-checked as the matrix keys are. 0 or -EINVAL with err.
+ */
+int iom_report_set_opts(struct iom_report *m, const char *alpha, const char *min_effect,
+			const char *max_cv, char *err, size_t errlen);
+
+/* Mean of metric k over the repetitions in r; NaN when there are none. */
+double iom_report_mean(const struct iom_report_reps *r, enum iom_metric k);
+/* n, mean, stddev, CV, CI95 half-width … of metric k over r (all 0 when r has none). */
+void iom_report_summary(const struct iom_report_reps *r, enum iom_metric k,
+			struct iom_stats_summary *s);
+
+enum iom_verdict_kind {
+	IOM_VERDICT_NONE,       /* fewer than two compared values have a finished run */
+	IOM_VERDICT_WIN,        /* p < alpha and margin > min_effect */
+	IOM_VERDICT_TIE,        /* not significant, or too small a margin */
+	IOM_VERDICT_SINGLE_RUN, /* the best or the runner-up has one repetition: no test */
+};
+/* "none", "win", "tie", "single-run" (as the JSON and CSV reports write them). */
+const char *iom_verdict_name(enum iom_verdict_kind k);
+
+/* The verdict of one (cell, metric). */
+struct iom_report_verdict {
+	enum iom_verdict_kind kind;
+	int best;           /* index into compared[] of the best mean, or -1 */
+	int winner;         /* best when kind is WIN, else -1 */
+	int runner_up;      /* second-best mean, or -1 */
+	double margin_pct;  /* |best − runner-up| / |the runner-up| · 100; NaN without runner-up */
+	double p_value;     /* Welch's two-sided p, best vs runner-up; NaN when not tested */
+	bool tie_by_p;      /* a tie because p ≥ alpha */
+	bool tie_by_effect; /* a tie because margin ≤ min_effect */
+	double max_cv_pct;  /* largest CV among the compared values with ≥ 2 repetitions */
+	bool noisy;         /* max_cv_pct > the model's max CV */
+};
+
+void iom_report_verdict(const struct iom_report *m, size_t cell, enum iom_metric k,
+			struct iom_report_verdict *v);
+
+/* How one compared value fared in one (cell, metric). */
+enum iom_outcome {
+	IOM_OUTCOME_ABSENT,     /* no finished run, or nothing to compare it with */
+	IOM_OUTCOME_WON,        /* the winner */
+	IOM_OUTCOME_TIED,       /* best in a tie, or not significantly worse than the best */
+	IOM_OUTCOME_LOST,       /* significantly (p < alpha, margin > min effect) worse than best */
+	IOM_OUTCOME_SINGLE_RUN, /* it or the best has one repetition */
+};
+/* "absent", "won", "tied", "lost", "single-run". */
+const char *iom_outcome_name(enum iom_outcome o);
+
+/*
+ * The outcome of compared value cv in (cell, k); *margin_pct (may be NULL) gets its signed
+ * margin against the best of the others: + when cv is better, |a − b| / |the worse| · 100, NaN
+ * when absent.
+ */
+enum iom_outcome iom_report_outcome(const struct iom_report *m, size_t cell, enum iom_metric k,
+				    size_t cv, double *margin_pct);
+
+/* The closing verdict of one compared value for one metric over every cell. */
+struct iom_report_tally {
+	unsigned won, tied, lost, single_run;
+	size_t nmargin;          /* cells it was compared in (margins counted) */
+	double median_margin_pct; /* median signed margin over those cells; NaN when none */
+};
+void iom_report_tally(const struct iom_report *m, enum iom_metric k, size_t cv,
+		      struct iom_report_tally *t);
+
+/* One noisy (cell, metric, compared value): CV above the model's max CV. */
+struct iom_report_noisy {
+	size_t cell, compared;
+	enum iom_metric metric;
+	size_t n;
+	double cv_pct;
+	unsigned suggest;        /* repetitions that would resolve the difference (see reports.md) */
+};
+/* Every noisy entry in cell, metric, value order into *out (heap, caller frees); the count. */
+size_t iom_report_noisy_list(const struct iom_report *m, struct iom_report_noisy **out);
+
+/* A provenance fact that differs between the sources: what ("kernel") and each source's value. */
+struct iom_report_diff {
+	char *what;
+	char **value;            /* nsrc entries ("?" when unknown) */
+};
+/* The differences between the sources (none for one source) into *out; the count. Free with
+ * iom_report_diffs_free(). */
+size_t iom_report_diffs(const struct iom_report *m, struct iom_report_diff **out);
+void iom_report_diffs_free(struct iom_report_diff *d, size_t n);
+/* "kernel differs: 6.1.0 (boot1) vs 6.18.44 (boot2)"; the caller frees it. */
+char *iom_report_diff_text(const struct iom_report *m, const struct iom_report_diff *d);
+
+/* The cells that some other source has and source s lacks, into *cells (heap); the count. */
+size_t iom_report_missing(const struct iom_report *m, size_t s, size_t **cells);
+
+/* The cell's words for the dimensions that vary ("4K rnd qd32"), or for all of them when none
+ * varies; the caller frees it. */
+char *iom_report_cell_label(const struct iom_report *m, size_t cell);
+/* The words of the dimensions that are the same in every cell; the caller frees it. */
+char *iom_report_fixed_words(const struct iom_report *m);
+/* The compact word of one dimension value: "4K", "rnd", "rd70", "qd32", "t4", "label". */
+void iom_report_word(const char *dim, const char *value, char *buf, size_t len);
+
+/*
+ * Finds the cell that spec names: a 1-based row number of the winners table, or words and
+ * dim=value pairs all of which the cell has ("4K rnd qd32", "block_size=4096 qd32"). 0, or
+ * -ENOENT / -EINVAL (no cell, or several) with err.
+ */
+int iom_report_find_cell(const struct iom_report *m, const char *spec, size_t *cell, char *err,
+			 size_t errlen);
+
+/* A metric's value as the tables print it ("12.35K", "70.9µs", "57.76"). */
+void iom_report_fmt_value(char *buf, size_t len, enum iom_metric k, double v);
+/* A margin as it reads: "+14.2%" for more IOPS, "-12.4%" for less latency. */
+void iom_report_fmt_margin(char *buf, size_t len, enum iom_metric k, double pct);
+/* A latency in ns at 3 significant figures: "850ns", "70.9µs", "1.23ms". */
+void iom_report_fmt_lat(char *buf, size_t len, double ns);
+/* A count: "56.3", "9040", "12.35K", "1.234M". */
+void iom_report_fmt_count(char *buf, size_t len, double x);
+
+enum iom_report_format {
+	IOM_REPORT_TEXT,
+	IOM_REPORT_MD,
+	IOM_REPORT_CSV,
+	IOM_REPORT_JSON,
+	IOM_REPORT_HTML,
+};
+/* "text", "md" (or "markdown"), "csv", "json", "html" → the format, or -1. */
+int iom_report_format_parse(const char *name);
+
+/* Options of `iomatrix report` that this module reads; zero-initialized means the defaults. */
+struct iom_report_opts_cli {
+	const char *compare;   /* the compared dimension; NULL: the studies' */
+	int color;             /* 1 always, 0 never, -1 when out is a terminal (text only) */
+	unsigned width;        /* columns to fit the text table in; 0: 100 */
+	bool brief;            /* leave out the provenance lines (after a sweep) */
+	const char *format;    /* NULL: text; else as iom_report_format_parse() takes */
+	const char *alpha;     /* --alpha, --min-effect, --max-cv: NULL keeps the study's */
+	const char *min_effect;
+	const char *max_cv;
+	const char *cell;      /* --cell: the cell of the HTML percentile and time charts */
+	const char *run;       /* --run: "N" (first directory) or "DIR:N"; text: the DiskSpd
+				* view of that run; html: the run of the IOPS-over-time chart */
+	const char *output;    /* -o FILE: written whole or not at all instead of out; NULL: out */
+};
+
+/*
+ * `iomatrix report DIR [DIR…]`: loads the directories, applies the options and writes the
+ * report in the format asked for to out (or to o->output). Returns 0, -EINVAL for a bad option
+ * (unknown format, cell or run, out-of-range alpha …) or another -errno, with err.
+ */
+int iom_report_main(FILE *out, const char *const *dirs, size_t ndirs,
+		    const struct iom_report_opts_cli *o, char *err, size_t errlen);
+
+/* The text report of a loaded model (provenance unless o->brief, table, verdict, notes). */
+int iom_report_write_text(FILE *out, const struct iom_report *m,
+			  const struct iom_report_opts_cli *o);
+/* The winners table part of the text report. Returns 0 or -EIO when out failed. */
+int iom_report_print_winners(FILE *out, const struct iom_report *m,
+			     const struct iom_report_opts_cli *o);
+/* The other formats of a loaded model (report_fmt.c, report_html.c). 0 or -errno with err. */
+int iom_report_write_md(FILE *out, const struct iom_report *m);
+int iom_report_write_csv(FILE *out, const struct iom_report *m);
+int iom_report_write_json(FILE *out, const struct iom_report *m);
+int iom_report_write_html(FILE *out, const struct iom_report *m,
+			  const struct iom_report_opts_cli *o, char *err, size_t errlen);
+
+/* Resolves o->run ("N" or "DIR:N") against the model: *src and *index. 0 or -EINVAL/-ENOENT. */
+int iom_report_find_run(const struct iom_report *m, const char *spec, size_t *src,
+			uint32_t *index, char *err, size_t errlen);
+
+/* The schema of the JSON report (raised on incompatible change). */
+#define IOM_REPORT_JSON_SCHEMA 1
+
+/* `iomatrix report DIR`: the text report of one directory. 0 or -errno with err. */
+int iom_report_dir(FILE *out, const char *dir, const struct iom_report_opts_cli *o, char *err,
+		   size_t errlen);
+
+/* The winners table right after a sweep into DIR: as iom_report_dir(), without provenance. */
+int iom_report_after_sweep(FILE *out, const char *dir, char *err, size_t errlen);
+
+/* `iomatrix report DIR --run N`: the DiskSpd-style report of run N. 0 or -errno with err. */
+int iom_report_run(FILE *out, const char *dir, uint32_t index,
+		   const struct iom_report_opts_cli *o, char *err, size_t errlen);
+
+/* The DiskSpd-style report of one run already read (s may be NULL). 0 or -EIO. */
+int iom_report_print_run(FILE *out, const struct iom_study_info *s,
+			 const struct iom_result_file *f);
+
+#endif

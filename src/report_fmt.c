@@ -1,0 +1,789 @@
+/*
+ * report_fmt — the report as Markdown, CSV and JSON, for documents, spreadsheets and scripts.
+ * Part of the report module (report.h); the model and its statistics are report.c's.
+ *
+ * Markdown: a page a pull request or a wiki can hold — the closing verdict first, then one
+ * table per metric (cells down, compared values across, mean ± 95 % CI half-width, the verdict
+ * with its margin and p), then noisy cells, missing cells, runs left out and provenance.
+ * Every table row has as many cells as its header; '|' in text is escaped.
+ *
+ * CSV (RFC 4180): one row per (cell, metric, compared value), so the column count never
+ * depends on the data: the cell's dimensions, the value's statistics and outcome, and the
+ * cell's verdict repeated on each of its rows.
+ *
+ * JSON (schema IOM_REPORT_JSON_SCHEMA): everything the other formats show, with numbers
+ * unrounded (9 significant digits), non-finite numbers as null, through json-c.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "util.h"
+
+#ifndef IOM_VERSION
+#define IOM_VERSION "0.1"
+#endif
+
+/* ---- shared ---- */
+
+/* The verdicts of every (cell, metric), cell-major (heap; caller frees). */
+static struct iom_report_verdict *all_verdicts(const struct iom_report *m)
+{
+	struct iom_report_verdict *vd = xcalloc(m->ncells * IOM_NMETRIC + 1, sizeof(*vd));
+
+	for (size_t c = 0; c < m->ncells; c++)
+		for (int k = 0; k < IOM_NMETRIC; k++)
+			iom_report_verdict(m, c, (enum iom_metric)k, &vd[c * IOM_NMETRIC + k]);
+	return vd;
+}
+
+static const char *name_or_null(const struct iom_report *m, int i)
+{
+	return i >= 0 ? m->compared[i] : NULL;
+}
+
+/* ---- Markdown ---- */
+
+/* Text for a table cell: '|' escaped, line breaks as spaces. */
+static void md_text(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|')
+			fputs("\\|", out);
+		else if (*s == '\n' || *s == '\r')
+			fputc(' ', out);
+		else
+			fputc(*s, out);
+	}
+}
+
+/* "12.20K ± 0.31K" (n ≥ 2) or "12.20K" (one run), bold for the winner, "–" for none. */
+static void md_value(FILE *out, const struct iom_report *m, size_t c, size_t v, enum iom_metric k,
+		     const struct iom_report_verdict *vd)
+{
+	const struct iom_report_reps *r = &m->cells[c].by[v];
+	struct iom_stats_summary s;
+	char a[48], b[48];
+
+	if (r->n == 0) {
+		fputs(r->failed ? "failed" : r->interrupted ? "interrupted" : "–", out);
+		return;
+	}
+	iom_report_summary(r, k, &s);
+	iom_report_fmt_value(a, sizeof(a), k, s.mean);
+	fprintf(out, "%s%s%s", vd->winner == (int)v ? "**" : "", a, vd->winner == (int)v ? "**" : "");
+	if (s.n >= 2) {
+		iom_report_fmt_value(b, sizeof(b), k, s.ci95);
+		fprintf(out, " ± %s", b);
+		if (s.cv * 100 > m->opts.max_cv_pct)
+			fprintf(out, " ⚠ CV %.1f%%", s.cv * 100);
+	}
+}
+
+static void md_verdict(FILE *out, const struct iom_report *m, enum iom_metric k,
+		       const struct iom_report_verdict *vd)
+{
+	char mg[32];
+
+	iom_report_fmt_margin(mg, sizeof(mg), k, vd->margin_pct);
+	switch (vd->kind) {
+	case IOM_VERDICT_WIN:
+		md_text(out, m->compared[vd->winner]);
+		fprintf(out, " wins | %s | %.2g", mg, vd->p_value);
+		break;
+	case IOM_VERDICT_TIE:
+		fprintf(out, "tie (%s) | %s | %.2g",
+			vd->tie_by_p ? "not significant" : "difference too small", mg, vd->p_value);
+		break;
+	case IOM_VERDICT_SINGLE_RUN:
+		fprintf(out, "single run — no significance | %s | –", mg);
+		break;
+	default:
+		fputs("– | – | –", out);
+		break;
+	}
+}
+
+static void md_source_table(FILE *out, const struct iom_report *m)
+{
+	static const char *const rows[] = { "directory", "study", "iomatrix", "plan", "host",
+					    "kernel", "CPU", "started", "ended", "runs" };
+
+	fputs("| |", out);
+	for (size_t i = 0; i < m->nsrc; i++) {
+		fputc(' ', out);
+		md_text(out, m->src[i].name);
+		fputs(" |", out);
+	}
+	fputs("\n|---|", out);
+	for (size_t i = 0; i < m->nsrc; i++)
+		fputs("---|", out);
+	fputc('\n', out);
+	for (size_t r = 0; r < IOM_ARRAY_SIZE(rows); r++) {
+		fprintf(out, "| %s |", rows[r]);
+		for (size_t i = 0; i < m->nsrc; i++) {
+			const struct iom_study_info *s = &m->src[i].study;
+			char buf[64] = "?";
+
+			fputc(' ', out);
+			switch (r) {
+			case 0:
+				md_text(out, m->src[i].dir);
+				break;
+			case 1:
+				md_text(out, s->name ? s->name : "?");
+				break;
+			case 2:
+				md_text(out, s->tool_version ? s->tool_version : "?");
+				break;
+			case 3:
+				fprintf(out, "%016" PRIx64, s->plan_hash);
+				break;
+			case 4:
+				md_text(out, s->host ? s->host : "?");
+				break;
+			case 5:
+				md_text(out, s->kernel ? s->kernel : "?");
+				break;
+			case 6:
+				md_text(out, s->cpu_model ? s->cpu_model : "?");
+				fprintf(out, " (%u CPUs)", s->ncpu);
+				break;
+			case 7:
+				if (s->start_wall_ns)
+					iom_format_utc(buf, sizeof(buf), s->start_wall_ns);
+				fputs(buf, out);
+				break;
+			case 8:
+				snprintf(buf, sizeof(buf), "unfinished");
+				if (s->end_wall_ns)
+					iom_format_utc(buf, sizeof(buf), s->end_wall_ns);
+				fputs(buf, out);
+				break;
+			default:
+				fprintf(out, "%zu (%zu ok)", m->src[i].nruns, m->src[i].nok);
+				break;
+			}
+			fputs(" |", out);
+		}
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < m->nsrc; i++) {
+		const struct iom_study_info *s = &m->src[i].study;
+
+		for (size_t t = 0; t < s->ntargets; t++) {
+			const struct iom_study_target *x = &s->targets[t];
+
+			fputs("\n- ", out);
+			if (m->nsrc > 1) {
+				md_text(out, m->src[i].name);
+				fputs(": ", out);
+			}
+			fputs("target `", out);
+			md_text(out, x->label ? x->label : "?");
+			fputs("` on `", out);
+			md_text(out, x->path ? x->path : "?");
+			fputc('`', out);
+			if (x->controller)
+				fprintf(out, ", controller %s", x->controller);
+			if (x->has_facts) {
+				if (x->facts.driver)
+					fprintf(out, ", driver %s", x->facts.driver);
+				if (x->facts.model)
+					fprintf(out, ", %s%s%s", x->facts.vendor ? x->facts.vendor : "",
+						x->facts.vendor ? " " : "", x->facts.model);
+				if (x->facts.scheduler)
+					fprintf(out, ", scheduler %s", x->facts.scheduler);
+				if (x->facts.fstype)
+					fprintf(out, ", %s", x->facts.fstype);
+			}
+		}
+	}
+	fputc('\n', out);
+}
+
+int iom_report_write_md(FILE *out, const struct iom_report *m)
+{
+	struct iom_report_verdict *vd = all_verdicts(m);
+	struct iom_report_noisy *nz;
+	struct iom_report_diff *df;
+	size_t nnz, ndf;
+	char *fixed = iom_report_fixed_words(m);
+
+	fputs("# iomatrix report", out);
+	for (size_t i = 0, shown = 0; i < m->nsrc; i++) {
+		const char *n = m->src[i].study.name ? m->src[i].study.name : m->src[i].name;
+		bool dup = false;
+
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = strcmp(n, m->src[j].study.name ? m->src[j].study.name :
+							       m->src[j].name) == 0;
+		if (dup)
+			continue;
+		fputs(shown++ ? ", " : ": ", out);
+		md_text(out, n);
+	}
+	fprintf(out, "\n\nCompared: **%s** — ", m->compare);
+	for (size_t v = 0; v < m->ncompared; v++) {
+		fputs(v ? ", " : "", out);
+		md_text(out, m->compared[v]);
+	}
+	fprintf(out, ". %zu runs, %zu ok. A winner needs Welch's p < %g and a margin above %g %%; "
+		     "a coefficient of variation above %g %% is noisy.\n", m->nruns, m->nok,
+		m->opts.alpha, m->opts.min_effect_pct, m->opts.max_cv_pct);
+	if (*fixed && m->ncells > 1) {
+		fputs("The same in every cell: ", out);
+		md_text(out, fixed);
+		fputs(".\n", out);
+	}
+	free(fixed);
+
+	if (m->ncompared > 1 && m->ncells) {
+		fprintf(out, "\n## Verdict\n\nCells won / tied / lost (single run), median margin, "
+			     "over %zu cells.\n\n| %s |", m->ncells, m->compare);
+		for (int k = 0; k < IOM_NMETRIC; k++)
+			fprintf(out, " %s |", iom_metrics[k].title);
+		fputs("\n|---|", out);
+		for (int k = 0; k < IOM_NMETRIC; k++)
+			fputs("---|", out);
+		fputc('\n', out);
+		for (size_t v = 0; v < m->ncompared; v++) {
+			fputs("| ", out);
+			md_text(out, m->compared[v]);
+			fputs(" |", out);
+			for (int k = 0; k < IOM_NMETRIC; k++) {
+				struct iom_report_tally t;
+				char mg[32];
+
+				iom_report_tally(m, (enum iom_metric)k, v, &t);
+				iom_report_fmt_margin(mg, sizeof(mg), (enum iom_metric)k,
+						      t.median_margin_pct);
+				fprintf(out, " %u / %u / %u (%u), %s |", t.won, t.tied, t.lost,
+					t.single_run, mg);
+			}
+			fputc('\n', out);
+		}
+	}
+
+	for (int k = 0; k < IOM_NMETRIC && m->ncells; k++) {
+		fprintf(out, "\n## %s\n\n| cell |", iom_metrics[k].title);
+		for (size_t v = 0; v < m->ncompared; v++) {
+			fputc(' ', out);
+			md_text(out, m->compared[v]);
+			fputs(" |", out);
+		}
+		fputs(" verdict | margin | p |\n|---|", out);
+		for (size_t v = 0; v < m->ncompared; v++)
+			fputs("---:|", out);
+		fputs("---|---:|---:|\n", out);
+		for (size_t c = 0; c < m->ncells; c++) {
+			const struct iom_report_verdict *x = &vd[c * IOM_NMETRIC + k];
+			char *label = iom_report_cell_label(m, c);
+
+			fputs("| ", out);
+			md_text(out, label);
+			fputs(" |", out);
+			free(label);
+			for (size_t v = 0; v < m->ncompared; v++) {
+				fputc(' ', out);
+				md_value(out, m, c, v, (enum iom_metric)k, x);
+				fputs(" |", out);
+			}
+			fputc(' ', out);
+			md_verdict(out, m, (enum iom_metric)k, x);
+			fputs(" |\n", out);
+		}
+	}
+
+	nnz = iom_report_noisy_list(m, &nz);
+	if (nnz) {
+		fprintf(out, "\n## Noisy cells\n\nCoefficient of variation above %g %%: more "
+			     "repetitions would settle these.\n\n| cell | %s | metric | runs | CV | "
+			     "repetitions suggested |\n|---|---|---|---:|---:|---:|\n", m->opts.max_cv_pct,
+			m->compare);
+		for (size_t i = 0; i < nnz; i++) {
+			char *label = iom_report_cell_label(m, nz[i].cell);
+
+			fputs("| ", out);
+			md_text(out, label);
+			fputs(" | ", out);
+			md_text(out, m->compared[nz[i].compared]);
+			fprintf(out, " | %s | %zu | %.1f %% | ", iom_metrics[nz[i].metric].title,
+				nz[i].n, nz[i].cv_pct);
+			if (nz[i].suggest > nz[i].n)
+				fprintf(out, "%s%u |\n", nz[i].suggest >= 9999 ? "> " : "", nz[i].suggest);
+			else
+				fputs("enough already |\n", out);
+			free(label);
+		}
+	}
+	free(nz);
+
+	if (m->nsrc > 1) {
+		fputs("\n## Missing cells\n\n", out);
+		for (size_t s = 0; s < m->nsrc; s++) {
+			size_t *cells, n = iom_report_missing(m, s, &cells);
+
+			fputs("- ", out);
+			md_text(out, m->src[s].name);
+			if (!n)
+				fputs(" has every cell", out);
+			else
+				fprintf(out, " lacks %zu of %zu cells:", n, m->ncells);
+			for (size_t i = 0; i < n; i++) {
+				char *label = iom_report_cell_label(m, cells[i]);
+
+				fputs(i ? ", " : " ", out);
+				md_text(out, label);
+				free(label);
+			}
+			fputc('\n', out);
+			free(cells);
+		}
+	}
+	if (m->nexcluded) {
+		fputs("\n## Runs left out\n\n", out);
+		for (size_t i = 0; i < m->nexcluded; i++) {
+			const struct iom_report_excluded *e = &m->excluded[i];
+			char *label = iom_report_cell_label(m, e->cell);
+
+			fprintf(out, "- run %" PRIu32, e->run);
+			if (m->nsrc > 1) {
+				fputs(" of ", out);
+				md_text(out, m->src[e->src].name);
+			}
+			fputs(" (", out);
+			md_text(out, m->compared[e->compared]);
+			fputs(" ", out);
+			md_text(out, label);
+			fprintf(out, "): %s%s", iom_run_status_name(e->status), e->error ? ": " : "");
+			md_text(out, e->error ? e->error : "");
+			fputc('\n', out);
+			free(label);
+		}
+	}
+
+	fputs("\n## Provenance\n\n", out);
+	md_source_table(out, m);
+	ndf = iom_report_diffs(m, &df);
+	if (ndf)
+		fputs("\nDifferences:\n\n", out);
+	for (size_t i = 0; i < ndf; i++) {
+		char *t = iom_report_diff_text(m, &df[i]);
+
+		fputs("- ", out);
+		md_text(out, t);
+		fputc('\n', out);
+		free(t);
+	}
+	iom_report_diffs_free(df, ndf);
+	free(vd);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* ---- CSV ---- */
+
+static void csv_field(FILE *out, const char *s, bool first)
+{
+	if (!first)
+		fputc(',', out);
+	if (!s)
+		return;
+	if (strpbrk(s, ",\"\r\n")) {
+		fputc('"', out);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', out);
+			fputc(*s, out);
+		}
+		fputc('"', out);
+	} else {
+		fputs(s, out);
+	}
+}
+
+static void csv_num(FILE *out, double x)
+{
+	char buf[64];
+
+	if (!isfinite(x)) {
+		fputc(',', out);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.9g", x);
+	csv_field(out, buf, false);
+}
+
+int iom_report_write_csv(FILE *out, const struct iom_report *m)
+{
+	static const char *const cols[] = {
+		"metric", NULL /* the compared dimension */, "n", "mean", "stddev", "cv_pct",
+		"ci95_low", "ci95_high", "outcome", "vs_best_other_pct", "noisy", "verdict",
+		"winner", "margin_pct", "p_value",
+	};
+	struct iom_report_verdict *vd = all_verdicts(m);
+
+	csv_field(out, "cell", true);
+	for (size_t d = 0; d < m->ndims; d++)
+		csv_field(out, m->dims[d], false);
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cols); i++)
+		csv_field(out, cols[i] ? cols[i] : m->compare, false);
+	fputc('\n', out);
+	for (size_t c = 0; c < m->ncells; c++) {
+		char *label = iom_report_cell_label(m, c);
+
+		for (int k = 0; k < IOM_NMETRIC; k++) {
+			const struct iom_report_verdict *x = &vd[c * IOM_NMETRIC + k];
+
+			for (size_t v = 0; v < m->ncompared; v++) {
+				const struct iom_report_reps *r = &m->cells[c].by[v];
+				struct iom_stats_summary s;
+				double mg;
+				enum iom_outcome oc = iom_report_outcome(m, c, (enum iom_metric)k, v, &mg);
+				char n[32];
+
+				iom_report_summary(r, (enum iom_metric)k, &s);
+				csv_field(out, label, true);
+				for (size_t d = 0; d < m->ndims; d++)
+					csv_field(out, m->cells[c].value[d], false);
+				csv_field(out, iom_metrics[k].name, false);
+				csv_field(out, m->compared[v], false);
+				snprintf(n, sizeof(n), "%zu", r->n);
+				csv_field(out, n, false);
+				csv_num(out, r->n ? s.mean : NAN);
+				csv_num(out, r->n >= 2 ? s.stddev : NAN);
+				csv_num(out, r->n >= 2 ? s.cv * 100 : NAN);
+				csv_num(out, r->n >= 2 ? s.mean - s.ci95 : NAN);
+				csv_num(out, r->n >= 2 ? s.mean + s.ci95 : NAN);
+				csv_field(out, iom_outcome_name(oc), false);
+				csv_num(out, mg);
+				csv_field(out, r->n >= 2 && s.cv * 100 > m->opts.max_cv_pct ? "yes" : "no",
+					  false);
+				csv_field(out, iom_verdict_name(x->kind), false);
+				csv_field(out, name_or_null(m, x->winner), false);
+				csv_num(out, x->margin_pct);
+				csv_num(out, x->p_value);
+				fputc('\n', out);
+			}
+		}
+		free(label);
+	}
+	free(vd);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* ---- JSON ---- */
+
+static json_object *jnum(double x)
+{
+	char buf[64];
+
+	if (!isfinite(x))
+		return NULL;
+	snprintf(buf, sizeof(buf), "%.9g", x);
+	if (strcmp(buf, "-0") == 0)
+		snprintf(buf, sizeof(buf), "0");
+	return json_object_new_double_s(x, buf);
+}
+
+static json_object *jstr(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static void add(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+/* A dimension value as the run files write it: an integer, a boolean or a string. */
+static json_object *jvalue(const char *s)
+{
+	char *end;
+	long long v;
+
+	if (strcmp(s, "true") == 0 || strcmp(s, "false") == 0)
+		return json_object_new_boolean(s[0] == 't');
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*s && !*end && !errno && (s[0] != '0' || s[1] == '\0'))
+		return json_object_new_int64(v);
+	return json_object_new_string(s);
+}
+
+static json_object *jcell(const struct iom_report *m, size_t c)
+{
+	json_object *o = json_object_new_object();
+
+	for (size_t d = 0; d < m->ndims; d++)
+		add(o, m->dims[d], jvalue(m->cells[c].value[d]));
+	return o;
+}
+
+static json_object *jutc(uint64_t ns)
+{
+	char buf[32];
+
+	if (!ns)
+		return NULL;
+	iom_format_utc(buf, sizeof(buf), ns);
+	return json_object_new_string(buf);
+}
+
+static json_object *jsource(const struct iom_report_source *src)
+{
+	const struct iom_study_info *s = &src->study;
+	json_object *o = json_object_new_object(), *ts = json_object_new_array();
+	char hash[32];
+
+	snprintf(hash, sizeof(hash), "%016" PRIx64, s->plan_hash);
+	add(o, "dir", json_object_new_string(src->dir));
+	add(o, "name", json_object_new_string(src->name));
+	add(o, "study", jstr(s->name));
+	add(o, "tool_version", jstr(s->tool_version));
+	add(o, "plan_hash", json_object_new_string(hash));
+	add(o, "host", jstr(s->host));
+	add(o, "kernel", jstr(s->kernel));
+	add(o, "cpu_model", jstr(s->cpu_model));
+	add(o, "cpu_count", json_object_new_int64(s->ncpu));
+	add(o, "start_utc", jutc(s->start_wall_ns));
+	add(o, "end_utc", jutc(s->end_wall_ns));
+	add(o, "runs", json_object_new_uint64(src->nruns));
+	add(o, "ok", json_object_new_uint64(src->nok));
+	for (size_t i = 0; i < s->ntargets; i++) {
+		const struct iom_study_target *t = &s->targets[i];
+		json_object *x = json_object_new_object();
+
+		add(x, "label", jstr(t->label));
+		add(x, "path", jstr(t->path));
+		add(x, "controller", jstr(t->controller));
+		add(x, "filesystem", jstr(t->filesystem));
+		if (t->has_facts) {
+			add(x, "driver", jstr(t->facts.driver));
+			add(x, "device", jstr(t->facts.device));
+			add(x, "vendor", jstr(t->facts.vendor));
+			add(x, "model", jstr(t->facts.model));
+			add(x, "scheduler", jstr(t->facts.scheduler));
+			add(x, "nr_requests", json_object_new_int64(t->facts.nr_requests));
+			add(x, "fstype", jstr(t->facts.fstype));
+			add(x, "mount_options", jstr(t->facts.mount_options));
+		}
+		json_object_array_add(ts, x);
+	}
+	add(o, "targets", ts);
+	return o;
+}
+
+static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metric k,
+			    const struct iom_report_verdict *vd)
+{
+	json_object *o = json_object_new_object(), *vals = json_object_new_object();
+
+	add(o, "verdict", json_object_new_string(iom_verdict_name(vd->kind)));
+	add(o, "winner", jstr(name_or_null(m, vd->winner)));
+	add(o, "best", jstr(name_or_null(m, vd->best)));
+	add(o, "runner_up", jstr(name_or_null(m, vd->runner_up)));
+	add(o, "margin_pct", jnum(vd->margin_pct));
+	add(o, "p_value", jnum(vd->p_value));
+	add(o, "tie_reason", vd->kind != IOM_VERDICT_TIE ? NULL :
+			     json_object_new_string(vd->tie_by_p ? "not significant" :
+								   "below min_effect"));
+	add(o, "noisy", json_object_new_boolean(vd->noisy));
+	for (size_t v = 0; v < m->ncompared; v++) {
+		const struct iom_report_reps *r = &m->cells[c].by[v];
+		json_object *x = json_object_new_object(), *runs = json_object_new_array(), *ci;
+		struct iom_stats_summary s;
+		double mg;
+		enum iom_outcome oc = iom_report_outcome(m, c, k, v, &mg);
+
+		iom_report_summary(r, k, &s);
+		add(x, "n", json_object_new_uint64(r->n));
+		add(x, "mean", r->n ? jnum(s.mean) : NULL);
+		add(x, "stddev", r->n >= 2 ? jnum(s.stddev) : NULL);
+		add(x, "cv_pct", r->n >= 2 ? jnum(s.cv * 100) : NULL);
+		ci = NULL;
+		if (r->n >= 2) {
+			ci = json_object_new_array();
+			json_object_array_add(ci, jnum(s.mean - s.ci95));
+			json_object_array_add(ci, jnum(s.mean + s.ci95));
+		}
+		add(x, "ci95", ci);
+		add(x, "min", r->n ? jnum(s.min) : NULL);
+		add(x, "max", r->n ? jnum(s.max) : NULL);
+		add(x, "outcome", json_object_new_string(iom_outcome_name(oc)));
+		add(x, "vs_best_other_pct", jnum(mg));
+		for (size_t i = 0; i < r->n; i++)
+			json_object_array_add(runs, json_object_new_int64(r->run[i]));
+		add(x, "runs", runs);
+		if (r->failed)
+			add(x, "failed", json_object_new_int64(r->failed));
+		if (r->interrupted)
+			add(x, "interrupted", json_object_new_int64(r->interrupted));
+		add(vals, m->compared[v], x);
+	}
+	add(o, "values", vals);
+	return o;
+}
+
+int iom_report_write_json(FILE *out, const struct iom_report *m)
+{
+	json_object *root = json_object_new_object(), *a, *o;
+	struct iom_report_verdict *vd = all_verdicts(m);
+	struct iom_report_noisy *nz;
+	struct iom_report_diff *df;
+	size_t nnz, ndf;
+	int ret;
+
+	add(root, "schema", json_object_new_int(IOM_REPORT_JSON_SCHEMA));
+	add(root, "kind", json_object_new_string("iomatrix report"));
+	add(root, "tool_version", json_object_new_string(IOM_VERSION));
+	add(root, "compare", json_object_new_string(m->compare));
+	a = json_object_new_array();
+	for (size_t v = 0; v < m->ncompared; v++)
+		json_object_array_add(a, json_object_new_string(m->compared[v]));
+	add(root, "compared", a);
+	o = json_object_new_object();
+	add(o, "alpha", jnum(m->opts.alpha));
+	add(o, "min_effect_pct", jnum(m->opts.min_effect_pct));
+	add(o, "max_cv_pct", jnum(m->opts.max_cv_pct));
+	add(root, "options", o);
+	a = json_object_new_array();
+	o = json_object_new_array();
+	for (size_t d = 0; d < m->ndims; d++) {
+		json_object_array_add(a, json_object_new_string(m->dims[d]));
+		if (m->varies[d])
+			json_object_array_add(o, json_object_new_string(m->dims[d]));
+	}
+	add(root, "dimensions", a);
+	add(root, "varies", o);
+	add(root, "runs", json_object_new_uint64(m->nruns));
+	add(root, "ok", json_object_new_uint64(m->nok));
+
+	a = json_object_new_array();
+	for (size_t i = 0; i < m->nsrc; i++)
+		json_object_array_add(a, jsource(&m->src[i]));
+	add(root, "sources", a);
+	ndf = iom_report_diffs(m, &df);
+	a = json_object_new_array();
+	for (size_t i = 0; i < ndf; i++) {
+		json_object *x = json_object_new_object(), *vals = json_object_new_array();
+		char *t = iom_report_diff_text(m, &df[i]);
+
+		add(x, "what", json_object_new_string(df[i].what));
+		for (size_t j = 0; j < m->nsrc; j++)
+			json_object_array_add(vals, json_object_new_string(df[i].value[j]));
+		add(x, "values", vals);
+		add(x, "text", json_object_new_string(t));
+		free(t);
+		json_object_array_add(a, x);
+	}
+	iom_report_diffs_free(df, ndf);
+	add(root, "differences", a);
+	a = json_object_new_array();
+	for (size_t s = 0; m->nsrc > 1 && s < m->nsrc; s++) {
+		size_t *cells, n = iom_report_missing(m, s, &cells);
+		json_object *x = json_object_new_object(), *cs = json_object_new_array();
+
+		add(x, "source", json_object_new_string(m->src[s].name));
+		for (size_t i = 0; i < n; i++) {
+			json_object *y = json_object_new_object();
+			char *label = iom_report_cell_label(m, cells[i]);
+
+			add(y, "label", json_object_new_string(label));
+			add(y, "cell", jcell(m, cells[i]));
+			json_object_array_add(cs, y);
+			free(label);
+		}
+		add(x, "cells", cs);
+		json_object_array_add(a, x);
+		free(cells);
+	}
+	add(root, "missing", a);
+
+	a = json_object_new_array();
+	for (size_t c = 0; c < m->ncells; c++) {
+		json_object *x = json_object_new_object(), *ms = json_object_new_object();
+		char *label = iom_report_cell_label(m, c);
+
+		add(x, "label", json_object_new_string(label));
+		add(x, "cell", jcell(m, c));
+		for (int k = 0; k < IOM_NMETRIC; k++)
+			add(ms, iom_metrics[k].name, jmetric(m, c, (enum iom_metric)k,
+							     &vd[c * IOM_NMETRIC + k]));
+		add(x, "metrics", ms);
+		json_object_array_add(a, x);
+		free(label);
+	}
+	add(root, "cells", a);
+
+	o = json_object_new_object();
+	for (size_t v = 0; v < m->ncompared; v++) {
+		json_object *x = json_object_new_object();
+
+		for (int k = 0; k < IOM_NMETRIC; k++) {
+			json_object *y = json_object_new_object();
+			struct iom_report_tally t;
+
+			iom_report_tally(m, (enum iom_metric)k, v, &t);
+			add(y, "won", json_object_new_int64(t.won));
+			add(y, "tied", json_object_new_int64(t.tied));
+			add(y, "lost", json_object_new_int64(t.lost));
+			add(y, "single_run", json_object_new_int64(t.single_run));
+			add(y, "compared_cells", json_object_new_uint64(t.nmargin));
+			add(y, "median_margin_pct", jnum(t.median_margin_pct));
+			add(x, iom_metrics[k].name, y);
+		}
+		add(o, m->compared[v], x);
+	}
+	add(root, "verdict", o);
+
+	nnz = iom_report_noisy_list(m, &nz);
+	a = json_object_new_array();
+	for (size_t i = 0; i < nnz; i++) {
+		json_object *x = json_object_new_object();
+		char *label = iom_report_cell_label(m, nz[i].cell);
+
+		add(x, "label", json_object_new_string(label));
+		add(x, "compared", json_object_new_string(m->compared[nz[i].compared]));
+		add(x, "metric", json_object_new_string(iom_metrics[nz[i].metric].name));
+		add(x, "n", json_object_new_uint64(nz[i].n));
+		add(x, "cv_pct", jnum(nz[i].cv_pct));
+		add(x, "suggested_repetitions", json_object_new_int64(nz[i].suggest));
+		json_object_array_add(a, x);
+		free(label);
+	}
+	free(nz);
+	add(root, "noisy", a);
+
+	a = json_object_new_array();
+	for (size_t i = 0; i < m->nexcluded; i++) {
+		const struct iom_report_excluded *e = &m->excluded[i];
+		json_object *x = json_object_new_object();
+		char *label = iom_report_cell_label(m, e->cell);
+
+		add(x, "source", json_object_new_string(m->src[e->src].name));
+		add(x, "run", json_object_new_int64(e->run));
+		add(x, "label", json_object_new_string(label));
+		add(x, "compared", json_object_new_string(m->compared[e->compared]));
+		add(x, "status", json_object_new_string(iom_run_status_name(e->status)));
+		add(x, "error", jstr(e->error));
+		json_object_array_add(a, x);
+		free(label);
+	}
+	add(root, "excluded", a);
+
+	fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+						   JSON_C_TO_STRING_SPACED |
+						   JSON_C_TO_STRING_NOSLASHESCAPE), out);
+	fputc('\n', out);
+	json_object_put(root);
+	free(vd);
+	ret = ferror(out) ? -EIO : 0;
+	return ret;
+}

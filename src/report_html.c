@@ -1,0 +1,1151 @@
+/*
+ * report_html — the report as one self-contained HTML page: inline CSS and SVG, no script,
+ * nothing fetched. Part of the report module (report.h); the charts are drawn by chart.c.
+ *
+ * The page reads top-down the way a study is judged: the verdict (cells won, tied, lost per
+ * compared value and metric), the charts, the winners table as a heat map (each value shaded
+ * by its margin over the best of the others: green when it won, red when it lost, white when
+ * the difference is not significant, pale when a single run allows no test), the notes (noisy
+ * cells, missing cells, runs left out) and the provenance of every directory with the
+ * differences between them marked.
+ *
+ * Charts appear when the data has the dimension they need, and say so when it does not:
+ *  - ATTO: block_size varying; per block size, write and read MB/s per compared value, from
+ *    the cells of each "slice" (one value of every other dimension but read_pct): write from
+ *    the cell with the fewest reads, read from the one with the most;
+ *  - IOMeter's outstanding-I/O view: queue_depth varying; IOPS, and mean and p99 latency,
+ *    against queue depth per compared value, one pair of charts per slice;
+ *  - latency percentile curves of the chosen cell (--cell; default the first), 1 % …
+ *    99.9999999 %, each percentile averaged over the repetitions;
+ *  - IOPS over time: the per-second intervals of the chosen run (--run), or of the first
+ *    finished repetition of each compared value in the chosen cell.
+ * At most four slices of each kind are drawn, the chosen cell's first; the others are named.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart.h"
+#include "util.h"
+
+#ifndef IOM_VERSION
+#define IOM_VERSION "0.1"
+#endif
+
+#define MAX_SLICES 4
+#define MAX_ATTO 4
+#define FULL_W 1100
+#define HALF_W 545
+
+static void esc(FILE *out, const char *s)
+{
+	iom_chart_escape(out, s);
+}
+
+static void fmt_mbs(char *buf, size_t len, double v)
+{
+	if (v >= 100 || v == 0)
+		snprintf(buf, len, "%.0f", v);
+	else if (v >= 10)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.2f", v);
+}
+
+/* Tick labels: "12.5K", "200K", "1.2M". */
+static void tick_count(char *buf, size_t len, double v)
+{
+	if (v >= 999.5e3)
+		snprintf(buf, len, "%.3gM", v / 1e6);
+	else if (v >= 999.5)
+		snprintf(buf, len, "%.3gK", v / 1e3);
+	else
+		snprintf(buf, len, "%.3g", v);
+}
+
+/* Tick labels: "50µs", "1ms", "2.5s". */
+static void tick_lat(char *buf, size_t len, double ns)
+{
+	static const char *const unit[] = { "ns", "µs", "ms", "s" };
+	size_t i = 0;
+
+	while (i + 1 < IOM_ARRAY_SIZE(unit) && ns >= 999.5) {
+		ns /= 1000;
+		i++;
+	}
+	snprintf(buf, len, "%.3g%s", ns, unit[i]);
+}
+
+static void fmt_plain(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, "%g", v);
+}
+
+static void fmt_secs(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, "%gs", v);
+}
+
+static double mean_of(const double *x, size_t n)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	return n ? s / (double)n : NAN;
+}
+
+static const char *CSS =
+	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
+	"color:#222;margin:20px auto;max-width:1140px;padding:0 16px;background:#fff}"
+	"h1{font-size:24px;margin:0 0 4px}"
+	"h2{font-size:18px;margin:26px 0 10px;border-bottom:1px solid #ddd;padding-bottom:4px}"
+	"h3{font-size:15px;margin:16px 0 6px}"
+	".sub{color:#555;margin:2px 0}"
+	"table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:4px 0}"
+	"th,td{padding:3px 8px;border:1px solid #e1e3e6;text-align:right;vertical-align:top}"
+	"th{background:#f3f4f6;font-weight:600;white-space:nowrap}"
+	".l{text-align:left}"
+	"td small{display:block;font-size:11px;color:#333;line-height:1.2;white-space:nowrap}"
+	"td.win{font-weight:700}"
+	"td.none{color:#aaa}"
+	".noisy{color:#b35c00;font-weight:700;cursor:help}"
+	".note{color:#666;font-style:italic;margin:4px 0}"
+	".charts{display:flex;flex-wrap:wrap;gap:10px;margin:6px 0}"
+	"svg.chart{border:1px solid #e3e3e3;border-radius:4px}"
+	"tr.diff td,tr.diff th{background:#fff3cd}"
+	".key span{display:inline-block;padding:1px 8px;margin-right:6px;border:1px solid #ddd}"
+	"ul{margin:4px 0 4px 20px;padding:0}"
+	"footer{margin:30px 0 10px;color:#888;font-size:12px}";
+
+/* ---- slices: the cells that differ only in one dimension (and those it ignores) ---- */
+
+struct slice {
+	size_t *cells;
+	size_t n;
+};
+
+static long long num_value(const char *s)
+{
+	return strtoll(s, NULL, 10);
+}
+
+/* Groups the cells by every dimension except those in ignore[]; the slice of cell first
+ * comes first. Returns the count; free with slices_free(). */
+static size_t make_slices(const struct iom_report *m, const bool *ignore, size_t first,
+			  struct slice **out)
+{
+	struct slice *s = NULL;
+	size_t n = 0;
+
+	for (size_t k = 0; k < m->ncells; k++) {
+		size_t c = k == 0 ? first : k <= first ? k - 1 : k;
+		size_t i;
+
+		for (i = 0; i < n; i++) {
+			bool same = true;
+
+			for (size_t d = 0; d < m->ndims && same; d++)
+				same = ignore[d] || strcmp(m->cells[c].value[d],
+							   m->cells[s[i].cells[0]].value[d]) == 0;
+			if (same)
+				break;
+		}
+		if (i == n) {
+			s = xrealloc(s, (n + 1) * sizeof(*s));
+			s[n].cells = xcalloc(m->ncells + 1, sizeof(size_t));
+			s[n].n = 0;
+			n++;
+		}
+		s[i].cells[s[i].n++] = c;
+	}
+	*out = s;
+	return n;
+}
+
+static void slices_free(struct slice *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(s[i].cells);
+	free(s);
+}
+
+static int dim_index(const struct iom_report *m, const char *name)
+{
+	for (size_t d = 0; d < m->ndims; d++)
+		if (strcmp(m->dims[d], name) == 0)
+			return (int)d;
+	return -1;
+}
+
+/* The words of a slice: the dimensions that vary in the study, except the ignored ones. */
+static char *slice_words(const struct iom_report *m, const struct slice *s, const bool *ignore)
+{
+	struct iom_report vm = *m;
+	bool *varies = xcalloc(m->ndims + 1, sizeof(*varies));
+	char *w;
+
+	for (size_t d = 0; d < m->ndims; d++)
+		varies[d] = m->varies[d] && !ignore[d];
+	vm.varies = varies;
+	w = iom_report_cell_label(&vm, s->cells[0]);
+	/* With nothing varying the label falls back to every dimension: say "all cells". */
+	{
+		bool any = false;
+
+		for (size_t d = 0; d < m->ndims; d++)
+			any |= varies[d];
+		if (!any) {
+			free(w);
+			w = xstrdup("all cells");
+		}
+	}
+	free(varies);
+	return w;
+}
+
+static void note(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	fputs("<p class=\"note\">", out);
+	esc(out, s);
+	fputs("</p>\n", out);
+	free(s);
+}
+
+static void more_slices(FILE *out, const struct iom_report *m, const struct slice *s, size_t n,
+			size_t max, const bool *ignore)
+{
+	struct { char *s; size_t len, cap; } b = { 0 };
+	FILE *f;
+
+	if (n <= max)
+		return;
+	f = open_memstream(&b.s, &b.len);
+	if (!f)
+		return;
+	fprintf(f, "%zu more not drawn:", n - max);
+	for (size_t i = max; i < n && i < max + 8; i++) {
+		char *w = slice_words(m, &s[i], ignore);
+
+		fprintf(f, "%s %s", i > max ? "," : "", w);
+		free(w);
+	}
+	if (n > max + 8)
+		fputs(", …", f);
+	fputs(" (--cell picks the slice drawn first)", f);
+	fclose(f);
+	note(out, "%s", b.s);
+	free(b.s);
+}
+
+/* ---- ATTO ---- */
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void atto_chart(FILE *out, const struct iom_report *m, size_t first)
+{
+	int bs = dim_index(m, "block_size"), rd = dim_index(m, "read_pct");
+	bool *ignore;
+	struct slice *sl;
+	size_t ns;
+
+	fputs("<h3>ATTO view: MB/s by transfer size</h3>\n", out);
+	if (bs < 0 || !m->varies[bs]) {
+		note(out, "not drawn: it needs block_size to vary (this report has %s)",
+		     bs < 0 ? "no block_size dimension" : "one block size");
+		return;
+	}
+	ignore = xcalloc(m->ndims + 1, sizeof(*ignore));
+	ignore[bs] = true;
+	if (rd >= 0)
+		ignore[rd] = true;
+	ns = make_slices(m, ignore, first, &sl);
+	fputs("<div class=\"charts\">\n", out);
+	for (size_t i = 0; i < ns && i < MAX_ATTO; i++) {
+		const struct slice *s = &sl[i];
+		long long *sizes = xcalloc(s->n + 1, sizeof(*sizes));
+		size_t nsz = 0;
+		const char **rows, *kinds[2] = { "write", "read" };
+		double *v;
+		char *words = slice_words(m, s, ignore), *sub, *id;
+		bool mixed = false, any = false;
+
+		for (size_t j = 0; j < s->n; j++) {
+			long long x = num_value(m->cells[s->cells[j]].value[bs]);
+			bool seen = false;
+
+			for (size_t k = 0; k < nsz && !seen; k++)
+				seen = sizes[k] == x;
+			if (!seen)
+				sizes[nsz++] = x;
+		}
+		qsort(sizes, nsz, sizeof(*sizes), cmp_ll);
+		rows = xcalloc(nsz + 1, sizeof(*rows));
+		v = xcalloc(nsz * m->ncompared * 2 + 1, sizeof(*v));
+		for (size_t r = 0; r < nsz; r++) {
+			char buf[32], w[64];
+			long long lo = 101, hi = -1;
+			size_t wc = SIZE_MAX, rc = SIZE_MAX;
+
+			snprintf(buf, sizeof(buf), "%lld", sizes[r]);
+			iom_report_word("block_size", buf, w, sizeof(w));
+			rows[r] = xstrdup(w);
+			/* The write figures from the cell with the fewest reads, read from the most. */
+			for (size_t j = 0; j < s->n; j++) {
+				const char *const *cv = (const char *const *)m->cells[s->cells[j]].value;
+				long long p = rd >= 0 ? num_value(cv[rd]) : 50;
+
+				if (num_value(cv[bs]) != sizes[r])
+					continue;
+				if (p < 100 && p < lo) {
+					lo = p;
+					wc = s->cells[j];
+				}
+				if (p > 0 && p > hi) {
+					hi = p;
+					rc = s->cells[j];
+				}
+			}
+			mixed |= (lo > 0 && lo < 100) || (hi > 0 && hi < 100);
+			for (size_t g = 0; g < m->ncompared; g++) {
+				double *wv = &v[(r * m->ncompared + g) * 2], *rv = wv + 1;
+				const struct iom_report_reps *a = wc != SIZE_MAX ?
+									  &m->cells[wc].by[g] : NULL;
+				const struct iom_report_reps *b = rc != SIZE_MAX ?
+									  &m->cells[rc].by[g] : NULL;
+
+				*wv = a && a->n ? mean_of(a->x[IOM_X_WRITE_MB_S], a->n) : NAN;
+				*rv = b && b->n ? mean_of(b->x[IOM_X_READ_MB_S], b->n) : NAN;
+				any |= isfinite(*wv) || isfinite(*rv);
+			}
+		}
+		sub = xasprintf("%s; MB/s = 10^6 bytes/s, mean over repetitions%s", words,
+				mixed ? "; mixed cells: their read and write parts" : "");
+		id = xasprintf("chart-atto-%zu", i + 1);
+		if (any) {
+			struct iom_bar_chart c = {
+				.id = id, .title = "ATTO: write and read MB/s by transfer size",
+				.subtitle = sub, .value_title = "MB/s", .fmt = fmt_mbs,
+				.rows = rows, .nrows = nsz,
+				.groups = (const char *const *)m->compared, .ngroups = m->ncompared,
+				.kinds = kinds, .nkinds = 2, .v = v,
+				.width = ns > 1 ? HALF_W : FULL_W,
+			};
+
+			iom_chart_bars(out, &c);
+		} else {
+			note(out, "%s: no finished runs to draw", words);
+		}
+		for (size_t r = 0; r < nsz; r++)
+			free((char *)rows[r]);
+		free(rows);
+		free(v);
+		free(sizes);
+		free(words);
+		free(sub);
+		free(id);
+	}
+	fputs("</div>\n", out);
+	more_slices(out, m, sl, ns, MAX_ATTO, ignore);
+	slices_free(sl, ns);
+	free(ignore);
+}
+
+/* ---- IOMeter: IOPS and latency against queue depth ---- */
+
+static void qd_charts(FILE *out, const struct iom_report *m, size_t first)
+{
+	int qd = dim_index(m, "queue_depth");
+	bool *ignore;
+	struct slice *sl;
+	size_t ns, drawn = 0;
+
+	fputs("<h3>IOMeter view: IOPS and latency against queue depth</h3>\n", out);
+	if (qd < 0 || !m->varies[qd]) {
+		note(out, "not drawn: it needs queue_depth to vary (this report has %s)",
+		     qd < 0 ? "no queue_depth dimension" : "one queue depth");
+		return;
+	}
+	ignore = xcalloc(m->ndims + 1, sizeof(*ignore));
+	ignore[qd] = true;
+	ns = make_slices(m, ignore, first, &sl);
+	for (size_t i = 0; i < ns && drawn < MAX_SLICES; i++) {
+		const struct slice *s = &sl[i];
+		size_t n = s->n, nv = m->ncompared;
+		size_t *order = xcalloc(n + 1, sizeof(*order));
+		double *x = xcalloc(n + 1, sizeof(*x));
+		double *y = xcalloc(3 * nv * n + 1, sizeof(*y));
+		struct iom_chart_series *se = xcalloc(2 * nv + 1, sizeof(*se));
+		char *words, *t1, *t2, *id1, *id2;
+
+		if (n < 2) {
+			free(order);
+			free(x);
+			free(y);
+			free(se);
+			continue;
+		}
+		/* The slice's cells by queue depth. */
+		for (size_t j = 0; j < n; j++)
+			order[j] = s->cells[j];
+		for (size_t a = 1; a < n; a++)
+			for (size_t b = a; b > 0 && num_value(m->cells[order[b - 1]].value[qd]) >
+							    num_value(m->cells[order[b]].value[qd]); b--) {
+				size_t t = order[b];
+
+				order[b] = order[b - 1];
+				order[b - 1] = t;
+			}
+		for (size_t j = 0; j < n; j++)
+			x[j] = (double)num_value(m->cells[order[j]].value[qd]);
+		for (size_t g = 0; g < nv; g++) {
+			for (size_t j = 0; j < n; j++) {
+				const struct iom_report_reps *r = &m->cells[order[j]].by[g];
+
+				y[(0 * nv + g) * n + j] = iom_report_mean(r, IOM_METRIC_IOPS);
+				y[(1 * nv + g) * n + j] = iom_report_mean(r, IOM_METRIC_LAT_MEAN);
+				y[(2 * nv + g) * n + j] = iom_report_mean(r, IOM_METRIC_LAT_P99);
+			}
+		}
+		words = slice_words(m, s, ignore);
+		t1 = xasprintf("IOPS vs queue depth — %s", words);
+		t2 = xasprintf("Latency vs queue depth — %s", words);
+		id1 = xasprintf("chart-qd-iops-%zu", drawn + 1);
+		id2 = xasprintf("chart-qd-lat-%zu", drawn + 1);
+		fputs("<div class=\"charts\">\n", out);
+		for (size_t g = 0; g < nv; g++)
+			se[g] = (struct iom_chart_series){ .name = m->compared[g], .x = x,
+							   .y = &y[g * n], .n = n, .color = g,
+							   .markers = true };
+		{
+			struct iom_line_chart c = {
+				.id = id1, .title = t1, .subtitle = "mean over repetitions",
+				.x = { .title = "queue depth (outstanding I/Os per thread)",
+				       .kind = IOM_AXIS_LOG, .fmt = fmt_plain, .ticks = x, .nticks = n },
+				.y = { .title = "IOPS", .kind = IOM_AXIS_LINEAR,
+				       .fmt = tick_count, .zero = true },
+				.series = se, .nseries = nv, .width = HALF_W, .height = 340,
+			};
+
+			iom_chart_line(out, &c);
+		}
+		for (size_t g = 0; g < nv; g++) {
+			se[2 * g] = (struct iom_chart_series){ .name = m->compared[g], .x = x,
+							       .y = &y[(nv + g) * n], .n = n,
+							       .color = g, .markers = true };
+			se[2 * g + 1] = (struct iom_chart_series){ .name = m->compared[g], .x = x,
+								   .y = &y[(2 * nv + g) * n], .n = n,
+								   .color = g, .dashed = true,
+								   .markers = true };
+		}
+		{
+			struct iom_line_chart c = {
+				.id = id2, .title = t2, .subtitle = "mean over repetitions; log scale",
+				.x = { .title = "queue depth (outstanding I/Os per thread)",
+				       .kind = IOM_AXIS_LOG, .fmt = fmt_plain, .ticks = x, .nticks = n },
+				.y = { .title = "latency", .kind = IOM_AXIS_LOG, .fmt = tick_lat },
+				.series = se, .nseries = 2 * nv,
+				.legend_note = "solid: mean, dashed: p99",
+				.width = HALF_W, .height = 340,
+			};
+
+			iom_chart_line(out, &c);
+		}
+		fputs("</div>\n", out);
+		drawn++;
+		free(words);
+		free(t1);
+		free(t2);
+		free(id1);
+		free(id2);
+		free(order);
+		free(x);
+		free(y);
+		free(se);
+	}
+	if (!drawn)
+		note(out, "not drawn: no slice has two queue depths");
+	more_slices(out, m, sl, ns, MAX_SLICES, ignore);
+	slices_free(sl, ns);
+	free(ignore);
+}
+
+/* ---- percentiles of the chosen cell ---- */
+
+static void pct_chart(FILE *out, const struct iom_report *m, size_t cell)
+{
+	size_t nv = m->ncompared, ns = 0, nmax = 0, nmin = SIZE_MAX;
+	double *y = xcalloc(nv * IOM_NPCT + 1, sizeof(*y));
+	struct iom_chart_series *se = xcalloc(nv + 1, sizeof(*se));
+	char *label = iom_report_cell_label(m, cell), *title, *sub;
+	bool any = false;
+
+	fputs("<h3>Latency percentiles</h3>\n", out);
+	for (size_t g = 0; g < nv; g++) {
+		const struct iom_report_reps *r = &m->cells[cell].by[g];
+
+		if (!r->n)
+			continue;
+		nmax = IOM_MAX(nmax, r->n);
+		nmin = IOM_MIN(nmin, r->n);
+		for (int i = 0; i < IOM_NPCT; i++) {
+			y[g * IOM_NPCT + i] = mean_of(r->x[IOM_X_PCT + i], r->n);
+			any |= y[g * IOM_NPCT + i] > 0;
+		}
+		se[ns++] = (struct iom_chart_series){ .name = m->compared[g], .x = iom_percentiles,
+						      .y = &y[g * IOM_NPCT], .n = IOM_NPCT,
+						      .color = g, .markers = true };
+	}
+	title = xasprintf("Latency percentiles — %s", label);
+	if (nmax > 1)
+		sub = xasprintf("all I/O (read and write); each percentile the mean of %s%zu "
+				"repetitions; log scale; --cell picks another cell",
+				nmin != nmax ? "up to " : "", nmax);
+	else
+		sub = xasprintf("all I/O (read and write); one run; log scale; --cell picks another "
+				"cell");
+	if (any) {
+		struct iom_line_chart c = {
+			.id = "chart-percentiles", .title = title, .subtitle = sub,
+			.x = { .title = "percentile", .kind = IOM_AXIS_NINES },
+			.y = { .title = "latency", .kind = IOM_AXIS_LOG, .fmt = tick_lat },
+			.series = se, .nseries = ns, .width = FULL_W, .height = 380,
+		};
+
+		iom_chart_line(out, &c);
+	} else {
+		note(out, "%s: no latency recorded in this cell", label);
+	}
+	free(y);
+	free(se);
+	free(label);
+	free(title);
+	free(sub);
+}
+
+/* ---- IOPS over time ---- */
+
+struct time_run {
+	size_t src, compared;
+	uint32_t run;
+	double *x, *y;
+	size_t n;
+	char *name;
+};
+
+static int read_series(const struct iom_report *m, struct time_run *t, char *err, size_t errlen)
+{
+	char *path = iom_result_path(m->src[t->src].dir, t->run);
+	struct iom_result_file f;
+	int ret = iom_result_read(path, &f, err, errlen);
+
+	free(path);
+	if (ret == 0) {
+		const struct iom_run_result *r = &f.r;
+
+		t->n = r->nintervals;
+		t->x = xcalloc(t->n + 1, sizeof(*t->x));
+		t->y = xcalloc(t->n + 1, sizeof(*t->y));
+		for (size_t i = 0; i < t->n; i++) {
+			t->x[i] = (double)(i + 1) * (double)IOM_INTERVAL_NS / 1e9;
+			t->y[i] = (double)(r->intervals[i].ios[0] + r->intervals[i].ios[1]) /
+				  ((double)IOM_INTERVAL_NS / 1e9);
+		}
+	}
+	iom_result_file_release(&f);
+	return ret;
+}
+
+static void time_chart(FILE *out, const struct iom_report *m, struct time_run *runs, size_t nr,
+		       const char *title)
+{
+	struct iom_chart_series *se = xcalloc(nr + 1, sizeof(*se));
+	size_t ns = 0, most = 0;
+
+	fputs("<h3>IOPS over time</h3>\n", out);
+	for (size_t i = 0; i < nr; i++) {
+		if (runs[i].n < 2)
+			continue;
+		most = IOM_MAX(most, runs[i].n);
+		se[ns++] = (struct iom_chart_series){ .name = runs[i].name, .x = runs[i].x,
+						      .y = runs[i].y, .n = runs[i].n,
+						      .color = runs[i].compared,
+						      .markers = runs[i].n <= 60 };
+	}
+	if (ns) {
+		struct iom_line_chart c = {
+			.id = "chart-time", .title = title,
+			.subtitle = "I/Os completed in each 1-second interval of the measured window; "
+				    "--run N (or DIR:N) picks a run",
+			.x = { .title = "seconds into the measured window", .kind = IOM_AXIS_LINEAR,
+			       .fmt = fmt_secs, .zero = true },
+			.y = { .title = "IOPS", .kind = IOM_AXIS_LINEAR, .fmt = tick_count,
+			       .zero = true },
+			.series = se, .nseries = ns, .width = FULL_W, .height = 340,
+		};
+
+		iom_chart_line(out, &c);
+	} else if (nr) {
+		note(out, "not drawn: the run%s recorded fewer than two 1-second intervals "
+			  "(a window shorter than 2 s)", nr > 1 ? "s" : "");
+	} else {
+		note(out, "not drawn: no finished run in this cell");
+	}
+	(void)m;
+	free(se);
+}
+
+/* ---- the verdict and the heat map ---- */
+
+static void verdict_table(FILE *out, const struct iom_report *m)
+{
+	fputs("<h2 id=\"verdict\">Verdict</h2>\n", out);
+	if (m->ncompared < 2) {
+		note(out, "one %s only: nothing to compare", m->compare);
+		return;
+	}
+	fprintf(out, "<p class=\"sub\">cells won / tied / lost over %zu cells, and the median "
+		     "margin against the best of the others (a win needs Welch's p &lt; %g and a "
+		     "margin above %g %%)</p>\n", m->ncells, m->opts.alpha, m->opts.min_effect_pct);
+	fputs("<table><thead><tr><th class=\"l\">", out);
+	esc(out, m->compare);
+	fputs("</th>", out);
+	for (int k = 0; k < IOM_NMETRIC; k++)
+		fprintf(out, "<th>%s</th>", iom_metrics[k].title);
+	fputs("</tr></thead><tbody>\n", out);
+	for (size_t v = 0; v < m->ncompared; v++) {
+		fprintf(out, "<tr><th class=\"l\"><span style=\"color:%s\">■</span> ",
+			iom_chart_color(v));
+		esc(out, m->compared[v]);
+		fputs("</th>", out);
+		for (int k = 0; k < IOM_NMETRIC; k++) {
+			struct iom_report_tally t;
+			char mg[32], bg[16];
+			unsigned decided = 0;
+
+			iom_report_tally(m, (enum iom_metric)k, v, &t);
+			decided = t.won + t.tied + t.lost;
+			iom_chart_heat(bg, sizeof(bg), decided ? 0.8 * ((double)t.won - t.lost) /
+								       decided : 0);
+			iom_report_fmt_margin(mg, sizeof(mg), (enum iom_metric)k,
+					      t.median_margin_pct);
+			fprintf(out, "<td style=\"background:%s\">%u won · %u tied · %u lost", bg, t.won,
+				t.tied, t.lost);
+			if (t.single_run)
+				fprintf(out, " · %u single run", t.single_run);
+			fprintf(out, "<small>median %s</small></td>", mg);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
+static void heat_cell(FILE *out, const struct iom_report *m, size_t c, size_t v, enum iom_metric k,
+		      const struct iom_report_verdict *vd)
+{
+	const struct iom_report_reps *r = &m->cells[c].by[v];
+	struct iom_stats_summary s;
+	double mg, t = 0;
+	enum iom_outcome oc = iom_report_outcome(m, c, k, v, &mg);
+	char val[48], ci[48], mgs[32], bg[16], tip[512];
+	bool noisy;
+
+	if (r->n == 0) {
+		fprintf(out, "<td class=\"none\">%s</td>", r->failed ? "failed" :
+							    r->interrupted ? "intr." : "–");
+		return;
+	}
+	iom_report_summary(r, k, &s);
+	noisy = r->n >= 2 && s.cv * 100 > m->opts.max_cv_pct;
+	iom_report_fmt_value(val, sizeof(val), k, s.mean);
+	iom_report_fmt_value(ci, sizeof(ci), k, s.ci95);
+	iom_report_fmt_margin(mgs, sizeof(mgs), k, mg);
+	if (isfinite(mg) || isinf(mg)) {
+		double a = fmin(fabs(mg) / 25.0, 1) * 0.85;
+
+		switch (oc) {
+		case IOM_OUTCOME_WON:
+			t = fmax(a, 0.2);
+			break;
+		case IOM_OUTCOME_LOST:
+			t = -fmax(a, 0.2);
+			break;
+		case IOM_OUTCOME_SINGLE_RUN:
+			t = (mg > 0 ? 1 : -1) * 0.35 * a;
+			break;
+		default:
+			t = 0;
+			break;
+		}
+	}
+	iom_chart_heat(bg, sizeof(bg), t);
+	if (r->n >= 2)
+		snprintf(tip, sizeof(tip), "%s %s: mean %s ± %s (95%% CI), CV %.1f%%, %zu runs; %s, "
+			 "%s vs the best other%s%.2g", m->compared[v], iom_metrics[k].title, val, ci,
+			 s.cv * 100, r->n, iom_outcome_name(oc), mgs,
+			 isfinite(vd->p_value) ? "; Welch p (best vs runner-up) " : "",
+			 isfinite(vd->p_value) ? vd->p_value : 0.0);
+	else
+		snprintf(tip, sizeof(tip), "%s %s: %s, one run; %s, %s vs the best other",
+			 m->compared[v], iom_metrics[k].title, val, iom_outcome_name(oc), mgs);
+	fprintf(out, "<td%s style=\"background:%s\" title=\"", oc == IOM_OUTCOME_WON ?
+		" class=\"win\"" : "", bg);
+	esc(out, tip);
+	fputs("\">", out);
+	esc(out, val);
+	if (noisy)
+		fprintf(out, "<span class=\"noisy\" title=\"noisy: CV %.1f%%\">~</span>",
+			s.cv * 100);
+	if (vd->best == (int)v) {
+		char mb[40];
+
+		switch (vd->kind) {
+		case IOM_VERDICT_WIN:
+			iom_report_fmt_margin(mb, sizeof(mb), k, vd->margin_pct);
+			fprintf(out, "<small>%s</small>", mb);
+			break;
+		case IOM_VERDICT_TIE:
+			fprintf(out, "<small>tie</small>");
+			break;
+		case IOM_VERDICT_SINGLE_RUN:
+			iom_report_fmt_margin(mb, sizeof(mb), k, vd->margin_pct);
+			fprintf(out, "<small>(%s)</small>", mb);
+			break;
+		default:
+			break;
+		}
+	}
+	fputs("</td>", out);
+}
+
+static void heat_table(FILE *out, const struct iom_report *m)
+{
+	char pos[16], neg[16], pale[16];
+
+	fputs("<h2 id=\"winners\">Winners by cell</h2>\n", out);
+	if (m->ncells == 0) {
+		note(out, "no finished runs to report");
+		return;
+	}
+	iom_chart_heat(pos, sizeof(pos), 0.7);
+	iom_chart_heat(neg, sizeof(neg), -0.7);
+	iom_chart_heat(pale, sizeof(pale), 0.3);
+	fprintf(out, "<p class=\"sub key\">mean over repetitions; shade by margin over the best of "
+		     "the others: <span style=\"background:%s\">won</span><span "
+		     "style=\"background:%s\">lost</span><span>tie (not significant or ≤ %g %%)"
+		     "</span><span style=\"background:%s\">single run, no test</span> "
+		     "<span class=\"noisy\">~</span> noisy (CV &gt; %g %%); hover a value for its "
+		     "confidence interval</p>\n", pos, neg, m->opts.min_effect_pct, pale,
+		m->opts.max_cv_pct);
+	fputs("<table class=\"heat\"><thead><tr><th class=\"l\" rowspan=\"2\">cell</th>", out);
+	for (int k = 0; k < IOM_NMETRIC; k++)
+		fprintf(out, "<th colspan=\"%zu\">%s</th>", m->ncompared, iom_metrics[k].title);
+	fputs("</tr><tr>", out);
+	for (int k = 0; k < IOM_NMETRIC; k++) {
+		for (size_t v = 0; v < m->ncompared; v++) {
+			fprintf(out, "<th><span style=\"color:%s\">■</span> ", iom_chart_color(v));
+			esc(out, m->compared[v]);
+			fputs("</th>", out);
+		}
+	}
+	fputs("</tr></thead><tbody>\n", out);
+	for (size_t c = 0; c < m->ncells; c++) {
+		char *label = iom_report_cell_label(m, c);
+
+		fputs("<tr><th class=\"l\">", out);
+		esc(out, label);
+		fputs("</th>", out);
+		free(label);
+		for (int k = 0; k < IOM_NMETRIC; k++) {
+			struct iom_report_verdict vd;
+
+			iom_report_verdict(m, c, (enum iom_metric)k, &vd);
+			for (size_t v = 0; v < m->ncompared; v++)
+				heat_cell(out, m, c, v, (enum iom_metric)k, &vd);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
+/* ---- notes and provenance ---- */
+
+static void notes(FILE *out, const struct iom_report *m)
+{
+	struct iom_report_noisy *nz;
+	size_t nnz = iom_report_noisy_list(m, &nz);
+
+	fputs("<h2 id=\"notes\">Notes</h2>\n", out);
+	if (!nnz && m->nsrc < 2 && !m->nexcluded)
+		note(out, "no noisy cells, no runs left out");
+	if (nnz) {
+		fprintf(out, "<h3>Noisy cells (CV above %g %%)</h3>\n<table><thead><tr><th "
+			     "class=\"l\">cell</th><th class=\"l\">", m->opts.max_cv_pct);
+		esc(out, m->compare);
+		fputs("</th><th class=\"l\">metric</th><th>runs</th><th>CV</th><th>repetitions "
+		      "suggested</th></tr></thead><tbody>\n", out);
+		for (size_t i = 0; i < nnz; i++) {
+			char *label = iom_report_cell_label(m, nz[i].cell);
+
+			fputs("<tr><td class=\"l\">", out);
+			esc(out, label);
+			fputs("</td><td class=\"l\">", out);
+			esc(out, m->compared[nz[i].compared]);
+			fprintf(out, "</td><td class=\"l\">%s</td><td>%zu</td><td>%.1f %%</td>",
+				iom_metrics[nz[i].metric].title, nz[i].n, nz[i].cv_pct);
+			if (nz[i].suggest > nz[i].n)
+				fprintf(out, "<td>%s%u</td></tr>\n", nz[i].suggest >= 9999 ? "&gt; " : "",
+					nz[i].suggest);
+			else
+				fputs("<td>enough already</td></tr>\n", out);
+			free(label);
+		}
+		fputs("</tbody></table>\n", out);
+		note(out, "repetitions suggested: per side, for Welch's test to detect the larger of "
+			  "the observed margin and the minimum effect with 80 %% power");
+	}
+	free(nz);
+	if (m->nsrc > 1) {
+		fputs("<h3>Cells missing</h3>\n<ul>\n", out);
+		for (size_t s = 0; s < m->nsrc; s++) {
+			size_t *cells, n = iom_report_missing(m, s, &cells);
+
+			fputs("<li><b>", out);
+			esc(out, m->src[s].name);
+			fputs("</b> ", out);
+			if (!n)
+				fputs("has every cell", out);
+			else
+				fprintf(out, "lacks %zu of %zu cells:", n, m->ncells);
+			for (size_t i = 0; i < n; i++) {
+				char *label = iom_report_cell_label(m, cells[i]);
+
+				fputs(i ? ", " : " ", out);
+				esc(out, label);
+				free(label);
+			}
+			fputs("</li>\n", out);
+			free(cells);
+		}
+		fputs("</ul>\n", out);
+	}
+	if (m->nexcluded) {
+		fputs("<h3>Runs left out</h3>\n<ul>\n", out);
+		for (size_t i = 0; i < m->nexcluded; i++) {
+			const struct iom_report_excluded *e = &m->excluded[i];
+			char *label = iom_report_cell_label(m, e->cell);
+
+			fprintf(out, "<li>run %" PRIu32 " ", e->run);
+			if (m->nsrc > 1) {
+				fputs("of ", out);
+				esc(out, m->src[e->src].name);
+				fputc(' ', out);
+			}
+			fputc('(', out);
+			esc(out, m->compared[e->compared]);
+			fputc(' ', out);
+			esc(out, label);
+			fprintf(out, "): %s", iom_run_status_name(e->status));
+			if (e->error) {
+				fputs(": ", out);
+				esc(out, e->error);
+			}
+			fputs("</li>\n", out);
+			free(label);
+		}
+		fputs("</ul>\n", out);
+	}
+}
+
+static bool differs(const struct iom_report_diff *d, size_t nd, const char *what)
+{
+	for (size_t i = 0; i < nd; i++)
+		if (strcmp(d[i].what, what) == 0)
+			return true;
+	return false;
+}
+
+static void prov_row(FILE *out, const struct iom_report *m, const struct iom_report_diff *d,
+		     size_t nd, const char *label, const char *what, char **values)
+{
+	fprintf(out, "<tr%s><th class=\"l\">", what && differs(d, nd, what) ? " class=\"diff\"" : "");
+	esc(out, label);
+	fputs("</th>", out);
+	for (size_t i = 0; i < m->nsrc; i++) {
+		fputs("<td class=\"l\">", out);
+		esc(out, values[i] ? values[i] : "?");
+		fputs("</td>", out);
+		free(values[i]);
+		values[i] = NULL;
+	}
+	fputs("</tr>\n", out);
+}
+
+static void provenance(FILE *out, const struct iom_report *m)
+{
+	struct iom_report_diff *d;
+	size_t nd = iom_report_diffs(m, &d);
+	char **v = xcalloc(m->nsrc + 1, sizeof(*v));
+
+	fputs("<h2 id=\"provenance\">Provenance</h2>\n", out);
+	if (m->nsrc > 1) {
+		if (nd) {
+			fputs("<p><b>Differences between the directories:</b></p>\n<ul>\n", out);
+			for (size_t i = 0; i < nd; i++) {
+				char *t = iom_report_diff_text(m, &d[i]);
+
+				fputs("<li>", out);
+				esc(out, t);
+				fputs("</li>\n", out);
+				free(t);
+			}
+			fputs("</ul>\n", out);
+		} else {
+			note(out, "no differences in tool, plan, host, kernel, CPU or devices");
+		}
+		if (m->qualified)
+			note(out, "a value that measured the same cell in two directories is named "
+				  "value@directory");
+	}
+	fputs("<table><thead><tr><th></th>", out);
+	for (size_t i = 0; i < m->nsrc; i++) {
+		fputs("<th class=\"l\">", out);
+		esc(out, m->src[i].name);
+		fputs("</th>", out);
+	}
+	fputs("</tr></thead><tbody>\n", out);
+#define ROW(label, what, expr)                                             \
+	do {                                                               \
+		for (size_t i = 0; i < m->nsrc; i++) {                     \
+			const struct iom_study_info *s = &m->src[i].study; \
+			(void)s;                                           \
+			v[i] = (expr);                                     \
+		}                                                          \
+		prov_row(out, m, d, nd, label, what, v);                   \
+	} while (0)
+#define S(x) xstrdup((x) ? (x) : "?")
+	ROW("directory", NULL, S(m->src[i].dir));
+	ROW("study", "matrix", S(s->name));
+	ROW("iomatrix", "tool version", S(s->tool_version));
+	ROW("plan hash", "plan", xasprintf("%016" PRIx64, s->plan_hash));
+	ROW("host", "host", S(s->host));
+	ROW("kernel", "kernel", S(s->kernel));
+	ROW("CPU", "CPU", xasprintf("%s (%u CPUs)", s->cpu_model ? s->cpu_model : "?", s->ncpu));
+	ROW("started", NULL, ({
+		    char b[32] = "?";
+		    if (s->start_wall_ns)
+			    iom_format_utc(b, sizeof(b), s->start_wall_ns);
+		    xstrdup(b);
+	    }));
+	ROW("ended", NULL, ({
+		    char b[32] = "unfinished";
+		    if (s->end_wall_ns)
+			    iom_format_utc(b, sizeof(b), s->end_wall_ns);
+		    xstrdup(b);
+	    }));
+	ROW("measured", "duration", s->timing.bytes ?
+		    xasprintf("%" PRIu64 " bytes per run", s->timing.bytes) :
+		    xasprintf("%g s per run, %g s warm-up", (double)s->timing.duration_ns / 1e9,
+			      (double)s->timing.warmup_ns / 1e9));
+	ROW("repetitions", "repetitions", xasprintf("%" PRIu32, s->timing.repeat));
+	ROW("runs", NULL, xasprintf("%zu (%zu ok)", m->src[i].nruns, m->src[i].nok));
+	ROW("targets", "target", ({
+		    struct { char *s; size_t n; } b = { 0 };
+		    FILE *f = open_memstream(&b.s, &b.n);
+		    for (size_t t = 0; f && t < s->ntargets; t++) {
+			    const struct iom_study_target *x = &s->targets[t];
+			    const char *drv = x->has_facts && x->facts.driver ? x->facts.driver :
+										      x->controller;
+
+			    fprintf(f, "%s%s: %s", t ? "; " : "", x->label ? x->label : "?",
+				    x->path ? x->path : "?");
+			    if (drv)
+				    fprintf(f, ", %s", drv);
+			    if (x->has_facts && x->facts.model)
+				    fprintf(f, ", %s%s%s", x->facts.vendor ? x->facts.vendor : "",
+					    x->facts.vendor ? " " : "", x->facts.model);
+			    if (x->has_facts && x->facts.scheduler)
+				    fprintf(f, ", scheduler %s", x->facts.scheduler);
+			    if (x->has_facts && x->facts.nr_requests)
+				    fprintf(f, ", nr_requests %u", x->facts.nr_requests);
+			    if (x->has_facts && x->facts.fstype)
+				    fprintf(f, ", %s", x->facts.fstype);
+		    }
+		    if (f)
+			    fclose(f);
+		    b.s ? b.s : xstrdup("?");
+	    }));
+#undef S
+#undef ROW
+	fputs("</tbody></table>\n", out);
+	free(v);
+	iom_report_diffs_free(d, nd);
+}
+
+/* ---- the page ---- */
+
+/* ": controllers" or ": ctrl-a, ctrl-b": the distinct study names. */
+static void study_names(FILE *out, const struct iom_report *m)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; i < m->nsrc; i++) {
+		const char *n = m->src[i].study.name ? m->src[i].study.name : m->src[i].name;
+		bool dup = false;
+
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = strcmp(n, m->src[j].study.name ? m->src[j].study.name :
+							       m->src[j].name) == 0;
+		if (dup)
+			continue;
+		fputs(shown++ ? ", " : ": ", out);
+		esc(out, n);
+	}
+}
+
+int iom_report_write_html(FILE *out, const struct iom_report *m,
+			  const struct iom_report_opts_cli *o, char *err, size_t errlen)
+{
+	size_t cell = 0, nr = 0;
+	struct time_run *runs = NULL;
+	char *title = NULL, *fixed;
+	int ret = 0;
+
+	if (o && o->cell) {
+		ret = iom_report_find_cell(m, o->cell, &cell, err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+	/* The runs of the time chart, read before anything is written. */
+	if (o && o->run) {
+		struct time_run t = { 0 };
+
+		ret = iom_report_find_run(m, o->run, &t.src, &t.run, err, errlen);
+		if (ret < 0)
+			return ret;
+		ret = read_series(m, &t, err, errlen);
+		if (ret < 0)
+			return ret;
+		for (size_t c = 0; c < m->ncells; c++)
+			for (size_t v = 0; v < m->ncompared; v++)
+				for (size_t i = 0; i < m->cells[c].by[v].n; i++)
+					if (m->cells[c].by[v].run[i] == t.run &&
+					    m->cells[c].by[v].src[i] == t.src) {
+						char *l = iom_report_cell_label(m, c);
+
+						t.compared = v;
+						title = xasprintf("IOPS over time — run %" PRIu32 ": %s %s",
+								  t.run, m->compared[v], l);
+						free(l);
+					}
+		if (!title)
+			title = xasprintf("IOPS over time — run %" PRIu32, t.run);
+		t.name = xasprintf("run %" PRIu32, t.run);
+		runs = xcalloc(1, sizeof(*runs));
+		runs[nr++] = t;
+	} else if (m->ncells) {
+		char *l = iom_report_cell_label(m, cell);
+
+		runs = xcalloc(m->ncompared + 1, sizeof(*runs));
+		for (size_t v = 0; v < m->ncompared; v++) {
+			const struct iom_report_reps *r = &m->cells[cell].by[v];
+			struct time_run t = { .compared = v };
+			char e[IOM_ERRLEN];
+
+			if (!r->n)
+				continue;
+			t.src = r->src[0];
+			t.run = r->run[0];
+			if (read_series(m, &t, e, sizeof(e)) < 0)
+				continue;
+			t.name = xasprintf("%s (run %" PRIu32 ")", m->compared[v], t.run);
+			runs[nr++] = t;
+		}
+		title = xasprintf("IOPS over time — %s, first repetition of each", l);
+		free(l);
+	}
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<title>iomatrix report", out);
+	study_names(out, m);
+	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>iomatrix report",
+		CSS);
+	study_names(out, m);
+	fputs("</h1>\n<p class=\"sub\">compared: <b>", out);
+	esc(out, m->compare);
+	fputs("</b> — ", out);
+	for (size_t v = 0; v < m->ncompared; v++) {
+		fprintf(out, "%s<span style=\"color:%s\">■</span> ", v ? ", " : "",
+			iom_chart_color(v));
+		esc(out, m->compared[v]);
+	}
+	fprintf(out, " · %zu cells · %zu runs, %zu ok · α %g · min effect %g %% · max CV %g %%</p>\n",
+		m->ncells, m->nruns, m->nok, m->opts.alpha, m->opts.min_effect_pct,
+		m->opts.max_cv_pct);
+	fixed = iom_report_fixed_words(m);
+	if (*fixed && m->ncells > 1) {
+		fputs("<p class=\"sub\">the same in every cell: ", out);
+		esc(out, fixed);
+		fputs("</p>\n", out);
+	}
+	free(fixed);
+	fputs("<p class=\"sub\">from ", out);
+	for (size_t i = 0; i < m->nsrc; i++) {
+		const struct iom_study_info *s = &m->src[i].study;
+		const char *k = s->kernel ? s->kernel : "?";
+
+		fputs(i ? "; " : "", out);
+		esc(out, m->src[i].dir);
+		fputs(" (", out);
+		esc(out, s->host ? s->host : "?");
+		fputs(", kernel ", out);
+		fprintf(out, "%.*s)", (int)strcspn(k, " "), k);
+	}
+	fputs("</p>\n</header>\n", out);
+
+	verdict_table(out, m);
+	fputs("<h2 id=\"charts\">Charts</h2>\n", out);
+	if (m->ncells) {
+		atto_chart(out, m, cell);
+		qd_charts(out, m, cell);
+		pct_chart(out, m, cell);
+		time_chart(out, m, runs, nr, title);
+	} else {
+		note(out, "no finished runs: nothing to draw");
+	}
+	heat_table(out, m);
+	notes(out, m);
+	provenance(out, m);
+	fprintf(out, "<footer>made by iomatrix %s from the results directories alone; this page "
+		     "needs no script and fetches nothing</footer>\n</body>\n</html>\n", IOM_VERSION);
+
+	for (size_t i = 0; i < nr; i++) {
+		free(runs[i].x);
+		free(runs[i].y);
+		free(runs[i].name);
+	}
+	free(runs);
+	free(title);
+	if (ferror(out))
+		return iom_err(err, errlen, EIO, "cannot write the report: %s", strerror(EIO));
+	return 0;
+}

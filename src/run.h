@@ -1,0 +1,72 @@
+/*
+ * run — one run: start the workers, warm up, measure, cool down, stop, and turn what the
+ * workers counted into one struct iom_run_result (result.h).
+ *
+ * The caller prepares and opens the target (target.h) and hands the open fd and its region in
+ * the spec, with the cell's values, the timing, the seed and the IRQ lines to count; run.c
+ * knows nothing of matrix files, plans or results directories. A run that fails (an I/O error,
+ * an engine that cannot be set up) is reported, never fatal: the caller decides what follows.
+ */
+#ifndef IOM_RUN_H
+#define IOM_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "keys.h"
+#include "matrix.h"
+#include "result.h"
+#include "worker.h"
+
+struct iom_cell;
+
+struct iom_run_spec {
+	/* The target: an open fd (the caller's; O_DIRECT when direct) and the region [0, region). */
+	int fd;
+	uint64_t region;
+	bool direct;
+	/* Driver names of the target's IRQ lines in /proc/interrupts (cpu.h; comma-separated,
+	 * e.g. the target facts' irq_names or driver); NULL: interrupts are not counted. */
+	const char *irq_drivers;
+
+	/* The cell. */
+	uint32_t block_size;
+	uint32_t queue_depth;
+	uint32_t threads;
+	uint32_t read_pct;
+	enum iom_pattern pattern;
+	enum iom_engine_kind engine;
+
+	/* warmup_ns, then exactly one of duration_ns and bytes, then cooldown_ns; rest_ns, repeat
+	 * and timeout_ns belong to the caller. */
+	struct iom_timing timing;
+	uint64_t seed;
+	uint32_t index, repetition;     /* copied into the result */
+
+	/* When *stop becomes non-zero the run ends early, marked IOM_RUN_INTERRUPTED. May be NULL. */
+	volatile sig_atomic_t *stop;
+
+	/* Tuning, tests and later modules; all zero/NULL in ordinary use. */
+	unsigned engine_flags;          /* IOM_ENGINE_NO_* */
+	struct iom_policy policy;       /* zero: the measured defaults of worker.h */
+	const struct iom_worker_hooks *hooks;
+};
+
+/* Copies the values of cell c (block size, queue depth, threads, read %, pattern, engine,
+ * direct) into s; leaves everything else as it is. */
+void iom_run_spec_set_cell(struct iom_run_spec *s, const struct iom_cell *c);
+
+/*
+ * Executes one run as spec says and fills out (the caller's storage, overwritten; release it
+ * with iom_run_result_release() whatever the return). Returns 0 with status IOM_RUN_OK; -EINTR
+ * with status IOM_RUN_INTERRUPTED when *spec->stop was set (out holds what was measured until
+ * then); or -errno with status IOM_RUN_FAILED, the reason in out->error and in err — for an I/O
+ * error it names the operation, the offset and the error ("write at offset 1048576 failed: No
+ * space left on device").
+ */
+int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out, char *err,
+		    size_t errlen);
+
+#endif

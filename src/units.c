@@ -1,0 +1,337 @@
+/*
+ * units — sizes, durations and percentages between the way people write them and numbers.
+ *
+ * Numbers are parsed by hand, digit by digit, into 128-bit intermediates, never through
+ * strtod: "1.5M" is exactly 1572864 bytes and "0.1s" exactly 100 ms, and anything that does not
+ * fit in 64 bits is reported instead of wrapping. A number is "D[.D]" followed by an optional
+ * unit; a sign, an exponent, "nan" or "inf" are not numbers here.
+ */
+#include "units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+typedef unsigned __int128 u128;
+
+#define MAX_FRAC_DIGITS 18 /* 10^18 < 2^60: fractions stay exact in 128 bits */
+
+/* A decimal number split into its integer part and a fraction of nfrac digits. */
+struct decimal {
+	u128 ip;        /* integer part (may exceed 64 bits; callers check) */
+	uint64_t frac;  /* fraction digits as an integer, trailing zeros removed */
+	unsigned nfrac; /* number of significant fraction digits */
+	const char *end;/* first character after the number */
+};
+
+static const uint64_t pow10_table[MAX_FRAC_DIGITS + 1] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+	1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+	100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+	1000000000000000000ull,
+};
+
+/* Reads "D[.D]" at s. Returns 0, or -EINVAL when s does not start with a digit, -ERANGE when
+ * the integer part is absurdly long or the fraction has more than 18 significant digits. */
+static int read_decimal(const char *s, struct decimal *d)
+{
+	const u128 cap = (u128)1 << 100;
+	char digits[MAX_FRAC_DIGITS + 1];
+	unsigned nd = 0;
+	bool too_many = false;
+
+	memset(d, 0, sizeof(*d));
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	while (isdigit((unsigned char)*s)) {
+		if (d->ip < cap)
+			d->ip = d->ip * 10 + (unsigned)(*s - '0');
+		s++;
+	}
+	if (*s == '.') {
+		s++;
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		while (isdigit((unsigned char)*s)) {
+			if (nd < MAX_FRAC_DIGITS)
+				digits[nd++] = *s;
+			else if (*s != '0')
+				too_many = true;
+			s++;
+		}
+		while (nd > 0 && digits[nd - 1] == '0')
+			nd--;
+		for (unsigned i = 0; i < nd; i++)
+			d->frac = d->frac * 10 + (uint64_t)(digits[i] - '0');
+		d->nfrac = nd;
+	}
+	d->end = s;
+	if (d->ip >= cap || too_many)
+		return -ERANGE;
+	return 0;
+}
+
+static const char *skip_space(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* Copies the unit (the rest of s without trailing blanks) into buf. */
+static void copy_unit(const char *s, char *buf, size_t len)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+}
+
+/* Why s is not a number: the common shapes get their own words. */
+static int not_a_number(const char *s, const char *what, const char *units, char *err,
+			size_t errlen)
+{
+	const char *p = skip_space(s);
+
+	if (*p == '\0')
+		return iom_err(err, errlen, EINVAL, "empty %s", what);
+	if (*p == '-')
+		return iom_err(err, errlen, EINVAL, "'%s': a %s cannot be negative", s, what);
+	return iom_err(err, errlen, EINVAL, "'%s': not a %s (a number with an optional unit %s)",
+		       s, what, units);
+}
+
+static const struct {
+	const char *name;
+	unsigned shift;
+} size_units[] = {
+	{ "", 0 },    { "b", 0 },
+	{ "k", 10 },  { "kb", 10 }, { "kib", 10 },
+	{ "m", 20 },  { "mb", 20 }, { "mib", 20 },
+	{ "g", 30 },  { "gb", 30 }, { "gib", 30 },
+	{ "t", 40 },  { "tb", 40 }, { "tib", 40 },
+};
+
+int iom_size_parse(const char *s, uint64_t *bytes, char *err, size_t errlen)
+{
+	struct decimal d;
+	char unit[16];
+	int shift = -1;
+	u128 whole, part;
+	int ret;
+
+	if (!s)
+		return iom_err(err, errlen, EINVAL, "empty size");
+	ret = read_decimal(skip_space(s), &d);
+	if (ret == -EINVAL)
+		return not_a_number(s, "size", "K, M, G, T", err, errlen);
+	if (ret == -ERANGE)
+		return iom_err(err, errlen, ERANGE, "'%s': too large or too precise for a size", s);
+	copy_unit(skip_space(d.end), unit, sizeof(unit));
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(size_units) && strlen(d.end) < 64; i++) {
+		if (strcasecmp(unit, size_units[i].name) == 0) {
+			shift = (int)size_units[i].shift;
+			break;
+		}
+	}
+	if (shift < 0) {
+		char shown[16];
+
+		copy_unit(skip_space(d.end), shown, sizeof(shown));
+		return iom_err(err, errlen, EINVAL, "'%s': unknown unit '%s' (use K, M, G, T)", s,
+			       shown);
+	}
+	whole = d.ip << shift;
+	part = ((u128)d.frac << shift);
+	if (part % pow10_table[d.nfrac] != 0)
+		return iom_err(err, errlen, EINVAL, "'%s': not a whole number of bytes", s);
+	whole += part / pow10_table[d.nfrac];
+	if (whole > UINT64_MAX)
+		return iom_err(err, errlen, ERANGE, "'%s': too large (at most 16777215T)", s);
+	*bytes = (uint64_t)whole;
+	return 0;
+}
+
+void iom_size_format(uint64_t bytes, char *buf, size_t len)
+{
+	static const char names[] = "TGMK";
+
+	for (int i = 0; i < 4; i++) {
+		unsigned shift = 40 - 10 * (unsigned)i;
+		uint64_t unit = 1ull << shift;
+
+		if (bytes >= unit && bytes % unit == 0) {
+			snprintf(buf, len, "%llu%c", (unsigned long long)(bytes >> shift), names[i]);
+			return;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)bytes);
+}
+
+static const struct {
+	const char *name;
+	uint64_t ns;
+} time_units[] = {
+	{ "ns", 1ull },
+	{ "us", 1000ull },
+	{ "ms", 1000000ull },
+	{ "s", 1000000000ull },
+	{ "m", 60000000000ull },
+	{ "h", 3600000000000ull },
+	{ "", 1000000000ull }, /* a bare number is seconds */
+};
+
+int iom_duration_parse(const char *s, uint64_t *ns, char *err, size_t errlen)
+{
+	struct decimal d;
+	char unit[16];
+	uint64_t mult = 0;
+	u128 total;
+	int ret;
+
+	if (!s)
+		return iom_err(err, errlen, EINVAL, "empty duration");
+	ret = read_decimal(skip_space(s), &d);
+	if (ret == -EINVAL)
+		return not_a_number(s, "duration", "ms, s, m, h", err, errlen);
+	if (ret == -ERANGE)
+		return iom_err(err, errlen, ERANGE, "'%s': too long or too precise for a duration",
+			       s);
+	copy_unit(skip_space(d.end), unit, sizeof(unit));
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(time_units) && strlen(d.end) < 64; i++) {
+		if (strcmp(unit, time_units[i].name) == 0) {
+			mult = time_units[i].ns;
+			break;
+		}
+	}
+	if (mult == 0)
+		return iom_err(err, errlen, EINVAL, "'%s': unknown unit '%s' (use ms, s, m, h)", s,
+			       unit);
+	/* The fraction, rounded to the nearest nanosecond. */
+	total = d.ip * mult;
+	total += ((u128)d.frac * mult + pow10_table[d.nfrac] / 2) / pow10_table[d.nfrac];
+	if (d.ip > UINT64_MAX || total > UINT64_MAX)
+		return iom_err(err, errlen, ERANGE, "'%s': too long (at most 5124095h)", s);
+	*ns = (uint64_t)total;
+	return 0;
+}
+
+int iom_duration_from_seconds(double s, uint64_t *ns, char *err, size_t errlen)
+{
+	if (isnan(s))
+		return iom_err(err, errlen, EINVAL, "not a duration: NaN");
+	if (s < 0)
+		return iom_err(err, errlen, EINVAL, "%g: a duration cannot be negative", s);
+	if (!(s * 1e9 < 18446744073709551615.0))
+		return iom_err(err, errlen, ERANGE, "%g s: too long (at most 5124095h)", s);
+	*ns = (uint64_t)llround(s * 1e9);
+	return 0;
+}
+
+void iom_duration_format(uint64_t ns, char *buf, size_t len)
+{
+	const uint64_t S = 1000000000ull, MS = 1000000ull;
+	unsigned long long v = ns;
+
+	if (ns == 0)
+		snprintf(buf, len, "0s");
+	else if (ns % (3600 * S) == 0)
+		snprintf(buf, len, "%lluh", v / (3600 * S));
+	else if (ns % (60 * S) == 0)
+		snprintf(buf, len, "%llum", v / (60 * S));
+	else if (ns % S == 0)
+		snprintf(buf, len, "%llus", v / S);
+	else if (ns > S && ns % MS == 0) {
+		char frac[8];
+		size_t n;
+
+		snprintf(frac, sizeof(frac), "%03llu", (v % S) / MS);
+		n = strlen(frac);
+		while (n > 1 && frac[n - 1] == '0')
+			frac[--n] = '\0';
+		snprintf(buf, len, "%llu.%ss", v / S, frac);
+	} else if (ns % MS == 0)
+		snprintf(buf, len, "%llums", v / MS);
+	else if (ns % 1000 == 0)
+		snprintf(buf, len, "%lluus", v / 1000);
+	else
+		snprintf(buf, len, "%lluns", v);
+}
+
+void iom_duration_human(uint64_t ns, char *buf, size_t len)
+{
+	unsigned long long s = ns / 1000000000ull;
+
+	if (s >= 3600)
+		snprintf(buf, len, "%lluh %02llum", s / 3600, (s % 3600) / 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%llum %02llus", s / 60, s % 60);
+	else if (ns >= 1000000000ull)
+		snprintf(buf, len, "%.1fs", (double)ns / 1e9);
+	else if (ns >= 1000000ull)
+		snprintf(buf, len, "%llums", (unsigned long long)(ns / 1000000ull));
+	else
+		snprintf(buf, len, "%lluus", (unsigned long long)(ns / 1000ull));
+}
+
+void iom_count_format(double v, char *buf, size_t len)
+{
+	if (!(v >= 0) || v != v)
+		snprintf(buf, len, "-");
+	else if (v < 1000)
+		snprintf(buf, len, "%.0f", v);
+	else if (v < 99950)
+		snprintf(buf, len, "%.1fk", v / 1e3);
+	else if (v < 999500)
+		snprintf(buf, len, "%.0fk", v / 1e3);
+	else if (v < 9995000)
+		snprintf(buf, len, "%.2fM", v / 1e6);
+	else
+		snprintf(buf, len, "%.1fM", v / 1e6);
+}
+
+void iom_latency_format(uint64_t ns, char *buf, size_t len)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	else if (ns < 999950)
+		snprintf(buf, len, "%.1fus", (double)ns / 1e3);
+	else if (ns < 999995000)
+		snprintf(buf, len, "%.2fms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", (double)ns / 1e9);
+}
+
+int iom_pct_parse(const char *s, double min, double max, double *pct, char *err, size_t errlen)
+{
+	struct decimal d;
+	const char *p;
+	double v;
+
+	if (!s)
+		return iom_err(err, errlen, EINVAL, "empty percentage");
+	if (read_decimal(skip_space(s), &d) < 0)
+		return iom_err(err, errlen, EINVAL, "'%s': not a percentage (write 70 or \"70%%\")",
+			       s);
+	p = skip_space(d.end);
+	if (*p == '%')
+		p = skip_space(p + 1);
+	if (*p != '\0')
+		return iom_err(err, errlen, EINVAL, "'%s': not a percentage (write 70 or \"70%%\")",
+			       s);
+	v = (double)d.ip + (double)d.frac / (double)pow10_table[d.nfrac];
+	if (v < min || v > max)
+		return iom_err(err, errlen, ERANGE, "'%s': out of range (%g%% to %g%%)", s, min, max);
+	*pct = v;
+	return 0;
+}

@@ -1,0 +1,51 @@
+/*
+ * units — sizes, durations and percentages as people write them ("4K", "1.5M", "500ms", "90m",
+ * "70%") to and from numbers, with precise errors. K, M, G and T are powers of 1024 (a "K" is
+ * 1024 bytes, as block sizes are always meant); "KiB" and "KB" are accepted as the same unit.
+ * Durations are stored in nanoseconds; a bare number of a duration is seconds.
+ *
+ * Parsers never overflow: a value that does not fit (2^64 bytes, "1e308s", NaN) is an error,
+ * never undefined behaviour. Error texts quote the input and say what is allowed:
+ *     '4Q': unknown unit 'Q' (use K, M, G, T)
+ */
+#ifndef IOM_UNITS_H
+#define IOM_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parses a size: "512", "4K", "4k", "4KiB", "4KB", "1.5M", "64M", "1G", "2T", "512B". A
+ * fraction must come to a whole number of bytes. Returns 0, or -EINVAL / -ERANGE with err. */
+int iom_size_parse(const char *s, uint64_t *bytes, char *err, size_t errlen);
+
+/* Formats bytes in the largest unit that divides it exactly: 4096 → "4K", 12 MiB → "12M",
+ * 1536 → "1536" (1.5 K is not a whole unit). Needs at most 24 bytes. */
+void iom_size_format(uint64_t bytes, char *buf, size_t len);
+
+/* Parses a duration: "500ms", "1.5s", "90m", "2h", "250us", "100ns", "0", "30" (seconds).
+ * Stored as nanoseconds, rounded to the nearest. Returns 0, or -EINVAL / -ERANGE with err. */
+int iom_duration_parse(const char *s, uint64_t *ns, char *err, size_t errlen);
+
+/* Parses a duration given as a number of seconds (as libconfig hands over 1.5 or 30). */
+int iom_duration_from_seconds(double s, uint64_t *ns, char *err, size_t errlen);
+
+/* Formats a duration as it would be written in a matrix: the largest unit that gives a whole
+ * number (5400 s → "90m", 2 h → "2h"), else seconds with up to three decimals ("1.5s"),
+ * else ms/us/ns; 0 → "0s". Parses back to the same value when it is whole microseconds. */
+void iom_duration_format(uint64_t ns, char *buf, size_t len);
+
+/* Formats a duration for people: "2h 05m", "12m 36s", "19.2s", "350ms". */
+void iom_duration_human(uint64_t ns, char *buf, size_t len);
+
+/* Formats a rate or count for people with 3–4 significant digits: 950 → "950",
+ * 12345 → "12.3k", 1234567 → "1.23M". */
+void iom_count_format(double v, char *buf, size_t len);
+
+/* Formats a latency for people: 850 → "850ns", 85200 → "85.2us", 1234000 → "1.23ms",
+ * 2500000000 → "2.50s". */
+void iom_latency_format(uint64_t ns, char *buf, size_t len);
+
+/* Parses a percentage "70", "70%", "2.5%" within [min, max]. Returns 0 or -EINVAL / -ERANGE. */
+int iom_pct_parse(const char *s, double min, double max, double *pct, char *err, size_t errlen);
+
+#endif

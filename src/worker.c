@@ -1,0 +1,414 @@
+/*
+ * worker — the per-thread I/O loop and its offset generator (design in worker.h).
+ *
+ * One turn of the loop:
+ *   1. refill: when at least submit_batch slots are free (or none is in flight), give every free
+ *      slot an offset and a direction and queue it;
+ *   2. submit and wait: one engine call (one io_uring_enter) submits the queue and waits until
+ *      wait_nr completions are available;
+ *   3. reap everything available, load the phase once, and account each completion: into the
+ *      read or write histogram when it counts, else as warm-up or cool-down I/O; any error
+ *      (res < 0 or a short transfer) stops the refilling, the worker drains and reports it;
+ *   4. publish the counted totals to the live block (four relaxed stores per batch).
+ * The clock is read by the engine only: once per submitted batch, once per reaped batch.
+ */
+#include "worker.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define RELAXED memory_order_relaxed
+
+/* ---- offsets ---------------------------------------------------------------------------- */
+
+int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *c, unsigned thread,
+			char *err, size_t errlen)
+{
+	uint64_t tseed = iom_mix64(c->seed + thread);
+
+	memset(g, 0, sizeof(*g));
+	if (c->block_size == 0)
+		return iom_err(err, errlen, EINVAL, "block size must not be 0");
+	if (c->threads == 0 || thread >= c->threads)
+		return iom_err(err, errlen, EINVAL, "thread %u of %u does not exist", thread,
+			       c->threads);
+	g->bs = c->block_size;
+	g->read_pct = IOM_MIN(c->read_pct, 100u);
+	g->pattern = c->pattern;
+	iom_rng_seed(&g->off_rng, tseed);
+	iom_rng_seed(&g->mix_rng, iom_mix64(tseed));
+	if (c->pattern == IOM_PATTERN_RANDOM) {
+		g->blocks = c->region / c->block_size;
+		if (g->blocks == 0)
+			return iom_err(err, errlen, EINVAL,
+				       "the region of %llu bytes holds no block of %u bytes",
+				       (unsigned long long)c->region, c->block_size);
+		return 0;
+	}
+	g->lo = (uint64_t)((unsigned __int128)c->region * thread / c->threads);
+	g->hi = (uint64_t)((unsigned __int128)c->region * (thread + 1) / c->threads);
+	g->lo -= g->lo % c->block_size;
+	g->hi -= g->hi % c->block_size;
+	if (g->hi - g->lo < c->block_size)
+		return iom_err(err, errlen, EINVAL,
+			       "the region of %llu bytes is too small for %u threads of sequential "
+			       "%u-byte I/O (each thread needs its own slice of at least one block)",
+			       (unsigned long long)c->region, c->threads, c->block_size);
+	g->next = g->lo;
+	return 0;
+}
+
+/* ---- the start gate --------------------------------------------------------------------- */
+
+void iom_worker_gate_init(struct iom_worker_gate *g)
+{
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_cond_init(&g->cond, NULL);
+	g->ready = 0;
+	g->open = false;
+}
+
+void iom_worker_gate_destroy(struct iom_worker_gate *g)
+{
+	pthread_cond_destroy(&g->cond);
+	pthread_mutex_destroy(&g->lock);
+}
+
+void iom_worker_gate_wait_ready(struct iom_worker_gate *g, unsigned n)
+{
+	pthread_mutex_lock(&g->lock);
+	while (g->ready < n)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+}
+
+void iom_worker_gate_open(struct iom_worker_gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->open = true;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+static void gate_arrive(struct iom_worker_gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->ready++;
+	pthread_cond_broadcast(&g->cond);
+	while (!g->open)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* ---- set-up ----------------------------------------------------------------------------- */
+
+void iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, unsigned id,
+		     _Atomic int *phase, struct iom_worker_gate *gate)
+{
+	unsigned d;
+
+	memset(w, 0, sizeof(*w));
+	w->conf = conf;
+	w->id = id;
+	w->phase = phase;
+	w->gate = gate;
+	for (d = 0; d < 2; d++) {
+		w->hist[d] = xmalloc(sizeof(*w->hist[d]));
+		iom_hist_init(w->hist[d]);
+	}
+	if (conf->bytes && conf->block_size && conf->threads) {
+		uint64_t total = conf->bytes / conf->block_size + !!(conf->bytes % conf->block_size);
+
+		w->share_ios = total / conf->threads + (id < total % conf->threads);
+	}
+	atomic_init(&w->live.state, IOM_WORKER_STARTING);
+	atomic_init(&w->live.phase_seen, -1);
+}
+
+void iom_worker_release(struct iom_worker *w)
+{
+	free(w->buf);
+	free(w->slots);
+	free(w->free_slots);
+	free(w->done);
+	free(w->hist[0]);
+	free(w->hist[1]);
+	w->buf = NULL;
+	w->slots = NULL;
+	w->free_slots = w->done = NULL;
+	w->hist[0] = w->hist[1] = NULL;
+}
+
+static void fail(struct iom_worker *w, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Records the worker's first error and publishes the FAILED state (the message first). */
+static void fail(struct iom_worker *w, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (atomic_load_explicit(&w->live.state, RELAXED) == IOM_WORKER_FAILED)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(w->error, sizeof(w->error), fmt, ap);
+	va_end(ap);
+	w->error_code = code;
+	atomic_store_explicit(&w->live.state, IOM_WORKER_FAILED, memory_order_release);
+}
+
+static int prepare(struct iom_worker *w)
+{
+	const struct iom_worker_conf *c = w->conf;
+	unsigned depth = iom_engine_depth(c->engine, c->queue_depth), i;
+	struct iom_engine_setup s;
+	size_t len;
+	int ret;
+
+	ret = iom_worker_gen_init(&w->gen, c, w->id, w->error, sizeof(w->error));
+	if (ret < 0)
+		return ret;
+	if (depth == 0) {
+		snprintf(w->error, sizeof(w->error), "queue depth must be at least 1");
+		return -EINVAL;
+	}
+	len = (size_t)depth * c->block_size;
+	ret = posix_memalign(&w->buf, 4096, len);
+	if (ret) {
+		w->buf = NULL;
+		snprintf(w->error, sizeof(w->error),
+			 "cannot allocate %zu bytes of I/O buffers (%u × %u) for thread %u: %s", len,
+			 depth, c->block_size, w->id, strerror(ret));
+		return -ret;
+	}
+	if (c->read_pct < 100) {
+		struct iom_rng r;
+
+		/* Incompressible data for writes, made once. */
+		iom_rng_seed(&r, iom_mix64(c->seed + w->id) ^ UINT64_C(0x5eed0fb0ffe75));
+		iom_rng_fill(&r, w->buf, len);
+	} else {
+		memset(w->buf, 0, len); /* fault the pages in before the clock runs */
+	}
+	w->slots = xcalloc(depth, sizeof(*w->slots));
+	w->free_slots = xcalloc(depth, sizeof(*w->free_slots));
+	w->done = xcalloc(depth, sizeof(*w->done));
+	for (i = 0; i < depth; i++) {
+		w->slots[i].buf = (char *)w->buf + (size_t)i * c->block_size;
+		w->slots[i].len = c->block_size;
+		w->slots[i].slot = (uint16_t)i;
+		w->free_slots[i] = &w->slots[depth - 1 - i];
+	}
+	s = (struct iom_engine_setup){ .fd = c->fd, .depth = c->queue_depth,
+				       .block_size = c->block_size, .buf = w->buf,
+				       .flags = c->engine_flags };
+	ret = iom_engine_init(&w->engine, c->engine, &s, w->error, sizeof(w->error));
+	if (ret < 0)
+		return ret;
+	if (w->engine.depth != depth) {
+		snprintf(w->error, sizeof(w->error), "engine %s took queue depth %u, not %u",
+			 w->engine.ops->name, w->engine.depth, depth);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- the loop --------------------------------------------------------------------------- */
+
+static const char *const op_name[2] = { "read", "write" };
+
+/* Stamps each 4 KiB of a write with its offset and a sequence number, so that no two blocks
+ * written in a run are alike (deduplicating storage would otherwise see the same few buffers
+ * over and over). Two 8-byte stores per 4 KiB; the rest of the buffer stays incompressible. */
+static inline void stamp_write(struct iom_io *io, uint64_t seq)
+{
+	char *p = io->buf;
+	uint32_t off = 0;
+
+	do {
+		uint64_t v[2] = { io->offset + off, seq };
+
+		memcpy(p + off, v, IOM_MIN(sizeof(v), (size_t)(io->len - off)));
+		off += 4096;
+	} while (off < io->len);
+}
+
+static void io_failed(struct iom_worker *w, const struct iom_io *io)
+{
+	const char *op = op_name[io->op & 1];
+	unsigned long long off = (unsigned long long)io->offset;
+
+	if (io->res < 0) {
+		const char *hint = "";
+
+		if (io->res == -EINVAL && w->conf->direct)
+			hint = " (O_DIRECT needs the block size and offsets aligned to the device's "
+			       "logical block size)";
+		fail(w, -io->res, "%s at offset %llu failed: %s%s", op, off, strerror(-io->res),
+		     hint);
+	} else {
+		fail(w, EIO, "short %s at offset %llu: %d of %u bytes%s", op, off, io->res, io->len,
+		     io->res == 0 && io->op == IOM_OP_READ ? " (past the end of the target?)" : "");
+	}
+}
+
+static inline unsigned wait_count(const struct iom_policy *p, unsigned in_flight)
+{
+	unsigned n = p->wait_min ? p->wait_min : in_flight / p->wait_div;
+
+	if (n < 1)
+		n = 1;
+	return n < in_flight ? n : in_flight;
+}
+
+/* Acts on a new phase: acknowledges it to the controller (after every count of the old phase
+ * was published), stops at STOP, and reports an empty bytes share done at once. */
+static int observe_phase(struct iom_worker *w, bool *stopping, bool share_complete)
+{
+	int phase = atomic_load_explicit(w->phase, RELAXED);
+
+	atomic_store_explicit(&w->live.phase_seen, phase, memory_order_release);
+	if (phase == IOM_PHASE_STOP)
+		*stopping = true;
+	if (phase == IOM_PHASE_MEASURE && share_complete &&
+	    atomic_load_explicit(&w->live.state, RELAXED) == IOM_WORKER_RUNNING) {
+		atomic_store_explicit(&w->live.done_ns, iom_now_ns(), RELAXED);
+		atomic_store_explicit(&w->live.state, IOM_WORKER_DONE, memory_order_release);
+	}
+	return phase;
+}
+
+static int run_loop(struct iom_worker *w)
+{
+	const struct iom_worker_conf *c = w->conf;
+	const struct iom_worker_hooks *hooks = c->hooks;
+	struct iom_engine *e = &w->engine;
+	struct iom_io **free_slots = w->free_slots, **done = w->done;
+	const unsigned depth = e->depth;
+	const bool bytes_bound = c->bytes != 0;
+	const unsigned batch = IOM_MIN(IOM_MAX(c->policy.submit_batch, 1u), depth);
+	struct iom_policy policy = c->policy;
+	uint64_t share_issue = w->share_ios; /* counted I/Os still to issue … */
+	uint64_t share_left = share_issue;    /* … and to complete */
+	uint64_t ios[2] = { 0, 0 }, bytes[2] = { 0, 0 };
+	unsigned nfree = depth, in_flight = 0;
+	char msg[200];                 /* a failed check_read's message */
+	bool stopping = false;
+	int phase;
+
+	if (!policy.wait_min && !policy.wait_div)
+		policy.wait_div = IOM_POLICY_WAIT_DIV;
+	phase = observe_phase(w, &stopping, bytes_bound && share_left == 0);
+	for (;;) {
+		unsigned n, i, counted = 0;
+		int ret;
+
+		/* 1. refill */
+		if (!stopping && nfree && (nfree >= batch || in_flight == 0)) {
+			in_flight += nfree;
+			while (nfree) {
+				struct iom_io *io = free_slots[--nfree];
+
+				io->offset = iom_worker_gen_offset(&w->gen);
+				io->op = iom_worker_gen_is_read(&w->gen) ? IOM_OP_READ : IOM_OP_WRITE;
+				io->tag = 0;
+				if (bytes_bound && phase == IOM_PHASE_MEASURE && share_issue) {
+					io->tag = 1;
+					share_issue--;
+				}
+				if (io->op == IOM_OP_WRITE) {
+					if (hooks && hooks->prepare_write)
+						hooks->prepare_write(hooks->ctx, w->id, io);
+					else
+						stamp_write(io, w->write_seq);
+					w->write_seq++;
+				}
+				iom_engine_queue(e, io);
+			}
+		}
+		if (in_flight == 0) {
+			if (stopping)
+				return 0;
+			continue; /* cannot happen: refilled above */
+		}
+
+		/* 2. submit and wait */
+		ret = iom_engine_submit(e, wait_count(&policy, in_flight));
+		if (ret < 0) {
+			fail(w, -ret, "%s engine failed: %s", e->ops->name, strerror(-ret));
+			return ret;
+		}
+
+		/* 3. reap and account */
+		n = iom_engine_reap(e, done, depth);
+		if (atomic_load_explicit(w->phase, RELAXED) != phase)
+			phase = observe_phase(w, &stopping, bytes_bound && share_left == 0);
+		for (i = 0; i < n; i++) {
+			struct iom_io *io = done[i];
+			unsigned d = io->op;
+
+			free_slots[nfree++] = io;
+			io->phase = IOM_IO_UNCOUNTED;
+			if (__builtin_expect(io->res != (int32_t)io->len, 0)) {
+				io_failed(w, io);
+				stopping = true;
+			} else if (d == IOM_OP_READ && hooks && hooks->check_read &&
+				   hooks->check_read(hooks->ctx, w->id, io, msg, sizeof(msg)) < 0) {
+				fail(w, EILSEQ, "%s", msg);
+				stopping = true;
+			} else if (bytes_bound ? io->tag : phase == IOM_PHASE_MEASURE) {
+				io->phase = IOM_IO_MEASURED;
+				iom_hist_record(w->hist[d], io->complete_ns - io->submit_ns);
+				ios[d]++;
+				bytes[d] += io->len;
+				counted++;
+				if (bytes_bound && --share_left == 0)
+					atomic_store_explicit(&w->live.done_ns, io->complete_ns, RELAXED);
+			} else if (phase == IOM_PHASE_WARMUP) {
+				io->phase = IOM_IO_WARMUP;
+				w->warmup_ios++;
+			} else {
+				io->phase = IOM_IO_COOLDOWN;
+				w->cooldown_ios++;
+			}
+			if (hooks && hooks->record)
+				hooks->record(hooks->ctx, w->id, io);
+		}
+		in_flight -= n;
+
+		/* 4. publish */
+		if (counted) {
+			atomic_store_explicit(&w->live.ios[0], ios[0], RELAXED);
+			atomic_store_explicit(&w->live.ios[1], ios[1], RELAXED);
+			atomic_store_explicit(&w->live.bytes[0], bytes[0], RELAXED);
+			atomic_store_explicit(&w->live.bytes[1], bytes[1], RELAXED);
+			if (bytes_bound && share_left == 0 && !stopping)
+				atomic_store_explicit(&w->live.state, IOM_WORKER_DONE,
+						      memory_order_release);
+		}
+	}
+}
+
+void *iom_worker_main(void *arg)
+{
+	struct iom_worker *w = arg;
+	int ret = prepare(w);
+
+	if (ret < 0) {
+		w->error_code = -ret;
+		atomic_store_explicit(&w->live.state, IOM_WORKER_FAILED, memory_order_release);
+	} else {
+		atomic_store_explicit(&w->live.state, IOM_WORKER_RUNNING, memory_order_release);
+	}
+	gate_arrive(w->gate);
+	if (ret == 0 && atomic_load_explicit(w->phase, memory_order_acquire) != IOM_PHASE_STOP)
+		ret = run_loop(w);
+	iom_engine_release(&w->engine);
+	if (ret == 0 && atomic_load_explicit(&w->live.state, RELAXED) != IOM_WORKER_FAILED)
+		atomic_store_explicit(&w->live.state, IOM_WORKER_EXITED, memory_order_release);
+	return NULL;
+}

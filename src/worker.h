@@ -1,0 +1,221 @@
+/*
+ * worker — one thread's I/O loop: it makes the offsets, keeps queue_depth I/Os in flight through
+ * its engine, and records every completion into its own read and write histograms. Nothing in
+ * the loop is shared for writing with another thread, and the loop allocates nothing, takes no
+ * lock and makes no system call beyond the engine's (see engine.h).
+ *
+ * The run controller (run.c) steers workers only through the phase (an atomic int it sets and
+ * each worker loads, relaxed, once per reaped batch) and reads them only through each worker's
+ * `live` block (measured counts, the phase last acted on, state), which sits on its own cache
+ * line and is written with plain relaxed stores by its one writer.
+ *
+ * Offsets: `random` draws a block uniformly from [0, region) (iom_rng_below over region/bs
+ * blocks) from a generator seeded with iom_mix64(seed + thread); `sequential` walks the
+ * thread's own slice [t·region/threads, (t+1)·region/threads), both ends aligned down to the
+ * block size, wrapping at its end. read_pct decides each I/O from a second generator (so the
+ * same seed gives the same offsets whatever the mix): a draw below read_pct of 100 is a read;
+ * 0 and 100 draw nothing and are exact.
+ *
+ * What counts: in a duration-bound window, an I/O counts when it completes while the worker
+ * sees the phase MEASURE. In a bytes-bound window (conf.bytes > 0) each thread has a share of
+ * whole blocks; an I/O counts when it was issued in MEASURE as part of the share, so the
+ * threads together complete exactly their shares. A thread whose share is complete goes on
+ * with uncounted I/O (the load stays the same for the others) until the controller moves on.
+ * Uncounted completions are warm-up I/O before MEASURE and cool-down I/O after it.
+ *
+ * The submit/reap policy (struct iom_policy) is explicit: refill the free slots only when at
+ * least submit_batch are free, and let each submit wait for a number of completions.
+ */
+#ifndef IOM_WORKER_H
+#define IOM_WORKER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "hist.h"
+#include "keys.h"
+#include "rng.h"
+
+enum iom_phase { IOM_PHASE_WARMUP, IOM_PHASE_MEASURE, IOM_PHASE_COOLDOWN, IOM_PHASE_STOP };
+
+/*
+ * How a worker batches. Each turn of the loop refills every free slot when at least
+ * submit_batch slots are free (or nothing is in flight), submits them, and waits in the same
+ * system call until wait_nr completions are available:
+ *     wait_nr = wait_min ? wait_min : in_flight / wait_div,  clamped to [1, in_flight].
+ * Then it reaps every completion available. Zero members take the defaults below.
+ *
+ * The defaults were measured (4K random read, QD32, one thread, a loop device on a tmpfs file,
+ * DEFER_TASKRUN, 5 s runs alternated A/B/A/B on a shared 2-CPU VM): IOPS of every policy
+ * tried were within the run-to-run noise of each other (±10 % in medians), but the process's
+ * CPU per I/O fell from ~0.80 µs waiting for 1 completion to ~0.60 µs waiting for in_flight/4
+ * and ~0.53 µs for in_flight/2 or a fixed 16: with DEFER_TASKRUN the kernel wakes the thread
+ * only once wait_nr completions are ready, so fewer wake-ups and system calls per I/O. Waiting
+ * for in_flight/4 keeps at least 3/4 of the queue at the device (a real device loses
+ * throughput when the queue drains to half) and bounds how late a completion is stamped to
+ * the time of a quarter of the queue completing. Refilling later (submit_batch > 1) only
+ * lowered the mean queue depth. Queue depths below 8 wait for one completion at a time.
+ */
+struct iom_policy {
+	unsigned submit_batch;
+	unsigned wait_min;
+	unsigned wait_div;
+};
+#define IOM_POLICY_SUBMIT_BATCH 1
+#define IOM_POLICY_WAIT_DIV 4
+
+/*
+ * Hooks for the modules that look at every I/O (traces, issue 4; data verification, issue 8).
+ * A NULL member costs one predictable branch. They run in the worker thread, in the hot path:
+ * they must not block, allocate or lock. ctx is shared by all workers; thread tells them apart.
+ */
+struct iom_worker_hooks {
+	void *ctx;
+	/* Every completed I/O, counted or not, with its stamps, result and io->phase (how it was
+	 * counted) — a trace record. */
+	void (*record)(void *ctx, unsigned thread, const struct iom_io *io);
+	/* A write about to be queued: may write a header into each block of io->buf. When NULL
+	 * the worker stamps each 4 KiB of the buffer with the offset and a write sequence so that
+	 * deduplicating storage sees unique blocks. */
+	void (*prepare_write)(void *ctx, unsigned thread, struct iom_io *io);
+	/* A read that completed in full: 0, or -EILSEQ with what did not match in err (the run
+	 * fails with it). */
+	int (*check_read)(void *ctx, unsigned thread, const struct iom_io *io, char *err,
+			  size_t errlen);
+};
+
+/* What every worker of a run shares, read-only while they run. */
+struct iom_worker_conf {
+	int fd;                    /* the open target (unused by the null engine) */
+	uint64_t region;           /* I/O goes to [0, region) */
+	uint32_t block_size;
+	uint32_t queue_depth;
+	unsigned threads;
+	unsigned read_pct;         /* 0 … 100 */
+	enum iom_pattern pattern;
+	enum iom_engine_kind engine;
+	unsigned engine_flags;     /* IOM_ENGINE_NO_* */
+	uint64_t seed;             /* the run's seed; thread t uses iom_mix64(seed + t) */
+	uint64_t bytes;            /* bytes-bound window: measured bytes of all threads; 0: duration */
+	bool direct;               /* the fd has O_DIRECT (for the hint in error messages) */
+	struct iom_policy policy;
+	const struct iom_worker_hooks *hooks; /* may be NULL */
+};
+
+/* The offset and read/write generator of one thread. */
+struct iom_worker_gen {
+	struct iom_rng off_rng, mix_rng;
+	uint64_t blocks;           /* random: region / block size */
+	uint64_t lo, hi, next;     /* sequential: the slice [lo, hi) and the next offset */
+	uint32_t bs;
+	unsigned read_pct;
+	enum iom_pattern pattern;
+};
+
+/*
+ * Sets up the generator of thread `thread` of c->threads. 0, or -EINVAL with a message when
+ * the region holds no block (random) or the thread's slice holds none (sequential).
+ */
+int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *c, unsigned thread,
+			char *err, size_t errlen);
+
+/* The next offset: aligned to the block size, the whole block inside the region (or slice). */
+static inline uint64_t iom_worker_gen_offset(struct iom_worker_gen *g)
+{
+	uint64_t off;
+
+	if (g->pattern == IOM_PATTERN_RANDOM)
+		return iom_rng_below(&g->off_rng, g->blocks) * g->bs;
+	off = g->next;
+	g->next += g->bs;
+	if (g->next + g->bs > g->hi)
+		g->next = g->lo;
+	return off;
+}
+
+/* Whether the next I/O is a read. */
+static inline bool iom_worker_gen_is_read(struct iom_worker_gen *g)
+{
+	if (g->read_pct >= 100)
+		return true;
+	if (g->read_pct == 0)
+		return false;
+	return iom_rng_below(&g->mix_rng, 100) < g->read_pct;
+}
+
+/* Start gate: workers set up their engines, report ready, and wait until the controller opens
+ * it (or sets the phase to STOP to abort). */
+struct iom_worker_gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned ready;
+	bool open;
+};
+
+void iom_worker_gate_init(struct iom_worker_gate *g);
+void iom_worker_gate_destroy(struct iom_worker_gate *g);
+/* Blocks until n workers reported ready. */
+void iom_worker_gate_wait_ready(struct iom_worker_gate *g, unsigned n);
+void iom_worker_gate_open(struct iom_worker_gate *g);
+
+enum iom_worker_state {
+	IOM_WORKER_STARTING,
+	IOM_WORKER_RUNNING,
+	IOM_WORKER_DONE,     /* bytes-bound: this thread's share is complete */
+	IOM_WORKER_FAILED,   /* error[] says why */
+	IOM_WORKER_EXITED,   /* the loop has ended (after RUNNING or DONE) */
+};
+
+/* Written by the worker, read by the controller at any time. */
+struct iom_worker_live {
+	_Atomic uint64_t ios[2], bytes[2]; /* counted so far, by direction */
+	_Atomic uint64_t done_ns;          /* bytes-bound: when the share completed */
+	_Atomic int phase_seen;            /* the last phase the worker acted on */
+	_Atomic int state;                 /* enum iom_worker_state */
+};
+
+struct iom_worker {
+	/* Set by iom_worker_init(), read-only afterwards. */
+	const struct iom_worker_conf *conf;
+	unsigned id;
+	_Atomic int *phase;
+	struct iom_worker_gate *gate;
+	uint64_t share_ios;            /* bytes-bound: counted I/Os this thread must complete */
+
+	/* The worker thread's own; the controller reads them after joining it. */
+	struct iom_engine engine;
+	void *buf;
+	struct iom_io *slots;
+	struct iom_io **free_slots, **done;
+	struct iom_worker_gen gen;
+	struct iom_hist *hist[2];      /* counted latencies, by direction */
+	uint64_t warmup_ios, cooldown_ios;
+	uint64_t write_seq;            /* writes issued, for the dedup stamp */
+	char error[256];               /* why the worker failed … */
+	int error_code;                /* … and the errno that goes with it */
+
+	_Alignas(64) struct iom_worker_live live;
+	char pad_[64];                 /* keeps the next worker's hot data off this line */
+};
+
+/*
+ * Prepares w as thread `id` of conf (the caller's storage; conf, phase and gate must outlive
+ * it): allocates its histograms and sets its share. Buffers and engine are set up by the thread
+ * itself. Release with iom_worker_release() after the thread was joined.
+ */
+void iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, unsigned id,
+		     _Atomic int *phase, struct iom_worker_gate *gate);
+
+/* The thread's body (pthread_create it with w): sets up buffers and engine, reports ready at
+ * the gate, runs the loop until the phase is STOP or an error, drains what is in flight and
+ * releases the engine. Its outcome is in w->live.state and w->error. */
+void *iom_worker_main(void *w);
+
+/* Frees the worker's buffers and histograms. */
+void iom_worker_release(struct iom_worker *w);
+
+#endif

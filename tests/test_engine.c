@@ -1,0 +1,511 @@
+/*
+ * test_engine — every engine behind the one interface: data written at given offsets of a temp
+ * file reads back the same (io_uring with and without registered buffers, file and setup flags;
+ * psync), reap hands back exact counts, stamps are ordered, errors come back as res < 0, psync
+ * takes a queue depth above 1 as 1, and null completes without touching the data.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "util.h"
+
+#define BS 4096u
+#define DEPTH 8u
+#define FILE_BYTES (1u << 20)
+
+struct fixture {
+	char path[64];
+	int fd;
+	void *buf;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = xcalloc(1, sizeof(*f));
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+
+	snprintf(f->path, sizeof(f->path), "%.40s/iom-engine-XXXXXX", dir);
+	f->fd = mkstemp(f->path);
+	assert_true(f->fd >= 0);
+	assert_int_equal(ftruncate(f->fd, FILE_BYTES), 0);
+	assert_int_equal(posix_memalign(&f->buf, 4096, DEPTH * BS), 0);
+	memset(f->buf, 0, DEPTH * BS);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	close(f->fd);
+	unlink(f->path);
+	free(f->buf);
+	free(f);
+	return 0;
+}
+
+/* The byte expected at position i of the block written at off. */
+static uint8_t pattern(uint64_t off, size_t i)
+{
+	return (uint8_t)((off / BS) * 131 + i * 7 + 1);
+}
+
+/* Runs n I/Os of op at offs through e, depth at a time, waiting for all of each batch; returns
+ * the number of I/Os whose res was not BS. */
+static unsigned run_ios(struct iom_engine *e, struct iom_io *slots, uint8_t op,
+			const uint64_t *offs, unsigned n)
+{
+	struct iom_io *done[DEPTH];
+	unsigned i = 0, bad = 0;
+
+	while (i < n) {
+		unsigned k, batch = IOM_MIN(e->depth, n - i), got = 0;
+
+		for (k = 0; k < batch; k++) {
+			struct iom_io *io = &slots[k];
+
+			io->op = op;
+			io->offset = offs[i + k];
+			if (op == IOM_OP_WRITE) {
+				size_t b;
+
+				for (b = 0; b < BS; b++)
+					((uint8_t *)io->buf)[b] = pattern(io->offset, b);
+			} else {
+				memset(io->buf, 0, BS);
+			}
+			io->res = -12345;
+			iom_engine_queue(e, io);
+		}
+		assert_int_equal(iom_engine_submit(e, batch), 0);
+		while (got < batch) {
+			unsigned r = iom_engine_reap(e, done, DEPTH);
+
+			for (k = 0; k < r; k++) {
+				assert_true(done[k]->submit_ns > 0);
+				assert_true(done[k]->complete_ns >= done[k]->submit_ns);
+				if (done[k]->res != (int32_t)BS)
+					bad++;
+				if (op == IOM_OP_READ && done[k]->res == (int32_t)BS) {
+					size_t b;
+
+					for (b = 0; b < BS; b++)
+						assert_int_equal(((uint8_t *)done[k]->buf)[b],
+								 pattern(done[k]->offset, b));
+				}
+			}
+			got += r;
+			if (got < batch)
+				assert_int_equal(iom_engine_submit(e, batch - got), 0);
+		}
+		i += batch;
+	}
+	return bad;
+}
+
+static void init_slots(struct iom_io *slots, void *buf)
+{
+	unsigned i;
+
+	for (i = 0; i < DEPTH; i++) {
+		slots[i] = (struct iom_io){ .buf = (char *)buf + (size_t)i * BS, .len = BS,
+					    .slot = (uint16_t)i };
+	}
+}
+
+struct roundtrip_case {
+	const char *name;
+	enum iom_engine_kind kind;
+	unsigned flags;
+	unsigned depth;
+};
+
+static const struct roundtrip_case roundtrip_cases[] = {
+	{ "io_uring, everything registered", IOM_ENGINE_IO_URING, 0, DEPTH },
+	{ "io_uring, plain buffers", IOM_ENGINE_IO_URING, IOM_ENGINE_NO_FIXED_BUFFERS, DEPTH },
+	{ "io_uring, plain file", IOM_ENGINE_IO_URING, IOM_ENGINE_NO_FIXED_FILES, DEPTH },
+	{ "io_uring, plain setup", IOM_ENGINE_IO_URING,
+	  IOM_ENGINE_NO_SETUP_FLAGS | IOM_ENGINE_NO_FIXED_BUFFERS | IOM_ENGINE_NO_FIXED_FILES, 3 },
+	{ "io_uring, depth 1", IOM_ENGINE_IO_URING, 0, 1 },
+	{ "psync", IOM_ENGINE_PSYNC, 0, DEPTH },
+};
+
+static void test_engine_roundtrip(void **state)
+{
+	static const uint64_t offs[] = { 0, 5 * BS, 65536, 12 * BS, FILE_BYTES - BS, 100 * BS,
+					 7 * BS, 200 * BS, 3 * BS, 64 * BS, 250 * BS };
+	const unsigned n = IOM_ARRAY_SIZE(offs);
+	struct fixture *f = *state;
+	size_t c;
+
+	for (c = 0; c < IOM_ARRAY_SIZE(roundtrip_cases); c++) {
+		const struct roundtrip_case *rc = &roundtrip_cases[c];
+		struct iom_engine_setup s = { .fd = f->fd, .depth = rc->depth, .block_size = BS,
+					      .buf = f->buf, .flags = rc->flags };
+		struct iom_io slots[DEPTH];
+		struct iom_engine e;
+		char err[IOM_ERRLEN] = "";
+		unsigned i;
+
+		print_message("case: %s\n", rc->name);
+		assert_int_equal(ftruncate(f->fd, 0), 0);
+		assert_int_equal(ftruncate(f->fd, FILE_BYTES), 0);
+		assert_int_equal(iom_engine_init(&e, rc->kind, &s, err, sizeof(err)), 0);
+		print_message("  notes: %s\n", e.notes);
+		assert_true(e.depth >= 1 && e.depth <= rc->depth);
+		init_slots(slots, f->buf);
+		assert_int_equal(run_ios(&e, slots, IOM_OP_WRITE, offs, n), 0);
+		assert_int_equal(run_ios(&e, slots, IOM_OP_READ, offs, n), 0);
+		iom_engine_release(&e);
+
+		/* What the engine wrote is really in the file. */
+		for (i = 0; i < n; i++) {
+			uint8_t blk[BS];
+			size_t b;
+
+			assert_int_equal(pread(f->fd, blk, BS, (off_t)offs[i]), BS);
+			for (b = 0; b < BS; b++)
+				assert_int_equal(blk[b], pattern(offs[i], b));
+		}
+	}
+}
+
+static void test_engine_uring_registration(void **state)
+{
+	struct fixture *f = *state;
+	struct iom_engine_setup s = { .fd = f->fd, .depth = DEPTH, .block_size = BS, .buf = f->buf };
+	struct iom_engine e;
+	char err[IOM_ERRLEN];
+
+	assert_int_equal(iom_engine_init(&e, IOM_ENGINE_IO_URING, &s, err, sizeof(err)), 0);
+	/* Registered, or a fallback that says why (the memory-lock limit of a normal user). */
+	if (e.registered_buffers)
+		assert_non_null(strstr(e.notes, "registered buffers"));
+	else
+		assert_non_null(strstr(e.notes, "plain buffers (registering refused"));
+	assert_non_null(strstr(e.notes, "io_uring: "));
+	iom_engine_release(&e);
+
+	s.flags = IOM_ENGINE_NO_FIXED_BUFFERS;
+	assert_int_equal(iom_engine_init(&e, IOM_ENGINE_IO_URING, &s, err, sizeof(err)), 0);
+	assert_false(e.registered_buffers);
+	assert_non_null(strstr(e.notes, "plain buffers"));
+	iom_engine_release(&e);
+	iom_engine_release(&e); /* twice is harmless */
+}
+
+/* Queue `depth`, wait for all, reap in pieces of 3: the counts add up exactly, nothing more. */
+static void test_engine_reap_counts(void **state)
+{
+	static const enum iom_engine_kind kinds[] = { IOM_ENGINE_IO_URING, IOM_ENGINE_NULL,
+						      IOM_ENGINE_PSYNC };
+	struct fixture *f = *state;
+	size_t k;
+
+	for (k = 0; k < IOM_ARRAY_SIZE(kinds); k++) {
+		struct iom_engine_setup s = { .fd = f->fd, .depth = DEPTH, .block_size = BS,
+					      .buf = f->buf };
+		struct iom_io slots[DEPTH], *done[DEPTH];
+		struct iom_engine e;
+		char err[IOM_ERRLEN];
+		unsigned i, got = 0, r, seen = 0;
+
+		assert_int_equal(iom_engine_init(&e, kinds[k], &s, err, sizeof(err)), 0);
+		assert_int_equal(e.depth, iom_engine_depth(kinds[k], DEPTH));
+		init_slots(slots, f->buf);
+		assert_int_equal(iom_engine_reap(&e, done, DEPTH), 0);
+		for (i = 0; i < e.depth; i++) {
+			slots[i].op = IOM_OP_READ;
+			slots[i].offset = (uint64_t)i * BS;
+			iom_engine_queue(&e, &slots[i]);
+		}
+		assert_int_equal(iom_engine_submit(&e, e.depth), 0);
+		assert_int_equal(iom_engine_reap(&e, done, 0), 0);
+		while (got < e.depth) {
+			r = iom_engine_reap(&e, done, 3);
+			assert_true(r >= 1 && r <= 3);
+			assert_true(r == IOM_MIN(3u, e.depth - got));
+			for (i = 0; i < r; i++) {
+				unsigned idx = done[i]->slot;
+
+				assert_true(idx < e.depth);
+				assert_false(seen & (1u << idx)); /* each I/O handed back once */
+				seen |= 1u << idx;
+				assert_int_equal(done[i]->res, BS);
+			}
+			got += r;
+		}
+		assert_int_equal(iom_engine_reap(&e, done, DEPTH), 0);
+		assert_int_equal(seen, (1u << e.depth) - 1);
+		iom_engine_release(&e);
+	}
+}
+
+static void test_engine_psync_depth_one(void **state)
+{
+	struct fixture *f = *state;
+	struct iom_engine_setup s = { .fd = f->fd, .depth = 32, .block_size = BS, .buf = f->buf };
+	struct iom_engine e;
+	char err[IOM_ERRLEN];
+
+	assert_int_equal(iom_engine_depth(IOM_ENGINE_PSYNC, 32), 1);
+	assert_int_equal(iom_engine_depth(IOM_ENGINE_IO_URING, 32), 32);
+	assert_int_equal(iom_engine_init(&e, IOM_ENGINE_PSYNC, &s, err, sizeof(err)), 0);
+	assert_int_equal(e.depth, 1);
+	assert_non_null(strstr(e.notes, "queue_depth 32 taken as 1"));
+	iom_engine_release(&e);
+}
+
+static void test_engine_null_no_io(void **state)
+{
+	struct fixture *f = *state;
+	struct iom_engine_setup s = { .fd = -1, .depth = DEPTH, .block_size = BS, .buf = f->buf };
+	struct iom_io slots[DEPTH], *done[DEPTH];
+	struct iom_engine e;
+	char err[IOM_ERRLEN];
+	uint8_t blk[BS];
+	unsigned i;
+
+	assert_int_equal(iom_engine_init(&e, IOM_ENGINE_NULL, &s, err, sizeof(err)), 0);
+	init_slots(slots, f->buf);
+	memset(f->buf, 0xab, BS);
+	/* Round after round of fewer than depth: the completion ring wraps correctly. */
+	for (i = 0; i < 100; i++) {
+		unsigned k, n = 1 + i % DEPTH;
+
+		for (k = 0; k < n; k++) {
+			slots[k].op = IOM_OP_WRITE;
+			slots[k].offset = (uint64_t)k * BS;
+			iom_engine_queue(&e, &slots[k]);
+		}
+		assert_int_equal(iom_engine_submit(&e, 1), 0);
+		assert_int_equal(iom_engine_reap(&e, done, DEPTH), n);
+		for (k = 0; k < n; k++)
+			assert_ptr_equal(done[k], &slots[k]);
+	}
+	/* The file was not written: it is still a hole of zeros. */
+	assert_int_equal(pread(f->fd, blk, BS, 0), BS);
+	for (i = 0; i < BS; i++)
+		assert_int_equal(blk[i], 0);
+	iom_engine_release(&e);
+}
+
+/* A write to a read-only fd and a read past the end come back as the I/O's res, not as an
+ * engine failure: the worker decides what an I/O error means. */
+static void test_engine_io_errors(void **state)
+{
+	static const enum iom_engine_kind kinds[] = { IOM_ENGINE_IO_URING, IOM_ENGINE_PSYNC };
+	struct fixture *f = *state;
+	size_t k;
+	int ro = open(f->path, O_RDONLY);
+
+	assert_true(ro >= 0);
+	for (k = 0; k < IOM_ARRAY_SIZE(kinds); k++) {
+		struct iom_engine_setup s = { .fd = ro, .depth = 2, .block_size = BS, .buf = f->buf };
+		struct iom_io slots[DEPTH], *done[DEPTH];
+		struct iom_engine e;
+		char err[IOM_ERRLEN];
+
+		assert_int_equal(iom_engine_init(&e, kinds[k], &s, err, sizeof(err)), 0);
+		init_slots(slots, f->buf);
+		slots[0].op = IOM_OP_WRITE;
+		slots[0].offset = 0;
+		iom_engine_queue(&e, &slots[0]);
+		assert_int_equal(iom_engine_submit(&e, 1), 0);
+		assert_int_equal(iom_engine_reap(&e, done, DEPTH), 1);
+		assert_int_equal(done[0]->res, -EBADF);
+
+		slots[0].op = IOM_OP_READ;
+		slots[0].offset = 2 * FILE_BYTES;
+		iom_engine_queue(&e, &slots[0]);
+		assert_int_equal(iom_engine_submit(&e, 1), 0);
+		assert_int_equal(iom_engine_reap(&e, done, DEPTH), 1);
+		assert_int_equal(done[0]->res, 0);
+		iom_engine_release(&e);
+	}
+	close(ro);
+}
+
+static void test_engine_init_errors(void **state)
+{
+	struct fixture *f = *state;
+	struct iom_engine_setup s = { .fd = -1, .depth = DEPTH, .block_size = BS, .buf = f->buf };
+	struct iom_engine e;
+	char err[IOM_ERRLEN] = "";
+
+	assert_int_equal(iom_engine_init(&e, IOM_ENGINE_IO_URING, &s, err, sizeof(err)), -EBADF);
+	assert_non_null(strstr(err, "needs an open target"));
+	iom_engine_release(&e);
+	s.fd = f->fd;
+	s.depth = 0;
+	assert_int_equal(iom_engine_init(&e, IOM_ENGINE_PSYNC, &s, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "queue depth"));
+	iom_engine_release(&e);
+}
+
+/* Runs fn in a child process (it may change limits, capabilities or seccomp for itself) and
+ * returns its exit status: 0 passed, 77 could not arrange the situation, else failed. */
+static int in_child(int (*fn)(struct fixture *), struct fixture *f)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(fn(f));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/* As a user without CAP_IPC_LOCK and a memory-lock limit of 0: the ring is made, the buffers
+ * are not registered, and the notes say why. */
+static int memlock_child(struct fixture *f)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+	struct iom_engine_setup s = { .fd = f->fd, .depth = DEPTH, .block_size = BS, .buf = f->buf };
+	struct iom_io slots[DEPTH];
+	struct iom_engine e;
+	char err[IOM_ERRLEN];
+	static const uint64_t offs[] = { 0, 4 * BS, 9 * BS };
+
+	struct rlimit lim;
+	unsigned pages;
+	int ret = -1;
+
+	if (syscall(SYS_capget, &hdr, data) != 0 || getrlimit(RLIMIT_MEMLOCK, &lim) != 0)
+		return 77;
+	data[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+	if (syscall(SYS_capset, &hdr, data) != 0)
+		return 77;
+	/* Newer kernels charge the rings themselves to the limit too: with none at all the ring
+	 * is refused, with the message naming the limit. */
+	lim.rlim_cur = 0;
+	if (setrlimit(RLIMIT_MEMLOCK, &lim) != 0)
+		return 77;
+	ret = iom_engine_init(&e, IOM_ENGINE_IO_URING, &s, err, sizeof(err));
+	if (ret == -ENOMEM && !strstr(err, "memory-lock limit"))
+		return 4;
+	if (ret == 0)
+		iom_engine_release(&e);
+	/* The smallest limit that admits the ring is below what the buffers (DEPTH pages) need. */
+	for (pages = 1, ret = -1; pages <= 64 && ret != 0; pages++) {
+		lim.rlim_cur = (rlim_t)pages * 4096;
+		if (setrlimit(RLIMIT_MEMLOCK, &lim) != 0)
+			return 77;
+		ret = iom_engine_init(&e, IOM_ENGINE_IO_URING, &s, err, sizeof(err));
+	}
+	if (ret != 0) {
+		fprintf(stderr, "init: %s\n", err);
+		return 1;
+	}
+	fprintf(stderr, "notes with a %u-page memlock limit: %s\n", pages - 1, e.notes);
+	if (e.registered_buffers || !strstr(e.notes, "RLIMIT_MEMLOCK too low"))
+		return 2;
+	init_slots(slots, f->buf);
+	/* The plain buffers work. */
+	if (run_ios(&e, slots, IOM_OP_WRITE, offs, 3) || run_ios(&e, slots, IOM_OP_READ, offs, 3))
+		return 3;
+	iom_engine_release(&e);
+	return 0;
+}
+
+static void test_engine_uring_memlock_fallback(void **state)
+{
+	int rc = in_child(memlock_child, *state);
+
+	if (rc == 77)
+		skip();
+	assert_int_equal(rc, 0);
+}
+
+/* io_uring_setup refused (as kernel.io_uring_disabled or a container's seccomp profile do):
+ * init fails, says why, and names the psync engine. */
+static int refuse_child(struct fixture *f, int code, const char *why)
+{
+	struct sock_filter filt[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)code & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = IOM_ARRAY_SIZE(filt), .filter = filt };
+	struct iom_engine_setup s = { .fd = f->fd, .depth = DEPTH, .block_size = BS, .buf = f->buf };
+	struct iom_engine e;
+	char err[IOM_ERRLEN] = "";
+	int ret;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		return 77;
+	ret = iom_engine_init(&e, IOM_ENGINE_IO_URING, &s, err, sizeof(err));
+	fprintf(stderr, "refused with %s: %s\n", strerror(code), err);
+	if (ret != -code)
+		return 1;
+	if (!strstr(err, "cannot set up io_uring") || !strstr(err, strerror(code)) ||
+	    !strstr(err, why) || !strstr(err, "use engine = \"psync\""))
+		return 2;
+	iom_engine_release(&e);
+	return 0;
+}
+
+static int eperm_child(struct fixture *f)
+{
+	return refuse_child(f, EPERM, "(");
+}
+
+static int enosys_child(struct fixture *f)
+{
+	return refuse_child(f, ENOSYS, "built without it");
+}
+
+static void test_engine_uring_refused(void **state)
+{
+	int rc = in_child(eperm_child, *state);
+
+	if (rc == 77)
+		skip();
+	assert_int_equal(rc, 0);
+	assert_int_equal(in_child(enosys_child, *state), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_engine_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_engine_uring_registration, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_engine_reap_counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_engine_psync_depth_one, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_engine_null_no_io, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_engine_io_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_engine_init_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_engine_uring_memlock_fallback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_engine_uring_refused, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,879 @@
+/*
+ * test_hooks — hook templates (every variable, "$$", unknown and unavailable variables, shell
+ * quoting proven by running printf on hostile labels and reading the bytes back), running hooks
+ * (exit status with the last line of output, a signal, a timeout that kills the process group,
+ * the stop flag, IOMATRIX_* in the environment, the log file), the plan's description, and the
+ * built-ins: drop_caches (as root, and refused as a note for an ordinary user), fstrim and
+ * discard where they cannot apply, and precondition writing exactly the bytes asked.
+ *
+ * Every case works in its own temporary directory (with a space in its name, so ${study.dir}
+ * must be quoted too), removed in teardown.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hooks.h"
+#include "util.h"
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+struct st {
+	char cwd[4096];
+	char *dir;
+	struct iom_hook_vars vars;
+};
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static int setup(void **state)
+{
+	struct st *s = xcalloc(1, sizeof(*s));
+
+	if (!getcwd(s->cwd, sizeof(s->cwd)))
+		return -1;
+	s->dir = xstrdup("/tmp/iom-hooks G-XXXXXX");
+	if (!mkdtemp(s->dir))
+		return -1;
+	iom_hook_vars_set(&s->vars, "study.dir", s->dir);
+	iom_hook_vars_set(&s->vars, "study.name", "night sweep");
+	iom_hook_vars_set(&s->vars, "target.label", "a b'c");
+	iom_hook_vars_set(&s->vars, "target.path", "/dev/shm/scratch file");
+	iom_hook_vars_set(&s->vars, "target.device", "/dev/nvme0n1");
+	iom_hook_vars_set(&s->vars, "target.controller", "nvme");
+	iom_hook_vars_set(&s->vars, "target.filesystem", "ext4");
+	iom_hook_vars_set(&s->vars, "target.mount", "");
+	iom_hook_vars_set(&s->vars, "cell.block_size", "4K");
+	iom_hook_vars_setf(&s->vars, "cell.queue_depth", "%d", 32);
+	iom_hook_vars_setf(&s->vars, "cell.threads", "%d", 4);
+	iom_hook_vars_setf(&s->vars, "cell.read_pct", "%d", 70);
+	iom_hook_vars_set(&s->vars, "cell.pattern", "random");
+	iom_hook_vars_set(&s->vars, "cell.engine", "io_uring");
+	iom_hook_vars_set(&s->vars, "cell.direct", "true");
+	iom_hook_vars_setf(&s->vars, "run.index", "%u", 7u);
+	iom_hook_vars_setf(&s->vars, "run.repetition", "%u", 2u);
+	*state = s;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct st *s = *state;
+
+	if (chdir(s->cwd) != 0)
+		return -1;
+	nftw(s->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(s->dir);
+	iom_hook_vars_release(&s->vars);
+	free(s);
+	return 0;
+}
+
+static char *path_in(const struct st *s, const char *name)
+{
+	return xasprintf("%s/%s", s->dir, name);
+}
+
+static char *slurp(const char *path)
+{
+	char *data = NULL;
+	size_t len;
+
+	if (iom_read_file(path, &data, &len) < 0)
+		fail_msg("cannot read '%s'", path);
+	return data;
+}
+
+static void assert_contains(const char *s, const char *part)
+{
+	if (!strstr(s, part))
+		fail_msg("'%s' does not contain '%s'", s, part);
+}
+
+/* ---- points and templates --------------------------------------------------------------- */
+
+static void test_hooks_point_names(void **state)
+{
+	(void)state;
+	for (int i = 0; i < IOM_HOOK_COUNT; i++)
+		assert_int_equal(iom_hook_point_from_name(iom_hook_point_name(i)), i);
+	assert_string_equal(iom_hook_point_name(IOM_HOOK_BEFORE_RUN), "before_run");
+	assert_string_equal(iom_hook_point_name(IOM_HOOK_AFTER_STUDY), "after_study");
+	assert_int_equal(iom_hook_point_from_name("before_runs"), -1);
+	/* every variable of the table has a value in the test's table, and the table is unique */
+	for (size_t i = 0; i < iom_hook_nvars; i++)
+		for (size_t j = i + 1; j < iom_hook_nvars; j++)
+			assert_string_not_equal(iom_hook_var_table[i].name,
+						iom_hook_var_table[j].name);
+}
+
+struct expand_case {
+	const char *tmpl;
+	bool quote;
+	const char *want; /* NULL: an error */
+	const char *err;
+};
+
+static const struct expand_case expand_cases[] = {
+	{ "${target.label}", false, "a b'c", NULL },
+	{ "${target.label}", true, "'a b'\\''c'", NULL },
+	{ "${target.path}", true, "'/dev/shm/scratch file'", NULL },
+	{ "${target.device}", false, "/dev/nvme0n1", NULL },
+	{ "${target.controller}", false, "nvme", NULL },
+	{ "${target.filesystem}", false, "ext4", NULL },
+	{ "[${target.mount}]", true, "['']", NULL },
+	{ "bs=${cell.block_size}", false, "bs=4K", NULL },
+	{ "${cell.queue_depth}", false, "32", NULL },
+	{ "${cell.threads}", false, "4", NULL },
+	{ "${cell.read_pct}", false, "70", NULL },
+	{ "${cell.pattern}", false, "random", NULL },
+	{ "${cell.engine}", false, "io_uring", NULL },
+	{ "${cell.direct}", false, "true", NULL },
+	{ "${run.index}/${run.repetition}", false, "7/2", NULL },
+	{ "${study.name}", true, "'night sweep'", NULL },
+	{ "", false, "", NULL },
+	{ "no variables at all", true, "no variables at all", NULL },
+	{ "cost $$5", false, "cost $5", NULL },
+	{ "$$$$", false, "$$", NULL },
+	{ "$${run.index}", false, "${run.index}", NULL },
+	{ "echo $HOME $1 $", true, "echo $HOME $1 $", NULL },
+	{ "a${run.index}b${run.index}c", true, "a'7'b'7'c", NULL },
+	/* inside quotes: a reference to the environment variable, expanded by the shell */
+	{ "echo \"bs=${cell.block_size}\"", true, "echo \"bs=${IOMATRIX_CELL_BLOCK_SIZE}\"", NULL },
+	{ "echo \"bs=${cell.block_size}\"", false, "echo \"bs=4K\"", NULL },
+	{ "echo '${target.label}'", true, "echo ''\"${IOMATRIX_TARGET_LABEL}\"''", NULL },
+	{ "echo \"it's\" ${run.index}", true, "echo \"it's\" '7'", NULL },
+	{ "echo it\\'s ${run.index}", true, "echo it\\'s '7'", NULL },
+	{ "# it's\necho ${run.index}", true, "# it's\necho '7'", NULL },
+	{ "echo a#b'${run.index}'", true, "echo a#b''\"${IOMATRIX_RUN_INDEX}\"''", NULL },
+	/* beyond simple tracking: references, double-quoted, with the best guess of quotes */
+	{ "echo $(cat ${target.path})", true, "echo $(cat \"${IOMATRIX_TARGET_PATH}\")", NULL },
+	{ "echo \"$(echo \"${run.index}\")\" ${run.index}", true,
+	  "echo \"$(echo \"${IOMATRIX_RUN_INDEX}\")\" \"${IOMATRIX_RUN_INDEX}\"", NULL },
+	{ "echo `x` ${run.index}", true, "echo `x` \"${IOMATRIX_RUN_INDEX}\"", NULL },
+	{ "cat <<E\n${run.index}\nE", true, "cat <<E\n\"${IOMATRIX_RUN_INDEX}\"\nE", NULL },
+	{ "echo \\${run.index}", true, NULL,
+	  "'${run.index}' follows a backslash (write '$${' for a literal '${')" },
+	{ "${target.pth}", true, NULL,
+	  "unknown variable '${target.pth}' (did you mean '${target.path}'?)" },
+	{ "${wholly_unrelated_thing}", true, NULL, "unknown variable '${wholly_unrelated_thing}'" },
+	{ "echo ${run.index", true, NULL, "unterminated '${' at column 6" },
+	{ "x ${}", true, NULL, "empty variable name '${}' at column 3" },
+	{ "${a b}", true, NULL, "invalid variable name '${a b}' at column 1" },
+};
+
+static void test_hooks_expand_table(void **state)
+{
+	struct st *s = *state;
+
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(expand_cases); i++) {
+		const struct expand_case *c = &expand_cases[i];
+		char err[IOM_ERRLEN] = "", *out = (char *)"unset";
+		int ret;
+
+		print_message("case %zu: %s\n", i, c->tmpl);
+		ret = iom_hook_expand(c->tmpl, &s->vars, c->quote, &out, err, sizeof(err));
+		if (c->want) {
+			assert_int_equal(ret, 0);
+			assert_string_equal(out, c->want);
+			free(out);
+		} else {
+			assert_int_equal(ret, -EINVAL);
+			assert_null(out);
+			assert_string_equal(err, c->err);
+		}
+	}
+}
+
+static void test_hooks_expand_missing_value(void **state)
+{
+	struct iom_hook_vars vars = { 0 };
+	char err[IOM_ERRLEN], *out;
+
+	(void)state;
+	iom_hook_vars_set(&vars, "study.dir", "/r");
+	assert_int_equal(iom_hook_expand("${target.path}", &vars, true, &out, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "variable '${target.path}' has no value here");
+	/* a value set twice is replaced, not duplicated */
+	iom_hook_vars_set(&vars, "study.dir", "/s");
+	assert_int_equal(vars.n, 1);
+	assert_string_equal(iom_hook_vars_get(&vars, "study.dir"), "/s");
+	assert_null(iom_hook_vars_get(&vars, "study.name"));
+	iom_hook_vars_release(&vars);
+	assert_int_equal(vars.n, 0);
+}
+
+struct check_case {
+	enum iom_hook_point point;
+	const char *tmpl;
+	const char *err; /* NULL: valid */
+};
+
+static const struct check_case check_cases[] = {
+	{ IOM_HOOK_BEFORE_STUDY, "mkdir -p ${study.dir}/iostat && echo ${study.name}", NULL },
+	{ IOM_HOOK_BEFORE_TARGET, "blockdev --flushbufs ${target.device}", NULL },
+	{ IOM_HOOK_BEFORE_RUN, "echo ${run.index} ${cell.block_size} ${target.label}", NULL },
+	{ IOM_HOOK_AFTER_RUN, "echo ${run.repetition} $$ $HOME", NULL },
+	{ IOM_HOOK_AFTER_TARGET, "echo ${target.path}", NULL },
+	{ IOM_HOOK_AFTER_STUDY, "echo ${study.dir}", NULL },
+	{ IOM_HOOK_BEFORE_TARGET, "echo ${cell.block_size}",
+	  "variable '${cell.block_size}' has no value in before_target (it is known in before_run "
+	  "and after_run)" },
+	{ IOM_HOOK_AFTER_STUDY, "echo ${target.path}",
+	  "variable '${target.path}' has no value in after_study (it is known in before_target, "
+	  "before_run, after_run and after_target)" },
+	{ IOM_HOOK_BEFORE_STUDY, "echo ${run.idx}",
+	  "unknown variable '${run.idx}' (did you mean '${run.index}'?)" },
+	{ IOM_HOOK_BEFORE_RUN, "echo ${run.index", "unterminated '${' at column 6" },
+};
+
+static void test_hooks_check_points(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(check_cases); i++) {
+		const struct check_case *c = &check_cases[i];
+		char err[IOM_ERRLEN] = "";
+		int ret = iom_hook_check(c->point, c->tmpl, err, sizeof(err));
+
+		print_message("case %zu: %s: %s\n", i, iom_hook_point_name(c->point), c->tmpl);
+		if (!c->err) {
+			assert_int_equal(ret, 0);
+		} else {
+			assert_int_equal(ret, -EINVAL);
+			assert_string_equal(err, c->err);
+		}
+	}
+}
+
+/* ---- running hooks ---------------------------------------------------------------------- */
+
+static const char *const hostile[] = {
+	"a b'c",
+	"$(touch pwned)\"$(touch pwned)\"'$(touch pwned)'",
+	"\"; touch pwned; \"",
+	"'; touch pwned; '",
+	"\nEOF\ntouch pwned\n",
+	"`touch pwned`\"`touch pwned`\"",
+	"$(touch pwned)",
+	"`touch pwned`",
+	"x; touch pwned",
+	"x && touch pwned || touch pwned",
+	"\"double\" 'single' \\back\\slash",
+	"new\nline\ttab",
+	"* ? [a-z] ~",
+	"'",
+	"''\\''",
+	"-n",
+	"",
+};
+
+struct safe_case {
+	const char *tmpl;
+	bool exact; /* the label comes back byte for byte (but for trailing newlines, which a
+		     * command substitution drops, when subst is set) */
+	bool subst;
+};
+
+static const struct safe_case safe_cases[] = {
+	{ "printf %s ${target.label} > ${study.dir}/out", true, false },
+	{ "printf %s \"${target.label}\" > \"${study.dir}/out\"", true, false },
+	{ "printf '%s' '${target.label}' > ${study.dir}/out", true, false },
+	{ "printf %s x${target.label}\"\"'' > ${study.dir}/out; "
+	  "printf %s \"$(cat ${study.dir}/out | cut -c 2-)\" > ${study.dir}/out2; "
+	  "mv ${study.dir}/out2 ${study.dir}/out", false, false },
+	{ "printf %s \"$(printf %s \"${target.label}\")\" > ${study.dir}/out", true, true },
+	{ "# it's a \"comment\n printf %s ${target.label} > ${study.dir}/out", true, false },
+	{ "echo it\\'s >/dev/null; printf %s ${target.label} > ${study.dir}/out", true, false },
+	{ "cat > ${study.dir}/out <<EOF\n${target.label}\nEOF", false, false },
+	{ "cat > ${study.dir}/out <<'EOF'\n${target.label}\nEOF", false, false },
+	{ "printf %s `echo ${target.label}` > ${study.dir}/out", false, false },
+	{ "printf %s \"`echo ${target.label}`\" > ${study.dir}/out", false, false },
+};
+
+static void test_hooks_quoting_is_safe(void **state)
+{
+	struct st *s = *state;
+	char *out = path_in(s, "out"), *pwned = path_in(s, "pwned");
+
+	assert_int_equal(chdir(s->dir), 0); /* "touch pwned" would land here; teardown goes back */
+	for (size_t k = 0; k < IOM_ARRAY_SIZE(safe_cases); k++) {
+		for (size_t i = 0; i < IOM_ARRAY_SIZE(hostile); i++) {
+			struct iom_hook_result r;
+			char err[IOM_ERRLEN] = "", *got;
+			int ret;
+
+			print_message("template %zu, label %zu\n", k, i);
+			unlink(out);
+			iom_hook_vars_set(&s->vars, "target.label", hostile[i]);
+			ret = iom_hook_run(IOM_HOOK_BEFORE_RUN, safe_cases[k].tmpl, &s->vars, NULL,
+					   &r, err, sizeof(err));
+			if (ret != 0 && safe_cases[k].exact)
+				fail_msg("hook '%s' failed: %s", r.command, err);
+			if (safe_cases[k].exact) {
+				size_t want = strlen(hostile[i]);
+
+				while (safe_cases[k].subst && want && hostile[i][want - 1] == '\n')
+					want--;
+				got = slurp(out);
+				if (strlen(got) != want || memcmp(got, hostile[i], want) != 0)
+					fail_msg("'%s' wrote '%s'", r.command, got);
+				free(got);
+			}
+			iom_hook_result_release(&r);
+			if (access(pwned, F_OK) == 0)
+				fail_msg("template %zu with label '%s' ran a command", k, hostile[i]);
+		}
+	}
+	free(out);
+	free(pwned);
+}
+
+static void test_hooks_exit_status(void **state)
+{
+	struct st *s = *state;
+	char *log = path_in(s, "hooks/00007-before_run.log"), *text;
+	struct iom_hook_opts o = { .log_path = log };
+	struct iom_hook_result r;
+	char err[IOM_ERRLEN];
+
+	assert_int_equal(iom_hook_run(IOM_HOOK_BEFORE_RUN,
+				      "echo first; echo \"run ${run.index} went wrong\" >&2; exit 3",
+				      &s->vars, &o, &r, err, sizeof(err)),
+			 -EIO);
+	assert_string_equal(err, "hook before_run exited with status 3: run 7 went wrong");
+	assert_int_equal(r.outcome, IOM_HOOK_EXITED);
+	assert_int_equal(r.status, 3);
+	assert_string_equal(r.tail, "first\nrun 7 went wrong");
+	assert_string_equal(r.command,
+			    "echo first; echo \"run ${IOMATRIX_RUN_INDEX} went wrong\" >&2; exit 3");
+	iom_hook_result_release(&r);
+
+	/* the log (its directory made) keeps the command, the output and the outcome */
+	text = slurp(log);
+	assert_contains(text, "# hook before_run at ");
+	assert_contains(text, "# echo first; echo \"run ${IOMATRIX_RUN_INDEX} went wrong\" >&2; "
+			      "exit 3\n");
+	assert_contains(text, "\nfirst\nrun 7 went wrong\n# failed after ");
+	assert_contains(text, ": hook before_run exited with status 3: run 7 went wrong\n");
+	free(text);
+	free(log);
+
+	/* no output */
+	assert_int_equal(iom_hook_run(IOM_HOOK_AFTER_RUN, "exit 4", &s->vars, NULL, &r, err,
+				      sizeof(err)),
+			 -EIO);
+	assert_string_equal(err, "hook after_run exited with status 4 (no output)");
+	iom_hook_result_release(&r);
+
+	/* a signal it sent itself */
+	assert_int_equal(iom_hook_run(IOM_HOOK_AFTER_RUN, "echo bye; kill -USR1 $$$$", &s->vars,
+				      NULL, &r, err, sizeof(err)),
+			 -EIO);
+	assert_string_equal(err, "hook after_run was killed by SIGUSR1: bye");
+	assert_int_equal(r.outcome, IOM_HOOK_SIGNALED);
+	assert_int_equal(r.status, SIGUSR1);
+	iom_hook_result_release(&r);
+
+	/* a long last line is cut for the message; control characters are replaced */
+	assert_int_equal(iom_hook_run(IOM_HOOK_AFTER_RUN,
+				      "printf 'a\\001b\\n'; head -c 1000 /dev/zero | tr '\\0' x; "
+				      "exit 1",
+				      &s->vars, NULL, &r, err, sizeof(err)),
+			 -EIO);
+	assert_int_equal(strlen(err), strlen("hook after_run exited with status 1: ") + 240 +
+					      strlen("…"));
+	assert_non_null(strchr(r.tail, '\n')); /* "a?b" above the long line */
+	iom_hook_result_release(&r);
+	assert_int_equal(iom_hook_run(IOM_HOOK_AFTER_RUN, "printf 'a\\001b\\n'; exit 1", &s->vars,
+				      NULL, &r, err, sizeof(err)),
+			 -EIO);
+	assert_string_equal(err, "hook after_run exited with status 1: a?b");
+	iom_hook_result_release(&r);
+
+	/* success */
+	assert_int_equal(iom_hook_run(IOM_HOOK_AFTER_RUN, "echo fine", &s->vars, NULL, &r, err,
+				      sizeof(err)),
+			 0);
+	assert_int_equal(r.outcome, IOM_HOOK_OK);
+	assert_string_equal(r.tail, "fine");
+	iom_hook_result_release(&r);
+}
+
+/* Whether process pid is gone (or a zombie nobody has reaped yet). */
+static bool gone(pid_t pid)
+{
+	char path[64], *text = NULL, *paren;
+	bool g = true;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (iom_read_file(path, &text, NULL) == 0) {
+		paren = strrchr(text, ')');
+		g = paren && paren[1] == ' ' && paren[2] == 'Z';
+		free(text);
+	}
+	return g;
+}
+
+static void test_hooks_timeout_kills_group(void **state)
+{
+	struct st *s = *state;
+	struct iom_hook_opts o = { .timeout_ns = 1000000000ull };
+	struct iom_hook_result r;
+	char err[IOM_ERRLEN], *pidfile = path_in(s, "pid"), *text;
+	pid_t bg;
+
+	assert_int_equal(iom_hook_run(IOM_HOOK_BEFORE_RUN,
+				      "sleep 30 & echo $$! > ${study.dir}/pid; echo started; wait",
+				      &s->vars, &o, &r, err, sizeof(err)),
+			 -ETIMEDOUT);
+	assert_string_equal(err, "hook before_run timed out after 1s and was killed: started");
+	assert_int_equal(r.outcome, IOM_HOOK_TIMED_OUT);
+	iom_hook_result_release(&r);
+
+	/* the background sleep was in the hook's process group: it is gone too */
+	text = slurp(pidfile);
+	bg = (pid_t)atoi(text);
+	assert_true(bg > 1);
+	for (int i = 0; i < 500 && !gone(bg); i++)
+		usleep(10000);
+	assert_true(gone(bg));
+	free(text);
+	free(pidfile);
+}
+
+static void test_hooks_stop_flag(void **state)
+{
+	struct st *s = *state;
+	volatile sig_atomic_t stop = 1;
+	struct iom_hook_opts o = { .stop = &stop };
+	struct iom_hook_result r;
+	char err[IOM_ERRLEN];
+
+	assert_int_equal(iom_hook_run(IOM_HOOK_AFTER_RUN, "sleep 30", &s->vars, &o, &r, err,
+				      sizeof(err)),
+			 -EINTR);
+	assert_string_equal(err, "hook after_run was stopped (no output)");
+	assert_int_equal(r.outcome, IOM_HOOK_INTERRUPTED);
+	iom_hook_result_release(&r);
+}
+
+static void test_hooks_environment(void **state)
+{
+	struct st *s = *state;
+	struct iom_hook_result r;
+	char err[IOM_ERRLEN], *path = path_in(s, "env"), *text;
+
+	setenv("IOMATRIX_STALE", "from the parent", 1);
+	assert_int_equal(iom_hook_run(IOM_HOOK_BEFORE_RUN,
+				      "env | grep '^IOMATRIX_' | sort > ${study.dir}/env; "
+				      "test \"$IOMATRIX_TARGET_LABEL\" = \"a b'c\"",
+				      &s->vars, NULL, &r, err, sizeof(err)),
+			 0);
+	unsetenv("IOMATRIX_STALE");
+	iom_hook_result_release(&r);
+	text = slurp(path);
+	assert_contains(text, "IOMATRIX_HOOK=before_run\n");
+	assert_contains(text, "IOMATRIX_TARGET_LABEL=a b'c\n");
+	assert_contains(text, "IOMATRIX_TARGET_PATH=/dev/shm/scratch file\n");
+	assert_contains(text, "IOMATRIX_CELL_BLOCK_SIZE=4K\n");
+	assert_contains(text, "IOMATRIX_CELL_QUEUE_DEPTH=32\n");
+	assert_contains(text, "IOMATRIX_RUN_INDEX=7\n");
+	assert_contains(text, "IOMATRIX_RUN_REPETITION=2\n");
+	assert_contains(text, "IOMATRIX_STUDY_NAME=night sweep\n");
+	assert_contains(text, "IOMATRIX_TARGET_MOUNT=\n");
+	assert_null(strstr(text, "IOMATRIX_STALE"));
+	free(text);
+	free(path);
+}
+
+static void test_hooks_not_started(void **state)
+{
+	struct st *s = *state;
+	struct iom_hook_result r;
+	char err[IOM_ERRLEN];
+	const char *argv[] = { "/nonexistent/iomatrix-tool", "-x", NULL };
+	const char *argv2[] = { "sh", "-c", "echo $IOMATRIX_RUN_INDEX; exit 2", NULL };
+	struct iom_hook_opts o = { .env = &s->vars };
+
+	assert_int_equal(iom_hook_run(IOM_HOOK_BEFORE_RUN, "echo ${target.pth}", &s->vars, NULL,
+				      &r, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "hook before_run: unknown variable '${target.pth}' (did you "
+				 "mean '${target.path}'?)");
+	assert_int_equal(r.outcome, IOM_HOOK_NOT_STARTED);
+	iom_hook_result_release(&r);
+
+	assert_int_equal(iom_hook_exec("the tool", argv, NULL, &r, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "cannot start the tool ('/nonexistent/iomatrix-tool'): No such "
+				 "file or directory");
+	assert_int_equal(r.outcome, IOM_HOOK_NOT_STARTED);
+	iom_hook_result_release(&r);
+
+	/* a program found in PATH, with the variables in its environment */
+	assert_int_equal(iom_hook_exec("sh", argv2, &o, &r, err, sizeof(err)), -EIO);
+	assert_string_equal(err, "sh exited with status 2: 7");
+	assert_string_equal(r.command, "sh -c 'echo $IOMATRIX_RUN_INDEX; exit 2'");
+	iom_hook_result_release(&r);
+}
+
+static void test_hooks_describe(void **state)
+{
+	struct iom_hook_desc d = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_false(iom_hooks_any(&d));
+	f = open_memstream(&text, &len);
+	assert_int_equal(iom_hooks_describe(f, &d), 0);
+	fclose(f);
+	assert_string_equal(text, "");
+	free(text);
+
+	d.cmd[IOM_HOOK_BEFORE_STUDY] = "mkdir -p ${study.dir}/iostat";
+	d.cmd[IOM_HOOK_AFTER_RUN] = "sync\necho ${run.index}";
+	d.drop_caches = true;
+	d.precondition = "2x";
+	assert_true(iom_hooks_any(&d));
+	f = open_memstream(&text, &len);
+	assert_int_equal(iom_hooks_describe(f, &d), 0);
+	fclose(f);
+	assert_string_equal(text,
+			    "hooks (shell commands, run only with --allow-hooks):\n"
+			    "  before_study   mkdir -p ${study.dir}/iostat\n"
+			    "  after_run      sync\n"
+			    "                 echo ${run.index}\n"
+			    "preparation (built-in):\n"
+			    "  precondition   sequential writes of 2x the region before a target's "
+			    "first writing run\n"
+			    "  drop_caches    before each run (needs root)\n");
+	free(text);
+
+	memset(&d, 0, sizeof(d));
+	d.cmd[IOM_HOOK_AFTER_STUDY] = "true";
+	d.allowed = true;
+	d.fstrim = true;
+	d.precondition = "64G";
+	f = open_memstream(&text, &len);
+	assert_int_equal(iom_hooks_describe(f, &d), 0);
+	fclose(f);
+	assert_string_equal(text,
+			    "hooks (shell commands, allowed by --allow-hooks):\n"
+			    "  after_study    true\n"
+			    "preparation (built-in):\n"
+			    "  precondition   sequential writes of 64G before a target's first "
+			    "writing run\n"
+			    "  fstrim         before each target's first run\n");
+	free(text);
+}
+
+/* ---- built-ins -------------------------------------------------------------------------- */
+
+static void test_hooks_drop_caches(void **state)
+{
+	char msg[IOM_ERRLEN] = "";
+	int ret, status;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0) {
+		/* the ordinary user's case is all there is to see */
+		assert_int_equal(iom_builtin_drop_caches(msg, sizeof(msg)), IOM_HOOK_NOTE);
+		assert_contains(msg, "needs root");
+		return;
+	}
+	ret = iom_builtin_drop_caches(msg, sizeof(msg));
+	if (ret == IOM_HOOK_NOTE && strstr(msg, "read-only")) {
+		print_message("%s\n", msg);
+		skip();
+	}
+	assert_int_equal(ret, 0);
+
+	/* as an ordinary user it is a note, not a failure */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0)
+			_exit(10);
+		ret = iom_builtin_drop_caches(msg, sizeof(msg));
+		_exit(ret == IOM_HOOK_NOTE && strstr(msg, "needs root") ? 0 : 11);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_hooks_fstrim_discard_cannot_apply(void **state)
+{
+	struct st *s = *state;
+	char msg[IOM_ERRLEN], *file = path_in(s, "plain"), *want;
+	uint64_t trimmed = 99;
+	int fd;
+
+	assert_int_equal(iom_builtin_fstrim("/nonexistent/iom", &trimmed, msg, sizeof(msg)),
+			 -ENOENT);
+	assert_string_equal(msg, "cannot open '/nonexistent/iom': No such file or directory");
+	assert_int_equal(trimmed, 0);
+
+	/* tmpfs cannot be trimmed: a note, not a failure */
+	if (access("/dev/shm", W_OK) == 0) {
+		assert_int_equal(iom_builtin_fstrim("/dev/shm", NULL, msg, sizeof(msg)),
+				 IOM_HOOK_NOTE);
+		print_message("%s\n", msg);
+	}
+
+	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(iom_builtin_discard(file, 0, 0, msg, sizeof(msg)), -ENOTBLK);
+	want = xasprintf("'%s' is not a block device", file);
+	assert_string_equal(msg, want);
+	free(want);
+	free(file);
+}
+
+struct bytes_case {
+	const char *text;
+	uint64_t region;
+	uint64_t want;
+	int ret;
+	const char *err;
+};
+
+static const struct bytes_case bytes_cases[] = {
+	{ "2x", 1 << 20, 2 << 20, 0, NULL },
+	{ "1x", 12345, 12345, 0, NULL },
+	{ "1.5X", 1 << 20, 3 << 19, 0, NULL },
+	{ "0.5x", 3, 1, 0, NULL },
+	{ "100x", 1 << 20, 100ull << 20, 0, NULL },
+	{ "64G", 1 << 20, 64ull << 30, 0, NULL },
+	{ "4096", 1 << 20, 4096, 0, NULL },
+	{ "101x", 1 << 20, 0, -ERANGE,
+	  "precondition bytes '101x' is out of range (more than 0x, at most 100x the region)" },
+	{ "0x", 1 << 20, 0, -ERANGE,
+	  "precondition bytes '0x' is out of range (more than 0x, at most 100x the region)" },
+	{ "x", 1 << 20, 0, -EINVAL,
+	  "precondition bytes 'x' is not a multiple such as \"2x\" or a size such as \"64G\"" },
+	{ "2 x", 1 << 20, 0, -EINVAL,
+	  "precondition bytes '2 x' is not a multiple such as \"2x\" or a size such as \"64G\"" },
+	{ "0", 1 << 20, 0, -ERANGE, "precondition bytes must be more than 0" },
+	{ "", 1 << 20, 0, -EINVAL,
+	  "precondition bytes are empty (use a multiple of the region such as \"2x\", or a "
+	  "size)" },
+};
+
+static void test_hooks_precondition_bytes(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(bytes_cases); i++) {
+		const struct bytes_case *c = &bytes_cases[i];
+		char err[IOM_ERRLEN] = "";
+		uint64_t b = 0;
+		int ret = iom_precondition_bytes(c->text, c->region, &b, err, sizeof(err));
+
+		print_message("case %zu: '%s'\n", i, c->text);
+		assert_int_equal(ret, c->ret);
+		if (ret == 0)
+			assert_int_equal(b, c->want);
+		else
+			assert_string_equal(err, c->err);
+	}
+	/* a size the parser rejects keeps the parser's words */
+	{
+		char err[IOM_ERRLEN];
+		uint64_t b;
+
+		assert_int_equal(iom_precondition_bytes("4Q", 1, &b, err, sizeof(err)), -EINVAL);
+		assert_contains(err, "precondition bytes ");
+		assert_contains(err, "'4Q'");
+	}
+}
+
+/* wchar of /proc/self/io: bytes this process handed to write(2) and friends. */
+static uint64_t wchar(void)
+{
+	char *text = NULL, *p;
+	uint64_t v = 0;
+
+	if (iom_read_file("/proc/self/io", &text, NULL) < 0)
+		return UINT64_MAX;
+	p = strstr(text, "wchar:");
+	if (p)
+		v = strtoull(p + 6, NULL, 10);
+	free(text);
+	return v;
+}
+
+struct progress_log {
+	uint64_t calls, last_done, last_total;
+	bool monotonic;
+};
+
+static void on_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct progress_log *pl = arg;
+
+	if (done < pl->last_done)
+		pl->monotonic = false;
+	pl->calls++;
+	pl->last_done = done;
+	pl->last_total = total;
+}
+
+struct fill_case {
+	uint64_t region;
+	const char *bytes;
+	uint32_t block_size;
+};
+
+static const struct fill_case fill_cases[] = {
+	{ 1 << 20, "2x", 64 << 10 },          /* two whole passes, O_DIRECT */
+	{ (1 << 20) + 4096, "2.5x", 0 },      /* a pass and a half over an odd region */
+	{ 1 << 20, "1000000", 256 << 10 },    /* an unaligned amount: the tail is buffered */
+	{ 100000, "3x", 0 },                  /* an unaligned region: no O_DIRECT at all */
+};
+
+static void test_hooks_precondition_exact(void **state)
+{
+	struct st *s = *state;
+	char *path = path_in(s, "fill");
+
+	if (wchar() == UINT64_MAX) {
+		print_message("/proc/self/io is not readable\n");
+		skip();
+	}
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(fill_cases); i++) {
+		const struct fill_case *c = &fill_cases[i];
+		struct progress_log pl = { .monotonic = true };
+		struct iom_precondition pc = { .region = c->region, .block_size = c->block_size,
+					       .seed = 42, .progress = on_progress, .arg = &pl };
+		char err[IOM_ERRLEN] = "";
+		uint64_t written = 0, before, after, zero_blocks = 0;
+		unsigned char *data;
+		struct stat sb;
+		size_t len;
+		int fd;
+
+		print_message("case %zu: region %llu, %s\n", i, (unsigned long long)c->region,
+			      c->bytes);
+		assert_int_equal(iom_precondition_bytes(c->bytes, c->region, &pc.bytes, err,
+							sizeof(err)),
+				 0);
+		/* a zeroed file of the region's size, as target.c leaves a scratch file */
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		assert_true(fd >= 0);
+		assert_int_equal(ftruncate(fd, (off_t)c->region), 0);
+		close(fd);
+
+		before = wchar();
+		assert_int_equal(iom_builtin_precondition(path, &pc, &written, err, sizeof(err)),
+				 0);
+		after = wchar();
+		assert_int_equal(written, pc.bytes);
+		assert_int_equal(after - before, pc.bytes);
+		assert_true(pl.calls >= 1);
+		assert_true(pl.monotonic);
+		assert_int_equal(pl.last_done, pc.bytes);
+		assert_int_equal(pl.last_total, pc.bytes);
+
+		/* nothing extended or truncated; every 4 KiB block written to is not zero */
+		assert_int_equal(stat(path, &sb), 0);
+		assert_int_equal((uint64_t)sb.st_size, c->region);
+		assert_int_equal(iom_read_file(path, (char **)&data, &len), 0);
+		for (size_t off = 0; off < IOM_MIN(len, (size_t)pc.bytes); off += 4096) {
+			size_t n = IOM_MIN((size_t)4096, IOM_MIN(len, (size_t)pc.bytes) - off), k;
+
+			for (k = 0; k < n && data[off + k] == 0; k++)
+				;
+			zero_blocks += k == n;
+		}
+		assert_int_equal(zero_blocks, 0);
+		free(data);
+	}
+	free(path);
+}
+
+static void test_hooks_precondition_stop_and_errors(void **state)
+{
+	struct st *s = *state;
+	volatile sig_atomic_t stop = 1;
+	char *path = path_in(s, "fill"), *missing = path_in(s, "missing"), *want;
+	struct iom_precondition pc = { .region = 1 << 20, .bytes = 2 << 20, .stop = &stop };
+	char err[IOM_ERRLEN];
+	uint64_t written = 1;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 1 << 20), 0);
+	close(fd);
+	assert_int_equal(iom_builtin_precondition(path, &pc, &written, err, sizeof(err)), -EINTR);
+	assert_int_equal(written, 0);
+	want = xasprintf("preconditioning '%s' was stopped after 0 of 2M", path);
+	assert_string_equal(err, want);
+	free(want);
+
+	/* nothing is created */
+	stop = 0;
+	assert_int_equal(iom_builtin_precondition(missing, &pc, &written, err, sizeof(err)),
+			 -ENOENT);
+	want = xasprintf("cannot open '%s' to precondition it: No such file or directory",
+			 missing);
+	assert_string_equal(err, want);
+	free(want);
+	assert_int_equal(access(missing, F_OK), -1);
+
+	pc.block_size = 1000;
+	assert_int_equal(iom_builtin_precondition(path, &pc, NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "precondition block size 1000 is not a multiple of 4096");
+	free(path);
+	free(missing);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hooks_point_names),
+		cmocka_unit_test_setup_teardown(test_hooks_expand_table, setup, teardown),
+		cmocka_unit_test(test_hooks_expand_missing_value),
+		cmocka_unit_test(test_hooks_check_points),
+		cmocka_unit_test_setup_teardown(test_hooks_quoting_is_safe, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hooks_exit_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hooks_timeout_kills_group, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hooks_stop_flag, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hooks_environment, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hooks_not_started, setup, teardown),
+		cmocka_unit_test(test_hooks_describe),
+		cmocka_unit_test(test_hooks_drop_caches),
+		cmocka_unit_test_setup_teardown(test_hooks_fstrim_discard_cannot_apply, setup,
+						teardown),
+		cmocka_unit_test(test_hooks_precondition_bytes),
+		cmocka_unit_test_setup_teardown(test_hooks_precondition_exact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hooks_precondition_stop_and_errors, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,740 @@
+/*
+ * Tests of run results and the results directory: a fully populated result survives the trip
+ * to runs/NNNNN.json and back field for field; doubles are written without 17-digit noise;
+ * summary.csv quotes per RFC 4180 and has one column per header field on every row, and its
+ * rebuild orders rows by index; study.json round-trips; truncated, corrupt and newer-schema
+ * files are refused with messages that name the file and the problem, never a crash.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "plan.h"
+#include "result.h"
+#include "util.h"
+
+#define FIXTURES "tests/fixtures/results"
+
+/* ---- fixtures built in memory ---- */
+
+static struct iom_target targets[2] = {
+	{ .label = "lsi, \"sas\"", .path = "/tmp/iom-test-a", .controller = "auto",
+	  .size = 1 << 30 },
+	{ .label = "pvscsi", .path = "/dev/sdz", .filesystem = "ext4", .controller = "pvscsi",
+	  .destructive = true },
+};
+
+static struct iom_matrix matrix = {
+	.file = "demo.cfg", .name = "demo", .description = "two controllers", .seed = 42,
+	.targets = targets, .ntargets = 2, .compare = IOM_DIM_TARGET,
+	.timing = { .warmup_ns = 2000000000, .duration_ns = 10500000000, .cooldown_ns = 1000000000,
+		    .rest_ns = 250000000, .timeout_ns = 60000000000, .repeat = 3 },
+	.repeat_order = IOM_REPEAT_INTERLEAVED, .shuffle = true,
+	.report = { .alpha = 0.05, .min_effect_pct = 2, .max_cv_pct = 5 },
+};
+
+static const struct iom_cell cell = {
+	.v = { [IOM_DIM_TARGET] = 0, [IOM_DIM_BLOCK_SIZE] = 4096, [IOM_DIM_QUEUE_DEPTH] = 32,
+	       [IOM_DIM_THREADS] = 4, [IOM_DIM_READ_PCT] = 70,
+	       [IOM_DIM_PATTERN] = IOM_PATTERN_RANDOM, [IOM_DIM_ENGINE] = IOM_ENGINE_IO_URING,
+	       [IOM_DIM_DIRECT] = 1 },
+};
+
+/* A result with every field set to a distinct, non-zero value. */
+static void fill_result(struct iom_run_result *r, uint32_t index)
+{
+	memset(r, 0, sizeof(*r));
+	r->index = index;
+	r->repetition = 2;
+	r->seed = 0xfedcba9876543210ull; /* above INT64_MAX */
+	r->status = IOM_RUN_INTERRUPTED;
+	r->error = xstrdup("stopped by \"SIGINT\", at 3/4\nof the window");
+	r->start_wall_ns = 1764460800123456789ull;
+	r->elapsed_s = 10.000123456;
+	for (int d = 0; d < IOM_NDIR; d++) {
+		struct iom_io_stats *s = &r->dir[d];
+
+		s->ios = 1000003u * (unsigned)(d + 1);
+		s->bytes = s->ios * 4096;
+		s->iops = 100000.012345678 * (d + 1);
+		s->mb_s = 409.600050567 * (d + 1);
+		s->mib_s = 390.625048225 * (d + 1);
+		s->lat.min = 1000 + (uint64_t)d;
+		s->lat.max = 5000000000ull + (uint64_t)d;
+		s->lat.mean = 12345.678901 + d;
+		s->lat.stddev = 234.567891 + d;
+		for (int i = 0; i < IOM_NPCT; i++)
+			s->lat.pct[i] = 2000 + (uint64_t)i * 1000 + (uint64_t)d;
+	}
+	r->iops_stddev = 1.25;
+	r->mb_s_stddev = 0.00512;
+	r->qd_mean = 31.5;
+	r->nintervals = 3;
+	r->intervals = xcalloc(3, sizeof(*r->intervals));
+	for (size_t i = 0; i < 3; i++) {
+		r->intervals[i].ios[0] = 70000 + i;
+		r->intervals[i].ios[1] = 30000 + i;
+		r->intervals[i].bytes[0] = (70000 + i) * 4096;
+		r->intervals[i].bytes[1] = (30000 + i) * 4096;
+	}
+	r->nthreads = 2;
+	r->threads = xcalloc(2, sizeof(*r->threads));
+	for (unsigned t = 0; t < 2; t++) {
+		for (int d = 0; d < IOM_NDIR; d++) {
+			r->threads[t].dir[d].ios = 500000 + t * 10 + (unsigned)d;
+			r->threads[t].dir[d].bytes = (500000 + t * 10 + (unsigned)d) * 4096ull;
+			r->threads[t].dir[d].lat_mean_ns = 12000.5 + t + d;
+			r->threads[t].dir[d].lat_stddev_ns = 230.25 + t + d;
+		}
+	}
+	r->cpu.ncpu = 2;
+	r->cpu.per_cpu = xcalloc(2, sizeof(*r->cpu.per_cpu));
+	for (unsigned i = 0; i < 3; i++) {
+		struct iom_cpu_pct *p = i < 2 ? &r->cpu.per_cpu[i] : &r->cpu.avg;
+
+		*p = (struct iom_cpu_pct){ .user = 1.5 + i, .kernel = 6.25 + i, .iowait = 0.5 + i,
+					   .irq = 0.125 + i, .softirq = 1.0625 + i,
+					   .steal = 0.03125 + i, .idle = 90.53125 - 6 * i };
+	}
+	r->cpu.busy_pct = 9.46875;
+	r->cpu.proc_user_s = 1.234567;
+	r->cpu.proc_sys_s = 4.567891;
+	r->cpu.us_per_io = 1.9012345;
+	r->cpu.interrupts = 123456789;
+	r->cpu.interrupts_per_io = 0.98765;
+	r->cpu.irq_drivers = xstrdup("vmw_pvscsi");
+	r->warmup_ios = 77777;
+	r->cooldown_ios = 33333;
+	r->registered_buffers = true;
+	r->engine_notes = xstrdup("SINGLE_ISSUER DEFER_TASKRUN");
+}
+
+static void assert_close(double want, double got)
+{
+	if (isnan(want)) {
+		assert_true(isnan(got));
+		return;
+	}
+	if (fabs(want - got) > 1e-8 * fabs(want) + 1e-12) {
+		print_error("want %.17g, got %.17g\n", want, got);
+		fail();
+	}
+}
+
+static void assert_results_equal(const struct iom_run_result *a, const struct iom_run_result *b)
+{
+	assert_int_equal(a->index, b->index);
+	assert_int_equal(a->repetition, b->repetition);
+	assert_true(a->seed == b->seed);
+	assert_int_equal(a->status, b->status);
+	assert_string_equal(a->error, b->error);
+	assert_true(a->start_wall_ns == b->start_wall_ns);
+	assert_close(a->elapsed_s, b->elapsed_s);
+	for (int d = 0; d < IOM_NDIR; d++) {
+		const struct iom_io_stats *x = &a->dir[d], *y = &b->dir[d];
+
+		assert_true(x->ios == y->ios);
+		assert_true(x->bytes == y->bytes);
+		assert_close(x->iops, y->iops);
+		assert_close(x->mb_s, y->mb_s);
+		assert_close(x->mib_s, y->mib_s);
+		assert_true(x->lat.min == y->lat.min);
+		assert_true(x->lat.max == y->lat.max);
+		assert_close(x->lat.mean, y->lat.mean);
+		assert_close(x->lat.stddev, y->lat.stddev);
+		for (int i = 0; i < IOM_NPCT; i++)
+			assert_true(x->lat.pct[i] == y->lat.pct[i]);
+	}
+	assert_close(a->iops_stddev, b->iops_stddev);
+	assert_close(a->mb_s_stddev, b->mb_s_stddev);
+	assert_close(a->qd_mean, b->qd_mean);
+	assert_int_equal(a->nintervals, b->nintervals);
+	for (size_t i = 0; i < a->nintervals; i++)
+		assert_memory_equal(&a->intervals[i], &b->intervals[i], sizeof(a->intervals[i]));
+	assert_int_equal(a->nthreads, b->nthreads);
+	for (unsigned t = 0; t < a->nthreads; t++) {
+		for (int d = 0; d < IOM_NDIR; d++) {
+			assert_true(a->threads[t].dir[d].ios == b->threads[t].dir[d].ios);
+			assert_true(a->threads[t].dir[d].bytes == b->threads[t].dir[d].bytes);
+			assert_close(a->threads[t].dir[d].lat_mean_ns, b->threads[t].dir[d].lat_mean_ns);
+			assert_close(a->threads[t].dir[d].lat_stddev_ns,
+				     b->threads[t].dir[d].lat_stddev_ns);
+		}
+	}
+	assert_int_equal(a->cpu.ncpu, b->cpu.ncpu);
+	for (unsigned i = 0; i <= a->cpu.ncpu; i++) {
+		const struct iom_cpu_pct *x = i < a->cpu.ncpu ? &a->cpu.per_cpu[i] : &a->cpu.avg;
+		const struct iom_cpu_pct *y = i < b->cpu.ncpu ? &b->cpu.per_cpu[i] : &b->cpu.avg;
+
+		assert_close(x->user, y->user);
+		assert_close(x->kernel, y->kernel);
+		assert_close(x->iowait, y->iowait);
+		assert_close(x->irq, y->irq);
+		assert_close(x->softirq, y->softirq);
+		assert_close(x->steal, y->steal);
+		assert_close(x->idle, y->idle);
+	}
+	assert_close(a->cpu.busy_pct, b->cpu.busy_pct);
+	assert_close(a->cpu.proc_user_s, b->cpu.proc_user_s);
+	assert_close(a->cpu.proc_sys_s, b->cpu.proc_sys_s);
+	assert_close(a->cpu.us_per_io, b->cpu.us_per_io);
+	assert_true(a->cpu.interrupts == b->cpu.interrupts);
+	assert_close(a->cpu.interrupts_per_io, b->cpu.interrupts_per_io);
+	assert_string_equal(a->cpu.irq_drivers, b->cpu.irq_drivers);
+	assert_true(a->warmup_ios == b->warmup_ios);
+	assert_true(a->cooldown_ios == b->cooldown_ios);
+	assert_int_equal(a->registered_buffers, b->registered_buffers);
+	assert_string_equal(a->engine_notes, b->engine_notes);
+}
+
+static int make_dir(void **state)
+{
+	char tmpl[] = "/tmp/iom-result-XXXXXX";
+	char err[IOM_ERRLEN];
+
+	if (!mkdtemp(tmpl))
+		return -1;
+	*state = xstrdup(tmpl);
+	return iom_results_dir_create(tmpl, err, sizeof(err));
+}
+
+static int remove_dir(void **state)
+{
+	char *cmd = xasprintf("rm -rf '%s'", (char *)*state);
+	int rc = system(cmd);
+
+	free(cmd);
+	free(*state);
+	return rc;
+}
+
+static char *slurp(const char *path)
+{
+	char *text = NULL;
+
+	assert_int_equal(iom_read_file(path, &text, NULL), 0);
+	return text;
+}
+
+/* ---- round trip ---- */
+
+static void test_result_round_trip(void **state)
+{
+	const char *dir = *state;
+	struct iom_run_result r;
+	struct iom_result_file f;
+	char err[IOM_ERRLEN] = "";
+	char *path;
+
+	fill_result(&r, 7);
+	assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+	path = iom_result_path(dir, 7);
+	assert_non_null(strstr(path, "/runs/00007.json"));
+	assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
+	assert_int_equal(f.schema, IOM_RESULT_SCHEMA);
+	assert_results_equal(&r, &f.r);
+
+	/* The cell, in file order, every dimension by name. */
+	assert_int_equal(f.ncell, IOM_DIM_COUNT);
+	assert_string_equal(f.cell[0].name, "target");
+	assert_string_equal(f.cell[0].value, "lsi, \"sas\"");
+	assert_string_equal(iom_result_cell_get(&f, "block_size"), "4096");
+	assert_string_equal(iom_result_cell_get(&f, "queue_depth"), "32");
+	assert_string_equal(iom_result_cell_get(&f, "threads"), "4");
+	assert_string_equal(iom_result_cell_get(&f, "read_pct"), "70");
+	assert_string_equal(iom_result_cell_get(&f, "pattern"), "random");
+	assert_string_equal(iom_result_cell_get(&f, "engine"), "io_uring");
+	assert_string_equal(iom_result_cell_get(&f, "direct"), "true");
+	assert_null(iom_result_cell_get(&f, "nonsense"));
+
+	iom_result_file_release(&f);
+	iom_run_result_release(&r);
+	free(path);
+}
+
+static void test_result_writes_readable_numbers(void **state)
+{
+	const char *dir = *state;
+	struct iom_run_result r;
+	char err[IOM_ERRLEN] = "";
+	char *path, *text;
+
+	fill_result(&r, 8);
+	r.mb_s_stddev = NAN;
+	assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+	path = iom_result_path(dir, 8);
+	text = slurp(path);
+	/* Nine significant digits, no exponent, no 17-digit noise. */
+	assert_non_null(strstr(text, "\"iops\": 100000.012,"));
+	assert_non_null(strstr(text, "\"elapsed_s\": 10.0001235,"));
+	assert_non_null(strstr(text, "\"seed\": 18364758544493064720,"));
+	assert_non_null(strstr(text, "\"block_size\": 4096,"));
+	assert_non_null(strstr(text, "\"direct\": true"));
+	assert_non_null(strstr(text, "\"99.9999999\": 17002"));
+	assert_non_null(strstr(text, "\"start_utc\": \"2025-11-30T00:00:00Z\""));
+	/* Arrays of numbers on one line; a non-finite double as null. */
+	assert_non_null(strstr(text, "\"read_ios\": [70000, 70001, 70002]"));
+	assert_non_null(strstr(text, "\"mb_s_stddev\": null"));
+	assert_null(strstr(text, "e+"));
+	assert_null(strstr(text, "\\/"));
+	free(text);
+	iom_run_result_release(&r);
+
+	/* null reads back as NaN, everything else as written. */
+	{
+		struct iom_result_file f;
+
+		assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
+		assert_true(isnan(f.r.mb_s_stddev));
+		assert_close(1.25, f.r.iops_stddev);
+		iom_result_file_release(&f);
+	}
+	free(path);
+}
+
+static void test_result_path_digits(void **state)
+{
+	static const struct {
+		uint32_t index;
+		const char *tail;
+	} cases[] = {
+		{ 1, "/runs/00001.json" },
+		{ 99999, "/runs/99999.json" },
+		{ 100000, "/runs/100000.json" },
+		{ 4294967295u, "/runs/4294967295.json" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		char *p = iom_result_path("/r", cases[i].index);
+		size_t n = strlen(p), t = strlen(cases[i].tail);
+
+		assert_true(n >= t);
+		assert_string_equal(p + n - t, cases[i].tail);
+		free(p);
+	}
+}
+
+static void test_result_list_ignores_other_files(void **state)
+{
+	const char *dir = *state;
+	static const char *const names[] = {
+		"00010.json", "00001.json", "123456.json", "00002.json.tmp.4242", "notes.txt",
+		"x00003.json", ".json",
+	};
+	char err[IOM_ERRLEN] = "";
+	uint32_t *idx;
+	size_t n;
+
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(names); i++) {
+		char *p = xasprintf("%s/runs/%s", dir, names[i]);
+
+		assert_int_equal(iom_write_file_atomic(p, "{}", 2), 0);
+		free(p);
+	}
+	assert_int_equal(iom_result_list(dir, &idx, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(idx[1], 10);
+	assert_int_equal(idx[2], 123456);
+	free(idx);
+
+	assert_int_not_equal(iom_result_list("/nonexistent/iom", &idx, &n, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "cannot open '/nonexistent/iom/runs'"));
+}
+
+/* ---- summary.csv ---- */
+
+/* An RFC 4180 reader for the test: rows of fields. */
+struct csv {
+	char ***row;
+	size_t *nfield;
+	size_t nrow;
+};
+
+static void csv_parse(const char *s, struct csv *c)
+{
+	memset(c, 0, sizeof(*c));
+	while (*s) {
+		char **fields = NULL;
+		size_t nf = 0;
+
+		for (;;) {
+			char *buf = xmalloc(strlen(s) + 1);
+			size_t n = 0;
+
+			if (*s == '"') {
+				for (s++; *s; s++) {
+					if (*s == '"' && s[1] == '"')
+						buf[n++] = *s++;
+					else if (*s == '"')
+						break;
+					else
+						buf[n++] = *s;
+				}
+				assert_int_equal(*s, '"');
+				s++;
+			} else {
+				while (*s && *s != ',' && *s != '\n')
+					buf[n++] = *s++;
+			}
+			buf[n] = '\0';
+			fields = xrealloc(fields, (nf + 1) * sizeof(*fields));
+			fields[nf++] = buf;
+			if (*s == ',') {
+				s++;
+				continue;
+			}
+			assert_true(*s == '\n' || *s == '\0');
+			if (*s)
+				s++;
+			break;
+		}
+		c->row = xrealloc(c->row, (c->nrow + 1) * sizeof(*c->row));
+		c->nfield = xrealloc(c->nfield, (c->nrow + 1) * sizeof(*c->nfield));
+		c->row[c->nrow] = fields;
+		c->nfield[c->nrow++] = nf;
+	}
+}
+
+static void csv_free(struct csv *c)
+{
+	for (size_t r = 0; r < c->nrow; r++) {
+		for (size_t f = 0; f < c->nfield[r]; f++)
+			free(c->row[r][f]);
+		free(c->row[r]);
+	}
+	free(c->row);
+	free(c->nfield);
+}
+
+static const char *csv_get(const struct csv *c, size_t row, const char *col)
+{
+	for (size_t f = 0; f < c->nfield[0]; f++)
+		if (strcmp(c->row[0][f], col) == 0)
+			return f < c->nfield[row] ? c->row[row][f] : NULL;
+	return NULL;
+}
+
+static void test_result_summary_csv(void **state)
+{
+	static const char *const header[] = {
+		"index", "repetition", "target", "block_size", "queue_depth", "threads", "read_pct",
+		"pattern", "engine", "direct", "status", "iops", "mb_s", "read_iops", "write_iops",
+		"lat_mean_us", "lat_p99_us", "lat_p999_us", "cpu_pct", "cpu_us_per_io", "error",
+	};
+	const char *dir = *state;
+	struct iom_cell c2 = cell;
+	struct iom_run_result a, b;
+	char err[IOM_ERRLEN] = "";
+	char *path = xasprintf("%s/summary.csv", dir), *text, *again;
+	struct csv csv;
+
+	fill_result(&a, 3);
+	a.status = IOM_RUN_OK;
+	fill_result(&b, 1);
+	b.status = IOM_RUN_FAILED;
+	free(b.error);
+	b.error = xstrdup("cannot open '/dev/sdz': \"busy\", try later\nsecond line");
+	c2.v[IOM_DIM_TARGET] = 1;
+	c2.v[IOM_DIM_DIRECT] = 0;
+
+	/* Appended in run order (3 then 1): the header once, one row per run. */
+	assert_int_equal(iom_result_write(dir, &matrix, &cell, &a, err, sizeof(err)), 0);
+	assert_int_equal(iom_summary_append(dir, &matrix, &cell, &a, err, sizeof(err)), 0);
+	assert_int_equal(iom_result_write(dir, &matrix, &c2, &b, err, sizeof(err)), 0);
+	assert_int_equal(iom_summary_append(dir, &matrix, &c2, &b, err, sizeof(err)), 0);
+	text = slurp(path);
+	csv_parse(text, &csv);
+	assert_int_equal(csv.nrow, 3);
+	assert_int_equal(csv.nfield[0], IOM_ARRAY_SIZE(header));
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(header); i++)
+		assert_string_equal(csv.row[0][i], header[i]);
+	for (size_t r = 1; r < csv.nrow; r++)
+		assert_int_equal(csv.nfield[r], IOM_ARRAY_SIZE(header));
+	assert_string_equal(csv_get(&csv, 1, "index"), "3");
+	assert_string_equal(csv_get(&csv, 1, "target"), "lsi, \"sas\"");
+	assert_string_equal(csv_get(&csv, 1, "block_size"), "4096");
+	assert_string_equal(csv_get(&csv, 1, "status"), "ok");
+	assert_string_equal(csv_get(&csv, 1, "iops"), "300000.037");
+	assert_string_equal(csv_get(&csv, 1, "lat_mean_us"), "12.3476789");
+	assert_string_equal(csv_get(&csv, 1, "lat_p99_us"), "10.002");
+	assert_string_equal(csv_get(&csv, 1, "lat_p999_us"), "11.002");
+	assert_string_equal(csv_get(&csv, 1, "cpu_pct"), "9.46875");
+	assert_string_equal(csv_get(&csv, 2, "index"), "1");
+	assert_string_equal(csv_get(&csv, 2, "target"), "pvscsi");
+	assert_string_equal(csv_get(&csv, 2, "direct"), "false");
+	assert_string_equal(csv_get(&csv, 2, "status"), "failed");
+	assert_string_equal(csv_get(&csv, 2, "iops"), "");
+	assert_string_equal(csv_get(&csv, 2, "error"),
+			    "cannot open '/dev/sdz': \"busy\", try later\nsecond line");
+	/* The quoting as RFC 4180 spells it. */
+	assert_non_null(strstr(text, ",\"lsi, \"\"sas\"\"\",4096,"));
+	csv_free(&csv);
+	free(text);
+
+	/* The rebuild orders rows by index and keeps every field. */
+	assert_int_equal(iom_summary_rebuild(dir, err, sizeof(err)), 0);
+	again = slurp(path);
+	csv_parse(again, &csv);
+	assert_int_equal(csv.nrow, 3);
+	assert_string_equal(csv_get(&csv, 1, "index"), "1");
+	assert_string_equal(csv_get(&csv, 2, "index"), "3");
+	assert_string_equal(csv_get(&csv, 2, "iops"), "300000.037");
+	assert_string_equal(csv_get(&csv, 1, "error"),
+			    "cannot open '/dev/sdz': \"busy\", try later\nsecond line");
+	for (size_t r = 0; r < csv.nrow; r++)
+		assert_int_equal(csv.nfield[r], IOM_ARRAY_SIZE(header));
+	csv_free(&csv);
+	free(again);
+
+	iom_run_result_release(&a);
+	iom_run_result_release(&b);
+	free(path);
+}
+
+/* ---- bad files ---- */
+
+static void test_result_rejects_bad_files(void **state)
+{
+	static const struct {
+		const char *file;     /* a fixture, or NULL for text */
+		const char *text;
+		const char *want;     /* in the message, after "NAME: " */
+	} cases[] = {
+		{ FIXTURES "/bad/truncated.json", NULL, "truncated JSON" },
+		{ FIXTURES "/bad/newer-schema.json", NULL,
+		  "schema 2 is newer than this iomatrix reads (1)" },
+		{ FIXTURES "/bad/wrong-type.json", NULL,
+		  "'read.lat_ns.min' is not a non-negative integer" },
+		{ FIXTURES "/bad/garbage.json", NULL, "invalid JSON at byte" },
+		{ NULL, "", "truncated JSON" },
+		{ NULL, "[1, 2]", "not an iomatrix run result (not a JSON object)" },
+		{ NULL, "{\"index\": 1}", "no 'schema' field" },
+		{ NULL, "{\"schema\": \"1\"}", "'schema' is not a positive integer" },
+		{ NULL, "{\"schema\": 1, \"repetition\": 1, \"status\": \"ok\", \"cell\": {}}",
+		  "no 'index' field" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\"}",
+		  "no 'cell' object" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"meh\", "
+			"\"cell\": {}}", "'status' is not \"ok\", \"failed\" or \"interrupted\"" },
+		{ NULL, "{\"schema\": 1, \"index\": -3, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}}", "'index' is not a non-negative integer" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {\"target\": [1]}}", "'cell.target' is not a string" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}, \"threads\": {}}", "'threads' is not an array" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}, \"intervals\": {\"read_ios\": [1, 2], \"write_ios\": [1]}}",
+		  "has a different length" },
+		{ NULL, "{\"schema\": 1} trailing", "unexpected data after the JSON" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		const char *name = cases[i].file ? cases[i].file : "mem.json";
+		struct iom_result_file f;
+		char err[IOM_ERRLEN] = "";
+		int ret;
+
+		if (cases[i].file)
+			ret = iom_result_read(cases[i].file, &f, err, sizeof(err));
+		else
+			ret = iom_result_parse(name, cases[i].text, &f, err, sizeof(err));
+		if (ret == 0 || strncmp(err, name, strlen(name)) != 0 ||
+		    !strstr(err, cases[i].want)) {
+			print_error("case %zu: ret %d, message '%s', want '%s'\n", i, ret, err,
+				    cases[i].want);
+			fail();
+		}
+		iom_result_file_release(&f);
+	}
+}
+
+static void test_result_missing_file(void **state)
+{
+	struct iom_result_file f;
+	char err[IOM_ERRLEN] = "";
+
+	(void)state;
+	assert_int_equal(iom_result_read("/nonexistent/00001.json", &f, err, sizeof(err)),
+			 -ENOENT);
+	assert_string_equal(err, "cannot read '/nonexistent/00001.json': No such file or directory");
+	iom_result_file_release(&f);
+}
+
+/* Every prefix of a valid file is refused with a message, never read as a result or a crash. */
+static void test_result_every_truncation_refused(void **state)
+{
+	const char *dir = *state;
+	struct iom_run_result r;
+	char err[IOM_ERRLEN];
+	char *path, *text;
+	size_t len;
+
+	fill_result(&r, 5);
+	assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+	path = iom_result_path(dir, 5);
+	text = slurp(path);
+	len = strlen(text);
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '}'))
+		len--;
+	for (size_t cut = 0; cut <= len; cut++) {
+		struct iom_result_file f;
+		char save = text[cut];
+
+		text[cut] = '\0';
+		err[0] = '\0';
+		assert_int_not_equal(iom_result_parse("cut.json", text, &f, err, sizeof(err)), 0);
+		assert_true(strncmp(err, "cut.json: ", 10) == 0);
+		iom_result_file_release(&f);
+		text[cut] = save;
+	}
+	free(text);
+	free(path);
+	iom_run_result_release(&r);
+}
+
+/* A committed fixture written by schema 1 stays readable. */
+static void test_result_reads_fixture(void **state)
+{
+	struct iom_result_file f;
+	char err[IOM_ERRLEN] = "";
+
+	(void)state;
+	assert_int_equal(iom_result_read(FIXTURES "/diskspd/runs/00001.json", &f, err,
+					 sizeof(err)), 0);
+	assert_int_equal(f.r.index, 1);
+	assert_int_equal(f.r.status, IOM_RUN_OK);
+	assert_int_equal(f.r.nthreads, 4);
+	assert_true(f.r.dir[IOM_DIR_TOTAL].bytes == 60457844736ull);
+	assert_true(f.r.threads[0].dir[IOM_DIR_TOTAL].ios == 924730);
+	assert_string_equal(iom_result_cell_get(&f, "block_size"), "16384");
+	iom_result_file_release(&f);
+}
+
+/* ---- study.json ---- */
+
+static void test_result_study_round_trip(void **state)
+{
+	const char *dir = *state;
+	struct iom_plan plan = { .m = &matrix, .ncells = 4, .nruns = 12,
+				 .hash = 0x0123456789abcdefull };
+	struct iom_override ov[2] = { { "workload.block_size", "[4K, 8K]" },
+				      { "timing.repeat", "3" } };
+	struct iom_target_info info[2] = { 0 };
+	struct iom_study_record rec = { .plan = &plan, .ov = ov, .nov = 2, .targets = info,
+					.ntargets = 2, .start_wall_ns = 1764460800000000000ull };
+	struct iom_study_info s;
+	char err[IOM_ERRLEN] = "";
+	char *path = xasprintf("%s/study.json", dir);
+
+	plan.varies[IOM_DIM_TARGET] = plan.varies[IOM_DIM_QUEUE_DEPTH] = true;
+	info[1].t = &targets[1];
+	info[1].is_block = true;
+	info[1].region = 8ull << 30;
+	info[1].controller = "vmw_pvscsi";
+	info[1].facts = (struct iom_device_facts){
+		.device = "/dev/sdz", .driver = "vmw_pvscsi", .model = "Virtual disk",
+		.vendor = "VMware", .logical_block_size = 512, .physical_block_size = 4096,
+		.rotational = 0, .scheduler = "mq-deadline", .nr_requests = 256,
+		.device_bytes = 8ull << 30,
+	};
+
+	assert_int_equal(iom_study_write(dir, &rec, err, sizeof(err)), 0);
+	assert_int_equal(iom_study_read(path, &s, err, sizeof(err)), 0);
+	assert_string_equal(s.name, "demo");
+	assert_string_equal(s.description, "two controllers");
+	assert_string_equal(s.matrix_file, "demo.cfg");
+	assert_string_equal(s.compare, "target");
+	assert_non_null(s.tool_version); /* IOM_VERSION of result.o's build */
+	assert_true(strlen(s.tool_version) > 0);
+	assert_true(s.plan_hash == 0x0123456789abcdefull);
+	assert_int_equal(s.nruns, 12);
+	assert_int_equal(s.ncells, 4);
+	assert_true(s.seed == 42);
+	assert_true(s.timing.warmup_ns == 2000000000);
+	assert_true(s.timing.duration_ns == 10500000000);
+	assert_true(s.timing.cooldown_ns == 1000000000);
+	assert_true(s.timing.rest_ns == 250000000);
+	assert_int_equal(s.timing.repeat, 3);
+	assert_close(0.05, s.report.alpha);
+	assert_close(2, s.report.min_effect_pct);
+	assert_int_equal(s.noverrides, 2);
+	assert_string_equal(s.overrides[0], "workload.block_size=[4K, 8K]");
+	assert_non_null(s.host);
+	assert_non_null(s.kernel);
+	assert_true(s.ncpu >= 1);
+	assert_true(s.start_wall_ns == 1764460800000000000ull);
+	assert_true(s.end_wall_ns == 0);
+	assert_int_equal(s.ntargets, 2);
+	assert_string_equal(s.targets[0].label, "lsi, \"sas\"");
+	assert_false(s.targets[0].has_facts);
+	assert_string_equal(s.targets[0].controller, "auto");
+	assert_true(s.targets[0].size == 1 << 30);
+	assert_true(s.targets[1].has_facts);
+	assert_true(s.targets[1].is_block);
+	assert_true(s.targets[1].region == 8ull << 30);
+	assert_string_equal(s.targets[1].controller, "vmw_pvscsi");
+	assert_string_equal(s.targets[1].facts.model, "Virtual disk");
+	assert_string_equal(s.targets[1].facts.scheduler, "mq-deadline");
+	assert_int_equal(s.targets[1].facts.physical_block_size, 4096);
+	assert_int_equal(s.targets[1].facts.rotational, 0);
+	assert_null(s.targets[1].facts.fstype);
+	assert_ptr_equal(iom_study_target_find(&s, "pvscsi"), &s.targets[1]);
+	assert_null(iom_study_target_find(&s, "nope"));
+	iom_study_info_release(&s);
+
+	/* Rewritten at the end of the sweep. */
+	rec.end_wall_ns = 1764460900000000000ull;
+	assert_int_equal(iom_study_write(dir, &rec, err, sizeof(err)), 0);
+	assert_int_equal(iom_study_read(path, &s, err, sizeof(err)), 0);
+	assert_true(s.end_wall_ns == 1764460900000000000ull);
+	iom_study_info_release(&s);
+	free(path);
+}
+
+static void test_result_study_newer_schema(void **state)
+{
+	struct iom_study_info s;
+	char err[IOM_ERRLEN] = "";
+
+	(void)state;
+	assert_int_not_equal(iom_study_read(FIXTURES "/bad/newer-schema.json", &s, err,
+					    sizeof(err)), 0);
+	assert_string_equal(err, FIXTURES "/bad/newer-schema.json: schema 2 is newer than this "
+				 "iomatrix reads (1)");
+	iom_study_info_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_result_round_trip, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_result_writes_readable_numbers, make_dir,
+						remove_dir),
+		cmocka_unit_test(test_result_path_digits),
+		cmocka_unit_test_setup_teardown(test_result_list_ignores_other_files, make_dir,
+						remove_dir),
+		cmocka_unit_test_setup_teardown(test_result_summary_csv, make_dir, remove_dir),
+		cmocka_unit_test(test_result_rejects_bad_files),
+		cmocka_unit_test(test_result_missing_file),
+		cmocka_unit_test_setup_teardown(test_result_every_truncation_refused, make_dir,
+						remove_dir),
+		cmocka_unit_test(test_result_reads_fixture),
+		cmocka_unit_test_setup_teardown(test_result_study_round_trip, make_dir, remove_dir),
+		cmocka_unit_test(test_result_study_newer_schema),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,268 @@
+/*
+ * test_worker — the offset generator: alignment and bounds, determinism for a seed, sequential
+ * wrap and per-thread slices, uniform coverage, the read mix within 1 % of read_pct over 100 k
+ * I/Os, refusals with clear messages; and how a bytes-bound window is split between threads.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "worker.h"
+
+static struct iom_worker_conf conf(enum iom_pattern pattern, uint64_t region, uint32_t bs,
+				   unsigned threads, unsigned read_pct, uint64_t seed)
+{
+	return (struct iom_worker_conf){ .fd = -1, .region = region, .block_size = bs,
+					 .queue_depth = 1, .threads = threads,
+					 .read_pct = read_pct, .pattern = pattern,
+					 .engine = IOM_ENGINE_NULL, .seed = seed };
+}
+
+struct bounds_case {
+	enum iom_pattern pattern;
+	uint64_t region;
+	uint32_t bs;
+	unsigned threads;
+};
+
+static const struct bounds_case bounds_cases[] = {
+	{ IOM_PATTERN_RANDOM, 1ull << 30, 4096, 1 },
+	{ IOM_PATTERN_RANDOM, (1ull << 30) + 1000, 4096, 4 },   /* a partial last block */
+	{ IOM_PATTERN_RANDOM, 3 * 65536 + 512, 65536, 2 },
+	{ IOM_PATTERN_RANDOM, 4096, 4096, 1 },                  /* exactly one block */
+	{ IOM_PATTERN_RANDOM, 10ull << 40, 1 << 20, 8 },         /* 10 TiB */
+	{ IOM_PATTERN_SEQUENTIAL, 1ull << 20, 4096, 1 },
+	{ IOM_PATTERN_SEQUENTIAL, (1ull << 20) + 3000, 4096, 3 },
+	{ IOM_PATTERN_SEQUENTIAL, 100 * 512 + 17, 512, 7 },
+	{ IOM_PATTERN_SEQUENTIAL, 10ull << 40, 1 << 20, 16 },
+};
+
+static void test_worker_offsets_aligned_in_bounds(void **state)
+{
+	size_t c;
+
+	(void)state;
+	for (c = 0; c < IOM_ARRAY_SIZE(bounds_cases); c++) {
+		const struct bounds_case *bc = &bounds_cases[c];
+		struct iom_worker_conf cf = conf(bc->pattern, bc->region, bc->bs, bc->threads, 100, c);
+		unsigned t;
+
+		for (t = 0; t < bc->threads; t++) {
+			struct iom_worker_gen g;
+			char err[IOM_ERRLEN];
+			uint64_t lo = 0, hi = bc->region, i;
+
+			assert_int_equal(iom_worker_gen_init(&g, &cf, t, err, sizeof(err)), 0);
+			if (bc->pattern == IOM_PATTERN_SEQUENTIAL) {
+				lo = g.lo;
+				hi = g.hi;
+				assert_int_equal(lo % bc->bs, 0);
+				assert_true(hi <= bc->region && hi - lo >= bc->bs);
+			}
+			for (i = 0; i < 20000; i++) {
+				uint64_t off = iom_worker_gen_offset(&g);
+
+				assert_int_equal(off % bc->bs, 0);
+				assert_true(off >= lo);
+				assert_true(off + bc->bs <= hi);
+			}
+		}
+	}
+}
+
+static void test_worker_offsets_deterministic(void **state)
+{
+	struct iom_worker_conf a = conf(IOM_PATTERN_RANDOM, 1ull << 30, 4096, 4, 70, 42);
+	struct iom_worker_conf b = a, other = a, mix = a;
+	struct iom_worker_gen ga, gb, go, gm, g2;
+	char err[IOM_ERRLEN];
+	unsigned i, same_other = 0, same_thread = 0;
+
+	(void)state;
+	other.seed = 43;
+	mix.read_pct = 10;
+	assert_int_equal(iom_worker_gen_init(&ga, &a, 1, err, sizeof(err)), 0);
+	assert_int_equal(iom_worker_gen_init(&gb, &b, 1, err, sizeof(err)), 0);
+	assert_int_equal(iom_worker_gen_init(&go, &other, 1, err, sizeof(err)), 0);
+	assert_int_equal(iom_worker_gen_init(&gm, &mix, 1, err, sizeof(err)), 0);
+	assert_int_equal(iom_worker_gen_init(&g2, &a, 2, err, sizeof(err)), 0);
+	for (i = 0; i < 10000; i++) {
+		uint64_t x = iom_worker_gen_offset(&ga);
+		bool rx = iom_worker_gen_is_read(&ga);
+
+		/* Same seed, same thread: the same offsets and the same mix. */
+		assert_int_equal(x, iom_worker_gen_offset(&gb));
+		assert_int_equal(rx, iom_worker_gen_is_read(&gb));
+		/* Another read_pct: still the same offsets. */
+		iom_worker_gen_is_read(&gm);
+		assert_int_equal(x, iom_worker_gen_offset(&gm));
+		same_other += x == iom_worker_gen_offset(&go);
+		same_thread += x == iom_worker_gen_offset(&g2);
+	}
+	/* Another seed or another thread: another sequence (a few collisions by chance only). */
+	assert_true(same_other < 10);
+	assert_true(same_thread < 10);
+}
+
+static void test_worker_sequential_wrap_and_slices(void **state)
+{
+	/* 10 blocks and a partial one; 3 threads: slices of blocks [0,3) [3,6) [6,10). */
+	const uint32_t bs = 4096;
+	struct iom_worker_conf c = conf(IOM_PATTERN_SEQUENTIAL, 10 * bs + 100, bs, 3, 100, 1);
+	static const uint64_t expect[3][8] = {
+		{ 0, 1, 2, 0, 1, 2, 0, 1 },
+		{ 3, 4, 5, 3, 4, 5, 3, 4 },
+		{ 6, 7, 8, 9, 6, 7, 8, 9 },
+	};
+	unsigned t, i;
+
+	(void)state;
+	for (t = 0; t < 3; t++) {
+		struct iom_worker_gen g;
+		char err[IOM_ERRLEN];
+
+		assert_int_equal(iom_worker_gen_init(&g, &c, t, err, sizeof(err)), 0);
+		for (i = 0; i < 8; i++)
+			assert_int_equal(iom_worker_gen_offset(&g), expect[t][i] * bs);
+	}
+
+	/* Slices of many threads are disjoint, in order, and cover the aligned region. */
+	c = conf(IOM_PATTERN_SEQUENTIAL, (1ull << 30) + 12345, 65536, 13, 100, 1);
+	{
+		uint64_t prev_hi = 0;
+
+		for (t = 0; t < 13; t++) {
+			struct iom_worker_gen g;
+			char err[IOM_ERRLEN];
+
+			assert_int_equal(iom_worker_gen_init(&g, &c, t, err, sizeof(err)), 0);
+			assert_int_equal(g.lo, prev_hi);
+			assert_true(g.hi > g.lo);
+			prev_hi = g.hi;
+		}
+		assert_int_equal(prev_hi, (1ull << 30));
+	}
+}
+
+static void test_worker_random_covers_uniformly(void **state)
+{
+	enum { BLOCKS = 64, DRAWS = 128000 };
+	struct iom_worker_conf c = conf(IOM_PATTERN_RANDOM, BLOCKS * 512, 512, 1, 100, 7);
+	unsigned hits[BLOCKS] = { 0 }, i;
+	struct iom_worker_gen g;
+	char err[IOM_ERRLEN];
+
+	(void)state;
+	assert_int_equal(iom_worker_gen_init(&g, &c, 0, err, sizeof(err)), 0);
+	for (i = 0; i < DRAWS; i++)
+		hits[iom_worker_gen_offset(&g) / 512]++;
+	/* Expected 2000 per block; a fixed seed, so this is not a flaky statistical test. */
+	for (i = 0; i < BLOCKS; i++)
+		assert_true(hits[i] > 1700 && hits[i] < 2300);
+}
+
+static void test_worker_read_mix(void **state)
+{
+	static const unsigned pcts[] = { 0, 1, 50, 67, 99, 100 };
+	enum { N = 100000 };
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < IOM_ARRAY_SIZE(pcts); k++) {
+		struct iom_worker_conf c = conf(IOM_PATTERN_RANDOM, 1 << 20, 4096, 1, pcts[k], 99);
+		struct iom_worker_gen g;
+		char err[IOM_ERRLEN];
+		unsigned i, reads = 0;
+		double pct;
+
+		assert_int_equal(iom_worker_gen_init(&g, &c, 0, err, sizeof(err)), 0);
+		for (i = 0; i < N; i++)
+			reads += iom_worker_gen_is_read(&g);
+		pct = 100.0 * reads / N;
+		print_message("read_pct %u: %.3f %% reads\n", pcts[k], pct);
+		if (pcts[k] == 0 || pcts[k] == 100)
+			assert_int_equal(reads, pcts[k] ? N : 0);
+		assert_true(pct >= pcts[k] - 1.0 && pct <= pcts[k] + 1.0);
+	}
+}
+
+static void test_worker_gen_refusals(void **state)
+{
+	struct iom_worker_conf c = conf(IOM_PATTERN_RANDOM, 2048, 4096, 1, 100, 1);
+	struct iom_worker_gen g;
+	char err[IOM_ERRLEN] = "";
+
+	(void)state;
+	assert_int_equal(iom_worker_gen_init(&g, &c, 0, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "the region of 2048 bytes holds no block of 4096 bytes");
+	c = conf(IOM_PATTERN_SEQUENTIAL, 3 * 4096, 4096, 4, 100, 1);
+	assert_int_equal(iom_worker_gen_init(&g, &c, 0, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "too small for 4 threads of sequential"));
+	c = conf(IOM_PATTERN_RANDOM, 1 << 20, 0, 1, 100, 1);
+	assert_int_equal(iom_worker_gen_init(&g, &c, 0, err, sizeof(err)), -EINVAL);
+}
+
+struct share_case {
+	uint64_t bytes;
+	uint32_t bs;
+	unsigned threads;
+	uint64_t total_ios;
+};
+
+static void test_worker_bytes_shares(void **state)
+{
+	static const struct share_case cases[] = {
+		{ 1 << 20, 4096, 1, 256 },
+		{ 1 << 20, 4096, 3, 256 },
+		{ (1 << 20) + 1, 4096, 4, 257 }, /* a partial block rounds up */
+		{ 8192, 4096, 5, 2 },            /* more threads than blocks */
+	};
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < IOM_ARRAY_SIZE(cases); k++) {
+		struct iom_worker_conf c = conf(IOM_PATTERN_RANDOM, 1 << 30, cases[k].bs,
+						cases[k].threads, 100, 1);
+		_Atomic int phase = IOM_PHASE_WARMUP;
+		struct iom_worker_gate gate;
+		uint64_t sum = 0, lo = UINT64_MAX, hi = 0;
+		unsigned t;
+
+		c.bytes = cases[k].bytes;
+		iom_worker_gate_init(&gate);
+		for (t = 0; t < cases[k].threads; t++) {
+			struct iom_worker w;
+
+			iom_worker_init(&w, &c, t, &phase, &gate);
+			sum += w.share_ios;
+			lo = IOM_MIN(lo, w.share_ios);
+			hi = IOM_MAX(hi, w.share_ios);
+			iom_worker_release(&w);
+		}
+		iom_worker_gate_destroy(&gate);
+		assert_int_equal(sum, cases[k].total_ios);
+		assert_true(hi - lo <= 1);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_worker_offsets_aligned_in_bounds),
+		cmocka_unit_test(test_worker_offsets_deterministic),
+		cmocka_unit_test(test_worker_sequential_wrap_and_slices),
+		cmocka_unit_test(test_worker_random_covers_uniformly),
+		cmocka_unit_test(test_worker_read_mix),
+		cmocka_unit_test(test_worker_gen_refusals),
+		cmocka_unit_test(test_worker_bytes_shares),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
