@@ -54,7 +54,7 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(B)/tests/%)
 
 .SECONDARY:
-.PHONY: all test unit e2e asan demo bench install uninstall clean deps check-deps tidy
+.PHONY: all test unit e2e asan demo bench install uninstall clean deps check-deps tidy docs
 .DEFAULT_GOAL := all
 
 all: check-deps $(BIN)
@@ -102,6 +102,13 @@ demo: check-deps $(BIN)
 
 bench: check-deps $(BIN)
 	IOMATRIX=$(abspath $(BIN)) tests/bench/bench.sh
+
+# Regenerates what docs/ takes from the code: the key table of docs/matrix.md.
+docs: $(BIN)
+	@$(BIN) help keys --markdown >$(B)/keys.md
+	@awk -v f=$(B)/keys.md '/<!-- keys:end -->/ { while ((getline l < f) > 0) print l; skip = 0 } \
+	    !skip { print } /<!-- keys:begin -->/ { skip = 1 }' docs/matrix.md >$(B)/matrix.md
+	@mv $(B)/matrix.md docs/matrix.md
 
 tidy:
 	clang-tidy --quiet $(SRCS) -- $(BASE) $(PKG_CFLAGS)

@@ -67,6 +67,10 @@ const struct iom_key iom_keys[] = {
 	  .min = 0, .max = INT64_MAX,
 	  .help = "a seed: when given, the runs are put in a random order, the same for the "
 		  "same seed" },
+	{ .name = "trace", .section = IOM_SEC_TOP, .type = IOM_TYPE_BOOL, .dim = NODIM,
+	  .def = "true",
+	  .help = "record every I/O of every run in a compressed trace, traces/NNNNN.trace.gz "
+		  "(docs/trace.md); --no-trace turns it off for one sweep" },
 	{ .name = "exclude", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
 	  .help = "a list of conditions such as { threads = 8; queue_depth = 64; }; a cell that "
 		  "matches every key of a condition is dropped" },

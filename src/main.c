@@ -25,6 +25,7 @@
 #include "plan.h"
 #include "report.h"
 #include "sweep.h"
+#include "trace.h"
 #include "util.h"
 
 #ifndef IOM_VERSION
@@ -39,6 +40,12 @@ enum opt_id {
 	OPT_QUIET,
 	OPT_RUN,
 	OPT_COMPARE,
+	OPT_NO_TRACE,
+	OPT_ALPHA,
+	OPT_MIN_EFFECT,
+	OPT_MAX_CV,
+	OPT_CELL,
+	OPT_MEASURED,
 	OPT_COUNT
 };
 
@@ -53,16 +60,29 @@ struct option_def {
 };
 
 static const struct option_def options[OPT_COUNT] = {
-	[OPT_FORMAT] = { "format", 'f', "text|tsv|json", "output format (default text)" },
+	[OPT_FORMAT] = { "format", 'f', "FORMAT",
+			 "plan: text|tsv|json; report: text|md|csv|json|html; trace: csv|fio" },
 	[OPT_SET] = { "set", 's', "KEY=VALUE",
 		      "override a matrix key, e.g. --set block_size=[4K,64K] (repeatable)" },
 	[OPT_MARKDOWN] = { "markdown", 0, NULL, "print the key table as Markdown" },
-	[OPT_OUTPUT] = { "output", 'o', "DIR",
-			 "results directory (default results/<name>-<UTC time>)" },
+	[OPT_OUTPUT] = { "output", 'o', "PATH",
+			 "run: the results directory (default results/<name>-<UTC time>); report, "
+			 "trace: the file to write (trace --format fio: the prefix of the logs)" },
 	[OPT_QUIET] = { "quiet", 'q', NULL, "print only errors and the final summary" },
-	[OPT_RUN] = { "run", 'r', "N", "the DiskSpd-style report of run N" },
+	[OPT_RUN] = { "run", 'r', "N",
+		      "text: the DiskSpd-style report of run N (DIR:N with several directories); "
+		      "html: the run of the IOPS-over-time chart" },
 	[OPT_COMPARE] = { "compare", 'c', "DIM",
 			  "the dimension whose values compete (default: the study's)" },
+	[OPT_NO_TRACE] = { "no-trace", 0, NULL, "do not record per-I/O traces in this sweep" },
+	[OPT_ALPHA] = { "alpha", 0, "P", "significance threshold of Welch's t-test (default: "
+					 "the study's report.alpha, 0.05)" },
+	[OPT_MIN_EFFECT] = { "min-effect", 0, "PCT",
+			     "smallest margin that wins (default: report.min_effect, 2%)" },
+	[OPT_MAX_CV] = { "max-cv", 0, "PCT",
+			 "coefficient of variation above which a cell is noisy (default 5%)" },
+	[OPT_CELL] = { "cell", 0, "CELL", "html: the cell of the percentile and time charts" },
+	[OPT_MEASURED] = { "measured-only", 0, NULL, "only the I/O of the measured window" },
 };
 
 /* A parsed command line. */
@@ -90,6 +110,7 @@ static int cmd_plan(struct cli *cli);
 static int cmd_run(struct cli *cli);
 static int cmd_resume(struct cli *cli);
 static int cmd_report(struct cli *cli);
+static int cmd_trace(struct cli *cli);
 static int cmd_help(struct cli *cli);
 static int cmd_version(struct cli *cli);
 
@@ -100,12 +121,18 @@ static const struct command commands[] = {
 	  "check matrix files: exit 0 when every one is valid" },
 	{ "plan", cmd_plan, "MATRIX", 1, 1, O(OPT_FORMAT) | O(OPT_SET),
 	  "print the ordered runs of a matrix, their count, time and memory" },
-	{ "run", cmd_run, "MATRIX", 1, 1, O(OPT_OUTPUT) | O(OPT_SET) | O(OPT_QUIET),
+	{ "run", cmd_run, "MATRIX", 1, 1,
+	  O(OPT_OUTPUT) | O(OPT_SET) | O(OPT_QUIET) | O(OPT_NO_TRACE),
 	  "run every run of a matrix's plan into a results directory, then print the winners" },
-	{ "resume", cmd_resume, "DIR", 1, 1, O(OPT_QUIET),
+	{ "resume", cmd_resume, "DIR", 1, 1, O(OPT_QUIET) | O(OPT_NO_TRACE),
 	  "carry on an interrupted sweep from its results directory" },
-	{ "report", cmd_report, "DIR", 1, 1, O(OPT_RUN) | O(OPT_COMPARE),
-	  "print the winners table of a results directory, or one run DiskSpd-style" },
+	{ "report", cmd_report, "DIR...", 1, -1,
+	  O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_RUN) | O(OPT_COMPARE) | O(OPT_ALPHA) |
+		  O(OPT_MIN_EFFECT) | O(OPT_MAX_CV) | O(OPT_CELL),
+	  "the winners of one or more results directories (text, md, csv, json, html), or one "
+	  "run DiskSpd-style" },
+	{ "trace", cmd_trace, "FILE", 1, 1, O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_MEASURED),
+	  "decode a run's trace to CSV or to fio latency logs" },
 	{ "help", cmd_help, "[COMMAND|keys]", 0, 1, O(OPT_MARKDOWN),
 	  "show the commands, one command's usage, or every matrix key" },
 	{ "version", cmd_version, "", 0, 0, 0, "print the version of iomatrix" },
@@ -149,6 +176,27 @@ static void print_usage(FILE *out, const struct command *c)
 			fprintf(out, " [--%s]", options[o].name);
 	}
 	fputc('\n', out);
+}
+
+/* A command's usage line, what it does and its options: 'iomatrix help CMD', 'CMD --help'. */
+static void print_command_help(FILE *out, const struct command *c)
+{
+	print_usage(out, c);
+	fprintf(out, "\n%s\n", c->help);
+	for (int o = 0; o < OPT_COUNT; o++) {
+		char opt[64];
+
+		if (!(c->opts & O(o)))
+			continue;
+		if (options[o].short_name)
+			snprintf(opt, sizeof(opt), "-%c, --%s%s%s", options[o].short_name,
+				 options[o].name, options[o].arg ? " " : "",
+				 options[o].arg ? options[o].arg : "");
+		else
+			snprintf(opt, sizeof(opt), "--%s%s%s", options[o].name,
+				 options[o].arg ? " " : "", options[o].arg ? options[o].arg : "");
+		fprintf(out, "  %-28s %s\n", opt, options[o].help);
+	}
 }
 
 /* Checks stdout got everything; a failed write is a runtime failure. */
@@ -226,7 +274,7 @@ static int parse_args(const struct command *c, int argc, char **argv, struct cli
 			continue;
 		}
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			print_usage(stdout, c);
+			print_command_help(stdout, c);
 			return -1; /* done: exit 0 */
 		}
 		if (a[1] == '-') {
@@ -392,6 +440,7 @@ static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, boo
 		.ov = cli->ov,
 		.nov = cli->nov,
 		.stop = &stop_requested,
+		.no_trace = cli->given[OPT_NO_TRACE],
 	};
 	struct iom_sweep_outcome res;
 	char err[IOM_ERRLEN];
@@ -474,26 +523,60 @@ static int cmd_resume(struct cli *cli)
 
 static int cmd_report(struct cli *cli)
 {
-	struct iom_report_opts_cli o = { .compare = cli->value[OPT_COMPARE], .color = -1 };
+	struct iom_report_opts_cli o = {
+		.compare = cli->value[OPT_COMPARE],
+		.color = -1,
+		.format = cli->value[OPT_FORMAT],
+		.alpha = cli->value[OPT_ALPHA],
+		.min_effect = cli->value[OPT_MIN_EFFECT],
+		.max_cv = cli->value[OPT_MAX_CV],
+		.cell = cli->value[OPT_CELL],
+		.run = cli->value[OPT_RUN],
+		.output = cli->value[OPT_OUTPUT],
+	};
 	char err[IOM_ERRLEN];
 	int ret;
 
-	if (cli->given[OPT_RUN]) {
-		char *end;
-		unsigned long n = strtoul(cli->value[OPT_RUN], &end, 10);
-
-		if (*end || n == 0 || n > UINT32_MAX)
-			return usage_error("--run needs a run index from 1 (got '%s')",
-					   cli->value[OPT_RUN]);
-		ret = iom_report_run(stdout, cli->args[0], (uint32_t)n, &o, err, sizeof(err));
-	} else {
-		ret = iom_report_dir(stdout, cli->args[0], &o, err, sizeof(err));
-	}
+	ret = iom_report_main(stdout, (const char *const *)cli->args, (size_t)cli->nargs, &o, err,
+			      sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "iomatrix: %s\n", err);
-		return ret == -ENOENT || ret == -EINVAL ? IOM_EXIT_USAGE : IOM_EXIT_FAIL;
+		return ret == -EINVAL || ret == -ENOENT || ret == -ENOTDIR ? IOM_EXIT_USAGE
+									  : IOM_EXIT_FAIL;
 	}
 	return finish_output(IOM_EXIT_OK);
+}
+
+static int cmd_trace(struct cli *cli)
+{
+	struct iom_trace_export x = {
+		.format = IOM_TRACE_CSV,
+		.out = cli->value[OPT_OUTPUT],
+		.measured_only = cli->given[OPT_MEASURED],
+	};
+	char err[IOM_ERRLEN];
+	int ret;
+
+	if (cli->given[OPT_FORMAT]) {
+		int f = iom_trace_format_parse(cli->value[OPT_FORMAT]);
+
+		if (f < 0)
+			return usage_error("unknown format '%s' (use csv or fio)",
+					   cli->value[OPT_FORMAT]);
+		x.format = (enum iom_trace_format)f;
+	}
+	ret = iom_trace_export(cli->args[0], &x, NULL, err, sizeof(err));
+	if (ret == 0)
+		return finish_output(IOM_EXIT_OK);
+	fprintf(stderr, "iomatrix: %s\n", err);
+	/* damaged, foreign or missing input: 2 (what was intact has been written); output: 1 */
+	switch (-ret) {
+	case EINVAL: case ENODATA: case EBADMSG: case ENOTSUP: case ENOENT: case EACCES:
+	case EISDIR:
+		return IOM_EXIT_USAGE;
+	default:
+		return IOM_EXIT_FAIL;
+	}
 }
 
 static void print_commands(FILE *out)
@@ -526,22 +609,7 @@ static int cmd_help(struct cli *cli)
 	if (!c)
 		return usage_error("no help for '%s': not a command (see 'iomatrix help')",
 				   cli->args[0]);
-	print_usage(stdout, c);
-	printf("\n%s\n", c->help);
-	for (int o = 0; o < OPT_COUNT; o++) {
-		char opt[64];
-
-		if (!(c->opts & O(o)))
-			continue;
-		if (options[o].short_name)
-			snprintf(opt, sizeof(opt), "-%c, --%s%s%s", options[o].short_name,
-				 options[o].name, options[o].arg ? " " : "",
-				 options[o].arg ? options[o].arg : "");
-		else
-			snprintf(opt, sizeof(opt), "--%s%s%s", options[o].name,
-				 options[o].arg ? " " : "", options[o].arg ? options[o].arg : "");
-		printf("  %-28s %s\n", opt, options[o].help);
-	}
+	print_command_help(stdout, c);
 	return finish_output(IOM_EXIT_OK);
 }
 

@@ -1347,6 +1347,13 @@ static int read_top_scalars(struct ctx *c)
 		m->shuffle = true;
 		m->shuffle_seed = (uint64_t)v;
 	}
+	m->trace = default_of(top_key("trace")) != 0;
+	s = config_setting_get_member(root, "trace");
+	if (s) {
+		if ((ret = read_scalar(c, top_key("trace"), s, &v)) < 0)
+			return ret;
+		m->trace = v != 0;
+	}
 	m->repeat_order = IOM_REPEAT_GROUPED;
 	s = config_setting_get_member(root, "repeat_order");
 	if (s) {

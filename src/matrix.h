@@ -87,6 +87,7 @@ struct iom_matrix {
 	enum iom_dim compare;              /* the dimension whose values compete */
 	enum iom_repeat_order repeat_order;
 	bool shuffle;
+	bool trace;        /* record every I/O in traces/NNNNN.trace.gz (default true) */
 	uint64_t shuffle_seed;
 
 	struct iom_exclude *excludes;

@@ -68,6 +68,8 @@ void iom_run_result_release(struct iom_run_result *r)
 	free(r->cpu.per_cpu);
 	free(r->cpu.irq_drivers);
 	free(r->engine_notes);
+	free(r->trace.file);
+	r->trace.file = NULL;
 	r->error = NULL;
 	r->intervals = NULL;
 	r->threads = NULL;
@@ -446,6 +448,24 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 	add(o, "cooldown_ios", json_object_new_uint64(r->cooldown_ios));
 	add(o, "registered_buffers", json_object_new_boolean(r->registered_buffers));
 	add(o, "engine_notes", jstr(r->engine_notes));
+	if (r->trace.file) {
+		json_object *t = json_object_new_object();
+		const char *name = strrchr(r->trace.file, '/');
+
+		/* relative to the results directory: traces/NNNNN.trace.gz */
+		if (name && name - r->trace.file >= 6 && strncmp(name - 6, "traces", 6) == 0)
+			name -= 6;
+		else
+			name = name ? name + 1 : r->trace.file;
+		add(t, "file", json_object_new_string(name));
+		add(t, "records", json_object_new_uint64(r->trace.records));
+		add(t, "dropped", json_object_new_uint64(r->trace.dropped));
+		add(t, "bytes", json_object_new_uint64(r->trace.bytes));
+		add(t, "bytes_per_io", jdouble(r->trace.bytes_per_io));
+		add(o, "trace", t);
+	} else {
+		add(o, "trace", NULL);
+	}
 	return o;
 }
 
@@ -912,6 +932,17 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 	rd_u64(&c, root, "", "cooldown_ios", &r->cooldown_ios);
 	rd_bool(&c, root, "", "registered_buffers", &r->registered_buffers);
 	rd_str(&c, root, "", "engine_notes", &r->engine_notes);
+	{
+		json_object *t = rd_obj(&c, root, "", "trace");
+
+		if (t) {
+			rd_str(&c, t, "trace.", "file", &r->trace.file);
+			rd_u64(&c, t, "trace.", "records", &r->trace.records);
+			rd_u64(&c, t, "trace.", "dropped", &r->trace.dropped);
+			rd_u64(&c, t, "trace.", "bytes", &r->trace.bytes);
+			rd_double(&c, t, "trace.", "bytes_per_io", &r->trace.bytes_per_io);
+		}
+	}
 	json_object_put(root);
 	return c.ret;
 }

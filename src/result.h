@@ -104,6 +104,13 @@ struct iom_run_result {
 
 	uint64_t warmup_ios, cooldown_ios;   /* I/O done outside the measured window */
 	bool registered_buffers;             /* io_uring fixed buffers were used */
+	struct {
+		char *file;          /* the run's trace (heap); NULL when not traced */
+		uint64_t records;    /* I/Os in the trace: measured + warm-up + cool-down */
+		uint64_t dropped;    /* records lost because the writer fell behind */
+		uint64_t bytes;      /* compressed size */
+		double bytes_per_io;
+	} trace;
 	char *engine_notes;                  /* setup facts: "SINGLE_ISSUER DEFER_TASKRUN", fallbacks */
 };
 

@@ -45,6 +45,7 @@
 #include "cpu.h"
 #include "hist.h"
 #include "plan.h"
+#include "trace.h"
 #include "util.h"
 
 #define POLL_NS 10000000ull   /* 10 ms: how late a stop, failure or finished share is noticed */
@@ -71,6 +72,8 @@ struct ctl {
 	_Atomic int phase;
 	struct iom_worker_gate gate;
 	bool gate_open, joined;
+	struct iom_worker_hooks hooks; /* the spec's, with the trace's record hook */
+	struct iom_trace *trace;
 
 	/* the measured window */
 	uint64_t t0, t1;           /* monotonic ns */
@@ -464,6 +467,7 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	unsigned i;
 	int ret;
 
+	memset(&c, 0, sizeof(c));
 	memset(out, 0, sizeof(*out));
 	memset(&cpu_a, 0, sizeof(cpu_a));
 	memset(&cpu_b, 0, sizeof(cpu_b));
@@ -475,7 +479,6 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	if (ret < 0)
 		goto failed;
 
-	memset(&c, 0, sizeof(c));
 	c.spec = spec;
 	c.conf = (struct iom_worker_conf){
 		.fd = spec->fd, .region = spec->region, .block_size = spec->block_size,
@@ -484,6 +487,22 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		.engine_flags = spec->engine_flags, .seed = spec->seed, .bytes = tm->bytes,
 		.direct = spec->direct, .policy = spec->policy, .hooks = spec->hooks,
 	};
+	if (spec->trace_path) {
+		struct iom_trace_info ti = {
+			.run_index = spec->index, .cell = spec->cell_text,
+			.start_wall_ns = iom_wall_ns(), .start_mono_ns = iom_now_ns(),
+			.nthreads = spec->threads, .phases = true,
+		};
+
+		ret = iom_trace_open(spec->trace_path, &ti, &c.trace, msg, sizeof(msg));
+		if (ret < 0)
+			goto failed;
+		if (spec->hooks)
+			c.hooks = *spec->hooks;
+		c.hooks.record = iom_trace_record;
+		c.hooks.record_ctx = c.trace;
+		c.conf.hooks = &c.hooks;
+	}
 	atomic_init(&c.phase, IOM_PHASE_WARMUP);
 	iom_worker_gate_init(&c.gate);
 	if (posix_memalign((void **)&c.w, 64, spec->threads * sizeof(*c.w))) {
@@ -599,6 +618,21 @@ out:
 	free(c.iv_ns);
 	iom_worker_gate_destroy(&c.gate);
 failed:
+	if (c.trace) {
+		struct iom_trace_stats ts = { 0 };
+		char terr[IOM_ERRLEN];
+
+		/* the workers are joined: the trace has its last producer behind it */
+		if (iom_trace_close(c.trace, &ts, terr, sizeof(terr)) < 0 && ret == 0) {
+			ret = iom_err(msg, sizeof(msg), EIO, "trace: %s", terr);
+			out->status = IOM_RUN_FAILED;
+		}
+		out->trace.records = ts.records;
+		out->trace.dropped = ts.dropped;
+		out->trace.bytes = ts.bytes;
+		out->trace.bytes_per_io = ts.bytes_per_io;
+		out->trace.file = xstrdup(spec->trace_path);
+	}
 	if (ret < 0) {
 		if (out->status == IOM_RUN_FAILED)
 			out->error = xstrdup(msg);

@@ -52,6 +52,11 @@ struct iom_run_spec {
 	unsigned engine_flags;          /* IOM_ENGINE_NO_* */
 	struct iom_policy policy;       /* zero: the measured defaults of worker.h */
 	const struct iom_worker_hooks *hooks;
+
+	/* When set, every I/O of the run (warm-up, measured, cool-down) is streamed to this
+	 * compressed trace (trace.h); cell_text describes the cell in its header. */
+	const char *trace_path;
+	const char *cell_text;
 };
 
 /* Copies the values of cell c (block size, queue depth, threads, read %, pattern, engine,

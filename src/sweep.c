@@ -23,6 +23,7 @@
 #include "result.h"
 #include "run.h"
 #include "target.h"
+#include "trace.h"
 #include "units.h"
 #include "util.h"
 
@@ -204,7 +205,8 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	bool writes = c->v[IOM_DIM_READ_PCT] < 100;
 	bool direct = c->v[IOM_DIM_DIRECT] != 0;
 	struct iom_run_spec spec = { 0 };
-	char err[IOM_ERRLEN];
+	char err[IOM_ERRLEN], cell_text[256];
+	char *trace_path = NULL;
 	int fd;
 
 	memset(r, 0, sizeof(*r));
@@ -232,7 +234,14 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	spec.index = run->index;
 	spec.repetition = run->repetition;
 	spec.stop = s->o->stop;
+	if (s->m->trace && !s->o->no_trace) {
+		iom_cell_describe(s->p, c, cell_text, sizeof(cell_text));
+		trace_path = iom_trace_path(s->o->dir, run->index);
+		spec.trace_path = trace_path;
+		spec.cell_text = cell_text;
+	}
 	iom_run_execute(&spec, r, err, sizeof(err));
+	free(trace_path);
 	close(fd);
 }
 
@@ -256,8 +265,12 @@ static void print_progress(struct sweep *s, const struct iom_run *run,
 	iom_count_format(tot->iops, iops, sizeof(iops));
 	snprintf(mbs, sizeof(mbs), "%.1f", tot->mb_s);
 	iom_latency_format(tot->lat.pct[iom_percentile_index(99)], p99, sizeof(p99));
-	fprintf(s->out, "%s run %u/%zu rep %u  %s  %s IOPS  %s MB/s  p99 %s\n", when, run->index,
+	fprintf(s->out, "%s run %u/%zu rep %u  %s  %s IOPS  %s MB/s  p99 %s", when, run->index,
 		s->p->nruns, run->repetition, desc, iops, mbs, p99);
+	if (r->trace.file)
+		fprintf(s->out, "  trace %.1f bytes per I/O%s", r->trace.bytes_per_io,
+			r->trace.dropped ? " (records dropped)" : "");
+	fputc('\n', s->out);
 	fflush(s->out);
 }
 

@@ -27,6 +27,7 @@ struct iom_sweep_opts {
 	const struct iom_override *ov;  /* the --set overrides, recorded in study.json */
 	size_t nov;
 	volatile sig_atomic_t *stop;    /* set by a signal: stop after the current run */
+	bool no_trace;                  /* no traces, whatever the matrix says */
 };
 
 struct iom_sweep_outcome {

@@ -209,9 +209,15 @@ static inline void put(struct iom_trace *t, unsigned thread, const struct iom_io
 	atomic_store_explicit(&r->head, head + 1, memory_order_release);
 }
 
+_Static_assert((int)IOM_IO_UNCOUNTED == (int)IOM_TRACE_PHASE_UNKNOWN &&
+	       (int)IOM_IO_WARMUP == (int)IOM_TRACE_PHASE_WARMUP &&
+	       (int)IOM_IO_MEASURED == (int)IOM_TRACE_PHASE_MEASURED &&
+	       (int)IOM_IO_COOLDOWN == (int)IOM_TRACE_PHASE_COOLDOWN,
+	       "engine.h and trace.h phases differ");
+
 void iom_trace_record(void *ctx, unsigned thread, const struct iom_io *io)
 {
-	put(ctx, thread, io, IOM_TRACE_PHASE_UNKNOWN);
+	put(ctx, thread, io, (enum iom_trace_phase)io->phase);
 }
 
 void iom_trace_put(struct iom_trace *t, unsigned thread, const struct iom_io *io,

@@ -99,7 +99,8 @@ int iom_trace_open(const char *path, const struct iom_trace_info *info, struct i
 /*
  * Hands one completed I/O of worker `thread` to the trace (ctx is the struct iom_trace). Called
  * only from that worker's thread (one producer per ring); never blocks, allocates or makes a
- * system call. The signature is struct iom_worker_hooks' `record`; records get phase UNKNOWN.
+ * system call. The signature is struct iom_worker_hooks' `record`; the record's phase is the one
+ * the worker set in io->phase (0, UNKNOWN, when it set none).
  */
 void iom_trace_record(void *ctx, unsigned thread, const struct iom_io *io);
 

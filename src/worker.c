@@ -376,7 +376,7 @@ static int run_loop(struct iom_worker *w)
 				w->cooldown_ios++;
 			}
 			if (hooks && hooks->record)
-				hooks->record(hooks->ctx, w->id, io);
+				hooks->record(hooks->record_ctx, w->id, io);
 		}
 		in_flight -= n;
 

@@ -76,7 +76,9 @@ struct iom_policy {
 struct iom_worker_hooks {
 	void *ctx;
 	/* Every completed I/O, counted or not, with its stamps, result and io->phase (how it was
-	 * counted) — a trace record. */
+	 * counted) — a trace record. It is called with record_ctx, not ctx, so that a trace and a
+	 * verifier can each keep their own state. */
+	void *record_ctx;
 	void (*record)(void *ctx, unsigned thread, const struct iom_io *io);
 	/* A write about to be queued: may write a header into each block of io->buf. When NULL
 	 * the worker stamps each 4 KiB of the buffer with the offset and a write sequence so that

@@ -433,7 +433,7 @@ static int hook_check(void *ctx, unsigned thread, const struct iom_io *io, char 
 static void test_run_hooks(void **state)
 {
 	static struct hook_ctx h;
-	const struct iom_worker_hooks hooks = { .ctx = &h, .record = hook_record,
+	const struct iom_worker_hooks hooks = { .ctx = &h, .record_ctx = &h, .record = hook_record,
 						.prepare_write = hook_prepare,
 						.check_read = hook_check };
 	struct iom_run_spec s = spec_null();

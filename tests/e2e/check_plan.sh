@@ -49,7 +49,7 @@ cp "$atto" copy.cfg
 # the key table in docs/matrix.md is the generated one
 "$IOMATRIX" help keys --markdown >keys.md || die "help keys --markdown"
 sed -n '/<!-- keys:begin -->/,/<!-- keys:end -->/p' "$TOP/docs/matrix.md" | sed '1d;$d' >doc-keys.md
-cmp -s keys.md doc-keys.md || die "docs/matrix.md key table is stale: run 'iomatrix help keys --markdown'"
+cmp -s keys.md doc-keys.md || die "docs/matrix.md key table is stale: run 'make docs'"
 
 "$IOMATRIX" --version | grep -q "^iomatrix " || die "--version"
 "$IOMATRIX" version | grep -q "^iomatrix " || die "version"

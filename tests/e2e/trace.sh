@@ -1,0 +1,56 @@
+#!/bin/sh
+# DRAFT for tests/e2e/trace.sh (helper F; the lead adjusts the run command and result fields).
+# Traces end to end: a short run writes traces/00001.trace.gz; zcat opens it; `iomatrix trace`
+# exports CSV (header row, one row per completed I/O = ios + warm-up + cool-down of the run) and
+# fio latency logs that fio's own fio_generate_plots and fio2gnuplot plot; a truncated copy and a
+# foreign file give exit 2 with a clear message.
+set -u
+fail=0
+die() { echo "FAIL: $*"; fail=1; }
+command -v fio_generate_plots >/dev/null 2>&1 && command -v fio2gnuplot >/dev/null 2>&1 &&
+    command -v gnuplot >/dev/null 2>&1 || { echo "fio or gnuplot not installed"; exit 77; }
+
+cat >m.cfg <<'CFG'
+iomatrix = 1;
+name = "trace";
+targets = ( { label = "a"; path = "a.scratch"; size = "16M"; } );
+workload = { engine = "io_uring"; direct = false; pattern = "random"; block_size = "4K";
+             read_pct = 70; queue_depth = 8; threads = 2; };
+timing = { warmup = "100ms"; duration = "500ms"; rest = "0s"; repeat = 1; };
+CFG
+"$IOMATRIX" run m.cfg -o out >run.txt 2>&1 || die "run: $(cat run.txt)"   # LEAD: run's options
+grep -q "bytes per I/O" run.txt || die "the run summary does not print bytes per I/O"
+tr=out/traces/00001.trace.gz
+[ -s "$tr" ] || die "no $tr"
+[ "$(zcat "$tr" | head -c 8)" = IOMTRACE ] || die "zcat does not open the trace"
+
+"$IOMATRIX" trace "$tr" --format csv -o t.csv 2>err || die "trace --format csv: $(cat err)"
+[ "$(head -n 1 t.csv)" = "time_ns,latency_ns,op,offset,bytes,thread" ] || die "csv header"
+rows=$(($(wc -l <t.csv) - 1))
+# LEAD: the counts as result.c writes them (ios of the total direction, warmup_ios, cooldown_ios)
+want=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]));
+print(r["total"]["ios"] + r["warmup_ios"] + r["cooldown_ios"])' out/runs/00001.json 2>/dev/null)
+[ -n "$want" ] && [ "$rows" -eq "$want" ] || die "csv has $rows rows, the run did $want I/Os"
+
+mkdir fio
+( cd fio && "$IOMATRIX" trace "../$tr" --format fio ) 2>err || die "trace --format fio: $(cat err)"
+[ -s fio/00001_lat.1.log ] && [ -s fio/00001_lat.2.log ] || die "no fio logs: $(ls fio)"
+head -n 1 fio/00001_lat.1.log | grep -Eq '^[0-9]+, [0-9]+, [01], 4096, [0-9]+, 0$' ||
+    die "fio log line: $(head -n 1 fio/00001_lat.1.log)"
+( cd fio && fio_generate_plots iom >plots.txt 2>&1; [ -s iom-lat.svg ] ) ||
+    die "fio_generate_plots drew no latency plot"
+( cd fio && fio2gnuplot -p '*_lat.*.log' -g >g.txt 2>&1; ls 00001_lat.1-2Draw.png >/dev/null ) ||
+    die "fio2gnuplot drew nothing: $(tail -n 3 fio/g.txt)"
+
+size=$(wc -c <"$tr")
+head -c $((size / 2)) "$tr" >cut.trace.gz
+"$IOMATRIX" trace cut.trace.gz -o cut.csv 2>err; rc=$?
+[ "$rc" -eq 2 ] || die "truncated trace: exit $rc"
+grep -q "^iomatrix: cut.trace.gz: truncated after [0-9]* records (last complete block at byte [0-9]*)$" err ||
+    die "truncated message: $(cat err)"
+[ "$(($(wc -l <cut.csv) - 1))" -gt 0 ] || die "nothing decoded from the intact half"
+
+echo "not a trace" >x.txt
+"$IOMATRIX" trace x.txt 2>err; rc=$?
+[ "$rc" -eq 2 ] && grep -q "x.txt: not an iomatrix trace" err || die "foreign file: exit $rc, $(cat err)"
+exit $fail
