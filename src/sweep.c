@@ -262,9 +262,9 @@ static void print_progress(struct sweep *s, const struct iom_run *run,
 		fflush(s->out);
 		return;
 	}
-	iom_count_format(tot->iops, iops, sizeof(iops));
+	iom_report_fmt_count(iops, sizeof(iops), tot->iops);
 	snprintf(mbs, sizeof(mbs), "%.1f", tot->mb_s);
-	iom_latency_format(tot->lat.pct[iom_percentile_index(99)], p99, sizeof(p99));
+	iom_report_fmt_lat(p99, sizeof(p99), (double)tot->lat.pct[iom_percentile_index(99)]);
 	fprintf(s->out, "%s run %u/%zu rep %u  %s  %s IOPS  %s MB/s  p99 %s", when, run->index,
 		s->p->nruns, run->repetition, desc, iops, mbs, p99);
 	if (r->trace.file)

@@ -284,34 +284,6 @@ void iom_duration_human(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%lluus", (unsigned long long)(ns / 1000ull));
 }
 
-void iom_count_format(double v, char *buf, size_t len)
-{
-	if (!(v >= 0) || v != v)
-		snprintf(buf, len, "-");
-	else if (v < 1000)
-		snprintf(buf, len, "%.0f", v);
-	else if (v < 99950)
-		snprintf(buf, len, "%.1fk", v / 1e3);
-	else if (v < 999500)
-		snprintf(buf, len, "%.0fk", v / 1e3);
-	else if (v < 9995000)
-		snprintf(buf, len, "%.2fM", v / 1e6);
-	else
-		snprintf(buf, len, "%.1fM", v / 1e6);
-}
-
-void iom_latency_format(uint64_t ns, char *buf, size_t len)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%lluns", (unsigned long long)ns);
-	else if (ns < 999950)
-		snprintf(buf, len, "%.1fus", (double)ns / 1e3);
-	else if (ns < 999995000)
-		snprintf(buf, len, "%.2fms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.2fs", (double)ns / 1e9);
-}
-
 int iom_pct_parse(const char *s, double min, double max, double *pct, char *err, size_t errlen)
 {
 	struct decimal d;

@@ -37,14 +37,6 @@ void iom_duration_format(uint64_t ns, char *buf, size_t len);
 /* Formats a duration for people: "2h 05m", "12m 36s", "19.2s", "350ms". */
 void iom_duration_human(uint64_t ns, char *buf, size_t len);
 
-/* Formats a rate or count for people with 3–4 significant digits: 950 → "950",
- * 12345 → "12.3k", 1234567 → "1.23M". */
-void iom_count_format(double v, char *buf, size_t len);
-
-/* Formats a latency for people: 850 → "850ns", 85200 → "85.2us", 1234000 → "1.23ms",
- * 2500000000 → "2.50s". */
-void iom_latency_format(uint64_t ns, char *buf, size_t len);
-
 /* Parses a percentage "70", "70%", "2.5%" within [min, max]. Returns 0 or -EINVAL / -ERANGE. */
 int iom_pct_parse(const char *s, double min, double max, double *pct, char *err, size_t errlen);
 

@@ -221,29 +221,6 @@ static void test_units_pct_parse(void **state)
 	assert_int_equal(iom_pct_parse(NULL, 0, 100, &v, err, sizeof(err)), -EINVAL);
 }
 
-static void test_units_count_and_latency_format(void **state)
-{
-	char buf[32];
-
-	(void)state;
-	iom_count_format(950, buf, sizeof(buf));
-	assert_string_equal(buf, "950");
-	iom_count_format(12345, buf, sizeof(buf));
-	assert_string_equal(buf, "12.3k");
-	iom_count_format(123456, buf, sizeof(buf));
-	assert_string_equal(buf, "123k");
-	iom_count_format(1234567, buf, sizeof(buf));
-	assert_string_equal(buf, "1.23M");
-	iom_latency_format(850, buf, sizeof(buf));
-	assert_string_equal(buf, "850ns");
-	iom_latency_format(85200, buf, sizeof(buf));
-	assert_string_equal(buf, "85.2us");
-	iom_latency_format(1234000, buf, sizeof(buf));
-	assert_string_equal(buf, "1.23ms");
-	iom_latency_format(2500000000ull, buf, sizeof(buf));
-	assert_string_equal(buf, "2.50s");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,7 +230,6 @@ int main(void)
 		cmocka_unit_test(test_units_duration_seconds),
 		cmocka_unit_test(test_units_duration_format),
 		cmocka_unit_test(test_units_pct_parse),
-		cmocka_unit_test(test_units_count_and_latency_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

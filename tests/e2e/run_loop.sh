@@ -1,0 +1,51 @@
+#!/bin/sh
+# A run on a block device: a loop device over a file in /dev/shm (root only). Writing needs
+# destructive = true; the device facts name the loop driver and the backing file; a device that
+# carries a filesystem is refused even with destructive = true.
+set -u
+[ "$(id -u)" -eq 0 ] || { echo "needs root for a loop device"; exit 77; }
+command -v losetup >/dev/null 2>&1 || { echo "losetup not installed"; exit 77; }
+back=$(mktemp /dev/shm/iomatrix-e2e.XXXXXX)
+dev=""
+cleanup() { [ -n "$dev" ] && losetup -d "$dev" 2>/dev/null; rm -f "$back"; }
+trap cleanup EXIT INT TERM
+truncate -s 64M "$back"
+dev=$(losetup -f --show "$back") || { echo "cannot attach a loop device"; exit 77; }
+fail=0
+die() { echo "FAIL: $*"; fail=1; }
+
+cat >m.cfg <<CFG
+iomatrix = 1;
+name = "loop";
+targets = ( { label = "loop"; path = "$dev"; size = "32M"; destructive = DESTRUCTIVE; } );
+workload = { block_size = "4K"; queue_depth = [1, 16]; read_pct = [100, 0]; };
+timing = { warmup = "100ms"; duration = "300ms"; repeat = 1; };
+CFG
+sed 's/DESTRUCTIVE/false/' m.cfg >safe.cfg
+sed 's/DESTRUCTIVE/true/' m.cfg >go.cfg
+
+"$IOMATRIX" run safe.cfg -o safe --no-trace >out.txt 2>err.txt; rc=$?
+[ "$rc" -eq 1 ] || die "writing without destructive: exit $rc"
+grep -q "destructive" err.txt || die "no word of destructive: $(cat err.txt)"
+
+"$IOMATRIX" run go.cfg -o go >out.txt 2>err.txt || die "run on $dev: $(cat err.txt)"
+python3 - <<PY || die "device facts or results"
+import json, os
+s = json.load(open("go/study.json"))
+f = s["targets"][0]["facts"]
+assert f["driver"] == "loop", f
+assert f.get("backing_file", "$back") == "$back" or "$back" in json.dumps(f), f
+assert len(os.listdir("go/runs")) == 4
+for n in os.listdir("go/runs"):
+    r = json.load(open("go/runs/" + n))
+    assert r["status"] == "ok" and r["total"]["ios"] > 0, (n, r.get("error"))
+PY
+
+# a filesystem signature makes the device untouchable
+if command -v mkfs.ext4 >/dev/null 2>&1; then
+    mkfs.ext4 -q -F "$dev" >/dev/null 2>&1
+    "$IOMATRIX" run go.cfg -o ext4 --no-trace >out.txt 2>err.txt; rc=$?
+    [ "$rc" -eq 1 ] || die "device with ext4: exit $rc"
+    grep -q "ext4" err.txt || die "no word of ext4: $(cat err.txt)"
+fi
+exit $fail
