@@ -512,23 +512,6 @@ int iom_fs_unmount(const char *mount_dir, uint64_t busy_wait_ns, char *msg, size
 	return ret;
 }
 
-/* Decodes mountinfo's octal escapes (\040 for a space) in place. */
-static void unescape(char *s)
-{
-	char *w = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*w++ = *s;
-		}
-	}
-	*w = '\0';
-}
-
 static bool ours(const char *mount_point)
 {
 	return strncmp(mount_point, RUN_MNT_PREFIX, strlen(RUN_MNT_PREFIX)) == 0 ||
@@ -567,8 +550,8 @@ int iom_fs_unmount_stale(const char *device, const char *own_uuid, char *msg, si
 		dash = strstr(line, " - ");
 		if (!dash || sscanf(dash, " - %*s %4095s", src) != 1)
 			src[0] = '\0';
-		unescape(mp);
-		unescape(src);
+		iom_unescape_octal(mp);
+		iom_unescape_octal(src);
 		same = makedev(maj, min) == st.st_rdev ||
 		       (src[0] == '/' && stat(src, &sst) == 0 && S_ISBLK(sst.st_mode) &&
 			sst.st_rdev == st.st_rdev);

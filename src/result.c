@@ -1414,20 +1414,6 @@ int iom_study_write(const char *dir, const struct iom_study_record *s, char *err
 	return ret;
 }
 
-static void facts_free(struct iom_device_facts *f)
-{
-	free(f->device);
-	free(f->partition);
-	free(f->driver);
-	free(f->model);
-	free(f->vendor);
-	free(f->scheduler);
-	free(f->fstype);
-	free(f->mount_point);
-	free(f->mount_options);
-	memset(f, 0, sizeof(*f));
-}
-
 static uint64_t secs_to_ns(double s)
 {
 	return isfinite(s) && s > 0 ? (uint64_t)llround(s * 1e9) : 0;
@@ -1615,7 +1601,7 @@ void iom_study_info_release(struct iom_study_info *s)
 		free(t->path);
 		free(t->filesystem);
 		free(t->controller);
-		facts_free(&t->facts);
+		iom_device_facts_release(&t->facts);
 	}
 	free(s->targets);
 	memset(s, 0, sizeof(*s));

@@ -386,8 +386,17 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 		fill_lat(&r->dir[d].lat, h[d]);
 		fill_rates(&r->dir[d], secs);
 	}
-	if (secs > 0)
+	if (secs > 0) {
+		/* Little's law over the counted I/O. An I/O submitted before the window opened
+		 * brings its whole latency in, so on a busy machine the sum can exceed what the
+		 * depth allows by a few I/Os' worth: the mean is at most the depth. */
+		double depth = (double)c->spec->queue_depth * c->spec->threads;
+
 		r->qd_mean = (double)h[IOM_DIR_TOTAL]->sum / ((double)(c->t1 - c->t0));
+		if (c->spec->engine == IOM_ENGINE_PSYNC)
+			depth = c->spec->threads;
+		r->qd_mean = IOM_MIN(r->qd_mean, depth);
+	}
 	interval_spread(c, &r->iops_stddev, &r->mb_s_stddev);
 	if (c->niv) {
 		r->intervals = xmalloc(c->niv * sizeof(*r->intervals));

@@ -152,23 +152,6 @@ static bool parse_majmin(const char *s, unsigned *maj, unsigned *min)
 	return s && sscanf(s, "%u:%u%c", maj, min, &tail) == 2;
 }
 
-/* Undoes the octal escapes of /proc/self/mountinfo and /proc/swaps (\040 for a space) in place. */
-static void unescape(char *s)
-{
-	char *w = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*w++ = *s;
-		}
-	}
-	*w = '\0';
-}
-
 /* ---- /proc/self/mountinfo --------------------------------------------------------------- */
 
 struct mount_entry {
@@ -211,13 +194,13 @@ static bool mountinfo_line(char *line, struct mount_entry *e)
 		}
 	if (!dash || dash + 1 >= n || !parse_majmin(f[2], &e->maj, &e->min))
 		return false;
-	unescape(f[4]);
+	iom_unescape_octal(f[4]);
 	e->point = xstrdup(f[4]);
 	e->opts = xstrdup(f[5]);
 	e->fstype = xstrdup(f[dash + 1]);
 	e->source = dash + 2 < n ? xstrdup(f[dash + 2]) : xstrdup("none");
 	if (dash + 2 < n)
-		unescape(e->source);
+		iom_unescape_octal(e->source);
 	e->super = dash + 3 < n ? xstrdup(f[dash + 3]) : xstrdup("");
 	return true;
 }
@@ -774,7 +757,7 @@ static int check_swaps(const char *root, const char *path, const struct blockdev
 		if (strncmp(line, "Filename", 8) == 0 || !sp)
 			continue;
 		*sp = '\0';
-		unescape(line);
+		iom_unescape_octal(line);
 		if (block_matches(line, d, n, &which))
 			r = refuse(path, err, errlen, EBUSY, d, which, "is active swap%s", "");
 	}

@@ -61,6 +61,10 @@ int iom_write_file_atomic(const char *path, const void *data, size_t len);
 /* fsyncs the directory that holds path (or path itself when it is a directory). 0 or -errno. */
 int iom_fsync_dir(const char *path);
 
+/* Undoes the octal escapes of /proc/self/mountinfo and /proc/swaps ("\040" for a space) in
+ * place. */
+void iom_unescape_octal(char *s);
+
 /* Reads a whole (small) file into a new NUL-terminated buffer; *len gets its length. 0 or -errno. */
 int iom_read_file(const char *path, char **data, size_t *len);
 
