@@ -14,6 +14,7 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 BINDIR   := $(DESTDIR)$(PREFIX)/bin
 MANDIR   := $(DESTDIR)$(PREFIX)/share/man
+COMPDIR  := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 
 PKGS      := libconfig liburing zlib json-c blkid
 TEST_PKGS := cmocka
@@ -34,8 +35,13 @@ else ifeq ($(VARIANT),debug)
 OPT := -O0 -g3
 else ifeq ($(VARIANT),asan)
 OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else ifeq ($(VARIANT),fuzz)
+# libFuzzer harnesses (tests/fuzz/): clang, the library instrumented for coverage + ASan/UBSan.
+CC  := clang
+OPT := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+       -fno-sanitize-recover=all
 else
-$(error unknown VARIANT '$(VARIANT)': release, debug or asan)
+$(error unknown VARIANT '$(VARIANT)': release, debug, asan or fuzz)
 endif
 
 CFLAGS   ?=
@@ -52,9 +58,12 @@ LIB      := $(B)/libiomatrix.a
 BIN      := $(B)/iomatrix
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(B)/tests/%)
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/fuzz/%)
+FUZZ_SECONDS ?= 60
 
 .SECONDARY:
-.PHONY: all test unit e2e asan demo bench install uninstall clean deps check-deps tidy docs
+.PHONY: all test unit e2e asan demo bench install uninstall clean deps check-deps tidy docs fuzz fuzz-bins
 .DEFAULT_GOAL := all
 
 all: check-deps $(BIN)
@@ -94,6 +103,20 @@ test: check-deps $(BIN) $(TEST_BINS)
 	@tests/run-unit.sh $(TEST_BINS)
 	@IOMATRIX=$(abspath $(BIN)) tests/run-e2e.sh
 
+# Each libFuzzer harness for FUZZ_SECONDS (tests/fuzz/run.sh; VARIANT=fuzz objects, clang).
+fuzz:
+	@$(MAKE) --no-print-directory VARIANT=fuzz fuzz-bins
+	@tests/fuzz/run.sh $(FUZZ_SECONDS) $(BUILD_ROOT)/fuzz
+
+fuzz-bins: $(FUZZ_BINS)
+
+$(B)/fuzz/%.o: tests/fuzz/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
+
+$(B)/fuzz/fuzz_%: $(B)/fuzz/fuzz_%.o $(LIB)
+	$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS)
+
 asan:
 	@$(MAKE) --no-print-directory VARIANT=asan test
 
@@ -109,18 +132,27 @@ docs: $(BIN)
 	@awk -v f=$(B)/keys.md '/<!-- keys:end -->/ { while ((getline l < f) > 0) print l; skip = 0 } \
 	    !skip { print } /<!-- keys:begin -->/ { skip = 1 }' docs/matrix.md >$(B)/matrix.md
 	@mv $(B)/matrix.md docs/matrix.md
+	@$(BIN) help keys --man >$(B)/keys.man
+	@awk -v f=$(B)/keys.man '/^\.\\" keys:end/ { while ((getline l < f) > 0) print l; skip = 0 } \
+	    !skip { print } /^\.\\" keys:begin/ { skip = 1 }' docs/iomatrix-matrix.5 >$(B)/matrix.5
+	@mv $(B)/matrix.5 docs/iomatrix-matrix.5
 
 tidy:
-	clang-tidy --quiet $(SRCS) -- $(BASE) $(PKG_CFLAGS)
+	clang-tidy --quiet $(SRCS) -- $(filter-out -MMD -MP,$(BASE)) $(PKG_CFLAGS)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	    --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE $(SRCS)
 
 install: $(BIN)
 	install -d $(BINDIR)
 	install -m 755 $(BIN) $(BINDIR)/iomatrix
+	install -d $(MANDIR)/man1 $(MANDIR)/man5 $(COMPDIR)
+	install -m 644 docs/iomatrix.1 $(MANDIR)/man1/iomatrix.1
+	install -m 644 docs/iomatrix-matrix.5 $(MANDIR)/man5/iomatrix-matrix.5
+	install -m 644 contrib/iomatrix.bash-completion $(COMPDIR)/iomatrix
 
 uninstall:
 	rm -f $(BINDIR)/iomatrix
+	rm -f $(MANDIR)/man1/iomatrix.1 $(MANDIR)/man5/iomatrix-matrix.5 $(COMPDIR)/iomatrix
 
 clean:
 	rm -rf build

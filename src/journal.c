@@ -1,6 +1,10 @@
 /*
  * journal — append-only, fsync'd event log of a sweep, and its replay for resume.
  * See journal.h for the format.
+ *
+ * A torn last line (a power cut in the middle of a write, or a write cut short by a full disk)
+ * is cut off when the journal is opened again, and an append that fails part-way is undone, so
+ * the next event never glues onto a fragment.
  */
 #include "journal.h"
 
@@ -10,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -23,11 +28,40 @@ static const char *const event_names[IOM_J_COUNT] = {
 	[IOM_J_RUN_INTERRUPTED] = "run-interrupted",
 	[IOM_J_STUDY_END] = "study-end",
 	[IOM_J_NOTE] = "note",
+	[IOM_J_MKFS] = "mkfs",
 };
 
 const char *iom_journal_event_name(enum iom_journal_event ev)
 {
 	return (unsigned)ev < IOM_J_COUNT ? event_names[ev] : "?";
+}
+
+/* Cuts a torn last line (no newline) off the journal open at fd. 0 or -errno. */
+static int cut_torn_tail(int fd)
+{
+	struct stat st;
+	char last, *buf;
+	off_t keep;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (st.st_size == 0)
+		return 0;
+	if (pread(fd, &last, 1, st.st_size - 1) != 1)
+		return -EIO;
+	if (last == '\n')
+		return 0;
+	buf = xmalloc((size_t)st.st_size);
+	if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size) {
+		free(buf);
+		return -EIO;
+	}
+	for (keep = st.st_size; keep > 0 && buf[keep - 1] != '\n'; keep--)
+		;
+	free(buf);
+	if (ftruncate(fd, keep) < 0 || fsync(fd) < 0)
+		return -errno;
+	return 0;
 }
 
 int iom_journal_open(struct iom_journal *j, const char *dir, char *err, size_t errlen)
@@ -54,13 +88,15 @@ int iom_journal_open(struct iom_journal *j, const char *dir, char *err, size_t e
 	}
 	free(path);
 	path = xasprintf("%s/journal", dir);
-	j->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (j->fd < 0) {
-		e = errno;
+	j->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	e = j->fd < 0 ? errno : -cut_torn_tail(j->fd);
+	if (e != 0) {
 		iom_err(err, errlen, e, "cannot open '%s': %s", path, strerror(e));
 		free(path);
+		if (j->fd >= 0)
+			close(j->fd);
 		close(j->lock_fd);
-		j->lock_fd = -1;
+		j->fd = j->lock_fd = -1;
 		return -e;
 	}
 	free(path);
@@ -81,6 +117,7 @@ int iom_journal_append(struct iom_journal *j, enum iom_journal_event ev, uint32_
 {
 	char when[32], *line, *p;
 	size_t len, off = 0;
+	struct stat st;
 
 	iom_format_utc(when, sizeof(when), iom_wall_ns());
 	line = xasprintf("%s\t%s\t%u\t%s\n", when, iom_journal_event_name(ev), index,
@@ -93,6 +130,8 @@ int iom_journal_append(struct iom_journal *j, enum iom_journal_event ev, uint32_
 	for (; p < line + len - 1; p++)
 		if (*p == '\t' || *p == '\n' || *p == '\r')
 			*p = ' ';
+	if (fstat(j->fd, &st) < 0)
+		st.st_size = -1;
 	while (off < len) {
 		ssize_t n = write(j->fd, line + off, len - off);
 
@@ -101,6 +140,9 @@ int iom_journal_append(struct iom_journal *j, enum iom_journal_event ev, uint32_
 
 			if (e == EINTR)
 				continue;
+			/* undo a partial line (we hold the lock: nobody else appends) */
+			if (off && st.st_size >= 0 && ftruncate(j->fd, st.st_size) == 0)
+				fsync(j->fd);
 			free(line);
 			return -e;
 		}
@@ -201,6 +243,10 @@ int iom_journal_replay(const char *dir, size_t nruns, struct iom_journal_state *
 		case IOM_J_STUDY_END:
 			st->ended = true;
 			break;
+		case IOM_J_MKFS:
+			st->mkfs = xrealloc(st->mkfs, (st->nmkfs + 1) * sizeof(*st->mkfs));
+			st->mkfs[st->nmkfs++] = xstrdup(nf > 3 ? f[3] : "");
+			break;
 		default:
 			break;
 		}
@@ -216,4 +262,9 @@ void iom_journal_state_release(struct iom_journal_state *st)
 {
 	free(st->run);
 	st->run = NULL;
+	for (size_t i = 0; i < st->nmkfs; i++)
+		free(st->mkfs[i]);
+	free(st->mkfs);
+	st->mkfs = NULL;
+	st->nmkfs = 0;
 }

@@ -7,7 +7,10 @@
  * Line format (tab-separated, documented in docs/results.md):
  *   UTC-time <TAB> event <TAB> run-index <TAB> detail
  * events: study-start, resume, run-start, run-done (detail: result file), run-failed (detail:
- * reason), run-interrupted, study-end, note (free text, e.g. a hook's outcome).
+ * reason), run-interrupted, study-end, note (free text, e.g. a hook's outcome), mkfs (detail:
+ * "DEVICE FSTYPE UUID LABEL" of a filesystem iomatrix is about to make, fsprep.h
+ * iom_fs_made_format — written before the mkfs, so that only filesystems this study made may
+ * be replaced, even after a crash during the mkfs).
  *
  * The journal knows nothing of I/O or statistics.
  */
@@ -27,6 +30,7 @@ enum iom_journal_event {
 	IOM_J_RUN_INTERRUPTED,
 	IOM_J_STUDY_END,
 	IOM_J_NOTE,
+	IOM_J_MKFS,
 	IOM_J_COUNT
 };
 
@@ -49,6 +53,8 @@ struct iom_journal_state {
 	uint32_t in_progress; /* index of a run started but never finished, 0 when none */
 	bool ended;           /* a study-end event was seen */
 	unsigned resumes;
+	char **mkfs;          /* details of the mkfs events, in order (heap) */
+	size_t nmkfs;
 };
 
 /*

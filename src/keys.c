@@ -77,8 +77,8 @@ const struct iom_key iom_keys[] = {
 	{ .name = "report", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
 	  .help = "how results are judged" },
 	{ .name = "hooks", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
-	  .flags = IOM_KEY_RESERVED,
-	  .help = "shell commands run around the study, targets and runs" },
+	  .help = "shell commands run around the study, targets and runs (only with "
+		  "--allow-hooks), and the built-ins drop_caches, fstrim, precondition" },
 
 	/* targets = ( { … }, … ) — and every workload key, as a per-target override */
 	{ .name = "label", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
@@ -101,6 +101,20 @@ const struct iom_key iom_keys[] = {
 	  .help = "may take over an existing file that iomatrix did not create" },
 	{ .name = "destructive", .section = IOM_SEC_TARGET, .type = IOM_TYPE_BOOL, .dim = NODIM,
 	  .def = "false", .help = "may write to a block device, destroying its contents" },
+	{ .name = "device", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .help = "a block device under /dev/, instead of path (with filesystems: the device "
+		  "iomatrix formats)" },
+	{ .name = "filesystems", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING,
+	  .dim = NODIM,
+	  .help = "a list of \"ext4\", \"xfs\", \"btrfs\", \"raw\": one target per filesystem "
+		  "(labelled LABEL-FSTYPE); iomatrix makes each on the device in turn (needs "
+		  "destructive = true), mounts it privately and runs the cells on a scratch file of "
+		  "size bytes there (raw: on the device)" },
+	{ .name = "mkfs_options", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING,
+	  .dim = NODIM, .help = "extra mkfs arguments for filesystems, split at white space" },
+	{ .name = "mount_options", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING,
+	  .dim = NODIM, .help = "mount options for filesystems, as mount(8) takes them "
+				"(\"noatime,discard\")" },
 
 	/* workload = { … } — the dimensions */
 	{ .name = "block_size", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_SIZE,
@@ -124,6 +138,9 @@ const struct iom_key iom_keys[] = {
 	{ .name = "direct", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_BOOL,
 	  .dim = IOM_DIM_DIRECT, .def = "true",
 	  .help = "O_DIRECT: bypass the page cache" },
+	{ .name = "verify", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_BOOL,
+	  .dim = IOM_DIM_VERIFY, .def = "false",
+	  .help = "writes carry a checked header per 512 bytes; reads check it (docs/hardening.md)" },
 
 	/* timing = { … } */
 	{ .name = "warmup", .section = IOM_SEC_TIMING, .type = IOM_TYPE_DURATION, .dim = NODIM,
@@ -158,21 +175,31 @@ const struct iom_key iom_keys[] = {
 	  .unit = "%", .fmin = 0, .fmax = 1000, .def = "5%",
 	  .help = "coefficient of variation above which a cell is called noisy" },
 
-	/* hooks = { … } (reserved) */
+	/* hooks = { … } */
 	{ .name = "before_study", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING, .dim = NODIM,
-	  .flags = IOM_KEY_RESERVED, .help = "shell command run before the first run" },
+	  .help = "shell command run before the first run" },
 	{ .name = "before_target", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING,
-	  .dim = NODIM, .flags = IOM_KEY_RESERVED,
-	  .help = "shell command run before a target's first run" },
+	  .dim = NODIM, .help = "shell command run before a target's first run" },
 	{ .name = "before_run", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING, .dim = NODIM,
-	  .flags = IOM_KEY_RESERVED, .help = "shell command run before each run" },
+	  .help = "shell command run before each run; failing, it fails the run" },
 	{ .name = "after_run", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING, .dim = NODIM,
-	  .flags = IOM_KEY_RESERVED, .help = "shell command run after each run" },
+	  .help = "shell command run after each run; failing, it fails the run" },
 	{ .name = "after_target", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING,
-	  .dim = NODIM, .flags = IOM_KEY_RESERVED,
-	  .help = "shell command run after a target's last run" },
+	  .dim = NODIM, .help = "shell command run after a target's last run" },
 	{ .name = "after_study", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING, .dim = NODIM,
-	  .flags = IOM_KEY_RESERVED, .help = "shell command run after the last run" },
+	  .help = "shell command run after the last run" },
+	{ .name = "drop_caches", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_BOOL, .dim = NODIM,
+	  .def = "false",
+	  .help = "built-in: sync and drop the page cache before each run (root)" },
+	{ .name = "fstrim", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_BOOL, .dim = NODIM,
+	  .def = "false",
+	  .help = "built-in: trim the free space of a file target's filesystem before the "
+		  "target's first run (root)" },
+	{ .name = "precondition", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_GROUP,
+	  .dim = NODIM,
+	  .help = "built-in: { pattern = \"sequential\"; bytes = \"2x\"; } fills a target with "
+		  "sequential writes (a multiple of its region, or a size) before its first "
+		  "write cell, as SNIA's test specification asks" },
 
 	/* exclude = ( { … }, … ) — and every workload key */
 	{ .name = "target", .section = IOM_SEC_EXCLUDE, .type = IOM_TYPE_STRING,
@@ -190,6 +217,7 @@ static const char *const dim_names[IOM_DIM_COUNT] = {
 	[IOM_DIM_PATTERN] = "pattern",
 	[IOM_DIM_ENGINE] = "engine",
 	[IOM_DIM_DIRECT] = "direct",
+	[IOM_DIM_VERIFY] = "verify",
 };
 
 static const char *const section_names[] = {
@@ -592,6 +620,53 @@ static void md_cell(FILE *out, const char *s)
 		if (*s == '|')
 			fputc('\\', out);
 		fputc(*s, out);
+	}
+}
+
+/* Text for roff: backslashes doubled, '-' as "\-", and a leading '.' or '\'' guarded. */
+static void roff_text(FILE *out, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", out);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", out);
+		else if (*s == '-')
+			fputs("\\-", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+void iom_keys_print_man(FILE *out)
+{
+	char name[64], range[128], def[64];
+
+	for (size_t i = 0; i < iom_nkeys; i++) {
+		const struct iom_key *k = &iom_keys[i];
+
+		qualified_name(k, name, sizeof(name));
+		iom_key_range_text(k, range, sizeof(range));
+		default_text(k, def, sizeof(def));
+		fputs(".TP\n.B ", out);
+		roff_text(out, name);
+		fputs("\n.I ", out);
+		roff_text(out, iom_type_name(k->type));
+		if (range[0]) {
+			fputs(", ", out);
+			roff_text(out, range);
+		}
+		if (strcmp(def, "required") == 0) {
+			fputs("; required", out);
+		} else if (strcmp(def, "-") != 0) {
+			fputs("; default ", out);
+			roff_text(out, def);
+		}
+		fputs(".\n", out);
+		roff_text(out, k->help);
+		if (k->flags & IOM_KEY_RESERVED)
+			fputs(" (reserved: checked, not yet acted on)", out);
+		fputc('\n', out);
 	}
 }
 

@@ -52,6 +52,7 @@ enum iom_dim {
 	IOM_DIM_PATTERN,
 	IOM_DIM_ENGINE,
 	IOM_DIM_DIRECT,
+	IOM_DIM_VERIFY,
 	IOM_DIM_COUNT
 };
 
@@ -131,5 +132,8 @@ const char *iom_type_name(enum iom_type type);
 
 /* Prints the key table for `iomatrix help keys` (text) or docs/matrix.md (markdown). */
 void iom_keys_print(FILE *out, bool markdown);
+
+/* The key table as roff .TP paragraphs, for the KEYS section of iomatrix-matrix(5). */
+void iom_keys_print_man(FILE *out);
 
 #endif

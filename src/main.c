@@ -20,9 +20,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsprep.h"
+#include "hooks.h"
+#include "diskspd.h"
 #include "keys.h"
 #include "matrix.h"
 #include "plan.h"
+#include "preset.h"
 #include "report.h"
 #include "sweep.h"
 #include "trace.h"
@@ -46,6 +50,10 @@ enum opt_id {
 	OPT_MAX_CV,
 	OPT_CELL,
 	OPT_MEASURED,
+	OPT_ALLOW_HOOKS,
+	OPT_LOG,
+	OPT_PRESET,
+	OPT_MAN,
 	OPT_COUNT
 };
 
@@ -60,12 +68,16 @@ struct option_def {
 };
 
 static const struct option_def options[OPT_COUNT] = {
+	[OPT_PRESET] = { "preset", 'p', "NAME",
+			  "the template: quick (default), atto, diskspd, iometer or crystaldiskmark" },
+	[OPT_MAN] = { "man", 0, NULL, "print the key table as roff, for iomatrix-matrix(5)" },
 	[OPT_FORMAT] = { "format", 'f', "FORMAT",
 			 "plan: text|tsv|json; report: text|md|csv|json|html; trace: csv|fio" },
 	[OPT_SET] = { "set", 's', "KEY=VALUE",
 		      "override a matrix key, e.g. --set block_size=[4K,64K] (repeatable)" },
 	[OPT_MARKDOWN] = { "markdown", 0, NULL, "print the key table as Markdown" },
 	[OPT_OUTPUT] = { "output", 'o', "PATH",
+			 "new: the matrix file to write (never replaced); "
 			 "run: the results directory (default results/<name>-<UTC time>); report, "
 			 "trace: the file to write (trace --format fio: the prefix of the logs)" },
 	[OPT_QUIET] = { "quiet", 'q', NULL, "print only errors and the final summary" },
@@ -83,6 +95,9 @@ static const struct option_def options[OPT_COUNT] = {
 			 "coefficient of variation above which a cell is noisy (default 5%)" },
 	[OPT_CELL] = { "cell", 0, "CELL", "html: the cell of the percentile and time charts" },
 	[OPT_MEASURED] = { "measured-only", 0, NULL, "only the I/O of the measured window" },
+	[OPT_ALLOW_HOOKS] = { "allow-hooks", 0, NULL,
+			      "run the shell commands of the matrix's hooks section" },
+	[OPT_LOG] = { "log", 0, "FILE", "append the per-run lines and warnings to FILE too" },
 };
 
 /* A parsed command line. */
@@ -113,18 +128,22 @@ static int cmd_report(struct cli *cli);
 static int cmd_trace(struct cli *cli);
 static int cmd_help(struct cli *cli);
 static int cmd_version(struct cli *cli);
+static int cmd_new(struct cli *cli);
+static int cmd_diskspd(struct cli *cli);
 
 #define O(x) (1u << (x))
 
 static const struct command commands[] = {
 	{ "check", cmd_check, "MATRIX...", 1, -1, O(OPT_SET),
 	  "check matrix files: exit 0 when every one is valid" },
-	{ "plan", cmd_plan, "MATRIX", 1, 1, O(OPT_FORMAT) | O(OPT_SET),
+	{ "plan", cmd_plan, "MATRIX", 1, 1, O(OPT_FORMAT) | O(OPT_SET) | O(OPT_ALLOW_HOOKS),
 	  "print the ordered runs of a matrix, their count, time and memory" },
 	{ "run", cmd_run, "MATRIX", 1, 1,
-	  O(OPT_OUTPUT) | O(OPT_SET) | O(OPT_QUIET) | O(OPT_NO_TRACE),
+	  O(OPT_OUTPUT) | O(OPT_SET) | O(OPT_QUIET) | O(OPT_NO_TRACE) | O(OPT_ALLOW_HOOKS) |
+		  O(OPT_LOG),
 	  "run every run of a matrix's plan into a results directory, then print the winners" },
-	{ "resume", cmd_resume, "DIR", 1, 1, O(OPT_QUIET) | O(OPT_NO_TRACE),
+	{ "resume", cmd_resume, "DIR", 1, 1,
+	  O(OPT_QUIET) | O(OPT_NO_TRACE) | O(OPT_ALLOW_HOOKS) | O(OPT_LOG),
 	  "carry on an interrupted sweep from its results directory" },
 	{ "report", cmd_report, "DIR...", 1, -1,
 	  O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_RUN) | O(OPT_COMPARE) | O(OPT_ALPHA) |
@@ -133,7 +152,11 @@ static const struct command commands[] = {
 	  "run DiskSpd-style" },
 	{ "trace", cmd_trace, "FILE", 1, 1, O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_MEASURED),
 	  "decode a run's trace to CSV or to fio latency logs" },
-	{ "help", cmd_help, "[COMMAND|keys]", 0, 1, O(OPT_MARKDOWN),
+	{ "new", cmd_new, "[PATH...]", 0, -1, O(OPT_PRESET) | O(OPT_OUTPUT),
+	  "write a commented matrix file to start from, one target per PATH" },
+	{ "diskspd", cmd_diskspd, "[DISKSPD OPTIONS] TARGET", 1, -1, 0,
+	  "a one-cell study from DiskSpd's flags, printed DiskSpd-style" },
+	{ "help", cmd_help, "[COMMAND|keys]", 0, 1, O(OPT_MARKDOWN) | O(OPT_MAN),
 	  "show the commands, one command's usage, or every matrix key" },
 	{ "version", cmd_version, "", 0, 0, 0, "print the version of iomatrix" },
 };
@@ -357,6 +380,26 @@ static int load_plan(struct cli *cli, const char *path, struct iom_matrix **m, s
 	return 0;
 }
 
+/* Warns (this machine only: the matrix stays valid) about a filesystem of the matrix whose mkfs
+ * is not installed, so that it shows before a night starts rather than at its target's turn. */
+static void warn_missing_mkfs(const struct iom_matrix *m)
+{
+	for (size_t t = 0; t < m->ntargets; t++) {
+		const char *fs = m->targets[t].fs_type;
+		char err[IOM_ERRLEN], *path = NULL;
+		bool seen = false;
+
+		for (size_t u = 0; fs && u < t; u++)
+			seen |= m->targets[u].fs_type && strcmp(m->targets[u].fs_type, fs) == 0;
+		if (!fs || seen || strcmp(fs, "raw") == 0)
+			continue;
+		if (iom_fs_tool_find(fs, NULL, NULL, &path, err, sizeof(err)) < 0)
+			fprintf(stderr, "%s:%d: warning: target '%s': %s\n", m->file, m->targets[t].line,
+				m->targets[t].label, err);
+		free(path);
+	}
+}
+
 static int cmd_check(struct cli *cli)
 {
 	int code = IOM_EXIT_OK;
@@ -374,6 +417,7 @@ static int cmd_check(struct cli *cli)
 			continue;
 		}
 		printf("%s: valid, %zu runs\n", cli->args[i], nruns);
+		warn_missing_mkfs(m);
 		iom_matrix_free(m);
 	}
 	return finish_output(code);
@@ -401,6 +445,15 @@ static int cmd_plan(struct cli *cli)
 	if ((ret = load_plan(cli, cli->args[0], &m, &p)) != 0)
 		return ret;
 	ret = iom_plan_write(stdout, &p, fmt);
+	if (ret == 0 && fmt == IOM_PLAN_TEXT) {
+		struct iom_hook_desc d;
+
+		iom_sweep_hook_desc(m, cli->given[OPT_ALLOW_HOOKS], &d);
+		if (iom_hooks_any(&d)) {
+			putchar('\n');
+			ret = iom_hooks_describe(stdout, &d);
+		}
+	}
 	iom_plan_release(&p);
 	iom_matrix_free(m);
 	if (ret < 0) {
@@ -429,6 +482,9 @@ static void install_signals(void)
 	signal(SIGHUP, SIG_IGN); /* an overnight sweep outlives its terminal */
 }
 
+static int sweep_logged(const struct iom_plan *p, const char *dir,
+			const struct iom_sweep_opts *po);
+
 /* Runs plan p into dir (new or resumed); prints the winners table; returns the exit code. */
 static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, bool resume)
 {
@@ -441,28 +497,57 @@ static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, boo
 		.nov = cli->nov,
 		.stop = &stop_requested,
 		.no_trace = cli->given[OPT_NO_TRACE],
+		.allow_hooks = cli->given[OPT_ALLOW_HOOKS],
+		.tty = -1,
 	};
+	int ret;
+
+	if (iom_sweep_has_shell_hooks(p->m) && !o.allow_hooks) {
+		fprintf(stderr, "%s:%d: this matrix has shell hooks, which run only with "
+			"--allow-hooks (a matrix file can come from anyone: running its commands "
+			"must be your choice; 'iomatrix plan' shows them)\n", p->m->file,
+			p->m->hooks.line);
+		return IOM_EXIT_USAGE;
+	}
+	if (cli->given[OPT_LOG]) {
+		o.log = fopen(cli->value[OPT_LOG], "a");
+		if (!o.log) {
+			fprintf(stderr, "iomatrix: cannot open log '%s': %s\n", cli->value[OPT_LOG],
+				strerror(errno));
+			return IOM_EXIT_USAGE;
+		}
+	}
+	ret = sweep_logged(p, dir, &o);
+	if (o.log)
+		fclose(o.log);
+	return ret;
+}
+
+/* The body of sweep(), once the options are ready and the log open. */
+static int sweep_logged(const struct iom_plan *p, const char *dir, const struct iom_sweep_opts *po)
+{
+	const struct iom_sweep_opts o = *po;
 	struct iom_sweep_outcome res;
 	char err[IOM_ERRLEN];
 	int ret;
 
-	if (p->m->hooks.before_study || p->m->hooks.before_target || p->m->hooks.before_run ||
-	    p->m->hooks.after_run || p->m->hooks.after_target || p->m->hooks.after_study) {
-		fprintf(stderr, "%s: this matrix has hooks, and this iomatrix does not run hooks\n",
-			p->m->file);
-		return IOM_EXIT_USAGE;
-	}
 	install_signals();
 	if (!o.quiet)
 		printf("%s: %zu runs into %s\n", p->m->file, p->nruns, dir);
 	ret = iom_sweep_execute(p, &o, &res, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "iomatrix: %s\n", err);
-		return IOM_EXIT_FAIL;
+		if (o.log)
+			fprintf(o.log, "error: %s\n", err);
+		return ret == -EPERM ? IOM_EXIT_USAGE : IOM_EXIT_FAIL;
 	}
 	if (res.interrupted) {
-		fprintf(stderr, "iomatrix: interrupted after %zu runs; carry on with: iomatrix resume %s\n",
-			res.ok + res.failed, dir);
+		fprintf(stderr, "iomatrix: interrupted after %zu runs; carry on with: iomatrix resume "
+			"%s%s\n", res.ok + res.failed, dir, o.allow_hooks ? " --allow-hooks" : "");
+		if (o.log)
+			fprintf(o.log, "interrupted after %zu runs; carry on with: iomatrix resume "
+				"%s%s\n", res.ok + res.failed, dir,
+				o.allow_hooks ? " --allow-hooks" : "");
 		return finish_output(IOM_EXIT_INTERRUPTED);
 	}
 	putchar('\n');
@@ -579,6 +664,73 @@ static int cmd_trace(struct cli *cli)
 	}
 }
 
+/* ---- new and diskspd ----------------------------------------------------------------------- */
+
+static int cmd_new(struct cli *cli)
+{
+	const char *preset = cli->given[OPT_PRESET] ? cli->value[OPT_PRESET] : IOM_PRESET_DEFAULT;
+	const char *path = cli->value[OPT_OUTPUT];
+	char err[IOM_ERRLEN], *text;
+	int ret;
+
+	ret = iom_preset_write(preset, (const char *const *)cli->args, (size_t)cli->nargs, &text,
+			       err, sizeof(err));
+	if (ret < 0) {
+		print_error(err);
+		return IOM_EXIT_USAGE;
+	}
+	if (!cli->given[OPT_OUTPUT]) {
+		fputs(text, stdout);
+		free(text);
+		return finish_output(IOM_EXIT_OK);
+	}
+	ret = iom_preset_save(path, text, err, sizeof(err));
+	free(text);
+	if (ret < 0) {
+		print_error(err);
+		return ret == -EEXIST ? IOM_EXIT_USAGE : IOM_EXIT_FAIL;
+	}
+	printf("wrote %s (preset %s); next: iomatrix check %s; iomatrix plan %s; iomatrix run %s\n",
+	       path, preset, path, path, path);
+	return finish_output(IOM_EXIT_OK);
+}
+
+/* cli->args holds every argument after "diskspd", unparsed: DiskSpd's flags and the target. */
+static int cmd_diskspd(struct cli *cli)
+{
+	struct iom_diskspd d;
+	char err[IOM_ERRLEN], *text;
+	int ret;
+
+	if (iom_diskspd_parse(cli->nargs, cli->args, &d, err, sizeof(err)) < 0)
+		return usage_error("%s", err);
+	if (d.help) {
+		iom_diskspd_usage(stdout);
+		iom_diskspd_release(&d);
+		return finish_output(IOM_EXIT_OK);
+	}
+	if (d.matrix_only) {
+		ret = iom_diskspd_matrix(&d, &text, err, sizeof(err));
+		iom_diskspd_release(&d);
+		if (ret < 0)
+			return usage_error("%s", err);
+		fputs(text, stdout);
+		free(text);
+		return finish_output(IOM_EXIT_OK);
+	}
+	install_signals();
+	ret = iom_diskspd_run(&d, stdout, stderr, &stop_requested, err, sizeof(err));
+	iom_diskspd_release(&d);
+	if (ret == 0)
+		return finish_output(IOM_EXIT_OK);
+	fprintf(stderr, "iomatrix: %s\n", err);
+	if (ret == 3)
+		return finish_output(IOM_EXIT_INTERRUPTED);
+	if (ret == 1)
+		return finish_output(IOM_EXIT_FAIL);
+	return ret == -EINVAL || ret == -ENOENT ? IOM_EXIT_USAGE : IOM_EXIT_FAIL;
+}
+
 static void print_commands(FILE *out)
 {
 	int w = 0;
@@ -602,10 +754,17 @@ static int cmd_help(struct cli *cli)
 		return finish_output(IOM_EXIT_OK);
 	}
 	if (strcmp(cli->args[0], "keys") == 0) {
-		iom_keys_print(stdout, cli->given[OPT_MARKDOWN]);
+		if (cli->given[OPT_MAN])
+			iom_keys_print_man(stdout);
+		else
+			iom_keys_print(stdout, cli->given[OPT_MARKDOWN]);
 		return finish_output(IOM_EXIT_OK);
 	}
 	c = find_command(cli->args[0]);
+	if (c && c->fn == cmd_diskspd) {
+		iom_diskspd_usage(stdout);
+		return finish_output(IOM_EXIT_OK);
+	}
 	if (!c)
 		return usage_error("no help for '%s': not a command (see 'iomatrix help')",
 				   cli->args[0]);
@@ -649,6 +808,16 @@ int main(int argc, char **argv)
 		if (near)
 			return usage_error("unknown command '%s' (did you mean '%s'?)", argv[1], near);
 		return usage_error("unknown command '%s' (see 'iomatrix help')", argv[1]);
+	}
+	if (c->fn == cmd_diskspd) {
+		/* DiskSpd's flags are its own ("-o2" is not --output): the command reads argv */
+		cli.cmd = c;
+		cli.args = xcalloc((size_t)argc, sizeof(*cli.args));
+		for (int i = 2; i < argc; i++)
+			cli.args[cli.nargs++] = argv[i];
+		code = c->fn(&cli);
+		cli_release(&cli);
+		return code;
 	}
 	code = parse_args(c, argc - 2, argv + 2, &cli);
 	if (code == 0)

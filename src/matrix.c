@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsprep.h"
+#include "hooks.h"
 #include "units.h"
 #include "util.h"
 
@@ -55,6 +57,10 @@ struct ctx {
 	/* Where each dimension was set: in the workload, and per target (NULL: inherited). */
 	const config_setting_t *wl_set[IOM_DIM_COUNT];
 	const config_setting_t *(*t_set)[IOM_DIM_COUNT];
+	/* Each target's filesystems = [ … ] (NULL-terminated; NULL when not given), until the
+	 * targets are expanded. */
+	char ***fs_list;
+	size_t nfs_list;
 };
 
 /* ---- messages ---------------------------------------------------------------------------- */
@@ -1055,6 +1061,153 @@ static bool is_device_path(const char *path)
 	return strncmp(path, "/dev/", 5) == 0;
 }
 
+/* filesystems = [ … ], mkfs_options, mount_options of target idx (into c->fs_list[idx]). */
+static int read_filesystems(struct ctx *c, const config_setting_t *g, size_t idx)
+{
+	struct iom_target *t = &c->m->targets[idx];
+	const config_setting_t *s = config_setting_get_member(g, "filesystems"), *o;
+	bool any_fs = false;
+	char sub[IOM_ERRLEN];
+	int n, ret;
+
+	o = config_setting_get_member(g, "mkfs_options");
+	if (o && (ret = read_string(c, o, "mkfs_options", MAX_TEXT, CS_TEXT, &t->mkfs_options)) < 0)
+		return ret;
+	o = config_setting_get_member(g, "mount_options");
+	if (o && (ret = read_string(c, o, "mount_options", MAX_TEXT, CS_TEXT,
+				    &t->mount_options)) < 0)
+		return ret;
+	if (!s) {
+		if (t->mkfs_options || t->mount_options)
+			return fail(c, g, "target '%s' has mkfs or mount options but no filesystems",
+				    t->label);
+		return 0;
+	}
+	if (config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
+		return fail(c, s, "filesystems must be a list such as [ \"ext4\", \"xfs\", \"raw\" ]");
+	n = config_setting_length(s);
+	if (n == 0)
+		return fail(c, s, "filesystems is empty");
+	if (!is_device_path(t->path))
+		return fail(c, s, "target '%s': filesystems need a block device (device = "
+			    "\"/dev/...\"), not '%s'", t->label, t->path);
+	if (!t->destructive)
+		return fail(c, s, "target '%s': making filesystems destroys what is on '%s'; say "
+			    "so with destructive = true", t->label, t->path);
+	c->fs_list[idx] = xcalloc((size_t)n + 1, sizeof(char *));
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+
+		if ((ret = read_string(c, e, "a filesystem", MAX_LABEL, CS_NAME,
+				       &c->fs_list[idx][i])) < 0)
+			return ret;
+		if (iom_fs_check_type(c->fs_list[idx][i], sub, sizeof(sub)) < 0)
+			return fail(c, e, "%s", sub);
+		for (int k = 0; k < i; k++)
+			if (strcmp(c->fs_list[idx][k], c->fs_list[idx][i]) == 0)
+				return fail(c, e, "filesystem '%s' is listed twice",
+					    c->fs_list[idx][i]);
+		any_fs |= strcmp(c->fs_list[idx][i], "raw") != 0;
+	}
+	if (any_fs && !t->size)
+		return fail(c, g, "target '%s' needs a size: the size of the scratch file on each "
+			    "filesystem (e.g. size = \"1G\";)", t->label);
+	return 0;
+}
+
+/* Frees what is left of the filesystems lists (all of them when the targets were not
+ * expanded). */
+static void free_fs_lists(struct ctx *c)
+{
+	for (size_t i = 0; i < c->nfs_list; i++) {
+		for (size_t f = 0; c->fs_list[i] && c->fs_list[i][f]; f++)
+			free(c->fs_list[i][f]);
+		free(c->fs_list[i]);
+	}
+	free(c->fs_list);
+	c->fs_list = NULL;
+	c->nfs_list = 0;
+}
+
+/* Replaces each target with filesystems by one target per filesystem, "<label>-<fstype>". */
+static int expand_filesystems(struct ctx *c, const config_setting_t *s)
+{
+	struct iom_matrix *m = c->m;
+	struct iom_target *nt;
+	const config_setting_t *(*ns)[IOM_DIM_COUNT];
+	size_t total = 0, k = 0;
+
+	for (size_t i = 0; i < m->ntargets; i++) {
+		size_t n = 0;
+
+		while (c->fs_list[i] && c->fs_list[i][n])
+			n++;
+		total += n ? n : 1;
+	}
+	if (total == m->ntargets)
+		return 0;
+	if (total > MAX_TARGETS)
+		return fail(c, s, "%zu targets with their filesystems: at most %d", total,
+			    MAX_TARGETS);
+	nt = xcalloc(total, sizeof(*nt));
+	ns = xcalloc(total, sizeof(*ns));
+	for (size_t i = 0; i < m->ntargets; i++) {
+		struct iom_target *t = &m->targets[i];
+
+		if (!c->fs_list[i]) {
+			nt[k] = *t;
+			memcpy(ns[k++], c->t_set[i], sizeof(ns[0]));
+			continue;
+		}
+		for (size_t f = 0; c->fs_list[i][f]; f++) {
+			struct iom_target *x = &nt[k];
+
+			*x = *t;
+			x->label = xasprintf("%s-%s", t->label, c->fs_list[i][f]);
+			x->path = xstrdup(t->path);
+			x->filesystem = xstrdup(c->fs_list[i][f]);
+			x->controller = t->controller ? xstrdup(t->controller) : NULL;
+			x->fs_type = c->fs_list[i][f];
+			x->mkfs_options = t->mkfs_options ? xstrdup(t->mkfs_options) : NULL;
+			x->mount_options = t->mount_options ? xstrdup(t->mount_options) : NULL;
+			memset(&x->dim[IOM_DIM_TARGET], 0, sizeof(x->dim[0])); /* unused */
+			for (int d = 1; d < IOM_DIM_COUNT; d++)
+				values_copy(&x->dim[d], &t->dim[d]);
+			memcpy(ns[k++], c->t_set[i], sizeof(ns[0]));
+		}
+		free(t->label);
+		free(t->path);
+		free(t->filesystem);
+		free(t->controller);
+		free(t->mkfs_options);
+		free(t->mount_options);
+		for (int d = 0; d < IOM_DIM_COUNT; d++)
+			values_free(&t->dim[d]);
+		free(c->fs_list[i]); /* the names now belong to the new targets */
+		c->fs_list[i] = NULL;
+	}
+	for (size_t i = 0; i < total; i++)
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(nt[i].label, nt[j].label) == 0) {
+				char label[64];
+
+				snprintf(label, sizeof(label), "%s", nt[i].label);
+				free(m->targets);
+				m->targets = nt;
+				m->ntargets = total;
+				free(c->t_set);
+				c->t_set = ns;
+				return fail(c, s, "two targets are labelled '%s' once their filesystems "
+					    "are expanded", label);
+			}
+	free(m->targets);
+	m->targets = nt;
+	m->ntargets = total;
+	free(c->t_set);
+	c->t_set = ns;
+	return 0;
+}
+
 static int read_target(struct ctx *c, const config_setting_t *g, size_t idx)
 {
 	struct iom_matrix *m = c->m;
@@ -1077,10 +1230,18 @@ static int read_target(struct ctx *c, const config_setting_t *g, size_t idx)
 			return fail(c, s, "duplicate label '%s' (also the label of the target at "
 					  "line %d)", t->label, m->targets[i].line);
 	s = config_setting_get_member(g, "path");
+	if (s && config_setting_get_member(g, "device"))
+		return fail(c, s, "target '%s' has both path and device: give one", t->label);
+	if (!s && (s = config_setting_get_member(g, "device"))) {
+		if ((ret = read_string(c, s, "device", MAX_PATH_LEN, CS_TEXT, &t->path)) < 0)
+			return ret;
+		if (!is_device_path(t->path))
+			return fail(c, s, "device '%s' is not under /dev/", t->path);
+	}
 	if (!s)
 		return fail(c, g, "target '%s' has no path (required: a scratch file or a block "
 				  "device)", t->label);
-	if ((ret = read_string(c, s, "path", MAX_PATH_LEN, CS_TEXT, &t->path)) < 0)
+	if (!t->path && (ret = read_string(c, s, "path", MAX_PATH_LEN, CS_TEXT, &t->path)) < 0)
 		return ret;
 	for (size_t i = 0; i < idx; i++)
 		if (strcmp(m->targets[i].path, t->path) == 0)
@@ -1115,6 +1276,8 @@ static int read_target(struct ctx *c, const config_setting_t *g, size_t idx)
 			return ret;
 		t->destructive = v;
 	}
+	if ((ret = read_filesystems(c, g, idx)) < 0)
+		return ret;
 	for (int d = 1; d < IOM_DIM_COUNT; d++) {
 		const struct iom_key *k = iom_dim_key((enum iom_dim)d);
 		bool listed;
@@ -1159,6 +1322,8 @@ static int read_targets(struct ctx *c)
 		return fail(c, s, "%d targets: at most %d", n, MAX_TARGETS);
 	m->targets = xcalloc((size_t)n, sizeof(*m->targets));
 	c->t_set = xcalloc((size_t)n, sizeof(*c->t_set));
+	c->fs_list = xcalloc((size_t)n, sizeof(*c->fs_list));
+	c->nfs_list = (size_t)n;
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *g = config_setting_type(s) == CONFIG_TYPE_GROUP
 						    ? s : config_setting_get_elem(s, (unsigned)i);
@@ -1170,6 +1335,8 @@ static int read_targets(struct ctx *c)
 		if ((ret = read_target(c, g, (size_t)i)) < 0)
 			return ret;
 	}
+	if ((ret = expand_filesystems(c, s)) < 0)
+		return ret;
 	if (m->ntargets > 1)
 		m->listed[IOM_DIM_TARGET] = true;
 	/* A key set differently by targets varies across the plan: a dimension too. */
@@ -1286,6 +1453,52 @@ static int read_report(struct ctx *c)
 	return 0;
 }
 
+/* precondition = { pattern = "sequential"; bytes = "2x"; } (bytes: a multiple of the region or
+ * a size; a bare string is taken as the bytes). */
+static int read_precondition(struct ctx *c, const config_setting_t *s, struct iom_hooks *h)
+{
+	const config_setting_t *b = s, *pat;
+	char sub[IOM_ERRLEN];
+	uint64_t bytes;
+	int ret;
+
+	if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
+		for (int i = 0; i < config_setting_length(s); i++) {
+			const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+			const char *n = config_setting_name(e);
+
+			if (strcmp(n, "pattern") != 0 && strcmp(n, "bytes") != 0)
+				return fail(c, e, "unknown key '%s' in hooks.precondition (pattern, "
+					    "bytes)", n);
+		}
+		pat = config_setting_get_member(s, "pattern");
+		if (pat && (config_setting_type(pat) != CONFIG_TYPE_STRING ||
+			    strcmp(config_setting_get_string(pat), "sequential") != 0))
+			return fail(c, pat, "hooks.precondition.pattern must be \"sequential\" "
+				    "(the only pattern a precondition writes)");
+		b = config_setting_get_member(s, "bytes");
+		if (!b)
+			return fail(c, s, "hooks.precondition needs bytes, e.g. bytes = \"2x\" (twice "
+				    "the region) or \"64G\"");
+	}
+	if (is_int(b)) {
+		char num[32];
+
+		snprintf(num, sizeof(num), "%lld", (long long)config_setting_get_int64(b));
+		h->precondition = xstrdup(num);
+	} else if (config_setting_type(b) == CONFIG_TYPE_STRING) {
+		h->precondition = xstrdup(config_setting_get_string(b));
+	} else {
+		return fail(c, b, "hooks.precondition bytes must be a string such as \"2x\" or "
+			    "\"64G\"");
+	}
+	/* the multiple is checked against a region of 1 GiB: the real region comes later */
+	ret = iom_precondition_bytes(h->precondition, 1ull << 30, &bytes, sub, sizeof(sub));
+	if (ret < 0)
+		return fail(c, b, "hooks.precondition: %s", sub);
+	return 0;
+}
+
 static int read_hooks(struct ctx *c)
 {
 	struct iom_hooks *h = &c->m->hooks;
@@ -1300,17 +1513,40 @@ static int read_hooks(struct ctx *c)
 	};
 	int ret;
 
+	const config_setting_t *s;
+	int64_t v;
+
 	if ((ret = get_group(c, "hooks", &g)) < 0 || !g)
 		return ret;
+	h->line = line_of(g);
 	if ((ret = check_members(c, g, IOM_SEC_HOOKS)) < 0)
 		return ret;
 	for (size_t i = 0; i < IOM_ARRAY_SIZE(fields); i++) {
-		const config_setting_t *s = config_setting_get_member(g, fields[i].name);
+		char sub[IOM_ERRLEN];
 
+		s = config_setting_get_member(g, fields[i].name);
 		if (s && (ret = read_string(c, s, fields[i].name, MAX_HOOK, CS_ANY,
 					    fields[i].dst)) < 0)
 			return ret;
+		if (s && iom_hook_check((enum iom_hook_point)i, *fields[i].dst, sub,
+					sizeof(sub)) < 0)
+			return fail(c, s, "hooks.%s: %s", fields[i].name, sub);
 	}
+	s = config_setting_get_member(g, "drop_caches");
+	if (s) {
+		if ((ret = read_scalar(c, iom_key_find(IOM_SEC_HOOKS, "drop_caches"), s, &v)) < 0)
+			return ret;
+		h->drop_caches = v != 0;
+	}
+	s = config_setting_get_member(g, "fstrim");
+	if (s) {
+		if ((ret = read_scalar(c, iom_key_find(IOM_SEC_HOOKS, "fstrim"), s, &v)) < 0)
+			return ret;
+		h->fstrim = v != 0;
+	}
+	s = config_setting_get_member(g, "precondition");
+	if (s)
+		return read_precondition(c, s, h);
 	return 0;
 }
 
@@ -1714,11 +1950,13 @@ int iom_matrix_parse(const char *name, const char *text, const struct iom_overri
 	c.m->as_run = nov ? render(&c.cfg) : xstrdup(text);
 	config_destroy(&c.cfg);
 	free(c.t_set);
+	free_fs_lists(&c);
 	*out = c.m;
 	return 0;
 fail:
 	config_destroy(&c.cfg);
 	free(c.t_set);
+	free_fs_lists(&c);
 	iom_matrix_free(c.m);
 	return ret;
 }
@@ -1756,6 +1994,9 @@ void iom_matrix_free(struct iom_matrix *m)
 		free(t->path);
 		free(t->filesystem);
 		free(t->controller);
+		free(t->fs_type);
+		free(t->mkfs_options);
+		free(t->mount_options);
 		for (int d = 0; d < IOM_DIM_COUNT; d++)
 			values_free(&t->dim[d]);
 	}
@@ -1772,6 +2013,7 @@ void iom_matrix_free(struct iom_matrix *m)
 	free(m->hooks.after_run);
 	free(m->hooks.after_target);
 	free(m->hooks.after_study);
+	free(m->hooks.precondition);
 	free(m->file);
 	free(m->as_run);
 	free(m->name);

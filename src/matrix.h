@@ -30,6 +30,13 @@ struct iom_target {
 	uint64_t size;     /* scratch file size, or region [0, size) of a device; 0 = whole device */
 	bool overwrite;    /* may take over an existing file that lacks iomatrix's mark */
 	bool destructive;  /* may write to a block device */
+	/* The filesystem as a dimension: a target with filesystems = [ … ] is expanded into one
+	 * target per filesystem, labelled "<label>-<fstype>", whose path is the device (fsprep.h
+	 * makes the filesystem at the target's first run; its I/O goes to a scratch file of size
+	 * bytes on it, or for "raw" to the device itself). NULL for an ordinary target. */
+	char *fs_type;        /* "ext4", "xfs", "btrfs", "raw" */
+	char *mkfs_options;   /* extra mkfs arguments; NULL: none */
+	char *mount_options;  /* mount(8)-style options; NULL: defaults */
 	/* Effective values of every workload dimension for this target: its own when it sets the
 	 * key, the workload's otherwise. dim[IOM_DIM_TARGET] is unused. */
 	struct iom_values dim[IOM_DIM_COUNT];
@@ -55,10 +62,16 @@ struct iom_exclude {
 	int line;
 };
 
-/* Shell commands around the study (reserved: read and checked, not yet run). NULL when unset. */
+/* Shell commands around the study (NULL when unset; run only with --allow-hooks, see hooks.h)
+ * and the built-ins, which need no shell. */
 struct iom_hooks {
 	char *before_study, *before_target, *before_run;
 	char *after_run, *after_target, *after_study;
+	bool drop_caches;      /* before each run */
+	bool fstrim;           /* before each target's first run (file targets) */
+	char *precondition;    /* bytes to write before a target's first write cell, as written
+				* ("2x", "64G"; sequential); NULL: none */
+	int line;              /* of the hooks section; 0 when absent */
 };
 
 struct iom_report_opts {

@@ -219,7 +219,8 @@ static void build_ranks(struct builder *b)
 			}
 		}
 		/* Sort by value, keeping the first appearance of each (the lowest rank). */
-		qsort(e, n, sizeof(*e), cmp_rank_entry);
+		if (n) /* (qsort of NULL is undefined even for 0 elements) */
+			qsort(e, n, sizeof(*e), cmp_rank_entry);
 		{
 			size_t w = 0;
 
@@ -578,6 +579,10 @@ void iom_cell_describe(const struct iom_plan *p, const struct iom_cell *c, char 
 		case IOM_DIM_DIRECT:
 			off += (size_t)snprintf(buf + off, len - off, " %s",
 						c->v[d] ? "direct" : "buffered");
+			break;
+		case IOM_DIM_VERIFY:
+			if (c->v[d])
+				off += (size_t)snprintf(buf + off, len - off, " verify");
 			break;
 		default:
 			off += (size_t)snprintf(buf + off, len - off, " %s", v);

@@ -1263,6 +1263,8 @@ void iom_report_word(const char *dim, const char *value, char *buf, size_t len)
 		snprintf(buf, len, "t%lld", v);
 	else if (strcmp(dim, "direct") == 0)
 		snprintf(buf, len, "%s", strcmp(value, "true") == 0 ? "direct" : "buffered");
+	else if (strcmp(dim, "verify") == 0) /* no word for the usual case, off */
+		snprintf(buf, len, "%s", strcmp(value, "true") == 0 ? "verify" : "");
 	else if (strcmp(dim, "target") == 0 || strcmp(dim, "engine") == 0)
 		snprintf(buf, len, "%s", value);
 	else
@@ -1295,6 +1297,8 @@ static char *cell_words(const struct iom_report *m, size_t cell, bool want_varyi
 			if (m->varies[d] != want_varying || word_rank(m->dims[d]) != rank)
 				continue;
 			iom_report_word(m->dims[d], m->cells[cell].value[d], w, sizeof(w));
+			if (!*w)
+				continue;
 			if (b.len)
 				sb_str(&b, " ");
 			sb_str(&b, w);

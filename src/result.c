@@ -70,6 +70,13 @@ void iom_run_result_release(struct iom_run_result *r)
 	free(r->engine_notes);
 	free(r->trace.file);
 	r->trace.file = NULL;
+	for (size_t i = 0; i < r->verify.nfirst; i++) {
+		free(r->verify.first[i].expected);
+		free(r->verify.first[i].found);
+	}
+	free(r->verify.first);
+	r->verify.first = NULL;
+	r->verify.nfirst = 0;
 	r->error = NULL;
 	r->intervals = NULL;
 	r->threads = NULL;
@@ -465,6 +472,26 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 		add(o, "trace", t);
 	} else {
 		add(o, "trace", NULL);
+	}
+	if (r->verify.enabled) {
+		json_object *v = json_object_new_object(), *first = json_object_new_array();
+
+		add(v, "sectors_written", json_object_new_uint64(r->verify.sectors_written));
+		add(v, "sectors_checked", json_object_new_uint64(r->verify.sectors_checked));
+		add(v, "sectors_unwritten", json_object_new_uint64(r->verify.sectors_unwritten));
+		add(v, "mismatches", json_object_new_uint64(r->verify.mismatches));
+		for (size_t i = 0; i < r->verify.nfirst; i++) {
+			json_object *mm = json_object_new_object();
+
+			add(mm, "offset", json_object_new_uint64(r->verify.first[i].offset));
+			add(mm, "expected", jstr(r->verify.first[i].expected));
+			add(mm, "found", jstr(r->verify.first[i].found));
+			json_object_array_add(first, mm);
+		}
+		add(v, "first", first);
+		add(o, "verify", v);
+	} else {
+		add(o, "verify", NULL);
 	}
 	return o;
 }
@@ -941,6 +968,18 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 			rd_u64(&c, t, "trace.", "dropped", &r->trace.dropped);
 			rd_u64(&c, t, "trace.", "bytes", &r->trace.bytes);
 			rd_double(&c, t, "trace.", "bytes_per_io", &r->trace.bytes_per_io);
+		}
+	}
+	{
+		/* absent in files written before data verification existed */
+		json_object *v = rd_obj(&c, root, "", "verify");
+
+		if (v) {
+			r->verify.enabled = true;
+			rd_u64(&c, v, "verify.", "sectors_written", &r->verify.sectors_written);
+			rd_u64(&c, v, "verify.", "sectors_checked", &r->verify.sectors_checked);
+			rd_u64(&c, v, "verify.", "sectors_unwritten", &r->verify.sectors_unwritten);
+			rd_u64(&c, v, "verify.", "mismatches", &r->verify.mismatches);
 		}
 	}
 	json_object_put(root);

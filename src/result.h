@@ -70,6 +70,24 @@ struct iom_interval {
 
 enum iom_run_status { IOM_RUN_OK, IOM_RUN_FAILED, IOM_RUN_INTERRUPTED };
 
+/* One sector whose data did not verify (verify.h): where, and what was expected and found. */
+struct iom_verify_mismatch {
+	uint64_t offset;     /* byte offset of the 512-byte sector on the target */
+	char *expected;      /* heap, e.g. "offset 4096, crc32 1a2b3c4d" */
+	char *found;         /* heap, e.g. "offset 8192 (run 3, thread 0, write 17), crc32 …" */
+};
+
+/* Data verification of a run (workload key verify; verify.h, docs/hardening.md). */
+struct iom_run_verify {
+	bool enabled;
+	uint64_t sectors_written;    /* sectors stamped with a header */
+	uint64_t sectors_checked;    /* sectors read whose header was checked */
+	uint64_t sectors_unwritten;  /* sectors read that carry no header: never written verified */
+	uint64_t mismatches;         /* sectors read whose header or checksum was wrong */
+	struct iom_verify_mismatch *first; /* heap, the first nfirst mismatches */
+	size_t nfirst;
+};
+
 struct iom_run_cpu {
 	unsigned ncpu;
 	struct iom_cpu_pct *per_cpu;   /* ncpu entries (heap) */
@@ -112,6 +130,7 @@ struct iom_run_result {
 		double bytes_per_io;
 	} trace;
 	char *engine_notes;                  /* setup facts: "SINGLE_ISSUER DEFER_TASKRUN", fallbacks */
+	struct iom_run_verify verify;        /* enabled false when the cell does not verify */
 };
 
 /* Frees what the result owns (not r itself). */

@@ -17,7 +17,13 @@
  *   6. merge the per-thread histograms exactly and fill the result.
  * Between the steps and every POLL_NS while sleeping, the controller checks the stop flag
  * (→ IOM_RUN_INTERRUPTED) and the workers' states (a failed worker → IOM_RUN_FAILED with its
- * message). A per-run watchdog (issue 5: timing.timeout) belongs in wait_until().
+ * message), and the watchdog: past spec->timing.timeout_ns (0: none) the run is failed as timed
+ * out. Workers whose I/O hangs in the kernel cannot be cancelled portably: after the phase STOP
+ * they get WATCHDOG_GRACE_NS to drain and exit; those that do not are detached and abandoned,
+ * with everything they point to (the controller's state, their engines and buffers, the trace)
+ * left allocated, so they can never touch freed memory. They exit by themselves when their I/O
+ * completes, and the process can still exit (exit_group ends them; a thread in uninterruptible
+ * I/O delays that until the device answers).
  *
  * CPU cost is taken over the sampling window, which is the measured window give or take the
  * controller's wake-up; the per-I/O figures scale the CPU rate to the measured window
@@ -46,10 +52,12 @@
 #include "hist.h"
 #include "plan.h"
 #include "trace.h"
+#include "units.h"
 #include "util.h"
 
 #define POLL_NS 10000000ull   /* 10 ms: how late a stop, failure or finished share is noticed */
 #define ACK_POLL_NS 100000ull /* 0.1 ms while waiting for the workers to acknowledge a phase */
+#define WATCHDOG_GRACE_NS 2000000000ull /* a timed-out run's workers' time to drain and exit */
 
 void iom_run_spec_set_cell(struct iom_run_spec *s, const struct iom_cell *c)
 {
@@ -82,9 +90,17 @@ struct ctl {
 	uint64_t *iv_ns;
 	size_t niv, cap;
 	uint64_t last_ios[2], last_bytes[2], last_tick;
+
+	uint64_t watchdog;         /* monotonic deadline of timing.timeout; 0: none */
+	unsigned abandoned;        /* workers that did not exit after a timeout (detached) */
 };
 
-enum wake { WAKE_TIME, WAKE_STOP, WAKE_FAILED, WAKE_DONE };
+enum wake { WAKE_TIME, WAKE_STOP, WAKE_FAILED, WAKE_DONE, WAKE_TIMEOUT };
+
+static bool timed_out(const struct ctl *c)
+{
+	return c->watchdog && iom_now_ns() >= c->watchdog;
+}
 
 static bool stop_requested(const struct ctl *c)
 {
@@ -105,6 +121,8 @@ static enum wake check(const struct ctl *c, bool done_ok)
 
 	if (stop_requested(c))
 		return WAKE_STOP;
+	if (timed_out(c))
+		return WAKE_TIMEOUT;
 	for (i = 0; i < c->nstarted; i++) {
 		int s = state_of(&c->w[i]);
 
@@ -135,7 +153,6 @@ static enum wake wait_until(const struct ctl *c, uint64_t deadline, bool done_ok
 		now = iom_now_ns();
 		if (now >= deadline)
 			return WAKE_TIME;
-		/* issue 5: a watchdog on the run's timeout goes here */
 		sleep_until(IOM_MIN(deadline, now + POLL_NS));
 	}
 }
@@ -174,6 +191,11 @@ static void take_interval(struct ctl *c, uint64_t now)
 		c->last_bytes[d] = bytes[d];
 	}
 	c->last_tick = now;
+	if (c->spec->live && now > c->t0) {
+		__atomic_store_n(&c->spec->live->ios, c->last_ios[0] + c->last_ios[1],
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&c->spec->live->ns, now - c->t0, __ATOMIC_RELAXED);
+	}
 }
 
 /* Waits until every running worker has acted on phase (its counts of the phase before are then
@@ -191,7 +213,7 @@ static void wait_ack(const struct ctl *c, int phase)
 			i++;
 			continue;
 		}
-		if (stop_requested(c))
+		if (stop_requested(c) || timed_out(c))
 			return; /* the caller moves to STOP next */
 		sleep_until(iom_now_ns() + ACK_POLL_NS);
 	}
@@ -238,17 +260,37 @@ static void open_gate(struct ctl *c)
 	}
 }
 
-/* Stops and joins every started worker (once; later calls do nothing). */
+/* Stops and joins every started worker (once; later calls do nothing). With a watchdog, a
+ * worker still running WATCHDOG_GRACE_NS after the later of now and the deadline is detached
+ * and counted in c->abandoned. */
 static void stop_workers(struct ctl *c)
 {
+	uint64_t limit = 0;
 	unsigned i;
 
 	if (c->joined)
 		return;
 	set_phase(c, IOM_PHASE_STOP);
 	open_gate(c);
-	for (i = 0; i < c->nstarted; i++)
-		pthread_join(c->tid[i], NULL);
+	if (c->watchdog)
+		limit = IOM_MAX(iom_now_ns(), c->watchdog) + WATCHDOG_GRACE_NS;
+	for (i = 0; i < c->nstarted; i++) {
+		struct timespec ts;
+		uint64_t wall;
+
+		if (!limit) {
+			pthread_join(c->tid[i], NULL);
+			continue;
+		}
+		/* pthread_timedjoin_np takes CLOCK_REALTIME; past the limit it only tries */
+		wall = iom_wall_ns() + (limit > iom_now_ns() ? limit - iom_now_ns() : 0);
+		ts.tv_sec = (time_t)(wall / 1000000000u);
+		ts.tv_nsec = (long)(wall % 1000000000u);
+		if (pthread_timedjoin_np(c->tid[i], NULL, &ts) == 0)
+			continue;
+		pthread_detach(c->tid[i]);
+		c->abandoned++;
+	}
 	c->joined = true;
 }
 
@@ -459,6 +501,17 @@ static int finish_bad(struct ctl *c, enum wake why, struct iom_run_result *out, 
 		return iom_err(msg, len, EINTR, "interrupted");
 	}
 	out->status = IOM_RUN_FAILED;
+	if (why == WAKE_TIMEOUT) {
+		char t[32];
+
+		iom_duration_format(c->spec->timing.timeout_ns, t, sizeof(t));
+		if (c->abandoned)
+			return iom_err(msg, len, ETIMEDOUT,
+				       "timed out after %s (timing.timeout): the I/O did not "
+				       "complete; %u worker thread%s abandoned", t, c->abandoned,
+				       c->abandoned == 1 ? " was" : "s were");
+		return iom_err(msg, len, ETIMEDOUT, "timed out after %s (timing.timeout)", t);
+	}
 	return worker_failure(c, msg, len);
 }
 
@@ -472,11 +525,10 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	uint64_t cpu_t0 = 0, cpu_t1 = 0;
 	enum wake why = WAKE_TIME;
 	char msg[IOM_ERRLEN] = "";
-	struct ctl c;
+	struct ctl *c = xcalloc(1, sizeof(*c)); /* heap: abandoned workers may outlive us */
 	unsigned i;
 	int ret;
 
-	memset(&c, 0, sizeof(c));
 	memset(out, 0, sizeof(*out));
 	memset(&cpu_a, 0, sizeof(cpu_a));
 	memset(&cpu_b, 0, sizeof(cpu_b));
@@ -487,9 +539,11 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	ret = check_spec(spec, msg, sizeof(msg));
 	if (ret < 0)
 		goto failed;
+	if (tm->timeout_ns)
+		c->watchdog = iom_now_ns() + tm->timeout_ns;
 
-	c.spec = spec;
-	c.conf = (struct iom_worker_conf){
+	c->spec = spec;
+	c->conf = (struct iom_worker_conf){
 		.fd = spec->fd, .region = spec->region, .block_size = spec->block_size,
 		.queue_depth = spec->queue_depth, .threads = spec->threads,
 		.read_pct = spec->read_pct, .pattern = spec->pattern, .engine = spec->engine,
@@ -503,40 +557,40 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 			.nthreads = spec->threads, .phases = true,
 		};
 
-		ret = iom_trace_open(spec->trace_path, &ti, &c.trace, msg, sizeof(msg));
+		ret = iom_trace_open(spec->trace_path, &ti, &c->trace, msg, sizeof(msg));
 		if (ret < 0)
 			goto failed;
 		if (spec->hooks)
-			c.hooks = *spec->hooks;
-		c.hooks.record = iom_trace_record;
-		c.hooks.record_ctx = c.trace;
-		c.conf.hooks = &c.hooks;
+			c->hooks = *spec->hooks;
+		c->hooks.record = iom_trace_record;
+		c->hooks.record_ctx = c->trace;
+		c->conf.hooks = &c->hooks;
 	}
-	atomic_init(&c.phase, IOM_PHASE_WARMUP);
-	iom_worker_gate_init(&c.gate);
-	if (posix_memalign((void **)&c.w, 64, spec->threads * sizeof(*c.w))) {
-		iom_worker_gate_destroy(&c.gate);
+	atomic_init(&c->phase, IOM_PHASE_WARMUP);
+	iom_worker_gate_init(&c->gate);
+	if (posix_memalign((void **)&c->w, 64, spec->threads * sizeof(*c->w))) {
+		iom_worker_gate_destroy(&c->gate);
 		ret = iom_err(msg, sizeof(msg), ENOMEM, "cannot allocate %u workers",
 			      spec->threads);
 		goto failed;
 	}
-	c.tid = xcalloc(spec->threads, sizeof(*c.tid));
+	c->tid = xcalloc(spec->threads, sizeof(*c->tid));
 	for (i = 0; i < spec->threads; i++)
-		iom_worker_init(&c.w[i], &c.conf, i, &c.phase, &c.gate);
+		iom_worker_init(&c->w[i], &c->conf, i, &c->phase, &c->gate);
 
 	/* 1. start, and wait until every engine is set up */
-	ret = start_workers(&c, msg, sizeof(msg));
-	iom_worker_gate_wait_ready(&c.gate, c.nstarted);
+	ret = start_workers(c, msg, sizeof(msg));
+	iom_worker_gate_wait_ready(&c->gate, c->nstarted);
 	if (ret < 0)
 		goto out;
-	why = check(&c, false);
+	why = check(c, false);
 	if (why != WAKE_TIME)
 		goto bad;
 
 	/* 2. warm-up */
 	if (tm->warmup_ns) {
-		open_gate(&c);
-		why = wait_until(&c, iom_now_ns() + tm->warmup_ns, false);
+		open_gate(c);
+		why = wait_until(c, iom_now_ns() + tm->warmup_ns, false);
 		if (why != WAKE_TIME)
 			goto bad;
 	}
@@ -544,58 +598,58 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	/* 3. the measured window */
 	have_cpu = iom_cpu_sample(&cpu_a, spec->irq_drivers) == 0;
 	cpu_t0 = iom_now_ns();
-	c.t0 = c.last_tick = iom_now_ns();
+	c->t0 = c->last_tick = iom_now_ns();
 	out->start_wall_ns = iom_wall_ns();
-	set_phase(&c, IOM_PHASE_MEASURE);
-	c.measuring = true;
-	open_gate(&c);
+	set_phase(c, IOM_PHASE_MEASURE);
+	c->measuring = true;
+	open_gate(c);
 	for (;;) {
-		uint64_t tick = c.last_tick + IOM_INTERVAL_NS;
-		uint64_t end = bytes_bound ? UINT64_MAX : c.t0 + tm->duration_ns;
+		uint64_t tick = c->last_tick + IOM_INTERVAL_NS;
+		uint64_t end = bytes_bound ? UINT64_MAX : c->t0 + tm->duration_ns;
 
-		why = wait_until(&c, IOM_MIN(tick, end), bytes_bound);
+		why = wait_until(c, IOM_MIN(tick, end), bytes_bound);
 		if (why != WAKE_TIME)
 			break;
 		if (iom_now_ns() >= end)
 			break;
-		take_interval(&c, iom_now_ns());
+		take_interval(c, iom_now_ns());
 	}
-	if (why == WAKE_STOP || why == WAKE_FAILED) {
-		c.t1 = iom_now_ns();
+	if (why == WAKE_STOP || why == WAKE_FAILED || why == WAKE_TIMEOUT) {
+		c->t1 = iom_now_ns();
 		goto bad;
 	}
-	c.t1 = iom_now_ns();
+	c->t1 = iom_now_ns();
 	if (bytes_bound) {
-		uint64_t last = c.t0;
+		uint64_t last = c->t0;
 
-		for (i = 0; i < c.nstarted; i++)
-			last = IOM_MAX(last, atomic_load_explicit(&c.w[i].live.done_ns,
+		for (i = 0; i < c->nstarted; i++)
+			last = IOM_MAX(last, atomic_load_explicit(&c->w[i].live.done_ns,
 								  memory_order_relaxed));
-		c.t1 = last;
+		c->t1 = last;
 	}
 
 	/* 4. end of the window: the counts become final */
-	set_phase(&c, IOM_PHASE_COOLDOWN);
+	set_phase(c, IOM_PHASE_COOLDOWN);
 	if (have_cpu) {
 		have_cpu = iom_cpu_sample(&cpu_b, spec->irq_drivers) == 0;
 		cpu_t1 = iom_now_ns();
 	}
-	wait_ack(&c, IOM_PHASE_COOLDOWN);
-	take_interval(&c, IOM_MAX(c.t1, c.last_tick));
-	c.measuring = false;
-	c.measured = true;
-	why = check(&c, false);
+	wait_ack(c, IOM_PHASE_COOLDOWN);
+	take_interval(c, IOM_MAX(c->t1, c->last_tick));
+	c->measuring = false;
+	c->measured = true;
+	why = check(c, false);
 	if (why != WAKE_TIME)
 		goto bad;
 
 	/* 5. cool-down */
 	if (tm->cooldown_ns) {
-		why = wait_until(&c, iom_now_ns() + tm->cooldown_ns, false);
+		why = wait_until(c, iom_now_ns() + tm->cooldown_ns, false);
 		if (why != WAKE_TIME)
 			goto bad;
 	}
-	stop_workers(&c);
-	why = check(&c, false);
+	stop_workers(c);
+	why = check(c, false);
 	if (why == WAKE_FAILED)
 		goto bad;
 	out->status = IOM_RUN_OK;
@@ -603,36 +657,47 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	goto out;
 
 bad:
-	stop_workers(&c);
-	if (c.measuring) {
+	stop_workers(c);
+	if (c->measuring) {
 		/* Interrupted or failed inside the window: keep what was counted until then (the
 		 * workers have exited, so their counts are final). */
-		take_interval(&c, IOM_MAX(c.t1, c.last_tick));
-		c.measured = true;
+		take_interval(c, IOM_MAX(c->t1, c->last_tick));
+		c->measured = true;
 		have_cpu = false;
 	}
-	ret = finish_bad(&c, why, out, msg, sizeof(msg));
+	ret = finish_bad(c, why, out, msg, sizeof(msg));
 out:
-	stop_workers(&c);
-	fill_result(&c, out);
-	if (have_cpu && c.measured)
+	stop_workers(c);
+	if (c->abandoned) {
+		/* Workers still hold c, their engines, buffers and the trace: leave all of it to
+		 * them (see the top of this file); the counts so far are not worth a race. */
+		iom_cpu_sample_release(&cpu_a);
+		iom_cpu_sample_release(&cpu_b);
+		if (out->status != IOM_RUN_FAILED || ret >= 0)
+			ret = finish_bad(c, WAKE_TIMEOUT, out, msg, sizeof(msg));
+		out->error = xstrdup(msg);
+		iom_err(err, errlen, -ret, "%s", msg);
+		return ret;
+	}
+	fill_result(c, out);
+	if (have_cpu && c->measured)
 		fill_cpu(out, &cpu_a, &cpu_b, cpu_t1 - cpu_t0, spec->irq_drivers);
 	iom_cpu_sample_release(&cpu_a);
 	iom_cpu_sample_release(&cpu_b);
 	for (i = 0; i < spec->threads; i++)
-		iom_worker_release(&c.w[i]);
-	free(c.w);
-	free(c.tid);
-	free(c.iv);
-	free(c.iv_ns);
-	iom_worker_gate_destroy(&c.gate);
+		iom_worker_release(&c->w[i]);
+	free(c->w);
+	free(c->tid);
+	free(c->iv);
+	free(c->iv_ns);
+	iom_worker_gate_destroy(&c->gate);
 failed:
-	if (c.trace) {
+	if (c->trace) {
 		struct iom_trace_stats ts = { 0 };
 		char terr[IOM_ERRLEN];
 
 		/* the workers are joined: the trace has its last producer behind it */
-		if (iom_trace_close(c.trace, &ts, terr, sizeof(terr)) < 0 && ret == 0) {
+		if (iom_trace_close(c->trace, &ts, terr, sizeof(terr)) < 0 && ret == 0) {
 			ret = iom_err(msg, sizeof(msg), EIO, "trace: %s", terr);
 			out->status = IOM_RUN_FAILED;
 		}
@@ -647,5 +712,6 @@ failed:
 			out->error = xstrdup(msg);
 		iom_err(err, errlen, -ret, "%s", msg);
 	}
+	free(c);
 	return ret;
 }

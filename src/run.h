@@ -22,6 +22,12 @@
 
 struct iom_cell;
 
+/* What a run has measured so far (see iom_run_spec.live); read with __atomic_load_n. */
+struct iom_run_live {
+	uint64_t ios;
+	uint64_t ns;
+};
+
 struct iom_run_spec {
 	/* The target: an open fd (the caller's; O_DIRECT when direct) and the region [0, region). */
 	int fd;
@@ -39,8 +45,10 @@ struct iom_run_spec {
 	enum iom_pattern pattern;
 	enum iom_engine_kind engine;
 
-	/* warmup_ns, then exactly one of duration_ns and bytes, then cooldown_ns; rest_ns, repeat
-	 * and timeout_ns belong to the caller. */
+	/* warmup_ns, then exactly one of duration_ns and bytes, then cooldown_ns; rest_ns and
+	 * repeat belong to the caller. timeout_ns is the watchdog as given (0: none; the caller
+	 * works out the default): past it the run fails as timed out, and workers that do not
+	 * exit within 2 s more are abandoned (see run.c). */
 	struct iom_timing timing;
 	uint64_t seed;
 	uint32_t index, repetition;     /* copied into the result */
@@ -52,6 +60,10 @@ struct iom_run_spec {
 	unsigned engine_flags;          /* IOM_ENGINE_NO_* */
 	struct iom_policy policy;       /* zero: the measured defaults of worker.h */
 	const struct iom_worker_hooks *hooks;
+	/* When set, the controller stores here, at each interval of the measured window, the I/Os
+	 * counted so far and the window's age in ns (relaxed atomic stores, for a progress display
+	 * in another thread; costs the hot path nothing). */
+	struct iom_run_live *live;
 
 	/* When set, every I/O of the run (warm-up, measured, cool-down) is streamed to this
 	 * compressed trace (trace.h); cell_text describes the cell in its header. */

@@ -3,8 +3,13 @@
  *
  * Order of things, each step on disk before the next:
  *   lock + journal → matrix.cfg → targets prepared (device facts) → study.json →
- *   for each run: journal run-start → run → runs/NNNNN.json → summary.csv → journal run-done
- *   → rest → … → study.json (end) → summary.csv rebuilt → journal study-end → winners table.
+ *   before_study → for each run: [target visit: fstrim, before_target] → journal run-start →
+ *   precondition, drop_caches, before_run → run → after_run → runs/NNNNN.json → summary.csv →
+ *   journal run-done → rest → … → after_target, after_study → study.json (end) → summary.csv
+ *   rebuilt → journal study-end → winners table (main.c).
+ * On resume, after the lock: the journal replayed, stale temporary files removed, summary.csv
+ * rebuilt from runs/ (a kill between a row and its journal entry leaves a duplicate row), and
+ * study.json compared with this machine.
  */
 #include "sweep.h"
 
@@ -12,12 +17,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fsprep.h"
+#include "hooks.h"
 #include "journal.h"
 #include "report.h"
 #include "result.h"
@@ -26,18 +37,7 @@
 #include "trace.h"
 #include "units.h"
 #include "util.h"
-
-struct sweep {
-	const struct iom_plan *p;
-	const struct iom_matrix *m;
-	const struct iom_sweep_opts *o;
-	FILE *out;
-	struct iom_journal j;
-	struct iom_journal_state st;
-	struct iom_target_info *info;   /* per target; info[i].t == NULL when preparing failed */
-	char **target_error;            /* why target i could not be prepared */
-	uint64_t start_wall_ns;
-};
+#include "verify.h"
 
 char *iom_sweep_default_dir(const struct iom_matrix *m)
 {
@@ -126,6 +126,207 @@ static bool target_writes(const struct iom_plan *p, size_t t)
 	return false;
 }
 
+struct sweep {
+	const struct iom_plan *p;
+	const struct iom_matrix *m;
+	const struct iom_sweep_opts *o;
+	FILE *out;
+	bool tty;                       /* draw the status line on out */
+	bool status_shown;              /* the status line is on screen (erase before printing) */
+	struct iom_journal j;
+	struct iom_journal_state st;
+	struct iom_target_info *info;   /* per target; info[i].t == NULL when preparing failed */
+	char **target_error;            /* why target i could not be prepared */
+	uint64_t start_wall_ns;         /* of the study (the first invocation's on resume) */
+	uint64_t invocation_ns;         /* monotonic start of this invocation */
+
+	/* progress */
+	uint64_t est_run_ns;            /* the plan's estimate per run (0: bytes-bound) */
+	uint64_t runs_ns;               /* wall time of the runs of this invocation */
+	uint64_t run_t0;                /* monotonic start of the current run (0: between runs) */
+	const struct iom_run *cur_run;  /* the run the status line is about */
+	struct iom_run_live live;       /* what the current run measured so far */
+	size_t runs_timed, remaining;
+	char last_iops[32];
+
+	/* hooks */
+	bool shell_hooks;
+	unsigned invocation;            /* 0 for `run`, k for the k-th resume (log names) */
+	long cur_target;                /* target of the current visit, -1 before the first */
+	char *visit_error;              /* before_target failed: the visit's runs fail */
+	bool *preconditioned;           /* per target */
+	struct iom_verify **verify;     /* per target, made by its first verified run */
+	bool drop_noted, fstrim_noted;
+
+	/* filesystems (targets with fs_type): made at the visit's start, unmounted at its end */
+	char **mount_dir;               /* per target: its filesystem's mount point, or NULL */
+	struct iom_target *fs_file;     /* per target: the scratch file on it (info[t].t) */
+	char **own_uuids;               /* NULL-terminated: filesystems this study made */
+	size_t nown;
+};
+
+/* ---- messages ---------------------------------------------------------------------------- */
+
+static void erase_status(struct sweep *s)
+{
+	if (s->status_shown) {
+		fputs("\r\033[K", s->out);
+		s->status_shown = false;
+	}
+}
+
+/* A line for out (unless quiet) and the log. */
+__attribute__((format(printf, 3, 4)))
+static void say(struct sweep *s, bool always, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (always || !s->o->quiet) {
+		erase_status(s);
+		va_start(ap, fmt);
+		vfprintf(s->out, fmt, ap);
+		va_end(ap);
+		fflush(s->out);
+	}
+	if (s->o->log) {
+		va_start(ap, fmt);
+		vfprintf(s->o->log, fmt, ap);
+		va_end(ap);
+		fflush(s->o->log);
+	}
+}
+
+/* A warning: stderr, the log (with the time) and a journal note. */
+__attribute__((format(printf, 2, 3)))
+static void warn(struct sweep *s, const char *fmt, ...)
+{
+	char msg[1024], when[32];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	erase_status(s);
+	fflush(s->out);
+	fprintf(stderr, "iomatrix: warning: %s\n", msg);
+	if (s->o->log) {
+		iom_format_utc(when, sizeof(when), iom_wall_ns());
+		fprintf(s->o->log, "%s warning: %s\n", when, msg);
+		fflush(s->o->log);
+	}
+	if (s->j.fd >= 0)
+		iom_journal_append(&s->j, IOM_J_NOTE, 0, msg);
+}
+
+static void format_hms(uint64_t ns, char *buf, size_t len)
+{
+	uint64_t t = ns / 1000000000u;
+
+	snprintf(buf, len, "%" PRIu64 ":%02" PRIu64 ":%02" PRIu64, t / 3600, t / 60 % 60, t % 60);
+}
+
+/* The status line on a terminal: run i/N, cell, last IOPS, elapsed, ETA. */
+static void show_status(struct sweep *s, const struct iom_run *run, size_t pos)
+{
+	char desc[256], elapsed[32], eta[32], now_iops[32] = "";
+	uint64_t per_run, left, ios, ns;
+
+	if (!s->tty || s->o->quiet)
+		return;
+	iom_cell_describe(s->p, &s->p->cells[run->cell], desc, sizeof(desc));
+	format_hms(iom_now_ns() - s->invocation_ns, elapsed, sizeof(elapsed));
+	/* the estimate, scaled by how long the measured runs really took */
+	per_run = s->est_run_ns;
+	if (s->runs_timed)
+		per_run = s->runs_ns / s->runs_timed;
+	left = per_run * (uint64_t)s->remaining;
+	if (s->run_t0) /* the part of the current run already behind us */
+		left -= IOM_MIN(left, IOM_MIN(iom_now_ns() - s->run_t0, per_run));
+	if (per_run)
+		format_hms(left, eta, sizeof(eta));
+	else
+		snprintf(eta, sizeof(eta), "?");
+	ios = __atomic_load_n(&s->live.ios, __ATOMIC_RELAXED);
+	ns = __atomic_load_n(&s->live.ns, __ATOMIC_RELAXED);
+	if (s->run_t0 && ns)
+		iom_report_fmt_count(now_iops, sizeof(now_iops), (double)ios * 1e9 / (double)ns);
+	erase_status(s);
+	fprintf(s->out, "[run %u/%zu, %zu to go] %.60s  %s %s IOPS  elapsed %s  eta %s", run->index,
+		s->p->nruns, pos, desc, now_iops[0] ? "now" : "last",
+		now_iops[0] ? now_iops : s->last_iops[0] ? s->last_iops : "-", elapsed, eta);
+	fflush(s->out);
+	s->status_shown = true;
+}
+
+/* Redraws the status line every second while a run goes on (a terminal only): the run itself
+ * prints nothing meanwhile, so the ticker has the terminal to itself. */
+struct ticker {
+	struct sweep *s;
+	size_t pos;
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop, running;
+};
+
+static void *tick_main(void *arg)
+{
+	struct ticker *k = arg;
+	struct timespec ts;
+
+	pthread_mutex_lock(&k->mu);
+	while (!k->stop) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&k->cv, &k->mu, &ts);
+		if (!k->stop)
+			show_status(k->s, k->s->cur_run, k->pos);
+	}
+	pthread_mutex_unlock(&k->mu);
+	return NULL;
+}
+
+static void ticker_start(struct ticker *k, struct sweep *s, size_t pos)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+
+	memset(k, 0, sizeof(*k));
+	if (!s->tty || s->o->quiet)
+		return;
+	k->s = s;
+	k->pos = pos;
+	pthread_mutex_init(&k->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&k->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old); /* signals stay with the sweep's thread */
+	k->running = pthread_create(&k->tid, NULL, tick_main, k) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!k->running) {
+		pthread_cond_destroy(&k->cv);
+		pthread_mutex_destroy(&k->mu);
+	}
+}
+
+static void ticker_stop(struct ticker *k)
+{
+	if (!k->running)
+		return;
+	pthread_mutex_lock(&k->mu);
+	k->stop = true;
+	pthread_cond_signal(&k->cv);
+	pthread_mutex_unlock(&k->mu);
+	pthread_join(k->tid, NULL);
+	pthread_cond_destroy(&k->cv);
+	pthread_mutex_destroy(&k->mu);
+	k->running = false;
+}
+
+/* ---- targets ----------------------------------------------------------------------------- */
+
 static void prepare_targets(struct sweep *s)
 {
 	const struct iom_matrix *m = s->m;
@@ -133,15 +334,20 @@ static void prepare_targets(struct sweep *s)
 
 	s->info = xcalloc(m->ntargets, sizeof(*s->info));
 	s->target_error = xcalloc(m->ntargets, sizeof(*s->target_error));
+	s->preconditioned = xcalloc(m->ntargets, sizeof(*s->preconditioned));
+	s->mount_dir = xcalloc(m->ntargets, sizeof(*s->mount_dir));
+	s->fs_file = xcalloc(m->ntargets, sizeof(*s->fs_file));
 	for (size_t i = 0; i < m->ntargets; i++) {
 		int ret;
 
-		if (!s->o->quiet)
-			fprintf(s->out, "preparing target '%s' (%s)\n", m->targets[i].label,
-				m->targets[i].path);
+		if (m->targets[i].fs_type)
+			continue; /* prepared once its filesystem is made, at its visit */
+		say(s, false, "preparing target '%s' (%s)\n", m->targets[i].label,
+		    m->targets[i].path);
 		ret = iom_target_prepare(&m->targets[i], target_writes(s->p, i), &s->info[i], err,
 					 sizeof(err));
 		if (ret < 0) {
+			erase_status(s);
 			fprintf(stderr, "iomatrix: target '%s': %s\n", m->targets[i].label, err);
 			s->target_error[i] = xstrdup(err);
 			iom_target_info_release(&s->info[i]);
@@ -158,9 +364,21 @@ static void release_targets(struct sweep *s)
 		if (s->info[i].t)
 			iom_target_info_release(&s->info[i]);
 		free(s->target_error[i]);
+		free(s->mount_dir[i]);
+		free(s->fs_file[i].path);
 	}
+	free(s->mount_dir);
+	free(s->fs_file);
+	for (size_t i = 0; i < s->nown; i++)
+		free(s->own_uuids[i]);
+	free(s->own_uuids);
 	free(s->info);
 	free(s->target_error);
+	free(s->preconditioned);
+	if (s->verify)
+		for (size_t i = 0; i < s->m->ntargets; i++)
+			iom_verify_free(s->verify[i]);
+	free(s->verify);
 }
 
 static int write_study(struct sweep *s, uint64_t end_wall_ns, char *err, size_t errlen)
@@ -196,7 +414,446 @@ static void rest(uint64_t ns, volatile sig_atomic_t *stop)
 	}
 }
 
+/* The watchdog of a run: timing.timeout, or twice the expected time plus 60 s (a bytes-bound
+ * window counted at 1 MB/s). */
+static uint64_t run_timeout_ns(const struct iom_timing *tm)
+{
+	uint64_t expected;
+
+	if (tm->timeout_ns)
+		return tm->timeout_ns;
+	expected = tm->warmup_ns + tm->cooldown_ns +
+		   (tm->duration_ns ? tm->duration_ns : tm->bytes / 1000000u * 1000000000u);
+	return 2 * expected + 60ull * 1000000000u;
+}
+
+/* ---- hooks ------------------------------------------------------------------------------- */
+
+static const char *hook_cmd(const struct iom_hooks *h, enum iom_hook_point pt)
+{
+	switch (pt) {
+	case IOM_HOOK_BEFORE_STUDY: return h->before_study;
+	case IOM_HOOK_BEFORE_TARGET: return h->before_target;
+	case IOM_HOOK_BEFORE_RUN: return h->before_run;
+	case IOM_HOOK_AFTER_RUN: return h->after_run;
+	case IOM_HOOK_AFTER_TARGET: return h->after_target;
+	case IOM_HOOK_AFTER_STUDY: return h->after_study;
+	default: return NULL;
+	}
+}
+
+bool iom_sweep_has_shell_hooks(const struct iom_matrix *m)
+{
+	for (int pt = 0; pt < IOM_HOOK_COUNT; pt++)
+		if (hook_cmd(&m->hooks, (enum iom_hook_point)pt))
+			return true;
+	return false;
+}
+
+void iom_sweep_hook_desc(const struct iom_matrix *m, bool allowed, struct iom_hook_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	for (int pt = 0; pt < IOM_HOOK_COUNT; pt++)
+		d->cmd[pt] = hook_cmd(&m->hooks, (enum iom_hook_point)pt);
+	d->allowed = allowed;
+	d->drop_caches = m->hooks.drop_caches;
+	d->fstrim = m->hooks.fstrim;
+	d->precondition = m->hooks.precondition;
+}
+
+/* The variables known at the study level, plus target t's (t < 0: none), plus run's. */
+static void hook_vars(struct sweep *s, long t, const struct iom_run *run, struct iom_hook_vars *v)
+{
+	memset(v, 0, sizeof(*v));
+	iom_hook_vars_set(v, "study.dir", s->o->dir);
+	iom_hook_vars_set(v, "study.name", s->m->name ? s->m->name : "");
+	if (t >= 0) {
+		const struct iom_target *tg = &s->m->targets[t];
+		const struct iom_target_info *in = &s->info[t];
+
+		iom_hook_vars_set(v, "target.label", tg->label);
+		iom_hook_vars_set(v, "target.path", in->path ? in->path : tg->path);
+		iom_hook_vars_set(v, "target.device", in->facts.device);
+		iom_hook_vars_set(v, "target.controller", in->controller);
+		iom_hook_vars_set(v, "target.filesystem",
+				  tg->filesystem ? tg->filesystem
+				  : in->facts.fstype ? in->facts.fstype : in->is_block ? "raw" : "");
+		iom_hook_vars_set(v, "target.mount", in->facts.mount_point);
+	}
+	if (run) {
+		const struct iom_cell *c = &s->p->cells[run->cell];
+		static const struct { const char *name; enum iom_dim d; } dims[] = {
+			{ "cell.block_size", IOM_DIM_BLOCK_SIZE }, { "cell.queue_depth", IOM_DIM_QUEUE_DEPTH },
+			{ "cell.threads", IOM_DIM_THREADS },       { "cell.read_pct", IOM_DIM_READ_PCT },
+			{ "cell.pattern", IOM_DIM_PATTERN },       { "cell.engine", IOM_DIM_ENGINE },
+			{ "cell.direct", IOM_DIM_DIRECT },
+		};
+
+		for (size_t i = 0; i < IOM_ARRAY_SIZE(dims); i++) {
+			char buf[64];
+
+			iom_cell_value(s->p, c, dims[i].d, buf, sizeof(buf));
+			iom_hook_vars_set(v, dims[i].name, buf);
+		}
+		iom_hook_vars_setf(v, "run.index", "%u", run->index);
+		iom_hook_vars_setf(v, "run.repetition", "%u", run->repetition);
+	}
+}
+
+/* DIR/hooks/<what>.<point>[.resumeK].log; the caller frees it. */
+static char *hook_log(struct sweep *s, const char *what, enum iom_hook_point pt)
+{
+	if (s->invocation)
+		return xasprintf("%s/hooks/%s.%s.resume%u.log", s->o->dir, what,
+				 iom_hook_point_name(pt), s->invocation);
+	return xasprintf("%s/hooks/%s.%s.log", s->o->dir, what, iom_hook_point_name(pt));
+}
+
+/*
+ * Runs the shell hook of pt, if any (0 when none), logged under DIR/hooks/ as what. 0, or -errno
+ * with the message (naming the log) in err: -EINTR when stopped by a signal.
+ */
+static int run_hook(struct sweep *s, enum iom_hook_point pt, const char *what, long t,
+		    const struct iom_run *run, uint64_t timeout_ns, char *err, size_t errlen)
+{
+	const char *cmd = hook_cmd(&s->m->hooks, pt);
+	struct iom_hook_result hr = { 0 };
+	struct iom_hook_vars v;
+	struct iom_hook_opts ho = { .timeout_ns = timeout_ns, .stop = s->o->stop };
+	char *log, msg[IOM_ERRLEN];
+	int ret;
+
+	if (!cmd)
+		return 0;
+	hook_vars(s, t, run, &v);
+	log = hook_log(s, what, pt);
+	ho.log_path = log;
+	ret = iom_hook_run(pt, cmd, &v, &ho, &hr, msg, sizeof(msg));
+	if (ret < 0)
+		iom_err(err, errlen, -ret, "%s (output in %s)", msg, log + strlen(s->o->dir) + 1);
+	/* a run's own hooks are in its run-failed entry when they fail */
+	if (!run) {
+		char note[IOM_ERRLEN + 64];
+
+		snprintf(note, sizeof(note), "hook %s %s: %s", iom_hook_point_name(pt), what,
+			 ret < 0 ? err : "ok");
+		iom_journal_append(&s->j, IOM_J_NOTE, run ? run->index : 0, note);
+	}
+	iom_hook_result_release(&hr);
+	iom_hook_vars_release(&v);
+	free(log);
+	return ret;
+}
+
+/* ---- filesystems ------------------------------------------------------------------------- */
+
+static void own_uuid_add(struct sweep *s, const char *uuid)
+{
+	s->own_uuids = xrealloc(s->own_uuids, (s->nown + 2) * sizeof(*s->own_uuids));
+	s->own_uuids[s->nown++] = xstrdup(uuid);
+	s->own_uuids[s->nown] = NULL;
+}
+
+/* The UUIDs of the filesystems the journal says this study made. */
+static void own_uuids_from_journal(struct sweep *s)
+{
+	for (size_t i = 0; i < s->st.nmkfs; i++) {
+		struct iom_fs_made made;
+		char *dev = NULL;
+
+		if (iom_fs_made_parse(s->st.mkfs[i], &dev, &made) == 0 && made.uuid[0])
+			own_uuid_add(s, made.uuid);
+		free(dev);
+	}
+}
+
+/* Unmounts target t's filesystem, if mounted. */
+static void unmount_fs(struct sweep *s, size_t t)
+{
+	char msg[IOM_ERRLEN];
+	int ret;
+
+	if (!s->mount_dir || !s->mount_dir[t])
+		return;
+	if (s->info[t].t) {
+		iom_target_info_release(&s->info[t]);
+		memset(&s->info[t], 0, sizeof(s->info[t]));
+	}
+	ret = iom_fs_unmount(s->mount_dir[t], 0, msg, sizeof(msg));
+	if (ret != 0)
+		warn(s, "%s", msg);
+	free(s->mount_dir[t]);
+	s->mount_dir[t] = NULL;
+}
+
+/*
+ * Makes target t's filesystem on its device (journalled first, so that only filesystems this
+ * study made may be replaced, even after a crash during the mkfs), mounts it, and prepares the
+ * scratch file on it (raw: the device itself). 0, or -errno with the reason.
+ */
+static int make_fs(struct sweep *s, size_t t, char *err, size_t errlen)
+{
+	const struct iom_target *tg = &s->m->targets[t];
+	struct iom_fs_made plan, made;
+	struct iom_fs_opts fo = { .mkfs_options = tg->mkfs_options, .stop = s->o->stop };
+	char uuid[IOM_FS_UUID_LEN + 1], msg[IOM_ERRLEN], *detail, *log;
+	bool raw = strcmp(tg->fs_type, "raw") == 0;
+	int ret;
+
+	memset(&plan, 0, sizeof(plan));
+	if (s->info[t].t) {
+		iom_target_info_release(&s->info[t]);
+		memset(&s->info[t], 0, sizeof(s->info[t]));
+	}
+	/* mounts a killed iomatrix left of our own filesystems */
+	for (size_t i = 0; i < s->nown; i++)
+		if (iom_fs_unmount_stale(tg->path, s->own_uuids[i], msg, sizeof(msg)) < 0)
+			warn(s, "%s", msg);
+	if ((ret = iom_fs_new_uuid(uuid)) < 0)
+		return iom_err(err, errlen, -ret, "cannot make a UUID: %s", strerror(-ret));
+	snprintf(plan.fstype, sizeof(plan.fstype), "%s", tg->fs_type);
+	if (!raw) {
+		snprintf(plan.uuid, sizeof(plan.uuid), "%s", uuid);
+		snprintf(plan.label, sizeof(plan.label), IOM_FS_LABEL_PREFIX "%.8s", uuid);
+	}
+	detail = iom_fs_made_format(tg->path, &plan);
+	ret = iom_journal_append(&s->j, IOM_J_MKFS, 0, detail);
+	free(detail);
+	if (ret < 0)
+		return iom_err(err, errlen, -ret, "cannot write the journal in '%s': %s", s->o->dir,
+			       strerror(-ret));
+	if (!raw)
+		own_uuid_add(s, uuid);
+	log = xasprintf("%s/hooks/%s.mkfs.log", s->o->dir, tg->label);
+	fo.log_path = log;
+	fo.own_uuids = (const char *const *)s->own_uuids;
+	fo.uuid = uuid;
+	say(s, false, "making %s on '%s' for target '%s'\n", tg->fs_type, tg->path, tg->label);
+	ret = iom_fs_make(tg->path, tg->fs_type, &fo, &made, err, errlen);
+	free(log);
+	if (ret < 0)
+		return ret;
+	if (raw)
+		return iom_target_prepare(tg, target_writes(s->p, t), &s->info[t], err, errlen);
+	ret = iom_fs_mount(tg->path, tg->fs_type, tg->mount_options, &s->mount_dir[t], err, errlen);
+	if (ret < 0)
+		return ret;
+	free(s->fs_file[t].path);
+	s->fs_file[t] = *tg;
+	s->fs_file[t].path = xasprintf("%s/iomatrix.scratch", s->mount_dir[t]);
+	s->fs_file[t].destructive = false;
+	s->fs_file[t].overwrite = false;
+	s->fs_file[t].fs_type = NULL;
+	ret = iom_target_prepare(&s->fs_file[t], target_writes(s->p, t), &s->info[t], err, errlen);
+	if (ret < 0) {
+		memset(&s->info[t], 0, sizeof(s->info[t]));
+		unmount_fs(s, t);
+	}
+	return ret;
+}
+
+/* The start of a visit to target t: fstrim (or discard), then before_target. */
+static void begin_visit(struct sweep *s, long t)
+{
+	const struct iom_target_info *in = &s->info[t];
+	const char *label = s->m->targets[t].label;
+	char err[IOM_ERRLEN], msg[IOM_ERRLEN];
+	int ret;
+
+	s->cur_target = t;
+	free(s->visit_error);
+	s->visit_error = NULL;
+	if (s->m->targets[t].fs_type) {
+		if (make_fs(s, (size_t)t, err, sizeof(err)) < 0) {
+			free(s->target_error[t]);
+			s->target_error[t] = xstrdup(err);
+			erase_status(s);
+			fprintf(stderr, "iomatrix: target '%s': %s\n", label, err);
+			iom_journal_append(&s->j, IOM_J_NOTE, 0, err);
+			return;
+		}
+		free(s->target_error[t]);
+		s->target_error[t] = NULL;
+	}
+	if (!in->t)
+		return;
+	if (s->m->hooks.fstrim) {
+		uint64_t trimmed = 0;
+
+		if (in->is_block && in->t->destructive)
+			ret = iom_builtin_discard(in->path, 0, in->region, msg, sizeof(msg));
+		else if (!in->is_block && in->facts.mount_point)
+			ret = iom_builtin_fstrim(in->facts.mount_point, &trimmed, msg, sizeof(msg));
+		else {
+			snprintf(msg, sizeof(msg), "nothing to trim (a device without destructive = "
+				 "true, or no mount point known)");
+			ret = IOM_HOOK_NOTE;
+		}
+		if (ret < 0)
+			warn(s, "fstrim of target '%s' failed: %s", label, msg);
+		else if (ret == IOM_HOOK_NOTE && !s->fstrim_noted) {
+			warn(s, "fstrim of target '%s' skipped: %s", label, msg);
+			s->fstrim_noted = true;
+		} else if (ret == 0) {
+			char note[128];
+
+			snprintf(note, sizeof(note), "fstrim target '%s' done", label);
+			iom_journal_append(&s->j, IOM_J_NOTE, 0, note);
+		}
+	}
+	if (run_hook(s, IOM_HOOK_BEFORE_TARGET, label, t, NULL, 3600ull * 1000000000u, err,
+		     sizeof(err)) < 0)
+		s->visit_error = xstrdup(err);
+}
+
+static void end_visit(struct sweep *s)
+{
+	char err[IOM_ERRLEN];
+	long t = s->cur_target;
+
+	if (t < 0)
+		return;
+	s->cur_target = -1;
+	if (s->info[t].t && run_hook(s, IOM_HOOK_AFTER_TARGET, s->m->targets[t].label, t, NULL,
+				     3600ull * 1000000000u, err, sizeof(err)) < 0 &&
+	    !(s->o->stop && *s->o->stop))
+		warn(s, "%s", err);
+	unmount_fs(s, (size_t)t);
+}
+
+static void precondition_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct sweep *s = arg;
+	char d[32], t[32];
+
+	if (!s->tty || s->o->quiet)
+		return;
+	iom_size_format(done, d, sizeof(d));
+	iom_size_format(total, t, sizeof(t));
+	erase_status(s);
+	fprintf(s->out, "preconditioning: %s of %s", d, t);
+	fflush(s->out);
+	s->status_shown = true;
+}
+
+/* Whether a write run of target t finished before (journal): its precondition was done. */
+static bool target_written_before(const struct sweep *s, size_t t)
+{
+	for (size_t i = 0; i < s->p->nruns; i++) {
+		const struct iom_run *run = &s->p->runs[i];
+		const struct iom_cell *c = &s->p->cells[run->cell];
+
+		if ((size_t)c->v[IOM_DIM_TARGET] == t && c->v[IOM_DIM_READ_PCT] < 100 &&
+		    s->st.run[run->index] != IOM_RS_PENDING)
+			return true;
+	}
+	return false;
+}
+
+/* The built-ins ahead of a run. 0, or -errno with the reason (the run fails;
+ * -EINTR: interrupted). */
+static int builtins_before_run(struct sweep *s, const struct iom_run *run, char *err, size_t errlen)
+{
+	const struct iom_cell *c = &s->p->cells[run->cell];
+	size_t t = (size_t)c->v[IOM_DIM_TARGET];
+	const struct iom_target_info *in = &s->info[t];
+	char msg[IOM_ERRLEN];
+	int ret;
+
+	if (s->visit_error)
+		return iom_err(err, errlen, EIO, "%s", s->visit_error);
+	if (s->m->hooks.precondition && c->v[IOM_DIM_READ_PCT] < 100 && !s->preconditioned[t]) {
+		struct iom_precondition pc = { .region = in->region, .seed = s->m->seed,
+					       .progress = precondition_progress, .arg = s,
+					       .stop = s->o->stop };
+		uint64_t written = 0;
+		char bytes[32], note[128];
+
+		s->preconditioned[t] = true;
+		if (!target_written_before(s, t)) {
+			ret = iom_precondition_bytes(s->m->hooks.precondition, in->region, &pc.bytes,
+						     msg, sizeof(msg));
+			if (ret == 0) {
+				iom_size_format(pc.bytes, bytes, sizeof(bytes));
+				say(s, false, "preconditioning target '%s': %s of sequential "
+				    "writes\n", s->m->targets[t].label, bytes);
+				ret = iom_builtin_precondition(in->path, &pc, &written, msg,
+							       sizeof(msg));
+			}
+			erase_status(s);
+			if (ret < 0)
+				return iom_err(err, errlen, -ret, "precondition of target '%s': %s",
+					       s->m->targets[t].label, msg);
+			snprintf(note, sizeof(note), "precondition target '%s' done: %" PRIu64
+				 " bytes", s->m->targets[t].label, written);
+			iom_journal_append(&s->j, IOM_J_NOTE, run->index, note);
+		}
+	}
+	if (s->m->hooks.drop_caches) {
+		ret = iom_builtin_drop_caches(msg, sizeof(msg));
+		if (ret < 0)
+			return iom_err(err, errlen, -ret, "drop_caches: %s", msg);
+		if (ret == IOM_HOOK_NOTE && !s->drop_noted) {
+			warn(s, "drop_caches skipped: %s", msg);
+			s->drop_noted = true;
+		}
+	}
+	return 0;
+}
+
+/* ---- runs -------------------------------------------------------------------------------- */
+
 /* Executes one run of the plan into r. Never fails the sweep: a failure is r's status. */
+/*
+ * Data verification (verify.h): a verified run gets its target's verifier as its hooks (*v set);
+ * the null engine moves no data, so it is not verified. A non-verified run that writes, or any
+ * shell hook (which may write), makes the verifier forget which sectors it knows are written.
+ */
+static int verify_begin(struct sweep *s, const struct iom_cell *c, const struct iom_run *run,
+			struct iom_run_spec *spec, struct iom_worker_hooks *hooks,
+			struct iom_verify **v, char *err, size_t errlen)
+{
+	size_t t = (size_t)c->v[IOM_DIM_TARGET];
+	bool on = c->v[IOM_DIM_VERIFY] && c->v[IOM_DIM_ENGINE] != IOM_ENGINE_NULL;
+
+	*v = NULL;
+	if (!s->verify)
+		s->verify = xcalloc(s->m->ntargets, sizeof(*s->verify));
+	if (!on) {
+		if (c->v[IOM_DIM_READ_PCT] < 100)
+			iom_verify_forget(s->verify[t]);
+		return 0;
+	}
+	if (!s->verify[t])
+		s->verify[t] = iom_verify_new(spec->region);
+	if (s->shell_hooks)
+		iom_verify_forget(s->verify[t]);
+	if (iom_verify_begin(s->verify[t], run->index, run->seed, spec->threads, spec->block_size,
+			     hooks, err, errlen) < 0)
+		return -EINVAL;
+	spec->hooks = hooks;
+	*v = s->verify[t];
+	return 0;
+}
+
+/* Puts the verification of a finished run into r; mismatches fail it. */
+static void verify_end(struct iom_verify *v, struct iom_run_result *r)
+{
+	uint64_t bad = iom_verify_end(v, r->status == IOM_RUN_OK, &r->verify);
+	const struct iom_verify_mismatch *f = r->verify.nfirst ? &r->verify.first[0] : NULL;
+
+	if (!bad || !f)
+		return;
+	free(r->error);
+	r->error = xasprintf("data verification failed: %" PRIu64 " mismatched sector%s (of %" PRIu64
+			     " read); first at offset %" PRIu64 ": expected %s, found %s",
+			     bad, bad == 1 ? "" : "s",
+			     r->verify.sectors_checked + r->verify.sectors_unwritten, f->offset,
+			     f->expected, f->found);
+	if (r->status != IOM_RUN_INTERRUPTED)
+		r->status = IOM_RUN_FAILED;
+}
+
 static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_run_result *r)
 {
 	const struct iom_cell *c = &s->p->cells[run->cell];
@@ -205,9 +862,12 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	bool writes = c->v[IOM_DIM_READ_PCT] < 100;
 	bool direct = c->v[IOM_DIM_DIRECT] != 0;
 	struct iom_run_spec spec = { 0 };
-	char err[IOM_ERRLEN], cell_text[256];
+	char err[IOM_ERRLEN], cell_text[256], what[16];
 	char *trace_path = NULL;
-	int fd;
+	uint64_t timeout = run_timeout_ns(&s->m->timing);
+	struct iom_worker_hooks hooks = { 0 };
+	struct iom_verify *v = NULL;
+	int fd, ret;
 
 	memset(r, 0, sizeof(*r));
 	r->index = run->index;
@@ -217,6 +877,16 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 		r->status = IOM_RUN_FAILED;
 		r->error = xasprintf("target '%s' is not usable: %s", s->m->targets[t].label,
 				     s->target_error[t]);
+		return;
+	}
+	snprintf(what, sizeof(what), "%05u", run->index);
+	ret = builtins_before_run(s, run, err, sizeof(err));
+	if (ret == 0)
+		ret = run_hook(s, IOM_HOOK_BEFORE_RUN, what, (long)t, run, timeout, err,
+			       sizeof(err));
+	if (ret < 0) {
+		r->status = ret == -EINTR ? IOM_RUN_INTERRUPTED : IOM_RUN_FAILED;
+		r->error = xstrdup(err);
 		return;
 	}
 	fd = iom_target_open(info, direct, writes, err, sizeof(err));
@@ -230,48 +900,79 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	spec.irq_drivers = info->facts.irq_names;
 	iom_run_spec_set_cell(&spec, c);
 	spec.timing = s->m->timing;
+	spec.timing.timeout_ns = timeout;
 	spec.seed = run->seed;
 	spec.index = run->index;
 	spec.repetition = run->repetition;
 	spec.stop = s->o->stop;
+	memset(&s->live, 0, sizeof(s->live));
+	spec.live = &s->live;
 	if (s->m->trace && !s->o->no_trace) {
 		iom_cell_describe(s->p, c, cell_text, sizeof(cell_text));
 		trace_path = iom_trace_path(s->o->dir, run->index);
 		spec.trace_path = trace_path;
 		spec.cell_text = cell_text;
 	}
-	iom_run_execute(&spec, r, err, sizeof(err));
+	if (verify_begin(s, c, run, &spec, &hooks, &v, err, sizeof(err)) < 0) {
+		r->status = IOM_RUN_FAILED;
+		r->error = xstrdup(err);
+		free(trace_path);
+		close(fd);
+		return;
+	}
+	{
+		struct ticker k;
+
+		ticker_start(&k, s, s->remaining);
+		iom_run_execute(&spec, r, err, sizeof(err));
+		ticker_stop(&k);
+	}
+	if (v)
+		verify_end(v, r);
 	free(trace_path);
 	close(fd);
+	if (r->status == IOM_RUN_OK) {
+		ret = run_hook(s, IOM_HOOK_AFTER_RUN, what, (long)t, run, timeout, err,
+			       sizeof(err));
+		if (ret < 0) {
+			r->status = ret == -EINTR ? IOM_RUN_INTERRUPTED : IOM_RUN_FAILED;
+			r->error = xstrdup(err);
+		}
+	}
 }
 
 static void print_progress(struct sweep *s, const struct iom_run *run,
 			   const struct iom_run_result *r)
 {
-	char desc[256], when[32], iops[32], mbs[32], p99[32];
+	char desc[256], when[32], mbs[32], p99[32], trace[96] = "";
 	const struct iom_io_stats *tot = &r->dir[IOM_DIR_TOTAL];
 
-	if (s->o->quiet && r->status == IOM_RUN_OK)
-		return;
 	iom_format_utc(when, sizeof(when), iom_wall_ns());
 	iom_cell_describe(s->p, &s->p->cells[run->cell], desc, sizeof(desc));
 	if (r->status != IOM_RUN_OK) {
-		fprintf(s->out, "%s run %u/%zu rep %u  %s  %s: %s\n", when, run->index,
-			s->p->nruns, run->repetition, desc, iom_run_status_name(r->status),
-			r->error ? r->error : "");
-		fflush(s->out);
+		say(s, true, "%s run %u/%zu rep %u  %s  %s: %s\n", when, run->index, s->p->nruns,
+		    run->repetition, desc, iom_run_status_name(r->status),
+		    r->error ? r->error : "");
 		return;
 	}
-	iom_report_fmt_count(iops, sizeof(iops), tot->iops);
+	iom_report_fmt_count(s->last_iops, sizeof(s->last_iops), tot->iops);
 	snprintf(mbs, sizeof(mbs), "%.1f", tot->mb_s);
 	iom_report_fmt_lat(p99, sizeof(p99), (double)tot->lat.pct[iom_percentile_index(99)]);
-	fprintf(s->out, "%s run %u/%zu rep %u  %s  %s IOPS  %s MB/s  p99 %s", when, run->index,
-		s->p->nruns, run->repetition, desc, iops, mbs, p99);
 	if (r->trace.file)
-		fprintf(s->out, "  trace %.1f bytes per I/O%s", r->trace.bytes_per_io,
-			r->trace.dropped ? " (records dropped)" : "");
-	fputc('\n', s->out);
-	fflush(s->out);
+		snprintf(trace, sizeof(trace), "  trace %.1f bytes per I/O%s", r->trace.bytes_per_io,
+			 r->trace.dropped ? " (records dropped)" : "");
+	say(s, false, "%s run %u/%zu rep %u  %s  %s IOPS  %s MB/s  p99 %s%s\n", when, run->index,
+	    s->p->nruns, run->repetition, desc, s->last_iops, mbs, p99, trace);
+}
+
+/* Says that the results directory is full (a write failed with ENOSPC), into err. */
+static int disk_full(struct sweep *s, const char *what, char *err, size_t errlen)
+{
+	return iom_err(err, errlen, ENOSPC,
+		       "the results directory '%s' is full (no space left on device) while "
+		       "writing %s: the sweep stopped; everything recorded before is intact — free "
+		       "some space and carry on with 'iomatrix resume %s'",
+		       s->o->dir, what, s->o->dir);
 }
 
 /* Records run r: its result file, its summary row, then the journal entry that makes it count. */
@@ -284,11 +985,17 @@ static int record_run(struct sweep *s, const struct iom_run *run, const struct i
 	int ret;
 
 	ret = iom_result_write(s->o->dir, s->m, c, r, err, errlen);
+	if (ret == -ENOSPC)
+		return disk_full(s, "a result file", err, errlen);
 	if (ret < 0)
 		return ret;
-	if (r->status == IOM_RUN_INTERRUPTED)
-		return iom_journal_append(&s->j, IOM_J_RUN_INTERRUPTED, run->index, NULL);
+	if (r->status == IOM_RUN_INTERRUPTED) {
+		ret = iom_journal_append(&s->j, IOM_J_RUN_INTERRUPTED, run->index, NULL);
+		goto journal;
+	}
 	ret = iom_summary_append(s->o->dir, s->m, c, r, err, errlen);
+	if (ret == -ENOSPC)
+		return disk_full(s, "summary.csv", err, errlen);
 	if (ret < 0)
 		return ret;
 	name = iom_result_path("", run->index);
@@ -296,15 +1003,77 @@ static int record_run(struct sweep *s, const struct iom_run *run, const struct i
 	ret = iom_journal_append(&s->j, ev, run->index,
 				 ev == IOM_J_RUN_DONE ? name + 1 : r->error);
 	free(name);
+journal:
+	if (ret == -ENOSPC)
+		return disk_full(s, "the journal", err, errlen);
 	if (ret < 0)
 		return iom_err(err, errlen, -ret, "cannot write the journal in '%s': %s", s->o->dir,
 			       strerror(-ret));
 	return 0;
 }
 
+/* ---- the directory ----------------------------------------------------------------------- */
+
+/* Removes the temporary files (NAME.tmp.PID) a killed writer left in dir. */
+static void remove_stale_temps(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		const char *t = strstr(e->d_name, ".tmp.");
+
+		if (t && t[5] && strspn(t + 5, "0123456789") == strlen(t + 5)) {
+			char *path = xasprintf("%s/%s", dir, e->d_name);
+
+			unlink(path);
+			free(path);
+		}
+	}
+	closedir(d);
+}
+
+/* On resume: warns when the tool version or the machine differ from study.json's, and keeps
+ * the study's start time. */
+static void compare_study(struct sweep *s)
+{
+	struct iom_study_info old;
+	struct utsname u;
+	char *path = xasprintf("%s/study.json", s->o->dir), err[IOM_ERRLEN];
+
+	memset(&old, 0, sizeof(old));
+	if (iom_study_read(path, &old, err, sizeof(err)) < 0) {
+		if (access(path, F_OK) == 0)
+			warn(s, "cannot compare with the study's record: %s", err);
+		goto out;
+	}
+	if (old.start_wall_ns)
+		s->start_wall_ns = old.start_wall_ns;
+	if (old.tool_version && strcmp(old.tool_version, IOM_VERSION) != 0)
+		warn(s, "the study began with iomatrix %s and resumes with %s: results may not be "
+		     "comparable", old.tool_version, IOM_VERSION);
+	if (uname(&u) == 0) {
+		char *kernel = xasprintf("%s %s", u.release, u.version);
+
+		if (old.host && strcmp(old.host, u.nodename) != 0)
+			warn(s, "the study began on host '%s' and resumes on '%s'", old.host,
+			     u.nodename);
+		if (old.kernel && strcmp(old.kernel, kernel) != 0)
+			warn(s, "the study began on kernel '%s' and resumes on '%s'", old.kernel,
+			     kernel);
+		free(kernel);
+	}
+out:
+	iom_study_info_release(&old);
+	free(path);
+}
+
 static int open_dir(struct sweep *s, char *err, size_t errlen)
 {
 	const struct iom_sweep_opts *o = s->o;
+	char detail[64];
 	int ret;
 
 	if (!o->resume && !dir_is_empty(o->dir))
@@ -318,48 +1087,93 @@ static int open_dir(struct sweep *s, char *err, size_t errlen)
 	if (ret < 0)
 		return ret;
 	if (o->resume) {
+		char *sub;
+
 		ret = iom_journal_replay(o->dir, s->p->nruns, &s->st, err, errlen);
 		if (ret < 0)
 			return ret;
-		return iom_journal_append(&s->j, IOM_J_RESUME, 0, NULL);
+		if (s->st.ended)
+			return 0; /* complete: nothing is written */
+		s->invocation = s->st.resumes + 1;
+		remove_stale_temps(o->dir);
+		sub = xasprintf("%s/runs", o->dir);
+		remove_stale_temps(sub);
+		free(sub);
+		sub = xasprintf("%s/traces", o->dir);
+		remove_stale_temps(sub);
+		free(sub);
+		snprintf(detail, sizeof(detail), "%zu done, %zu failed, rerunning %u", s->st.done,
+			 s->st.failed, s->st.in_progress);
+		ret = iom_journal_append(&s->j, IOM_J_RESUME, 0, detail);
+		if (ret < 0)
+			return iom_err(err, errlen, -ret, "cannot write the journal in '%s': %s",
+				       o->dir, strerror(-ret));
+		compare_study(s);
+		/* a kill between a summary row and its journal entry leaves a duplicate row */
+		return iom_summary_rebuild(o->dir, err, errlen);
 	}
 	s->st.nruns = s->p->nruns;
 	s->st.run = xcalloc(s->p->nruns + 1, 1);
 	ret = iom_results_write_matrix(o->dir, s->m->as_run, err, errlen);
 	if (ret < 0)
 		return ret;
-	{
-		char detail[64];
-
-		snprintf(detail, sizeof(detail), "plan %016" PRIx64 " runs %zu", s->p->hash,
-			 s->p->nruns);
-		return iom_journal_append(&s->j, IOM_J_STUDY_START, 0, detail);
-	}
+	snprintf(detail, sizeof(detail), "plan %016" PRIx64 " runs %zu", s->p->hash, s->p->nruns);
+	return iom_journal_append(&s->j, IOM_J_STUDY_START, 0, detail);
 }
+
+/* ---- the sweep --------------------------------------------------------------------------- */
 
 int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		      struct iom_sweep_outcome *out, char *err, size_t errlen)
 {
 	struct sweep s = { .p = p, .m = p->m, .o = o, .out = o->out ? o->out : stdout,
-			   .j = { .fd = -1, .lock_fd = -1 } };
+			   .j = { .fd = -1, .lock_fd = -1 }, .cur_target = -1 };
+	bool size_bound;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	s.start_wall_ns = iom_wall_ns();
+	s.invocation_ns = iom_now_ns();
+	s.tty = o->tty < 0 ? isatty(fileno(s.out)) : o->tty > 0;
+	s.est_run_ns = iom_plan_run_estimate_ns(p, &size_bound);
+	s.shell_hooks = iom_sweep_has_shell_hooks(s.m);
+	if (s.shell_hooks && !o->allow_hooks)
+		return iom_err(err, errlen, EPERM,
+			       "the matrix has shell hooks, which run only with --allow-hooks");
 	ret = check_memory(p, err, errlen);
 	if (ret < 0)
 		return ret;
 	ret = open_dir(&s, err, errlen);
 	if (ret < 0)
 		goto done;
+	if (o->resume && s.st.ended) {
+		/* nothing to do (a unit that resumes at every boot lands here) */
+		say(&s, false, "the study in '%s' is complete: nothing to resume\n", o->dir);
+		out->skipped = p->nruns;
+		goto done;
+	}
 	prepare_targets(&s);
+	own_uuids_from_journal(&s);
 	ret = write_study(&s, 0, err, errlen);
+	if (ret == -ENOSPC)
+		ret = disk_full(&s, "study.json", err, errlen);
 	if (ret < 0)
 		goto done;
+	for (size_t i = 0; i < p->nruns; i++)
+		s.remaining += s.st.run[p->runs[i].index] == IOM_RS_PENDING;
+	ret = run_hook(&s, IOM_HOOK_BEFORE_STUDY, "study", -1, NULL, 3600ull * 1000000000u, err,
+		       errlen);
+	if (ret < 0) {
+		if (ret == -EINTR)
+			out->interrupted = true, ret = 0;
+		goto done;
+	}
 
 	for (size_t i = 0; i < p->nruns; i++) {
 		const struct iom_run *run = &p->runs[i];
+		long t = (long)p->cells[run->cell].v[IOM_DIM_TARGET];
 		struct iom_run_result r;
+		uint64_t t0;
 
 		if (o->stop && *o->stop) {
 			out->interrupted = true;
@@ -369,14 +1183,28 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 			out->skipped++;
 			continue;
 		}
+		if (t != s.cur_target) {
+			end_visit(&s);
+			begin_visit(&s, t);
+		}
+		s.cur_run = run;
+		s.run_t0 = iom_now_ns();
+		memset(&s.live, 0, sizeof(s.live));
+		show_status(&s, run, s.remaining);
 		ret = iom_journal_append(&s.j, IOM_J_RUN_START, run->index, NULL);
+		if (ret == -ENOSPC) {
+			ret = disk_full(&s, "the journal", err, errlen);
+			goto done;
+		}
 		if (ret < 0) {
 			iom_err(err, errlen, -ret, "cannot write the journal in '%s': %s", o->dir,
 				strerror(-ret));
 			goto done;
 		}
+		t0 = iom_now_ns();
 		execute_run(&s, run, &r);
 		ret = record_run(&s, run, &r, err, errlen);
+		erase_status(&s);
 		print_progress(&s, run, &r);
 		if (r.status == IOM_RUN_OK)
 			out->ok++;
@@ -389,22 +1217,46 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 			goto done;
 		if (out->interrupted)
 			break;
+		s.remaining--;
 		if (i + 1 < p->nruns)
 			rest(s.m->timing.rest_ns, o->stop);
+		s.runs_ns += iom_now_ns() - t0;
+		s.runs_timed++;
+		s.run_t0 = 0;
+	}
+	end_visit(&s);
+	if (!out->interrupted) {
+		char herr[IOM_ERRLEN];
+
+		if (run_hook(&s, IOM_HOOK_AFTER_STUDY, "study", -1, NULL, 3600ull * 1000000000u, herr,
+			     sizeof(herr)) < 0)
+			warn(&s, "%s", herr);
 	}
 
 	ret = write_study(&s, out->interrupted ? 0 : iom_wall_ns(), err, errlen);
+	if (ret == -ENOSPC)
+		ret = disk_full(&s, "study.json", err, errlen);
 	if (ret < 0)
 		goto done;
 	ret = iom_summary_rebuild(o->dir, err, errlen);
+	if (ret == -ENOSPC)
+		ret = disk_full(&s, "summary.csv", err, errlen);
 	if (ret < 0)
 		goto done;
 	if (!out->interrupted) {
 		ret = iom_journal_append(&s.j, IOM_J_STUDY_END, 0, NULL);
+		if (ret == -ENOSPC)
+			ret = disk_full(&s, "the journal", err, errlen);
 		if (ret < 0)
 			goto done;
 	}
 done:
+	if (ret == -ENOSPC)
+		out->disk_full = true;
+	for (size_t t = 0; s.mount_dir && t < s.m->ntargets; t++)
+		unmount_fs(&s, t);
+	erase_status(&s);
+	free(s.visit_error);
 	release_targets(&s);
 	iom_journal_state_release(&s.st);
 	iom_journal_close(&s.j);

@@ -6,7 +6,33 @@
  *
  * Everything a run measured is on disk and fsync'd, and journalled, before the next run starts:
  * a crash loses at most the run in progress, and `iomatrix resume DIR` carries on from the
- * journal (finished runs are never repeated; the run in progress is rerun).
+ * journal (finished runs are never repeated; the run in progress is rerun). A resume warns when
+ * the tool version, host or kernel differ from study.json's.
+ *
+ * Each run has a watchdog (timing.timeout; 0: twice the expected time plus 60 s, the expected
+ * time of a bytes-bound run counted at 1 MB/s): a hung run fails with the reason and the sweep
+ * goes on. A results directory that fills up (ENOSPC) stops the sweep with a message saying so;
+ * what was written before stays whole, and the sweep can be resumed once there is space.
+ *
+ * Hooks (hooks.h) run around the study, each target visit and each run, with their output in
+ * DIR/hooks/; shell hooks only when allow_hooks. before_study and the target hooks run again in
+ * every invocation (a resume after a reboot needs its setup again); a target visit is a stretch
+ * of consecutive runs on one target. A failing before_study stops the sweep; a failing
+ * before_target fails that visit's runs; a failing before_run or after_run fails its run; a
+ * failing after_target or after_study is a warning. The built-ins: drop_caches before each
+ * run, fstrim (file targets; BLKDISCARD of the region for destructive devices) at each target
+ * visit's start, precondition before a target's first write run (skipped on resume when a
+ * write run of that target already finished).
+ *
+ * Filesystems (a target with fs_type, matrix.h): at the start of its visit the sweep journals
+ * a mkfs event, makes the filesystem (fsprep.h; only over one this study made), mounts it and
+ * prepares a scratch file on it; at the visit's end it unmounts it. On resume the journal's
+ * mkfs events say which filesystems are our own, and stale mounts of them are undone.
+ *
+ * Progress: one line per finished run (UTC time, index, cell, IOPS, MB/s, p99), to out and
+ * to the log; on a terminal also a status line (run i/N, cell, the run's IOPS so far — the last
+ * run's before its window opens —, elapsed, ETA from the plan's estimate corrected by the
+ * measured run times), redrawn every second by a ticker thread while a run goes on.
  */
 #ifndef IOM_SWEEP_H
 #define IOM_SWEEP_H
@@ -28,12 +54,16 @@ struct iom_sweep_opts {
 	size_t nov;
 	volatile sig_atomic_t *stop;    /* set by a signal: stop after the current run */
 	bool no_trace;                  /* no traces, whatever the matrix says */
+	bool allow_hooks;               /* run the matrix's shell hooks (else refused) */
+	FILE *log;                      /* also gets the per-run lines and warnings; may be NULL */
+	int tty;                        /* status line: 1 yes, 0 no, -1 when out is a terminal */
 };
 
 struct iom_sweep_outcome {
 	size_t ok, failed;      /* runs of this invocation */
 	size_t skipped;         /* finished before (resume) */
 	bool interrupted;       /* *stop was set: the sweep can be resumed */
+	bool disk_full;         /* stopped because the results directory is full */
 };
 
 /*
@@ -41,10 +71,18 @@ struct iom_sweep_outcome {
  * and the sweep goes on. Returns 0 when the sweep went through (see out for failed runs), or
  * -errno when it could not start or could not keep its records (the message in err): a
  * non-empty directory without resume, a locked directory, buffers that do not fit in memory,
- * a results directory that cannot be written.
+ * a results directory that cannot be written (-ENOSPC: full; out->disk_full), shell hooks
+ * without allow_hooks (-EPERM), a failing before_study hook.
  */
 int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		      struct iom_sweep_outcome *out, char *err, size_t errlen);
+
+/* Whether m has shell hooks (which need allow_hooks; the built-ins do not). */
+bool iom_sweep_has_shell_hooks(const struct iom_matrix *m);
+
+/* Fills d (the caller's; pointers borrowed from m) for iom_hooks_describe (`iomatrix plan`). */
+struct iom_hook_desc;
+void iom_sweep_hook_desc(const struct iom_matrix *m, bool allowed, struct iom_hook_desc *d);
 
 /* "results/<name>-<UTC timestamp>" for a new study; the caller frees it. */
 char *iom_sweep_default_dir(const struct iom_matrix *m);

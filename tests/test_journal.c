@@ -89,6 +89,36 @@ static void test_journal_ignores_torn_last_line(void **state)
 	assert_int_equal(st.done, 0);
 	assert_int_equal(st.in_progress, 1);
 	iom_journal_state_release(&st);
+
+	/* opened again, the fragment is cut off, so the next event stands on a line of its own */
+	assert_int_equal(iom_journal_open(&j, dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_DONE, 1, "runs/00001.json"), 0);
+	iom_journal_close(&j);
+	assert_int_equal(iom_journal_replay(dir, 1, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.torn_lines, 0);
+	assert_int_equal(st.done, 1);
+	assert_int_equal(st.in_progress, 0);
+	iom_journal_state_release(&st);
+}
+
+/* mkfs events keep their details, in order, for the filesystems this study may replace. */
+static void test_journal_replays_mkfs(void **state)
+{
+	const char *dir = *state;
+	struct iom_journal j;
+	struct iom_journal_state st;
+	char err[IOM_ERRLEN];
+
+	assert_int_equal(iom_journal_open(&j, dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_journal_append(&j, IOM_J_MKFS, 0, "/dev/loop0 ext4 0b5e12ab-1 iom-0b5e12ab"), 0);
+	assert_int_equal(iom_journal_append(&j, IOM_J_MKFS, 0, "/dev/loop0 raw - -"), 0);
+	iom_journal_close(&j);
+	assert_int_equal(iom_journal_replay(dir, 1, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.nmkfs, 2);
+	assert_string_equal(st.mkfs[0], "/dev/loop0 ext4 0b5e12ab-1 iom-0b5e12ab");
+	assert_string_equal(st.mkfs[1], "/dev/loop0 raw - -");
+	assert_string_equal(iom_journal_event_name(IOM_J_MKFS), "mkfs");
+	iom_journal_state_release(&st);
 }
 
 static void test_journal_rejects_foreign_lines(void **state)
@@ -125,6 +155,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_journal_replays_events, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_journal_ignores_torn_last_line, make_dir,
 						remove_dir),
+		cmocka_unit_test_setup_teardown(test_journal_replays_mkfs, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_journal_rejects_foreign_lines, make_dir,
 						remove_dir),
 		cmocka_unit_test_setup_teardown(test_journal_lock_refuses_second_writer, make_dir,

@@ -381,7 +381,7 @@ static void test_plan_golden_atto(void **state)
 	assert_non_null(strstr(text, "\nlargest buffer memory per run: 256M (block_size 64M x "
 				     "queue_depth 4 x threads 1)\n"));
 	assert_non_null(strstr(text, "fixed: queue_depth=4 threads=1 pattern=sequential "
-				     "engine=io_uring direct=true\n"));
+				     "engine=io_uring direct=true verify=false\n"));
 	again = write_plan(&p, IOM_PLAN_TEXT);
 	assert_string_equal(text, again);
 	json = write_plan(&p, IOM_PLAN_JSON);

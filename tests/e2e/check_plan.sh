@@ -30,7 +30,7 @@ for fmt in tsv json; do
     "$IOMATRIX" plan --format="$fmt" "$atto" >b.$fmt 2>err || die "plan --format=$fmt: $(cat err)"
     cmp -s a.$fmt b.$fmt || die "two $fmt plans of atto.cfg differ"
 done
-head -n 1 a.tsv | grep -q "^index	repetition	target	block_size	queue_depth	threads	read_pct	pattern	engine	direct	seed$" ||
+head -n 1 a.tsv | grep -q "^index	repetition	target	block_size	queue_depth	threads	read_pct	pattern	engine	direct	verify	seed$" ||
     die "tsv header: $(head -n 1 a.tsv)"
 [ "$(wc -l <a.tsv)" -eq 253 ] || die "tsv has $(wc -l <a.tsv) lines, want 253"
 cmp -s a.tsv "$TOP/tests/fixtures/plan/atto.tsv" ||

@@ -1,0 +1,754 @@
+/*
+ * diskspd — DiskSpd's flags in, a one-cell matrix out, run like any other study.
+ *
+ * DiskSpd's syntax: each flag is one argument, its value glued on ("-b16K", "-o2", "-Sh"); sizes
+ * are whole numbers with an optional K, M, G, T (powers of 1024, any case) or b (blocks of -b).
+ * Parsing keeps DiskSpd's meanings, including its defaults (64K blocks, 10 s, 5 s warm-up, two
+ * I/Os outstanding, one thread, sequential reads, the OS cache in use) and its quirks (a bare -W
+ * is atoi("") = 0 s of warm-up, a bare -w is -w0). Where iomatrix cannot do what a flag asks, the
+ * flag is refused unless doing it iomatrix's way keeps the measurement comparable — then it is
+ * accepted and a note says what happens instead (-h, -Sw, -Z, -D, -z).
+ *
+ * The matrix is text built here and read back by matrix.c, so `--matrix` prints exactly what
+ * runs, and every range is checked by the one key table.
+ */
+#include "diskspd.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "keys.h"
+#include "matrix.h"
+#include "plan.h"
+#include "preset.h"
+#include "report.h"
+#include "sweep.h"
+#include "util.h"
+
+/* DiskSpd flags iomatrix knows but does not take, with what they do (for the message). */
+static const struct {
+	char flag;
+	const char *what;
+} unsupported[] = {
+	{ 'a', "CPU affinity" },
+	{ 'B', "target bounds" },
+	{ 'e', "event tracing (ETW)" },
+	{ 'f', "maximum target offset / access hints" },
+	{ 'F', "total threads" },
+	{ 'g', "throughput limit" },
+	{ 'i', "I/O bursts" },
+	{ 'I', "I/O priority" },
+	{ 'j', "burst interval" },
+	{ 'l', "large pages" },
+	{ 'n', "no affinity" },
+	{ 'N', "memory-mapped flush mode" },
+	{ 'O', "outstanding I/Os per thread with -F" },
+	{ 'p', "parallel sequential I/O" },
+	{ 'P', "progress dots" },
+	{ 'R', "output format" },
+	{ 'T', "thread stride" },
+	{ 'u', "IoRing" },
+	{ 'v', "verbose mode" },
+	{ 'x', "completion routines" },
+	{ 'X', "XML profile" },
+	{ 'y', "named-event synchronization" },
+};
+
+#define SUPPORTED "-b -c -C -d -D -h -L -o -r -s -S -t -w -W -z -Z"
+
+/* A size as DiskSpd writes it; *blocks set when it is in blocks of -b ("8b"). */
+static int parse_size(const char *s, uint64_t *v, bool *blocks)
+{
+	uint64_t n = 0, mult = 1;
+	const char *p = s;
+
+	*blocks = false;
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (n > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		n = n * 10 + (uint64_t)(*p - '0');
+	}
+	switch (*p) {
+	case '\0': break;
+	case 'K': case 'k': mult = 1ull << 10; p++; break;
+	case 'M': case 'm': mult = 1ull << 20; p++; break;
+	case 'G': case 'g': mult = 1ull << 30; p++; break;
+	case 'T': case 't': mult = 1ull << 40; p++; break;
+	case 'b': *blocks = true; p++; break;
+	default: return -EINVAL;
+	}
+	if (*p)
+		return -EINVAL;
+	if (n > UINT64_MAX / mult)
+		return -ERANGE;
+	*v = n * mult;
+	return 0;
+}
+
+/* A whole number with nothing after it, at most max. */
+static int parse_uint(const char *s, uint64_t max, uint64_t *v)
+{
+	uint64_t n = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++) {
+		n = n * 10 + (uint64_t)(*s - '0');
+		if (n > max)
+			return -ERANGE;
+	}
+	if (*s)
+		return -EINVAL;
+	*v = n;
+	return 0;
+}
+
+/* "16K", "1M", "512": a size as the matrix writes it (exact). */
+static void fmt_size(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = "TGMK";
+
+	for (int i = 0; i < 4; i++) {
+		uint64_t u = 1ull << (10 * (4 - i));
+
+		if (v >= u && v % u == 0) {
+			snprintf(buf, len, "%" PRIu64 "%c", v / u, units[i]);
+			return;
+		}
+	}
+	snprintf(buf, len, "%" PRIu64, v);
+}
+
+static void note(struct iom_diskspd *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(struct iom_diskspd *d, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[512];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	d->notes = xrealloc(d->notes, (d->nnotes + 1) * sizeof(*d->notes));
+	d->notes[d->nnotes++] = xstrdup(buf);
+}
+
+void iom_diskspd_release(struct iom_diskspd *d)
+{
+	for (size_t i = 0; i < d->nnotes; i++)
+		free(d->notes[i]);
+	free(d->notes);
+	free(d->command);
+	memset(d, 0, sizeof(*d));
+}
+
+/* The -S letters: 0 or -EINVAL with err. */
+static int parse_cache(struct iom_diskspd *d, const char *arg, bool *seen_w, char *err,
+		       size_t errlen)
+{
+	const char *l = arg + 2;
+	bool u = false, b = false, w = false;
+
+	if (!*l)
+		u = true; /* -S alone is -Su */
+	for (; *l; l++) {
+		switch (*l) {
+		case 'u': u = true; break;
+		case 'h': u = w = true; break;
+		case 'w': w = true; break;
+		case 'b': b = true; break;
+		case 'r':
+			return iom_err(err, errlen, EINVAL, "'%s': -Sr (remote caching) is for "
+				       "Windows network filesystems; iomatrix does not take it", arg);
+		case 'm':
+			return iom_err(err, errlen, EINVAL, "'%s': -Sm (memory-mapped I/O) is not "
+				       "supported by iomatrix", arg);
+		case 'y': case 'Y':
+			return iom_err(err, errlen, EINVAL, "'%s': -S%c (BypassIO) is Windows-only",
+				       arg, *l);
+		default:
+			return iom_err(err, errlen, EINVAL, "'%s': unknown -S letter '%c' (use -Sh, "
+				       "-Su, -Sb, -Sw or -S)", arg, *l);
+		}
+	}
+	if (u && b)
+		return iom_err(err, errlen, EINVAL, "'%s': -Sb (cache on) and -Su/-Sh (cache off) "
+			       "conflict", arg);
+	if (w && !u)
+		return iom_err(err, errlen, EINVAL, "'%s': write-through with the OS cache in use is "
+			       "not supported (iomatrix has no O_DSYNC mode); use -Sh or -Su to bypass "
+			       "the cache with O_DIRECT", arg);
+	d->direct = u;
+	*seen_w = *seen_w || w;
+	return 0;
+}
+
+static int bad_value(char *err, size_t errlen, const char *arg, const char *what)
+{
+	return iom_err(err, errlen, EINVAL, "'%s': %s", arg, what);
+}
+
+/* Checks a value against the range of the matrix key that will hold it. */
+static int key_range(const char *arg, const char *key, int64_t v, char *err, size_t errlen)
+{
+	const struct iom_key *k = iom_key_find(IOM_SEC_WORKLOAD, key);
+	char e[IOM_ERRLEN];
+
+	if (k && iom_key_check(k, v, e, sizeof(e)) < 0)
+		return iom_err(err, errlen, EINVAL, "'%s': %s", arg, e);
+	return 0;
+}
+
+static void append_arg(char **s, const char *arg)
+{
+	char *n = *s ? xasprintf("%s %s", *s, arg) : xstrdup(arg);
+
+	free(*s);
+	*s = n;
+}
+
+/* Whether arg looks like a Windows target DiskSpd takes ("#1", "C:", "C:\io.dat"). */
+static bool windows_target(const char *arg)
+{
+	return arg[0] == '#' || (isalpha((unsigned char)arg[0]) && arg[1] == ':');
+}
+
+int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, size_t errlen)
+{
+	uint64_t r_align = 0, s_align = 0, create = 0;
+	bool r_blocks = false, s_blocks = false, c_blocks = false, sequential = false;
+	bool cache_w = false, only_args = false;
+	int ret = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->block_size = IOM_DISKSPD_BLOCK;
+	d->duration_s = IOM_DISKSPD_DURATION;
+	d->warmup_s = IOM_DISKSPD_WARMUP;
+	d->outstanding = IOM_DISKSPD_OUTSTANDING;
+	d->threads = 1;
+
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = a + 2;
+		bool blocks;
+		uint64_t n;
+
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-?") == 0) {
+			d->help = true;
+			return 0;
+		}
+		if (only_args || a[0] != '-' || a[1] == '\0') {
+			if (d->target) {
+				ret = iom_err(err, errlen, EINVAL, "one target only ('%s' and '%s'): "
+					      "iomatrix diskspd runs a one-cell study; compare targets "
+					      "with a matrix ('iomatrix new PATH PATH')", d->target, a);
+				goto fail;
+			}
+			if (windows_target(a)) {
+				ret = iom_err(err, errlen, EINVAL, "'%s' is a Windows target; give a "
+					      "Linux path (a file, or a block device such as /dev/sdb)",
+					      a);
+				goto fail;
+			}
+			d->target = a;
+			append_arg(&d->command, a);
+			continue;
+		}
+		if (a[1] == '-') {
+			const char *name = a + 2, *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+
+			if (len == 0 && !eq) {
+				only_args = true;
+				continue;
+			}
+			if (len == 6 && strncmp(name, "output", 6) == 0) {
+				if (eq) {
+					d->output = eq + 1;
+				} else if (i + 1 < argc) {
+					d->output = argv[++i];
+				} else {
+					ret = iom_err(err, errlen, EINVAL, "option '--output' needs a "
+						      "value (DIR)");
+					goto fail;
+				}
+				if (!*d->output) {
+					ret = iom_err(err, errlen, EINVAL, "option '--output' needs a "
+						      "value (DIR)");
+					goto fail;
+				}
+				continue;
+			}
+			if (eq && (strncmp(name, "matrix=", 7) == 0 || strncmp(name, "quiet=", 6) == 0 ||
+				   strncmp(name, "no-trace=", 9) == 0 ||
+				   strncmp(name, "overwrite=", 10) == 0 ||
+				   strncmp(name, "destructive=", 12) == 0)) {
+				ret = iom_err(err, errlen, EINVAL, "option '%.*s' takes no value",
+					      (int)(eq - a), a);
+				goto fail;
+			}
+			if (!eq && strcmp(name, "matrix") == 0)
+				d->matrix_only = true;
+			else if (!eq && strcmp(name, "quiet") == 0)
+				d->quiet = true;
+			else if (!eq && strcmp(name, "no-trace") == 0)
+				d->no_trace = true;
+			else if (!eq && strcmp(name, "overwrite") == 0)
+				d->overwrite = true;
+			else if (!eq && strcmp(name, "destructive") == 0)
+				d->destructive = true;
+			else {
+				ret = iom_err(err, errlen, EINVAL, "unknown option '%s' for 'diskspd' "
+					      "(iomatrix's own: --output DIR, --matrix, --quiet, "
+					      "--no-trace, --overwrite, --destructive, --help)", a);
+				goto fail;
+			}
+			continue;
+		}
+
+		append_arg(&d->command, a);
+		switch (a[1]) {
+		case 'b':
+			if ((ret = parse_size(v, &n, &blocks)) < 0 || blocks || n == 0) {
+				ret = bad_value(err, errlen, a, "-b takes a block size such as -b4K, "
+						"-b64K or -b1M");
+				goto fail;
+			}
+			if ((ret = key_range(a, "block_size", (int64_t)IOM_MIN(n, INT64_MAX), err,
+					     errlen)) < 0)
+				goto fail;
+			d->block_size = n;
+			break;
+		case 'c':
+			if ((ret = parse_size(v, &create, &c_blocks)) < 0 || create == 0) {
+				ret = bad_value(err, errlen, a, "-c takes the size of the file to "
+						"create, such as -c1G or -c500M");
+				goto fail;
+			}
+			break;
+		case 'C':
+		case 'd':
+		case 'W': {
+			uint64_t *dst = a[1] == 'C' ? &d->cooldown_s
+					: a[1] == 'd' ? &d->duration_s : &d->warmup_s;
+
+			if (!*v && a[1] == 'W') {
+				/* DiskSpd reads the number with atoi(): a bare -W is 0 s */
+				note(d, "-W without seconds: no warm-up, as DiskSpd reads it (its "
+					"default, when -W is absent, is -W5)");
+				d->warmup_s = 0;
+				break;
+			}
+			if ((ret = parse_uint(v, 720 * 3600, &n)) < 0 || (a[1] == 'd' && n == 0)) {
+				ret = bad_value(err, errlen, a, a[1] == 'd'
+						? "-d takes the measured seconds, such as -d60"
+						: a[1] == 'W' ? "-W takes the warm-up seconds, such as -W5"
+							       : "-C takes the cool-down seconds, "
+								 "such as -C5");
+				goto fail;
+			}
+			*dst = n;
+			break;
+		}
+		case 'D':
+			if (*v && (parse_uint(v, UINT32_MAX, &n) < 0 || n == 0)) {
+				ret = bad_value(err, errlen, a, "-D takes milliseconds, such as -D1000");
+				goto fail;
+			}
+			if (*v && n != 1000)
+				note(d, "%s: iomatrix records IOPS in 1 s intervals, not %s ms; the "
+					"report's IOPS stddev is over 1 s intervals", a, v);
+			break;
+		case 'h':
+			if (*v)
+				goto unknown;
+			d->direct = true;
+			cache_w = true;
+			note(d, "-h is DiskSpd's old spelling of -Sh (Windows): taken as -Sh, the "
+				"OS cache bypassed with O_DIRECT");
+			break;
+		case 'L':
+			if (*v)
+				goto unknown;
+			break; /* iomatrix always measures latency */
+		case 'o':
+			if ((ret = parse_uint(v, UINT32_MAX, &n)) < 0 || n == 0) {
+				ret = bad_value(err, errlen, a, "-o takes the I/Os outstanding per "
+						"thread, such as -o32");
+				goto fail;
+			}
+			if ((ret = key_range(a, "queue_depth", (int64_t)n, err, errlen)) < 0)
+				goto fail;
+			d->outstanding = n;
+			break;
+		case 'r':
+			if (*v == 'd' || *v == 's') {
+				ret = iom_err(err, errlen, EINVAL, "'%s': -r%c (%s) is not supported; "
+					      "iomatrix does uniform random I/O (-r)", a, *v,
+					      *v == 'd' ? "random distributions" : "mixed random and "
+					      "sequential");
+				goto fail;
+			}
+			if (*v && ((ret = parse_size(v, &r_align, &r_blocks)) < 0 || r_align == 0)) {
+				ret = bad_value(err, errlen, a, "-r takes an optional alignment such "
+						"as -r4K");
+				goto fail;
+			}
+			d->random = true;
+			break;
+		case 's':
+			if (*v == 'i') {
+				ret = iom_err(err, errlen, EINVAL, "'%s': -si (threads sharing one "
+					      "sequential offset) is not supported; each iomatrix "
+					      "thread runs its own sequential stream", a);
+				goto fail;
+			}
+			if (*v && ((ret = parse_size(v, &s_align, &s_blocks)) < 0 || s_align == 0)) {
+				ret = bad_value(err, errlen, a, "-s takes an optional stride such as "
+						"-s64K");
+				goto fail;
+			}
+			sequential = true;
+			break;
+		case 'S':
+			if ((ret = parse_cache(d, a, &cache_w, err, errlen)) < 0)
+				goto fail;
+			break;
+		case 't':
+			if ((ret = parse_uint(v, UINT32_MAX, &n)) < 0 || n == 0) {
+				ret = bad_value(err, errlen, a, "-t takes the threads per target, such "
+						"as -t4");
+				goto fail;
+			}
+			if ((ret = key_range(a, "threads", (int64_t)n, err, errlen)) < 0)
+				goto fail;
+			d->threads = n;
+			break;
+		case 'w':
+			if (!*v) {
+				d->write_pct = 0; /* DiskSpd: -w and -w0 are the same, all reads */
+				break;
+			}
+			if ((ret = parse_uint(v, 100, &n)) < 0) {
+				ret = bad_value(err, errlen, a, "-w takes the percentage of writes, 0 "
+						"to 100, such as -w30");
+				goto fail;
+			}
+			d->write_pct = (unsigned)n;
+			break;
+		case 'z':
+			if (*v) {
+				if ((ret = parse_uint(v, INT64_MAX, &d->seed)) < 0) {
+					ret = bad_value(err, errlen, a, "-z takes a seed, such as -z42");
+					goto fail;
+				}
+			} else {
+				d->seed = iom_wall_ns() % 1000000007u;
+				note(d, "-z without a seed: seed %" PRIu64 " from the clock (written "
+					"into the matrix, so the study can be rerun as it was)", d->seed);
+			}
+			d->seed_given = true;
+			break;
+		case 'Z':
+			note(d, "%s: accepted, not acted on: iomatrix stamps every 4 KiB of each write "
+				"with its offset and a sequence number, so no two written blocks are "
+				"alike (neither zeros nor one repeated buffer)", a);
+			break;
+		default:
+		unknown:
+			for (size_t k = 0; k < IOM_ARRAY_SIZE(unsupported); k++)
+				if (unsupported[k].flag == a[1]) {
+					ret = iom_err(err, errlen, EINVAL, "DiskSpd option '%s' (%s) is "
+						      "not supported by iomatrix diskspd (it takes "
+						      SUPPORTED ")", a, unsupported[k].what);
+					goto fail;
+				}
+			ret = iom_err(err, errlen, EINVAL, "unknown DiskSpd option '%s' (iomatrix "
+				      "diskspd takes " SUPPORTED "; see 'iomatrix diskspd --help')", a);
+			goto fail;
+		}
+	}
+	if (!d->target) {
+		ret = iom_err(err, errlen, EINVAL, "'diskspd' needs a target: a file (with -c<size> "
+			      "to create it) or a block device");
+		goto fail;
+	}
+	if (c_blocks)
+		create *= d->block_size;
+	if (r_blocks)
+		r_align *= d->block_size;
+	if (s_blocks)
+		s_align *= d->block_size;
+	if (d->random && r_align && r_align != d->block_size) {
+		char a1[32], a2[32];
+
+		fmt_size(r_align, a1, sizeof(a1));
+		fmt_size(d->block_size, a2, sizeof(a2));
+		ret = iom_err(err, errlen, EINVAL, "-r%s: random offsets aligned to %s, not the "
+			      "block size %s, are not supported (iomatrix aligns random I/O to the "
+			      "block size: drop the alignment or make it -r%s)", a1, a1, a2, a2);
+		goto fail;
+	}
+	if (!d->random && sequential && s_align && s_align != d->block_size) {
+		char a1[32], a2[32];
+
+		fmt_size(s_align, a1, sizeof(a1));
+		fmt_size(d->block_size, a2, sizeof(a2));
+		ret = iom_err(err, errlen, EINVAL, "-s%s: a sequential stride other than the block "
+			      "size (%s) is not supported", a1, a2);
+		goto fail;
+	}
+	if (d->random && sequential)
+		note(d, "-r and -s given: random, as DiskSpd does (-r overrides -s)");
+	if (cache_w)
+		note(d, "write-through (-Sh, -Sw, -h): O_DIRECT writes go to the device, but "
+			"iomatrix adds no FUA or O_DSYNC, so a volatile write cache on the device "
+			"stays in use (DiskSpd asks Windows for write-through)");
+	if (!d->direct)
+		note(d, "no -Sh/-Su/-h: DiskSpd's default goes through the OS cache, and so does "
+			"this study (direct = false); add -Sh to measure the device");
+	d->create_size = create;
+	return 0;
+fail:
+	iom_diskspd_release(d);
+	return ret < 0 ? ret : -EINVAL;
+}
+
+/* The scratch file size: -c, else the size of an existing file. */
+static int target_size(const struct iom_diskspd *d, bool *is_dev, uint64_t *size, char *err,
+		       size_t errlen)
+{
+	struct stat st;
+	bool exists = stat(d->target, &st) == 0;
+
+	*is_dev = strncmp(d->target, "/dev/", 5) == 0 || (exists && S_ISBLK(st.st_mode));
+	*size = 0;
+	if (*is_dev) {
+		if (d->create_size)
+			return iom_err(err, errlen, EINVAL, "-c creates files, and '%s' is a block "
+				       "device (as in DiskSpd, -c conflicts with a device)", d->target);
+		if (d->write_pct && !d->destructive)
+			return iom_err(err, errlen, EINVAL, "'%s' is a block device and -w%u writes "
+				       "to it: add --destructive to let iomatrix destroy what is on "
+				       "it", d->target, d->write_pct);
+		return 0;
+	}
+	if (exists && S_ISDIR(st.st_mode))
+		return iom_err(err, errlen, EINVAL, "'%s' is a directory; give a file in it, e.g. "
+			       "'%s/iomatrix-diskspd.dat' with -c1G", d->target, d->target);
+	if (d->create_size) {
+		*size = d->create_size;
+		return 0;
+	}
+	if (!exists)
+		return iom_err(err, errlen, ENOENT, "'%s' does not exist: give -c<size> to create "
+			       "it, e.g. -c1G", d->target);
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0)
+		return iom_err(err, errlen, EINVAL, "'%s' is not a regular file with data; give "
+			       "-c<size>", d->target);
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+/* Appends a printf-formatted piece to the growing string *s. */
+static void add(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add(char **s, const char *fmt, ...)
+{
+	va_list ap;
+	char *piece, *n;
+
+	va_start(ap, fmt);
+	if (vasprintf(&piece, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	n = xasprintf("%s%s", *s ? *s : "", piece);
+	free(piece);
+	free(*s);
+	*s = n;
+}
+
+/* "  key = value;" padded so that the comments line up, then "# comment". */
+static void add_key(char **s, const char *kv, const char *comment)
+{
+	add(s, "  %-32s# %s\n", kv, comment);
+}
+
+int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size_t errlen)
+{
+	char label[64], bs[32], size[32], e[IOM_ERRLEN], kv[128], c[128];
+	char *qpath, *qdesc, *desc, *t = NULL;
+	struct iom_matrix *m = NULL;
+	uint64_t fsize;
+	bool is_dev;
+	int ret;
+
+	*text = NULL;
+	if ((ret = target_size(d, &is_dev, &fsize, err, errlen)) < 0)
+		return ret;
+	iom_preset_label(d->target, label, sizeof(label));
+	fmt_size(d->block_size, bs, sizeof(bs));
+	fmt_size(fsize, size, sizeof(size));
+	qpath = iom_preset_quote(d->target);
+	desc = xasprintf("diskspd %s", d->command ? d->command : "");
+	qdesc = iom_preset_quote(desc);
+
+	add(&t, "# The study of:  iomatrix %s\n#\n# One cell, run once, as DiskSpd would run it "
+		"('iomatrix diskspd --help' tells how\n# each flag maps).\n", desc);
+	if (d->nnotes) {
+		add(&t, "#\n# Notes:\n");
+		for (size_t i = 0; i < d->nnotes; i++)
+			add(&t, "#   - %s\n", d->notes[i]);
+	}
+	add(&t, "\niomatrix = 1;\nname = \"diskspd\";\ndescription = %s;\n", qdesc);
+	if (d->seed_given)
+		add(&t, "seed = %" PRIu64 ";                         # -z\n", d->seed);
+	add(&t, "\ntargets = (\n  { label = \"%s\"; path = %s;", label, qpath);
+	if (is_dev)
+		add(&t, "%s }   # a block device: the whole of it\n",
+		    d->destructive ? " destructive = true;" : "");
+	else
+		add(&t, " size = \"%s\";%s }   # %s\n", size,
+		    d->overwrite ? " overwrite = true;" : "",
+		    d->create_size ? "-c: created when missing" : "the existing file's size");
+	add(&t, ");\n\nworkload = {\n");
+	snprintf(kv, sizeof(kv), "block_size = \"%s\";", bs);
+	add_key(&t, kv, "-b (DiskSpd's default 64K)");
+	snprintf(kv, sizeof(kv), "pattern = \"%s\";", d->random ? "random" : "sequential");
+	add_key(&t, kv, d->random ? "-r" : "-s (DiskSpd's default: sequential)");
+	snprintf(kv, sizeof(kv), "read_pct = %u;", 100 - d->write_pct);
+	snprintf(c, sizeof(c), "-w%u: %u %% writes", d->write_pct, d->write_pct);
+	add_key(&t, kv, c);
+	snprintf(kv, sizeof(kv), "queue_depth = %" PRIu64 ";", d->outstanding);
+	add_key(&t, kv, "-o: I/Os outstanding per thread");
+	snprintf(kv, sizeof(kv), "threads = %" PRIu64 ";", d->threads);
+	add_key(&t, kv, "-t: threads on the target");
+	snprintf(kv, sizeof(kv), "direct = %s;", d->direct ? "true" : "false");
+	add_key(&t, kv, d->direct ? "-Sh/-Su/-h: O_DIRECT, the OS cache bypassed"
+				  : "no -S: through the OS cache, DiskSpd's default");
+	add_key(&t, "engine = \"io_uring\";", "asynchronous, as DiskSpd's completion ports");
+	add(&t, "};\n\ntiming = {\n");
+	snprintf(kv, sizeof(kv), "warmup = \"%" PRIu64 "s\";", d->warmup_s);
+	add_key(&t, kv, "-W (DiskSpd's default 5)");
+	snprintf(kv, sizeof(kv), "duration = \"%" PRIu64 "s\";", d->duration_s);
+	add_key(&t, kv, "-d (DiskSpd's default 10)");
+	snprintf(kv, sizeof(kv), "cooldown = \"%" PRIu64 "s\";", d->cooldown_s);
+	add_key(&t, kv, "-C");
+	add(&t, "  repeat = 1;\n};\n");
+	free(desc);
+	free(qdesc);
+	free(qpath);
+
+	ret = iom_matrix_parse("diskspd", t, NULL, 0, &m, e, sizeof(e));
+	iom_matrix_free(m);
+	if (ret < 0) {
+		free(t);
+		return iom_err(err, errlen, EINVAL, "these DiskSpd options make an invalid study: %s",
+			       e);
+	}
+	*text = t;
+	return 0;
+}
+
+void iom_diskspd_usage(FILE *out)
+{
+	fputs("usage: iomatrix diskspd [DISKSPD OPTIONS] TARGET [--output DIR] [--matrix] [--quiet]\n"
+	      "                        [--no-trace] [--overwrite] [--destructive]\n"
+	      "\n"
+	      "a one-cell study from DiskSpd's flags, run into a results directory and printed as\n"
+	      "DiskSpd prints its results; for example\n"
+	      "  iomatrix diskspd -b16K -d60 -Sh -L -o2 -t4 -r -w50 -c10G /mnt/lsi/io.dat\n"
+	      "\n"
+	      "DiskSpd options (the value glued on, as DiskSpd takes them):\n"
+	      "  -b<size>     block size, K/M/G (powers of 1024)  block_size     [64K]\n"
+	      "  -d<seconds>  measured time                       duration       [10]\n"
+	      "  -W<seconds>  warm-up (a bare -W is 0, as in DiskSpd)  warmup    [5]\n"
+	      "  -C<seconds>  cool-down                           cooldown       [0]\n"
+	      "  -o<count>    I/Os outstanding per thread         queue_depth    [2]\n"
+	      "  -t<count>    threads on the target               threads        [1]\n"
+	      "  -r[align]    random, aligned to the block size   pattern        [sequential]\n"
+	      "  -s[stride]   sequential (stride = block size)    pattern\n"
+	      "  -w<pct>      percentage of writes                read_pct = 100 - pct  [0]\n"
+	      "  -c<size>     create the file at this size        targets.size\n"
+	      "  -Sh, -Su, -S bypass the OS cache (O_DIRECT); -Sb uses it   direct  [the cache]\n"
+	      "  -h           old spelling of -Sh (Windows), taken as -Sh\n"
+	      "  -L           latency statistics: always measured\n"
+	      "  -D[ms]       IOPS statistics: always in 1 s intervals\n"
+	      "  -z[seed]     random seed                         seed\n"
+	      "  -Z...        write buffer content: accepted, iomatrix writes unique blocks\n"
+	      "\n"
+	      "iomatrix options:\n"
+	      "  --output DIR   the results directory (default results/diskspd-<UTC time>)\n"
+	      "  --matrix       print the study's matrix file and exit (save it, edit it, run it)\n"
+	      "  --quiet        no progress lines (they go to stderr)\n"
+	      "  --no-trace     do not record the per-I/O trace\n"
+	      "  --overwrite    may take over an existing file iomatrix did not create\n"
+	      "  --destructive  may write to a block device, destroying its contents\n"
+	      "\n"
+	      "other DiskSpd flags are refused; one target only (compare targets with a matrix:\n"
+	      "'iomatrix new PATH PATH')\n",
+	      out);
+}
+
+int iom_diskspd_run(const struct iom_diskspd *d, FILE *out, FILE *progress,
+		    volatile sig_atomic_t *stop, char *err, size_t errlen)
+{
+	struct iom_sweep_outcome res;
+	struct iom_matrix *m = NULL;
+	struct iom_plan p;
+	char *text = NULL, *dir = NULL, e[IOM_ERRLEN];
+	int ret;
+
+	if ((ret = iom_diskspd_matrix(d, &text, err, errlen)) < 0)
+		return ret;
+	if ((ret = iom_matrix_parse("diskspd", text, NULL, 0, &m, err, errlen)) < 0)
+		goto out;
+	if ((ret = iom_plan_build(m, &p, err, errlen)) < 0)
+		goto out;
+	dir = d->output ? xstrdup(d->output) : iom_sweep_default_dir(m);
+	struct iom_sweep_opts o = {
+		.dir = dir,
+		.quiet = d->quiet || !progress,
+		.out = progress ? progress : stderr,
+		.stop = stop,
+		.no_trace = d->no_trace,
+	};
+	if (progress && !d->quiet) {
+		for (size_t i = 0; i < d->nnotes; i++)
+			fprintf(progress, "note: %s\n", d->notes[i]);
+		fprintf(progress, "diskspd %s: 1 run into %s\n", d->command, dir);
+	}
+	ret = iom_sweep_execute(&p, &o, &res, err, errlen);
+	iom_plan_release(&p);
+	if (ret < 0)
+		goto out;
+	if (res.interrupted) {
+		ret = iom_err(err, errlen, EINTR, "interrupted; the results so far are in %s", dir);
+		ret = 3;
+		goto out;
+	}
+	fprintf(out, "\nCommand Line: iomatrix diskspd %s\n\n", d->command);
+	if (iom_report_run(out, dir, 1, NULL, e, sizeof(e)) < 0) {
+		/* a failed run has no figures: say why, from the sweep */
+		ret = res.failed ? 1 : iom_err(err, errlen, EIO, "%s", e);
+		if (res.failed)
+			iom_err(err, errlen, EIO, "the run failed (see %s/runs): %s", dir, e);
+		goto out;
+	}
+	fprintf(out, "\nresults in %s (iomatrix report %s)\n", dir, dir);
+	ret = res.failed ? 1 : 0;
+	if (res.failed)
+		iom_err(err, errlen, EIO, "the run failed; see %s", dir);
+out:
+	iom_matrix_free(m);
+	free(text);
+	free(dir);
+	return ret;
+}

@@ -1,0 +1,80 @@
+/*
+ * diskspd — `iomatrix diskspd`: DiskSpd's command line turned into a one-cell study. The
+ * documented subset of DiskSpd's flags (-b -c -C -d -D -h -L -o -r -s -S -t -w -W -z -Z) maps
+ * onto matrix keys; flags that make no sense on Linux or that iomatrix does differently are
+ * accepted with a note; anything else is refused with a message naming the flag. The study is
+ * an ordinary matrix (`--matrix` prints it) run into an ordinary results directory, and its one
+ * run is printed as DiskSpd prints its results (report_run.c).
+ */
+#ifndef IOM_DISKSPD_H
+#define IOM_DISKSPD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* DiskSpd's defaults, as its usage text gives them. */
+#define IOM_DISKSPD_BLOCK (64u * 1024)
+#define IOM_DISKSPD_DURATION 10
+#define IOM_DISKSPD_WARMUP 5
+#define IOM_DISKSPD_OUTSTANDING 2
+
+/* A parsed `iomatrix diskspd` command line. Strings point into argv unless noted. */
+struct iom_diskspd {
+	uint64_t block_size;   /* -b, bytes */
+	uint64_t duration_s;   /* -d */
+	uint64_t warmup_s;     /* -W */
+	uint64_t cooldown_s;   /* -C */
+	uint64_t outstanding;  /* -o: queue_depth (per thread) */
+	uint64_t threads;      /* -t */
+	bool random;           /* -r (else sequential, DiskSpd's default) */
+	unsigned write_pct;    /* -w */
+	uint64_t create_size;  /* -c, bytes; 0: not given */
+	bool direct;           /* -S, -Su, -Sh, -h: the OS cache bypassed (O_DIRECT) */
+	bool seed_given;
+	uint64_t seed;         /* -z */
+	const char *target;
+	char *command;         /* the DiskSpd flags and target as given, space-separated (heap) */
+	char **notes;          /* what was accepted but is done differently (heap) */
+	size_t nnotes;
+
+	/* iomatrix's own options (long only: DiskSpd owns the short letters) */
+	const char *output;    /* --output DIR */
+	bool matrix_only;      /* --matrix */
+	bool quiet;            /* --quiet */
+	bool no_trace;         /* --no-trace */
+	bool overwrite;        /* --overwrite: may take over an existing file */
+	bool destructive;      /* --destructive: may write to a block device */
+	bool help;             /* --help or -? */
+};
+
+/*
+ * Parses the arguments after `iomatrix diskspd`. Returns 0 with d filled (release it with
+ * iom_diskspd_release()), or -EINVAL with a message naming the offending flag in err; d is
+ * released on failure. With --help, d->help is set and nothing else is checked.
+ */
+int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, size_t errlen);
+void iom_diskspd_release(struct iom_diskspd *d);
+
+/*
+ * The matrix of the study, commented flag by flag, notes included. The caller frees it. It is
+ * checked by the matrix reader: -EINVAL with the reader's message in err when the flags make
+ * an invalid study (say -b1000 with -Sh).
+ */
+int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size_t errlen);
+
+/* The usage text of `iomatrix diskspd` (the flags it takes and how each maps). */
+void iom_diskspd_usage(FILE *out);
+
+/*
+ * Runs the study into d->output (or results/diskspd-<time>): progress to progress (NULL:
+ * none), then "Command Line: …" and the DiskSpd-style report of the run to out. Returns 0,
+ * 1 when the run failed (its reason printed), 3 when stopped through *stop, or -errno with err
+ * when the study could not start or its report could not be read.
+ */
+int iom_diskspd_run(const struct iom_diskspd *d, FILE *out, FILE *progress,
+		    volatile sig_atomic_t *stop, char *err, size_t errlen);
+
+#endif

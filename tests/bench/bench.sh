@@ -1,0 +1,357 @@
+#!/bin/bash
+# bench.sh — iomatrix side by side with fio on the same targets (make bench; docs/performance.md).
+#
+# For every workload and target it runs, BENCH_PAIRS times in turn:
+#     iomatrix (default settings: traces on) · fio as users run it · fio tuned
+# with the same warm-up and measured window, and prints the median over the rounds of the ratios
+# iomatrix/fio for IOPS (MB/s for the 1M sequential workload), CPU µs per I/O and mean latency.
+# A ratio > 1 is better for iomatrix in IOPS, worse in CPU and latency.
+#
+# Targets: "loop" — a loop device on a file in /dev/shm (root only; detached on exit, whatever
+# happens), "disk" — a scratch file on the machine's own disk (direct I/O), "null" — the null
+# engines (no I/O: each tool's own overhead). Then: traces on vs off, peak RSS of a long vs a short
+# run, and the time of `iomatrix plan` of a 100,000-run matrix.
+#
+# Definitions, the same for both tools:
+#   CPU µs per I/O = CPU time (user + system) of the process(es) doing the I/O during the measured
+#                    window only / I/Os counted in it. iomatrix: cpu.us_per_io of the run's JSON
+#                    (getrusage of the whole process: workers, controller, trace writer); fio: per
+#                    job (usr_cpu + sys_cpu) % × job_runtime, summed over the jobs (fio resets its
+#                    rusage at the end of ramp_time; the fio parent process is not counted).
+#   latency        = mean of submission to completion (iomatrix total.lat_ns.mean; fio lat_ns.mean,
+#                    reads and writes weighted by their I/O counts).
+#
+# Environment: IOMATRIX (the binary), BENCH_SECS (measured seconds per run, default 3),
+# BENCH_WARMUP (1), BENCH_PAIRS (rounds, default 3, at least 3 for a median worth the name),
+# BENCH_QUICK=1 (1 s runs, RSS 10 s vs 2 s), BENCH_TARGETS ("loop disk null"),
+# BENCH_WORKLOADS (names below, default all), BENCH_DIR (scratch, default /var/tmp/iomatrix-bench;
+# the disk target lives there), BENCH_SIZE (target size, 1G), BENCH_PIN (CPU list that
+# one-thread workloads of both tools are pinned to with taskset, default 1; "" for none),
+# BENCH_KEEP=1 keeps the per-run JSON files. Every run's figures are left in
+# BENCH_DIR/last-rows.tsv (target, workload, tool, IOPS, MB/s, mean latency ns, CPU µs per I/O).
+set -u
+
+IOMATRIX=${IOMATRIX:-build/release/iomatrix}
+SECS=${BENCH_SECS:-3}
+WARM=${BENCH_WARMUP:-1}
+PAIRS=${BENCH_PAIRS:-3}
+TARGETS=${BENCH_TARGETS:-loop disk null}
+WORKLOADS=${BENCH_WORKLOADS:-rr4k-qd32 rr4k-qd1 rw4k-70-qd32-t2 sr1m-qd8 rw16k-50-qd2-t4}
+DIR=${BENCH_DIR:-/var/tmp/iomatrix-bench}
+SIZE=${BENCH_SIZE:-1G}
+PIN=${BENCH_PIN-1}
+RSS_LONG=60
+RSS_SHORT=5
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+	SECS=${BENCH_SECS:-1}
+	RSS_LONG=10
+	RSS_SHORT=2
+fi
+
+die() { echo "bench: $*" >&2; exit 1; }
+[ -x "$IOMATRIX" ] || die "no iomatrix binary at '$IOMATRIX' (set IOMATRIX)"
+command -v fio >/dev/null || die "fio is not installed (apt-get install fio)"
+command -v python3 >/dev/null || die "python3 is needed for the arithmetic"
+[ "$PAIRS" -ge 1 ] 2>/dev/null || die "BENCH_PAIRS must be a positive integer"
+IOMATRIX=$(cd "$(dirname "$IOMATRIX")" && pwd)/$(basename "$IOMATRIX")
+
+mkdir -p "$DIR" || die "cannot create '$DIR'"
+WORK=$(mktemp -d "$DIR/run.XXXXXX") || die "cannot create a scratch directory under '$DIR'"
+ROWS=$WORK/rows.tsv
+: > "$ROWS"
+LOOP=
+SHM=
+
+cleanup() {
+	[ -s "$ROWS" ] && cp "$ROWS" "$DIR/last-rows.tsv"
+	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+	[ -n "$SHM" ] && rm -f "$SHM"
+	if [ "${BENCH_KEEP:-0}" = 1 ]; then
+		echo "bench: results kept in $WORK" >&2
+	else
+		rm -rf "$WORK"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# workload NAME -> "bs qd threads read_pct pattern"
+workload() {
+	case $1 in
+	rr4k-qd32) echo "4K 32 1 100 random" ;;
+	rr4k-qd1) echo "4K 1 1 100 random" ;;
+	rw4k-70-qd32-t2) echo "4K 32 2 70 random" ;;
+	sr1m-qd8) echo "1M 8 1 100 sequential" ;;
+	rw16k-50-qd2-t4) echo "16K 2 4 50 random" ;;
+	null-qd32) echo "4K 32 1 100 random" ;;
+	*) die "unknown workload '$1'" ;;
+	esac
+}
+
+progress() { # a status line on a terminal, nothing in a log
+	[ -t 2 ] && printf '\r%-60s\r%s' '' "${1:+bench: $1 }" >&2
+	return 0
+}
+
+pin() { # pin THREADS CMD... : one-thread workloads run on $PIN
+	if [ "$1" = 1 ] && [ -n "$PIN" ]; then
+		shift
+		taskset -c "$PIN" "$@"
+	else
+		shift
+		"$@"
+	fi
+}
+
+# matrix FILE PATH TARGETKEYS ENGINE bs qd threads read_pct pattern SECS [trace]
+matrix() {
+	cat > "$1" <<EOM
+iomatrix = 1;
+name = "bench";
+trace = ${11:-true};
+targets = ( { label = "t"; path = "$2"; $3 } );
+workload = { engine = "$4"; block_size = "$5"; queue_depth = $6; threads = $7;
+             read_pct = $8; pattern = "$9"; direct = true; };
+timing = { warmup = "${WARM}s"; duration = "${10}s"; };
+EOM
+}
+
+# run_iomatrix TAG TARGET PATH TKEYS ENGINE WL [trace] — appends a row
+run_iomatrix() {
+	local tag=$1 tgt=$2 path=$3 tkeys=$4 engine=$5 wl=$6 trace=${7:-true} out tool=iomatrix
+	[ "$trace" = true ] || tool=iomnotr
+	set -- $(workload "$wl")
+	out=$WORK/$tag
+	matrix "$out.cfg" "$path" "$tkeys" "$engine" "$1" "$2" "$3" "$4" "$5" "$SECS" "$trace"
+	rm -rf "$out.d"
+	if ! pin "$3" "$IOMATRIX" run "$out.cfg" -o "$out.d" --quiet > "$out.log" 2>&1; then
+		echo "bench: iomatrix failed on $tgt/$wl:" >&2
+		tail -5 "$out.log" >&2
+		return 1
+	fi
+	python3 - "$out.d/runs/00001.json" "$tgt" "$wl" "$tool" >> "$ROWS" <<'EOP' || return 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+if d.get("status") != "ok":
+    sys.exit("bench: iomatrix run failed: %s" % d.get("error"))
+t = d["total"]
+print("\t".join(map(str, [sys.argv[2], sys.argv[3], sys.argv[4],
+      t["iops"], t["mb_s"], t["lat_ns"]["mean"], d["cpu"]["us_per_io"]])))
+EOP
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$out.d/traces"
+}
+
+# run_fio TAG TARGET PATH ENGINE WL MODE(users|tuned) — appends a row
+run_fio() {
+	local tag=$1 tgt=$2 path=$3 engine=$4 wl=$5 mode=$6 rw bs
+	local -a args
+	set -- $(workload "$wl")
+	bs=$(echo "$1" | tr KM km)
+	case $4/$5 in
+	100/random) rw=(--rw=randread) ;;
+	100/sequential) rw=(--rw=read) ;;
+	*/random) rw=(--rw=randrw "--rwmixread=$4") ;;
+	*) rw=(--rw=rw "--rwmixread=$4") ;;
+	esac
+	args=(--name=bench --bs="$bs" --iodepth="$2" --numjobs="$3" "${rw[@]}" --norandommap
+	      --randrepeat=0 --time_based --runtime="$SECS" --ramp_time="$WARM"
+	      --output-format=json --output="$WORK/$tag.json")
+	if [ "$engine" = null ]; then
+		args+=(--ioengine=null --size="$SIZE")
+	else
+		args+=(--ioengine=io_uring --direct=1 --filename="$path" --size="$SIZE")
+		[ "$mode" = tuned ] && args+=(--fixedbufs=1 --registerfiles=1
+			--iodepth_batch_submit=16 --iodepth_batch_complete_max=32)
+	fi
+	if ! pin "$3" fio "${args[@]}" > "$WORK/$tag.log" 2>&1; then
+		echo "bench: fio failed on $tgt/$wl:" >&2
+		tail -5 "$WORK/$tag.log" >&2
+		return 1
+	fi
+	python3 - "$WORK/$tag.json" "$tgt" "$wl" "fio-$mode" >> "$ROWS" <<'EOP'
+import json, sys
+d = json.load(open(sys.argv[1]))
+iops = mbs = ios = lat = cpu = 0.0
+for j in d["jobs"]:
+    for k in ("read", "write"):
+        s = j[k]
+        iops += s["iops"]
+        mbs += s["bw_bytes"] / 1e6
+        ios += s["total_ios"]
+        lat += s["lat_ns"]["mean"] * s["total_ios"]
+    cpu += (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * j["job_runtime"] / 1000.0
+print("\t".join(map(str, [sys.argv[2], sys.argv[3], sys.argv[4], iops, mbs,
+      lat / ios if ios else 0, cpu * 1e6 / ios if ios else 0])))
+EOP
+}
+
+# bench_target TARGET PATH TKEYS ENGINE WORKLOADS...
+bench_target() {
+	local tgt=$1 path=$2 tkeys=$3 engine=$4 wl i
+	shift 4
+	for wl in "$@"; do
+		for i in $(seq 1 "$PAIRS"); do
+			progress "$tgt $wl round $i of $PAIRS"
+			run_iomatrix "iom-$tgt-$wl-$i" "$tgt" "$path" "$tkeys" "$engine" "$wl"
+			run_fio "users-$tgt-$wl-$i" "$tgt" "$path" "$engine" "$wl" users
+			[ "$engine" = null ] ||
+				run_fio "tuned-$tgt-$wl-$i" "$tgt" "$path" "$engine" "$wl" tuned
+		done
+	done
+	progress ""
+}
+
+# The target of the trace and RSS checks: the loop device, else the disk file.
+EXTRA_TGT=
+EXTRA_PATH=
+EXTRA_KEYS=
+
+echo "iomatrix bench — $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "command: BENCH_SECS=$SECS BENCH_WARMUP=$WARM BENCH_PAIRS=$PAIRS BENCH_TARGETS='$TARGETS' BENCH_PIN='$PIN' tests/bench/bench.sh"
+echo "$("$IOMATRIX" --version 2>/dev/null | head -1), $(fio --version), kernel $(uname -r)," \
+	"$(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+
+for tgt in $TARGETS; do
+	case $tgt in
+	loop)
+		if [ "$(id -u)" != 0 ]; then
+			echo "bench: skipping the loop device: needs root (losetup)" >&2
+			continue
+		fi
+		SHM=$(mktemp /dev/shm/iomatrix-bench.XXXXXX) || die "cannot create a file in /dev/shm"
+		truncate -s "$SIZE" "$SHM" || die "cannot size '$SHM'"
+		LOOP=$(losetup -f --show "$SHM") || { echo "bench: skipping the loop device: losetup failed" >&2; continue; }
+		# Fill it once so that reads see data, not holes.
+		dd if=/dev/urandom of="$LOOP" bs=1M count=$(( $(blockdev --getsize64 "$LOOP") >> 20 )) \
+			oflag=direct status=none
+		EXTRA_TGT=loop EXTRA_PATH=$LOOP EXTRA_KEYS="destructive = true;"
+		bench_target loop "$LOOP" "destructive = true;" io_uring $WORKLOADS
+		;;
+	disk)
+		FILE=$DIR/disk.scratch
+		# iomatrix creates and fills the file the first time (and marks it as its own).
+		matrix "$WORK/mk.cfg" "$FILE" "size = \"$SIZE\"; overwrite = true;" io_uring 4K 1 1 100 random 0.1 false
+		"$IOMATRIX" run "$WORK/mk.cfg" -o "$WORK/mk.d" --quiet > "$WORK/mk.log" 2>&1 ||
+			{ cat "$WORK/mk.log" >&2; die "cannot prepare '$FILE'"; }
+		[ -n "$EXTRA_TGT" ] || { EXTRA_TGT=disk EXTRA_PATH=$FILE EXTRA_KEYS="size = \"$SIZE\"; overwrite = true;"; }
+		bench_target disk "$FILE" "size = \"$SIZE\"; overwrite = true;" io_uring $WORKLOADS
+		;;
+	null)
+		bench_target null "$WORK/null.scratch" "size = \"64M\";" null null-qd32
+		;;
+	*) die "unknown target '$tgt' (loop, disk, null)" ;;
+	esac
+done
+
+# Traces on (the default) against off, on the engine-bound workload.
+if [ -n "$EXTRA_TGT" ]; then
+	for i in $(seq 1 "$PAIRS"); do
+		progress "traces on/off round $i of $PAIRS"
+		run_iomatrix "iomtr-$EXTRA_TGT-$i" "trace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 true
+		run_iomatrix "iomnotr-$EXTRA_TGT-$i" "trace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 false
+	done
+	progress ""
+fi
+
+# Peak RSS of a long run against a short one (traces on).
+RSS=
+if [ -n "$EXTRA_TGT" ] && [ -x /usr/bin/time ]; then
+	for s in $RSS_SHORT $RSS_LONG; do
+		progress "peak RSS of a $s s run"
+		set -- $(workload rr4k-qd32)
+		matrix "$WORK/rss$s.cfg" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring "$1" "$2" "$3" "$4" "$5" "$s" true
+		/usr/bin/time -f %M -o "$WORK/rss$s.txt" "$IOMATRIX" run "$WORK/rss$s.cfg" \
+			-o "$WORK/rss$s.d" --quiet > /dev/null 2>&1 || echo "bench: the RSS run of $s s failed" >&2
+		RSS="$RSS $s:$(tail -1 "$WORK/rss$s.txt")"
+		rm -rf "$WORK/rss$s.d"
+	done
+	progress ""
+fi
+
+# iomatrix plan of a 100,000-run matrix: 10 × 10 × 10 × 10 cells × 10 repetitions.
+cat > "$WORK/plan.cfg" <<EOM
+iomatrix = 1;
+name = "plan100k";
+targets = ( { label = "t"; path = "$WORK/plan.scratch"; size = "1G"; } );
+workload = { block_size = [ "4K", "8K", "16K", "32K", "64K", "128K", "256K", "512K", "1M", "2M" ];
+             queue_depth = [ 1, 2, 4, 8, 16, 32, 64, 128, 256, 512 ];
+             threads = [ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 ];
+             read_pct = [ 0, 10, 20, 30, 40, 50, 60, 70, 80, 100 ]; };
+timing = { warmup = "0s"; duration = "1s"; repeat = 10; };
+EOM
+PLAN=$(python3 - "$IOMATRIX" "$WORK/plan.cfg" <<'EOP'
+import subprocess, sys, time
+best = None
+for _ in range(3):
+    t = time.monotonic()
+    p = subprocess.run([sys.argv[1], "plan", sys.argv[2], "--format", "tsv"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    el = time.monotonic() - t
+    runs = sum(1 for l in p.stdout.splitlines() if l[:1].isdigit())
+    best = el if best is None or el < best else best
+print("%d %.3f %d" % (runs, best, p.returncode))
+EOP
+)
+
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+python3 - "$ROWS" "$PAIRS" "$SECS" "$WARM" "$RSS" "$PLAN" "$LOAD_AFTER" <<'EOP'
+import statistics, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+pairs, secs, warm = sys.argv[2], sys.argv[3], sys.argv[4]
+runs = {}
+for tgt, wl, tool, iops, mbs, lat, cpu in rows:
+    runs.setdefault((tgt, wl), {}).setdefault(tool, []).append(
+        (float(iops), float(mbs), float(lat), float(cpu)))
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+def ratios(a, b, k):
+    return [x[k] / y[k] for x, y in zip(a, b) if y[k] > 0]
+
+print("iomatrix / fio, median of per-round ratios (%s rounds of %s s after %s s warm-up)" %
+      (pairs, secs, warm))
+print("IOPS: > 1 iomatrix is faster; CPU µs/IO and lat: < 1 iomatrix costs less / is quicker")
+print()
+hdr = "%-6s %-16s %-10s %9s %9s %9s  %10s %8s %9s" % (
+    "target", "workload", "vs fio", "IOPS", "CPU/IO", "lat mean", "iom IOPS", "iom µs", "iom lat")
+print(hdr)
+print("-" * len(hdr))
+for (tgt, wl), t in runs.items():
+    if tgt.startswith("trace-"):
+        continue
+    iom = t.get("iomatrix", [])
+    metric = "MB/s" if wl.startswith("sr1m") else "IOPS"
+    k = 1 if metric == "MB/s" else 0
+    for mode in ("fio-users", "fio-tuned"):
+        f = t.get(mode)
+        if not f or not iom:
+            continue
+        label = {"fio-users": "users", "fio-tuned": "tuned"}[mode]
+        if tgt == "null":
+            label = "null"
+        print("%-6s %-16s %-10s %8.3f%s %9.3f %9.3f  %10s %8.3f %8.1fµs" % (
+            tgt, wl, label, med(ratios(iom, f, k)), "M" if k else "x",
+            med(ratios(iom, f, 3)), med(ratios(iom, f, 2)),
+            ("%.1fMB/s" % med([x[1] for x in iom])) if k else "%.0fK" % (med([x[0] for x in iom]) / 1e3),
+            med([x[3] for x in iom]), med([x[2] for x in iom]) / 1e3))
+print()
+for (tgt, wl), t in runs.items():
+    if not tgt.startswith("trace-"):
+        continue
+    on, off = t.get("iomatrix", []), t.get("iomnotr", [])
+    if on and off:
+        print("traces on / off (%s, %s): IOPS %.3f×, CPU/IO %.3f×, lat %.3f×" % (
+            tgt[6:], wl, med(ratios(on, off, 0)), med(ratios(on, off, 3)), med(ratios(on, off, 2))))
+rss = dict(x.split(":") for x in sys.argv[5].split())
+if len(rss) == 2:
+    (s1, k1), (s2, k2) = sorted(rss.items(), key=lambda kv: int(kv[0]))
+    d = int(k2) - int(k1)
+    print("peak RSS: %s s run %s KiB, %s s run %s KiB, difference %+d KiB (goal within 1024)" %
+          (s1, k1, s2, k2, d))
+n, el, rc = sys.argv[6].split()
+print("load average after: %s" % sys.argv[7])
+print("iomatrix plan of %s runs: %.3f s (best of 3; goal < 1 s)%s" % (
+    n, float(el), "" if rc == "0" else " — exit status %s" % rc))
+EOP

@@ -1,0 +1,47 @@
+#!/bin/sh
+# A full results directory: the sweep stops with a message saying the directory is full and
+# how to carry on; every result already written still parses and is journalled, and once there
+# is space (here: the directory copied to a roomier place) `iomatrix resume` completes it.
+# Needs root for a tiny tmpfs mount (skipped otherwise); the mount is always undone.
+set -u
+fail=0
+die() { echo "FAIL: $*"; fail=1; }
+[ "$(id -u)" -eq 0 ] || { echo "needs root to mount a small tmpfs"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
+mkdir small
+mount -t tmpfs -o size=40k tmpfs small 2>err || { echo "cannot mount a tmpfs: $(cat err)"; exit 77; }
+trap 'umount small 2>/dev/null' EXIT
+
+cat >m.cfg <<'CFG'
+iomatrix = 1;
+name = "full";
+targets = ( { label = "a"; path = "a.scratch"; size = "1M"; } );
+workload = { engine = "null"; direct = false; block_size = [ "4K", "8K", "16K", "32K", "64K" ];
+             queue_depth = [ 1, 2, 4, 8 ]; };
+timing = { warmup = "0s"; duration = "20ms"; rest = "0s"; repeat = 1; };
+trace = false;
+CFG
+
+"$IOMATRIX" run m.cfg -o small/out -q >run.out 2>run.err
+rc=$?
+[ "$rc" -eq 1 ] || die "exit $rc on a full results directory, not 1"
+grep -q "is full" run.err || die "no clear message: $(cat run.err)"
+grep -q "iomatrix resume small/out" run.err || die "the message does not say how to carry on"
+done_runs=$(awk -F'\t' '$2 == "run-done" { print $3 }' small/out/journal)
+[ -n "$done_runs" ] || die "no run was recorded before the disk filled up"
+for i in $done_runs; do
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$(printf 'small/out/runs/%05d.json' "$i")" ||
+        die "run $i is journalled done but its result does not parse"
+done
+for f in small/out/runs/*.json; do
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$f" || die "$f does not parse"
+done
+n=$(echo "$done_runs" | wc -w)
+echo "$n runs recorded before the disk was full"
+[ "$n" -lt 20 ] || die "the tmpfs did not fill up: the test proves nothing"
+
+cp -a small/out big
+"$IOMATRIX" resume big -q >resume.out 2>resume.err || die "resume failed: $(cat resume.err)"
+[ "$(ls big/runs | grep -c '\.json$')" -eq 20 ] || die "not every run is there after resume"
+[ "$(awk -F'\t' '$2 == "run-done"' big/journal | wc -l)" -eq 20 ] || die "journal after resume"
+exit $fail

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Signals: SIGHUP does not end a sweep (and a second process on its directory is refused);
+# SIGINT during a run stops it cleanly — exit 3, the
+# partial result written with status "interrupted" and journalled run-interrupted, the resume
+# command printed — and `iomatrix resume` then completes the sweep with every run ok.
+set -u
+fail=0
+die() { echo "FAIL: $*"; fail=1; }
+command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
+
+cat >m.cfg <<'CFG'
+iomatrix = 1;
+name = "signals";
+targets = ( { label = "a"; path = "a.scratch"; size = "1M"; } );
+workload = { engine = "null"; direct = false; block_size = [ "4K", "8K", "16K" ]; };
+timing = { warmup = "0s"; duration = "1s"; rest = "0s"; repeat = 1; };
+trace = false;
+CFG
+
+"$IOMATRIX" run m.cfg -o out >run.out 2>run.err &
+pid=$!
+sleep 0.5
+kill -HUP "$pid"
+sleep 0.3
+kill -0 "$pid" 2>/dev/null || die "SIGHUP ended the sweep"
+"$IOMATRIX" resume out >second.out 2>second.err && die "a second process resumed a running sweep"
+grep -q "in use by another iomatrix process" second.err || die "no lock message: $(cat second.err)"
+i=0   # wait until run 2 is under way
+while ! grep -q "	run-start	2	" out/journal 2>/dev/null && [ $i -lt 100 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+sleep 0.2
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 3 ] || die "exit $rc after SIGINT, not 3: $(cat run.err)"
+grep -q "iomatrix resume out" run.err || die "the resume command is not printed: $(cat run.err)"
+grep -q "	run-interrupted	2" out/journal || die "the journal has no run-interrupted for run 2"
+python3 -c 'import json,sys; r=json.load(open("out/runs/00002.json")); sys.exit(r["status"] != "interrupted")' ||
+    die "runs/00002.json is not marked interrupted"
+python3 -c 'import json,sys; r=json.load(open("out/runs/00001.json")); sys.exit(r["status"] != "ok")' ||
+    die "runs/00001.json is not ok"
+[ ! -e out/runs/00003.json ] || die "run 3 ran after SIGINT"
+
+"$IOMATRIX" resume out >resume.out 2>resume.err || die "resume failed: $(cat resume.err)"
+for i in 1 2 3; do
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["status"] != "ok")' \
+        "out/runs/0000$i.json" || die "run $i is not ok after resume"
+done
+[ "$(grep -c '	run-done	1	' out/journal)" -eq 1 ] || die "run 1 was repeated by resume"
+grep -q "	study-end	" out/journal || die "no study-end after resume"
+exit $fail

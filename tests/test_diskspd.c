@@ -1,0 +1,299 @@
+/*
+ * Tests of `iomatrix diskspd`'s flag parsing: tables of DiskSpd command lines (the published
+ * ones among them) and the matrix keys they come to, read back through the matrix reader; flags
+ * that are accepted with a note; flags and targets that are refused, with their messages; and
+ * a target file that exists without -c. No I/O is done (tests/e2e/diskspd.sh runs one).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diskspd.h"
+#include "matrix.h"
+#include "util.h"
+
+#define MAXARGS 20
+#define S (1000000000ull)
+
+/* Splits a command line on spaces into argv (the strings are the caller's copy, line). */
+static int split(char *line, char **argv)
+{
+	int n = 0;
+
+	for (char *tok = strtok(line, " "); tok && n < MAXARGS; tok = strtok(NULL, " "))
+		argv[n++] = tok;
+	return n;
+}
+
+struct want {
+	const char *args;
+	uint64_t bs, size;
+	unsigned qd, threads, read_pct;
+	int pattern; /* enum iom_pattern */
+	bool direct;
+	uint64_t warmup_s, duration_s, cooldown_s;
+	uint64_t seed; /* 0: DiskSpd mode leaves the matrix's default (1) */
+};
+
+static const struct want cases[] = {
+	/* DiskSpd's defaults: 64K sequential reads, 2 outstanding, 1 thread, 10 s after 5 s, cached */
+	{ "-c1G t.dat", 65536, 1ull << 30, 2, 1, 100, IOM_PATTERN_SEQUENTIAL, false, 5, 10, 0, 0 },
+	/* published in controller comparisons */
+	{ "-b16K -d1800 -h -L -o2 -t4 -r -w50 -c10G t.dat", 16384, 10ull << 30, 2, 4, 50,
+	  IOM_PATTERN_RANDOM, true, 5, 1800, 0, 0 },
+	{ "-t2 -o32 -b4K -r4K -d120 -Sh -D -L -W -w30 -c5G t.dat", 4096, 5ull << 30, 32, 2, 70,
+	  IOM_PATTERN_RANDOM, true, 0, 120, 0, 0 },
+	/* sizes in any case, -S alone is -Su, -C, -W with seconds, -z */
+	{ "-b8k -c512m -S -W10 -C3 -d2 -z42 -w t.dat", 8192, 512ull << 20, 2, 1, 100,
+	  IOM_PATTERN_SEQUENTIAL, true, 10, 2, 3, 42 },
+	{ "-b1M -c2g -Su -s -w100 -o8 -t16 t.dat", 1 << 20, 2ull << 30, 8, 16, 0,
+	  IOM_PATTERN_SEQUENTIAL, true, 5, 10, 0, 0 },
+	/* -r overrides -s; -s with the block size as stride; -c in blocks of -b */
+	{ "-s4K -r -b4K -c1024b -Sb t.dat", 4096, 4ull << 20, 2, 1, 100, IOM_PATTERN_RANDOM, false,
+	  5, 10, 0, 0 },
+	{ "-b4K -s4K -c16M -Suw -D1000 -Z -Zr -Z1M -Z1M,src.bin t.dat", 4096, 16ull << 20, 2, 1, 100,
+	  IOM_PATTERN_SEQUENTIAL, true, 5, 10, 0, 0 },
+	/* -r with the alignment in blocks */
+	{ "-b8K -r1b -c1M t.dat", 8192, 1 << 20, 2, 1, 100, IOM_PATTERN_RANDOM, false, 5, 10, 0, 0 },
+};
+
+static void test_diskspd_flags_make_matrix_keys(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		const struct want *w = &cases[i];
+		char *line = xstrdup(w->args), *argv[MAXARGS], err[IOM_ERRLEN], *text;
+		int argc = split(line, argv);
+		struct iom_diskspd d;
+		struct iom_matrix *m;
+
+		if (iom_diskspd_parse(argc, argv, &d, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", w->args, err);
+		if (iom_diskspd_matrix(&d, &text, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", w->args, err);
+		if (iom_matrix_parse("diskspd", text, NULL, 0, &m, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", w->args, err);
+		assert_int_equal(m->ntargets, 1);
+		assert_string_equal(m->targets[0].path, "t.dat");
+		assert_string_equal(m->targets[0].label, "t.dat");
+		assert_int_equal(m->targets[0].size, w->size);
+		assert_int_equal(m->workload[IOM_DIM_BLOCK_SIZE].n, 1);
+		if ((uint64_t)m->workload[IOM_DIM_BLOCK_SIZE].v[0] != w->bs)
+			fail_msg("'%s': block size %lld", w->args,
+				 (long long)m->workload[IOM_DIM_BLOCK_SIZE].v[0]);
+		assert_int_equal(m->workload[IOM_DIM_QUEUE_DEPTH].v[0], w->qd);
+		assert_int_equal(m->workload[IOM_DIM_THREADS].v[0], w->threads);
+		assert_int_equal(m->workload[IOM_DIM_READ_PCT].v[0], w->read_pct);
+		assert_int_equal(m->workload[IOM_DIM_PATTERN].v[0], w->pattern);
+		assert_int_equal(m->workload[IOM_DIM_DIRECT].v[0], w->direct);
+		assert_int_equal(m->workload[IOM_DIM_ENGINE].v[0], IOM_ENGINE_IO_URING);
+		assert_int_equal(m->timing.warmup_ns, w->warmup_s * S);
+		assert_int_equal(m->timing.duration_ns, w->duration_s * S);
+		assert_int_equal(m->timing.cooldown_ns, w->cooldown_s * S);
+		assert_int_equal(m->timing.repeat, 1);
+		assert_int_equal(m->seed, w->seed ? w->seed : 1);
+		assert_string_equal(m->name, "diskspd");
+		/* the description is the command as given */
+		assert_int_equal(strncmp(m->description, "diskspd ", 8), 0);
+		assert_string_equal(m->description + 8, w->args);
+		iom_matrix_free(m);
+		free(text);
+		iom_diskspd_release(&d);
+		free(line);
+	}
+}
+
+static void test_diskspd_notes(void **state)
+{
+	static const struct { const char *args, *note; } notes[] = {
+		{ "-h -c1M t.dat", "-h is DiskSpd's old spelling of -Sh" },
+		{ "-Sh -c1M t.dat", "adds no FUA or O_DSYNC" },
+		{ "-W -c1M t.dat", "-W without seconds: no warm-up" },
+		{ "-D500 -c1M t.dat", "records IOPS in 1 s intervals, not 500 ms" },
+		{ "-Z1M -c1M t.dat", "-Z1M: accepted, not acted on" },
+		{ "-z -c1M t.dat", "-z without a seed" },
+		{ "-c1M t.dat", "DiskSpd's default goes through the OS cache" },
+		{ "-r -s -c1M t.dat", "-r overrides -s" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(notes); i++) {
+		char *line = xstrdup(notes[i].args), *argv[MAXARGS], err[IOM_ERRLEN], *text;
+		int argc = split(line, argv);
+		struct iom_diskspd d;
+		bool found = false;
+
+		assert_int_equal(iom_diskspd_parse(argc, argv, &d, err, sizeof(err)), 0);
+		for (size_t k = 0; k < d.nnotes; k++)
+			found = found || strstr(d.notes[k], notes[i].note);
+		if (!found)
+			fail_msg("'%s': no note with '%s'", notes[i].args, notes[i].note);
+		/* the notes are in the matrix as comments */
+		assert_int_equal(iom_diskspd_matrix(&d, &text, err, sizeof(err)), 0);
+		assert_non_null(strstr(text, notes[i].note));
+		free(text);
+		iom_diskspd_release(&d);
+		free(line);
+	}
+}
+
+static void test_diskspd_refuses(void **state)
+{
+	static const struct { const char *args, *msg; } bad[] = {
+		{ "-q t.dat", "unknown DiskSpd option '-q'" },
+		{ "-F4 t.dat", "DiskSpd option '-F4' (total threads) is not supported" },
+		{ "-a0,1 t.dat", "(CPU affinity) is not supported" },
+		{ "-b4K -r8K -c1M t.dat", "-r8K: random offsets aligned to 8K, not the block size 4K" },
+		{ "-b4K -s8K -c1M t.dat", "-s8K: a sequential stride other than the block size (4K)" },
+		{ "-rdpct90/10 t.dat", "-rd (random distributions) is not supported" },
+		{ "-si t.dat", "-si (threads sharing one sequential offset) is not supported" },
+		{ "-b4Q t.dat", "'-b4Q': -b takes a block size" },
+		{ "-b t.dat", "'-b': -b takes a block size" },
+		{ "-b100 t.dat", "'-b100': block_size 100 is out of range (512 to 64M)" },
+		{ "-b128M t.dat", "block_size 128M is out of range" },
+		{ "-w101 t.dat", "'-w101': -w takes the percentage of writes" },
+		{ "-d0 t.dat", "'-d0': -d takes the measured seconds" },
+		{ "-dx t.dat", "'-dx': -d takes the measured seconds" },
+		{ "-o0 t.dat", "'-o0': -o takes the I/Os outstanding" },
+		{ "-o70000 t.dat", "queue_depth 70000 is out of range" },
+		{ "-t0 t.dat", "'-t0': -t takes the threads" },
+		{ "-t2000 t.dat", "threads 2000 is out of range" },
+		{ "-c t.dat", "-c takes the size of the file to create" },
+		{ "-Sm t.dat", "-Sm (memory-mapped I/O) is not supported" },
+		{ "-Sw t.dat", "write-through with the OS cache in use is not supported" },
+		{ "-Sbu t.dat", "conflict" },
+		{ "-Sq t.dat", "unknown -S letter 'q'" },
+		{ "-Lx t.dat", "unknown DiskSpd option '-Lx'" },
+		{ "-hx t.dat", "unknown DiskSpd option '-hx'" },
+		{ "-b4K", "needs a target" },
+		{ "a.dat b.dat", "one target only ('a.dat' and 'b.dat')" },
+		{ "C:\\io.dat", "'C:\\io.dat' is a Windows target" },
+		{ "#1", "'#1' is a Windows target" },
+		{ "--outpt=x t.dat", "unknown option '--outpt=x' for 'diskspd'" },
+		{ "--matrix=1 t.dat", "option '--matrix' takes no value" },
+		{ "t.dat --output", "option '--output' needs a value" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(bad); i++) {
+		char *line = xstrdup(bad[i].args), *argv[MAXARGS], err[IOM_ERRLEN] = "";
+		int argc = split(line, argv);
+		struct iom_diskspd d;
+
+		if (iom_diskspd_parse(argc, argv, &d, err, sizeof(err)) != -EINVAL)
+			fail_msg("'%s' was accepted", bad[i].args);
+		if (!strstr(err, bad[i].msg))
+			fail_msg("'%s': message '%s', want '%s'", bad[i].args, err, bad[i].msg);
+		assert_null(d.notes);
+		free(line);
+	}
+}
+
+/* Refused when the matrix is made: what depends on the target or on several flags at once. */
+static void test_diskspd_refuses_targets(void **state)
+{
+	static const struct { const char *args, *msg; int ret; } bad[] = {
+		{ "-w10 /dev/iomatrix-no-such-disk", "is a block device and -w10 writes to it: add "
+		  "--destructive", -EINVAL },
+		{ "-c1G /dev/iomatrix-no-such-disk", "-c creates files", -EINVAL },
+		{ "iomatrix-no-such-file.dat", "'iomatrix-no-such-file.dat' does not exist: give "
+		  "-c<size>", -ENOENT },
+		{ "-c1M /tmp", "'/tmp' is a directory", -EINVAL },
+		{ "-b1000 -Sh -c1M t.dat", "these DiskSpd options make an invalid study", -EINVAL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(bad); i++) {
+		char *line = xstrdup(bad[i].args), *argv[MAXARGS], err[IOM_ERRLEN] = "";
+		char *text = (char *)"unchanged";
+		int argc = split(line, argv);
+		struct iom_diskspd d;
+
+		assert_int_equal(iom_diskspd_parse(argc, argv, &d, err, sizeof(err)), 0);
+		assert_int_equal(iom_diskspd_matrix(&d, &text, err, sizeof(err)), bad[i].ret);
+		assert_null(text);
+		if (!strstr(err, bad[i].msg))
+			fail_msg("'%s': message '%s', want '%s'", bad[i].args, err, bad[i].msg);
+		iom_diskspd_release(&d);
+		free(line);
+	}
+}
+
+/* A device read-only, or with --destructive; an existing file without -c keeps its size. */
+static void test_diskspd_targets(void **state)
+{
+	char path[] = "/tmp/iom-test-diskspd.XXXXXX", err[IOM_ERRLEN], *text;
+	char *argv[4];
+	struct iom_diskspd d;
+	struct iom_matrix *m;
+	int fd;
+
+	(void)state;
+	argv[0] = (char *)"-w0";
+	argv[1] = (char *)"/dev/iomatrix-no-such-disk";
+	assert_int_equal(iom_diskspd_parse(2, argv, &d, err, sizeof(err)), 0);
+	assert_int_equal(iom_diskspd_matrix(&d, &text, err, sizeof(err)), 0);
+	assert_int_equal(iom_matrix_parse("d", text, NULL, 0, &m, err, sizeof(err)), 0);
+	assert_int_equal(m->targets[0].size, 0);
+	assert_false(m->targets[0].destructive);
+	iom_matrix_free(m);
+	free(text);
+	iom_diskspd_release(&d);
+
+	argv[0] = (char *)"-w50";
+	argv[2] = (char *)"--destructive";
+	assert_int_equal(iom_diskspd_parse(3, argv, &d, err, sizeof(err)), 0);
+	assert_int_equal(iom_diskspd_matrix(&d, &text, err, sizeof(err)), 0);
+	assert_int_equal(iom_matrix_parse("d", text, NULL, 0, &m, err, sizeof(err)), 0);
+	assert_true(m->targets[0].destructive);
+	iom_matrix_free(m);
+	free(text);
+	iom_diskspd_release(&d);
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 3 << 20), 0);
+	close(fd);
+	argv[0] = path;
+	argv[1] = (char *)"--overwrite";
+	argv[2] = (char *)"--output=res";
+	argv[3] = (char *)"--matrix";
+	assert_int_equal(iom_diskspd_parse(4, argv, &d, err, sizeof(err)), 0);
+	assert_string_equal(d.output, "res");
+	assert_true(d.matrix_only);
+	assert_int_equal(iom_diskspd_matrix(&d, &text, err, sizeof(err)), 0);
+	assert_int_equal(iom_matrix_parse("d", text, NULL, 0, &m, err, sizeof(err)), 0);
+	assert_int_equal(m->targets[0].size, 3 << 20);
+	assert_true(m->targets[0].overwrite);
+	iom_matrix_free(m);
+	free(text);
+	iom_diskspd_release(&d);
+	unlink(path);
+
+	argv[0] = (char *)"-b4K";
+	argv[1] = (char *)"--help";
+	assert_int_equal(iom_diskspd_parse(2, argv, &d, err, sizeof(err)), 0);
+	assert_true(d.help);
+	iom_diskspd_release(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_diskspd_flags_make_matrix_keys),
+		cmocka_unit_test(test_diskspd_notes),
+		cmocka_unit_test(test_diskspd_refuses),
+		cmocka_unit_test(test_diskspd_refuses_targets),
+		cmocka_unit_test(test_diskspd_targets),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
