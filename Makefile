@@ -3,6 +3,8 @@
 #   make            release build: build/release/iomatrix
 #   make test       unit tests (cmocka) and end-to-end tests of the binary
 #   make asan       the whole suite under AddressSanitizer + UBSan (build/asan/)
+#   make fuzz       each libFuzzer harness of tests/fuzz/ for FUZZ_SECONDS (clang; build/fuzz/)
+#   make tidy       clang-tidy (.clang-tidy) and cppcheck over src/
 #   make demo       the main job on the built-in quick matrix
 #   make bench      iomatrix side by side with fio (see docs/performance.md)
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -157,4 +159,4 @@ uninstall:
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(B)/src/main.d $(TEST_BINS:=.d)
+-include $(LIB_OBJS:.o=.d) $(B)/src/main.d $(TEST_BINS:=.d) $(FUZZ_BINS:=.d)

@@ -3,9 +3,12 @@
  *
  * One ring per worker thread, created in that thread. Setup asks for the most the kernel
  * offers and falls back one step at a time, writing what it got into the engine's notes:
- *   - IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN (6.1+: completions are processed
- *     only when the thread enters the kernel to wait, no interrupting task work), else
- *     IORING_SETUP_COOP_TASKRUN (5.19+), else a plain ring — each step taken on EINVAL;
+ *   - IORING_SETUP_COOP_TASKRUN (5.19+: completions are posted as task work without
+ *     interrupting the thread; it runs them when it enters the kernel), else a plain ring —
+ *     taken on EINVAL. Not SINGLE_ISSUER | DEFER_TASKRUN: with it completions wait until the
+ *     thread is woken for wait_nr of them, and on a CPU shared with other work that late
+ *     wake-up left the device idle — a median 1.6× fewer IOPS on a loop device at QD32,
+ *     8 alternated pairs (docs/performance.md);
  *   - the ring fd registered (io_uring_enter skips the fd lookup), else not;
  *   - the target registered as fixed file 0 (no per-I/O file reference), else the plain fd;
  *   - the buffers registered, one per slot (no per-I/O page pinning), else plain buffers — the
@@ -82,8 +85,8 @@ static int setup_ring(struct iom_engine *e, struct uring_engine *u, const struct
 		unsigned flags;
 		const char *name;
 	} tries[] = {
-		{ IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
-		  "SINGLE_ISSUER DEFER_TASKRUN" },
+		/* SINGLE_ISSUER | DEFER_TASKRUN was the first try until measured against this:
+		 * on a loaded CPU it lost a median 1.6× of the IOPS (docs/performance.md). */
 		{ IORING_SETUP_COOP_TASKRUN, "COOP_TASKRUN" },
 		{ 0, "plain setup" },
 	};

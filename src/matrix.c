@@ -1792,13 +1792,22 @@ static int cross_checks(struct ctx *c)
 		const config_setting_t *where = c->t_set[i][IOM_DIM_BLOCK_SIZE]
 							? c->t_set[i][IOM_DIM_BLOCK_SIZE]
 							: c->wl_set[IOM_DIM_BLOCK_SIZE];
-		bool direct = false;
+		bool direct = false, verify = false;
 		int64_t maxbs = 0;
 
 		for (size_t j = 0; j < t->dim[IOM_DIM_DIRECT].n; j++)
 			direct |= t->dim[IOM_DIM_DIRECT].v[j] != 0;
+		for (size_t j = 0; j < t->dim[IOM_DIM_VERIFY].n; j++)
+			verify |= t->dim[IOM_DIM_VERIFY].v[j] != 0;
 		for (size_t j = 0; j < bs->n; j++) {
 			maxbs = IOM_MAX(maxbs, bs->v[j]);
+			if (verify && !direct && bs->v[j] % 512 != 0) {
+				iom_size_format((uint64_t)bs->v[j], a, sizeof(a));
+				return fail(c, where ? where : c->t_set[i][IOM_DIM_VERIFY],
+					    "block_size %s is not a multiple of 512, as verify needs "
+					    "(target '%s'; a header goes in every 512-byte sector)", a,
+					    t->label);
+			}
 			if (direct && bs->v[j] % 512 != 0) {
 				const config_setting_t *w = where;
 

@@ -300,14 +300,6 @@ static int run_loop(struct iom_worker *w)
 	bool stopping = false;
 	int phase;
 
-#ifdef P6_EXP
-	if (getenv("P6_WAIT_MIN"))
-		policy.wait_min = (unsigned)atoi(getenv("P6_WAIT_MIN"));
-	if (getenv("P6_WAIT_DIV"))
-		policy.wait_div = (unsigned)atoi(getenv("P6_WAIT_DIV"));
-	if (getenv("P6_BATCH"))
-		policy.submit_batch = (unsigned)atoi(getenv("P6_BATCH"));
-#endif
 	if (!policy.wait_min && !policy.wait_div)
 		policy.wait_div = IOM_POLICY_WAIT_DIV;
 	phase = observe_phase(w, &stopping, bytes_bound && share_left == 0);

@@ -2,7 +2,8 @@
  * test_verify — sector headers: what a write stamps, what a read accepts, what it counts as a
  * mismatch (bit rot, a misdirected write, a known sector without a header) and what it leaves
  * alone (a sector never written verified); then a real write run and read run through
- * iom_run_execute() with the psync engine on a temporary file, corrupted in between.
+ * iom_run_execute() with the psync engine on a temporary file, corrupted in between; and the
+ * verify block of a run's JSON (result.c) written and read back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "plan.h"
 #include "run.h"
 #include "util.h"
 #include "verify.h"
@@ -227,6 +229,63 @@ static void test_verify_runs_on_a_file(void **state)
 	unlink(path);
 }
 
+/* The verify block of a run's JSON: written whole, read back (counts), null when off. */
+static void test_verify_result_json(void **state)
+{
+	static struct iom_target tg = { .label = "t", .path = "/tmp/t", .controller = "auto",
+					.size = 1 << 20 };
+	static struct iom_matrix m = { .file = "v.cfg", .name = "v", .targets = &tg,
+				       .ntargets = 1 };
+	struct iom_cell c = { .v = { [IOM_DIM_BLOCK_SIZE] = 4096, [IOM_DIM_QUEUE_DEPTH] = 1,
+				     [IOM_DIM_THREADS] = 1, [IOM_DIM_READ_PCT] = 100,
+				     [IOM_DIM_ENGINE] = IOM_ENGINE_PSYNC, [IOM_DIM_VERIFY] = 1 } };
+	struct iom_run_result r = { .index = 1, .repetition = 1, .status = IOM_RUN_FAILED };
+	struct iom_result_file f;
+	char dir[] = "/tmp/iom-test-verify-json-XXXXXX", err[IOM_ERRLEN], *path, *text;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(iom_results_dir_create(dir, err, sizeof(err)), 0);
+	r.error = xstrdup("data verification failed: 1 mismatched sector");
+	r.verify = (struct iom_run_verify){ .enabled = true, .sectors_written = 7,
+					    .sectors_checked = 2048, .sectors_unwritten = 5,
+					    .mismatches = 1, .nfirst = 1 };
+	r.verify.first = xcalloc(1, sizeof(*r.verify.first));
+	r.verify.first[0] = (struct iom_verify_mismatch){ 153600, xstrdup("a header for offset 153600"),
+							  xstrdup("a header for offset 0 (run 1)") };
+	assert_int_equal(iom_result_write(dir, &m, &c, &r, err, sizeof(err)), 0);
+	iom_run_result_release(&r);
+	path = iom_result_path(dir, 1);
+	assert_int_equal(iom_read_file(path, &text, NULL), 0);
+	assert_non_null(strstr(text, "\"offset\": 153600"));
+	assert_non_null(strstr(text, "a header for offset 0 (run 1)"));
+	free(text);
+	assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
+	assert_true(f.r.verify.enabled);
+	assert_int_equal(f.r.verify.sectors_written, 7);
+	assert_int_equal(f.r.verify.sectors_checked, 2048);
+	assert_int_equal(f.r.verify.sectors_unwritten, 5);
+	assert_int_equal(f.r.verify.mismatches, 1);
+	assert_string_equal(iom_result_cell_get(&f, "verify"), "true");
+	iom_result_file_release(&f);
+
+	/* off: "verify": null, read back as not enabled */
+	memset(&r, 0, sizeof(r));
+	r.index = 1;
+	c.v[IOM_DIM_VERIFY] = 0;
+	assert_int_equal(iom_result_write(dir, &m, &c, &r, err, sizeof(err)), 0);
+	assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
+	assert_false(f.r.verify.enabled);
+	assert_string_equal(iom_result_cell_get(&f, "verify"), "false");
+	iom_result_file_release(&f);
+	unlink(path);
+	free(path);
+	path = xasprintf("%s/runs", dir);
+	rmdir(path);
+	free(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_verify_forget_and_failed_runs),
 		cmocka_unit_test(test_verify_refusals_and_limit),
 		cmocka_unit_test(test_verify_runs_on_a_file),
+		cmocka_unit_test(test_verify_result_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

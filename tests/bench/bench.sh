@@ -26,9 +26,11 @@
 # BENCH_QUICK=1 (1 s runs, RSS 10 s vs 2 s), BENCH_TARGETS ("loop disk null"),
 # BENCH_WORKLOADS (names below, default all), BENCH_DIR (scratch, default /var/tmp/iomatrix-bench;
 # the disk target lives there), BENCH_SIZE (target size, 1G), BENCH_PIN (CPU list that
-# one-thread workloads of both tools are pinned to with taskset, default 1; "" for none),
-# BENCH_KEEP=1 keeps the per-run JSON files. Every run's figures are left in
-# BENCH_DIR/last-rows.tsv (target, workload, tool, IOPS, MB/s, mean latency ns, CPU µs per I/O).
+# one-thread workloads of both tools are pinned to with taskset, default the last CPU; "" for
+# none),
+# BENCH_KEEP=1 keeps the per-run JSON files and the disk target. Every run's figures are left in
+# BENCH_DIR/last-rows.tsv (target, workload, tool, IOPS, MB/s, mean latency ns, CPU µs per I/O,
+# round). A run that fails is reported and left out; its round's ratios are then not formed.
 set -u
 
 IOMATRIX=${IOMATRIX:-build/release/iomatrix}
@@ -39,7 +41,7 @@ TARGETS=${BENCH_TARGETS:-loop disk null}
 WORKLOADS=${BENCH_WORKLOADS:-rr4k-qd32 rr4k-qd1 rw4k-70-qd32-t2 sr1m-qd8 rw16k-50-qd2-t4}
 DIR=${BENCH_DIR:-/var/tmp/iomatrix-bench}
 SIZE=${BENCH_SIZE:-1G}
-PIN=${BENCH_PIN-1}
+PIN=${BENCH_PIN-$(( $(nproc) - 1 ))}
 RSS_LONG=60
 RSS_SHORT=5
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
@@ -61,15 +63,18 @@ ROWS=$WORK/rows.tsv
 : > "$ROWS"
 LOOP=
 SHM=
+ROUND=0
 
 cleanup() {
 	[ -s "$ROWS" ] && cp "$ROWS" "$DIR/last-rows.tsv"
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
 	[ -n "$SHM" ] && rm -f "$SHM"
 	if [ "${BENCH_KEEP:-0}" = 1 ]; then
+		echo "bench: the disk target is kept as $DIR/disk.scratch" >&2
 		echo "bench: results kept in $WORK" >&2
 	else
 		rm -rf "$WORK"
+		rm -f "$DIR/disk.scratch"
 	fi
 }
 trap cleanup EXIT
@@ -129,14 +134,14 @@ run_iomatrix() {
 		tail -5 "$out.log" >&2
 		return 1
 	fi
-	python3 - "$out.d/runs/00001.json" "$tgt" "$wl" "$tool" >> "$ROWS" <<'EOP' || return 1
+	python3 - "$out.d/runs/00001.json" "$tgt" "$wl" "$tool" "$ROUND" >> "$ROWS" <<'EOP' || return 1
 import json, sys
 d = json.load(open(sys.argv[1]))
 if d.get("status") != "ok":
     sys.exit("bench: iomatrix run failed: %s" % d.get("error"))
 t = d["total"]
 print("\t".join(map(str, [sys.argv[2], sys.argv[3], sys.argv[4],
-      t["iops"], t["mb_s"], t["lat_ns"]["mean"], d["cpu"]["us_per_io"]])))
+      t["iops"], t["mb_s"], t["lat_ns"]["mean"], d["cpu"]["us_per_io"], sys.argv[5]])))
 EOP
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$out.d/traces"
 }
@@ -168,7 +173,7 @@ run_fio() {
 		tail -5 "$WORK/$tag.log" >&2
 		return 1
 	fi
-	python3 - "$WORK/$tag.json" "$tgt" "$wl" "fio-$mode" >> "$ROWS" <<'EOP'
+	python3 - "$WORK/$tag.json" "$tgt" "$wl" "fio-$mode" "$ROUND" >> "$ROWS" <<'EOP'
 import json, sys
 d = json.load(open(sys.argv[1]))
 iops = mbs = ios = lat = cpu = 0.0
@@ -181,7 +186,7 @@ for j in d["jobs"]:
         lat += s["lat_ns"]["mean"] * s["total_ios"]
     cpu += (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * j["job_runtime"] / 1000.0
 print("\t".join(map(str, [sys.argv[2], sys.argv[3], sys.argv[4], iops, mbs,
-      lat / ios if ios else 0, cpu * 1e6 / ios if ios else 0])))
+      lat / ios if ios else 0, cpu * 1e6 / ios if ios else 0, sys.argv[5]])))
 EOP
 }
 
@@ -191,6 +196,7 @@ bench_target() {
 	shift 4
 	for wl in "$@"; do
 		for i in $(seq 1 "$PAIRS"); do
+			ROUND=$i
 			progress "$tgt $wl round $i of $PAIRS"
 			run_iomatrix "iom-$tgt-$wl-$i" "$tgt" "$path" "$tkeys" "$engine" "$wl"
 			run_fio "users-$tgt-$wl-$i" "$tgt" "$path" "$engine" "$wl" users
@@ -247,6 +253,7 @@ done
 # Traces on (the default) against off, on the engine-bound workload.
 if [ -n "$EXTRA_TGT" ]; then
 	for i in $(seq 1 "$PAIRS"); do
+		ROUND=$i
 		progress "traces on/off round $i of $PAIRS"
 		run_iomatrix "iomtr-$EXTRA_TGT-$i" "trace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 true
 		run_iomatrix "iomnotr-$EXTRA_TGT-$i" "trace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 false
@@ -300,15 +307,19 @@ import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 pairs, secs, warm = sys.argv[2], sys.argv[3], sys.argv[4]
 runs = {}
-for tgt, wl, tool, iops, mbs, lat, cpu in rows:
-    runs.setdefault((tgt, wl), {}).setdefault(tool, []).append(
-        (float(iops), float(mbs), float(lat), float(cpu)))
+for tgt, wl, tool, iops, mbs, lat, cpu, rnd in rows:
+    runs.setdefault((tgt, wl), {}).setdefault(tool, {})[rnd] = (
+        float(iops), float(mbs), float(lat), float(cpu))
 
 def med(xs):
     return statistics.median(xs) if xs else float("nan")
 
 def ratios(a, b, k):
-    return [x[k] / y[k] for x, y in zip(a, b) if y[k] > 0]
+    """Per-round ratios a/b of figure k, over the rounds where both tools ran."""
+    return [a[r][k] / b[r][k] for r in a if r in b and b[r][k] > 0]
+
+def vals(a, k):
+    return [x[k] for x in a.values()]
 
 print("iomatrix / fio, median of per-round ratios (%s rounds of %s s after %s s warm-up)" %
       (pairs, secs, warm))
@@ -321,7 +332,7 @@ print("-" * len(hdr))
 for (tgt, wl), t in runs.items():
     if tgt.startswith("trace-"):
         continue
-    iom = t.get("iomatrix", [])
+    iom = t.get("iomatrix", {})
     metric = "MB/s" if wl.startswith("sr1m") else "IOPS"
     k = 1 if metric == "MB/s" else 0
     for mode in ("fio-users", "fio-tuned"):
@@ -334,13 +345,13 @@ for (tgt, wl), t in runs.items():
         print("%-6s %-16s %-10s %8.3f%s %9.3f %9.3f  %10s %8.3f %8.1fµs" % (
             tgt, wl, label, med(ratios(iom, f, k)), "M" if k else "x",
             med(ratios(iom, f, 3)), med(ratios(iom, f, 2)),
-            ("%.1fMB/s" % med([x[1] for x in iom])) if k else "%.0fK" % (med([x[0] for x in iom]) / 1e3),
-            med([x[3] for x in iom]), med([x[2] for x in iom]) / 1e3))
+            ("%.1fMB/s" % med(vals(iom, 1))) if k else "%.0fK" % (med(vals(iom, 0)) / 1e3),
+            med(vals(iom, 3)), med(vals(iom, 2)) / 1e3))
 print()
 for (tgt, wl), t in runs.items():
     if not tgt.startswith("trace-"):
         continue
-    on, off = t.get("iomatrix", []), t.get("iomnotr", [])
+    on, off = t.get("iomatrix", {}), t.get("iomnotr", {})
     if on and off:
         print("traces on / off (%s, %s): IOPS %.3f×, CPU/IO %.3f×, lat %.3f×" % (
             tgt[6:], wl, med(ratios(on, off, 0)), med(ratios(on, off, 3)), med(ratios(on, off, 2))))

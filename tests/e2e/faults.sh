@@ -15,7 +15,9 @@
 #   - EIO: a device-mapper device whose second half is the `error` target, over a loop device;
 #   - a device removed mid-run (dmsetup remove --force swaps in an error table);
 #   - ENOSPC on the target: a scratch file that does not fit its 2 MiB tmpfs;
-#   - ENOSPC in the results directory: a 96 KiB tmpfs fills up during the sweep.
+#   - ENOSPC in the results directory: a 96 KiB tmpfs fills up during the sweep;
+#   - an I/O error mid-run without device-mapper: the loop device under a write run is made
+#     read-only (blockdev --setro), so its writes fail with EPERM.
 set -u
 fail=0
 die() { echo "FAIL: $*"; fail=1; }
@@ -190,12 +192,45 @@ CFG
 	[ "$(ls results/out/runs | wc -l)" -ge 1 ] || die "ENOSPC in the results directory: no run kept"
 fi
 
+# An I/O error mid-run without device-mapper: the loop device is made read-only while a write
+# run is on it, so the next writes fail (EPERM from the block layer) — the same path as EIO.
+dd if=/dev/zero of="$img" bs=1M count=16 status=none
+loop=$(losetup -f --show "$img" 2>/dev/null) || loop=
+if [ -n "$loop" ]; then
+	cat >ro.cfg <<CFG
+iomatrix = 1;
+name = "readonly";
+targets = ( { label = "ro"; path = "$loop"; destructive = true; },
+            { label = "g"; path = "g.scratch"; size = "4M"; } );
+workload = { engine = "io_uring"; direct = true; block_size = "4K"; read_pct = 0; };
+timing = { warmup = "0s"; duration = "1500ms"; repeat = 2; };
+order = [ "target" ];
+CFG
+	"$IOMATRIX" run ro.cfg -o ro --no-trace >out.txt 2>err.txt &
+	pid=$!
+	sleep 0.8
+	blockdev --setro "$loop"
+	wait $pid
+	rc=$?
+	blockdev --setrw "$loop"
+	no_crash "$rc" "device made read-only"
+	[ "$rc" -eq 1 ] || die "device made read-only: exit $rc"
+	error ro 1 | grep -q "write at offset [0-9]* failed: Operation not permitted" ||
+		die "device made read-only: run 1: $(error ro 1)"
+	[ -n "$(error ro 2)" ] || die "device made read-only: run 2 has no reason"
+	[ "$(status ro 3)" = ok ] || die "device made read-only: the other target: $(error ro 3)"
+	valid_runs ro || die "device made read-only: a run file is not valid JSON"
+	losetup -d "$loop"
+	loop=
+else
+	note "no loop device: the read-only part is skipped"
+fi
+
 # EIO: device-mapper error target over a loop device; then the device removed mid-run
 if ! command -v dmsetup >/dev/null || ! dmsetup version >/dev/null 2>&1; then
 	echo "EIO parts skipped: no device-mapper (apt-get install dmsetup; the kernel needs dm_mod)"
 	exit $fail
 fi
-dd if=/dev/zero of="$img" bs=1M count=16 status=none
 loop=$(losetup -f --show "$img" 2>/dev/null) || { loop=; echo "EIO parts skipped: no loop device"; exit $fail; }
 dm=iom-faults-$$
 printf '0 16384 linear %s 0\n16384 16384 error\n' "$loop" | dmsetup create "$dm" ||

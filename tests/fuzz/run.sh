@@ -40,7 +40,7 @@ for n in $names; do
 			{ printf '\001'; gzip -dc "$f" 2>/dev/null; } >"$corpus/plain-$(basename "$f" .gz)"
 		done ;;
 	result) seed "$corpus" $(find "$top/tests/fixtures/results" "$top/tests/fixtures/report" \
-			-name '*.json' | sort | head -200) ;;
+			-name '*.json' | sort | head -200) "$top"/tests/fuzz/seeds/result-*.json ;;
 	esac
 	echo "fuzz_$n: $secs s"
 	# shellcheck disable=SC2086
