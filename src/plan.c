@@ -13,7 +13,8 @@
  *    and does not depend on the sort algorithm.
  * 4. Lay out repetitions (grouped or interleaved), then shuffle with Fisher–Yates when asked.
  * 5. Seed each run from m->seed, the cell's values (the target by its label) and the
- *    repetition, so a cell keeps its seeds when the order or the other cells change.
+ *    repetition, so a cell keeps its seeds when the order or the other cells change — and
+ *    when a later iomatrix adds a dimension (see run_seed).
  *
  * The plan's hash is FNV-1a 64 over its TSV form, exactly the bytes `plan --format tsv` prints.
  */
@@ -333,19 +334,40 @@ static int enumerate(struct builder *b, struct iom_plan *p, uint64_t ncells, boo
 	return 0;
 }
 
-static uint64_t run_seed(const struct iom_matrix *m, const struct iom_cell *c, uint32_t rep)
+/* The default value of every workload dimension (def[IOM_DIM_TARGET] unused). */
+static void dim_defaults(int64_t def[IOM_DIM_COUNT])
+{
+	for (int d = 0; d < IOM_DIM_COUNT; d++) {
+		const struct iom_key *k = d == IOM_DIM_TARGET ? NULL : iom_dim_key((enum iom_dim)d);
+
+		def[d] = 0;
+		if (k && k->def)
+			iom_key_parse_text(k, k->def, &def[d], NULL, 0);
+	}
+}
+
+/*
+ * A run's seed mixes m->seed, the repetition and each dimension by its name and value. A
+ * dimension at its default value is left out, so a dimension added to iomatrix later (with a
+ * default that keeps today's behaviour) leaves the seeds of every existing study as they were.
+ */
+static uint64_t run_seed(const struct iom_matrix *m, const struct iom_cell *c, uint32_t rep,
+			 const int64_t def[IOM_DIM_COUNT])
 {
 	uint64_t h = iom_mix64(m->seed);
 
 	for (int d = 0; d < IOM_DIM_COUNT; d++) {
+		const char *name = iom_dim_name((enum iom_dim)d);
 		uint64_t v = (uint64_t)c->v[d];
 
 		if (d == IOM_DIM_TARGET) {
 			const char *label = m->targets[c->v[d]].label;
 
 			v = fnv1a(FNV_OFFSET, label, strlen(label));
+		} else if (c->v[d] == def[d]) {
+			continue;
 		}
-		h = iom_mix64(h ^ iom_mix64(v + (uint64_t)d * 0x9e3779b97f4a7c15ull));
+		h = iom_mix64(h ^ iom_mix64(v ^ fnv1a(FNV_OFFSET, name, strlen(name))));
 	}
 	return iom_mix64(h ^ rep);
 }
@@ -463,6 +485,7 @@ int iom_plan_count(const struct iom_matrix *m, size_t *nruns, char *err, size_t 
 int iom_plan_build(const struct iom_matrix *m, struct iom_plan *p, char *err, size_t errlen)
 {
 	struct builder b = { .m = m };
+	int64_t def[IOM_DIM_COUNT];
 	uint64_t exact = 0;
 	int ret;
 
@@ -522,11 +545,12 @@ int iom_plan_build(const struct iom_matrix *m, struct iom_plan *p, char *err, si
 		}
 	}
 	/* 5. indices and seeds */
+	dim_defaults(def);
 	for (size_t i = 0; i < p->nruns; i++) {
 		struct iom_run *r = &p->runs[i];
 
 		r->index = (uint32_t)i + 1;
-		r->seed = run_seed(m, &p->cells[r->cell], r->repetition);
+		r->seed = run_seed(m, &p->cells[r->cell], r->repetition, def);
 	}
 	p->hash = plan_hash(p);
 	return 0;
