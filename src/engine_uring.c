@@ -3,12 +3,12 @@
  *
  * One ring per worker thread, created in that thread. Setup asks for the most the kernel
  * offers and falls back one step at a time, writing what it got into the engine's notes:
- *   - IORING_SETUP_COOP_TASKRUN (5.19+: completions are posted as task work without
- *     interrupting the thread; it runs them when it enters the kernel), else a plain ring —
- *     taken on EINVAL. Not SINGLE_ISSUER | DEFER_TASKRUN: with it completions wait until the
- *     thread is woken for wait_nr of them, and on a CPU shared with other work that late
- *     wake-up left the device idle — a median 1.6× fewer IOPS on a loop device at QD32,
- *     8 alternated pairs (docs/performance.md);
+ *   - IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN (6.1+: completions are run only when this
+ *     one thread waits for them: no interrupts, no cross-CPU wake-ups), else COOP_TASKRUN
+ *     (5.19+), else a plain ring — each step taken on EINVAL. On a quiet machine the first
+ *     wins (1.11× the IOPS at QD32 on a loop device); on a CPU shared with busy processes
+ *     deferred completions wait for the thread to be scheduled and COOP_TASKRUN does better
+ *     (docs/performance.md has both measurements);
  *   - the ring fd registered (io_uring_enter skips the fd lookup), else not;
  *   - the target registered as fixed file 0 (no per-I/O file reference), else the plain fd;
  *   - the buffers registered, one per slot (no per-I/O page pinning), else plain buffers — the
@@ -85,8 +85,13 @@ static int setup_ring(struct iom_engine *e, struct uring_engine *u, const struct
 		unsigned flags;
 		const char *name;
 	} tries[] = {
-		/* SINGLE_ISSUER | DEFER_TASKRUN was the first try until measured against this:
-		 * on a loaded CPU it lost a median 1.6× of the IOPS (docs/performance.md). */
+		/* Measured both ways (docs/performance.md): on a quiet machine SINGLE_ISSUER |
+		 * DEFER_TASKRUN drives a median 1.11× the IOPS of COOP_TASKRUN at 0.93× the CPU
+		 * per I/O (4 of 4 pairs); on a CPU shared with other busy processes COOP_TASKRUN
+		 * won by 1.6×, because deferred completions wait for the thread to be scheduled.
+		 * A benchmark is run on a quiet machine: DEFER_TASKRUN first. */
+		{ IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+		  "SINGLE_ISSUER DEFER_TASKRUN" },
 		{ IORING_SETUP_COOP_TASKRUN, "COOP_TASKRUN" },
 		{ 0, "plain setup" },
 	};
