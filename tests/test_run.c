@@ -287,6 +287,41 @@ static void test_run_io_error_fails(void **state)
 	}
 }
 
+/*
+ * An I/O error the kernel itself returns: reading /proc/self/mem at an address that is never
+ * mapped (page 0 up to 64 KiB) fails with EIO, through the engine like any device error. The
+ * run fails naming the offset and the error.
+ */
+static void test_run_kernel_eio_fails(void **state)
+{
+	static const enum iom_engine_kind engines[] = { IOM_ENGINE_PSYNC, IOM_ENGINE_IO_URING };
+
+	(void)state;
+	for (size_t k = 0; k < IOM_ARRAY_SIZE(engines); k++) {
+		struct iom_run_spec s = spec_null();
+		struct iom_run_result r;
+		char err[IOM_ERRLEN] = "";
+		int fd = open("/proc/self/mem", O_RDONLY);
+		int ret;
+
+		assert_true(fd >= 0);
+		s.engine = engines[k];
+		s.fd = fd;
+		s.region = 64 << 10;
+		s.read_pct = 100;
+		s.queue_depth = 4;
+		s.timing = (struct iom_timing){ .warmup_ns = 0, .duration_ns = 2000 * MS };
+		ret = iom_run_execute(&s, &r, err, sizeof(err));
+		print_message("  %s\n", err);
+		assert_int_equal(ret, -EIO);
+		assert_int_equal(r.status, IOM_RUN_FAILED);
+		assert_non_null(strstr(err, "read at offset "));
+		assert_non_null(strstr(err, " failed: Input/output error"));
+		iom_run_result_release(&r);
+		close(fd);
+	}
+}
+
 static void test_run_setup_errors(void **state)
 {
 	struct iom_run_spec s = spec_null();
@@ -513,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_run_null_engine),
 		cmocka_unit_test(test_run_bytes_bound),
 		cmocka_unit_test(test_run_on_file),
+		cmocka_unit_test(test_run_kernel_eio_fails),
 		cmocka_unit_test(test_run_io_error_fails),
 		cmocka_unit_test(test_run_setup_errors),
 		cmocka_unit_test(test_run_stop_flag),
