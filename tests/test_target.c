@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "loopdev.h"
 #include "target.h"
 #include "util.h"
 
@@ -623,37 +624,8 @@ static bool run_mkfs(const char *file)
 
 static int loop_attach(struct loop_state *s)
 {
-	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-	int bfd = open(s->backing, O_RDWR | O_CLOEXEC);
-	int ret = -1;
-
-	for (int tries = 0; ctl >= 0 && bfd >= 0 && tries < 50 && ret; tries++) {
-		struct loop_config cfg;
-		int n = ioctl(ctl, LOOP_CTL_GET_FREE), lfd;
-
-		if (n < 0)
-			break;
-		snprintf(s->dev, sizeof(s->dev), "/dev/loop%d", n);
-		lfd = open(s->dev, O_RDWR | O_CLOEXEC);
-		if (lfd < 0)
-			break;
-		memset(&cfg, 0, sizeof(cfg));
-		cfg.fd = (unsigned)bfd;
-		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
-		if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0) {
-			s->fd = lfd;
-			ret = 0;
-		} else {
-			close(lfd); /* taken by someone else meanwhile: try the next free one */
-			if (errno != EBUSY)
-				break;
-		}
-	}
-	if (ctl >= 0)
-		close(ctl);
-	if (bfd >= 0)
-		close(bfd);
-	return ret;
+	s->fd = test_loop_attach(s->backing, s->dev, sizeof(s->dev));
+	return s->fd >= 0 ? 0 : -1;
 }
 
 static int loop_setup_common(void **state, bool ext4, bool mounted)

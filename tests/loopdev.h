@@ -1,0 +1,52 @@
+/*
+ * loopdev — a loop device for the tests that need a real block device (root only): attached with
+ * LOOP_CONFIGURE and LO_FLAGS_AUTOCLEAR, so it detaches by itself when the returned descriptor is
+ * closed, even when the test dies on the way.
+ */
+#ifndef IOM_TEST_LOOPDEV_H
+#define IOM_TEST_LOOPDEV_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+/* Attaches backing to a free loop device, whose path goes to dev. The device's fd, or -1. */
+static inline int test_loop_attach(const char *backing, char *dev, size_t devlen)
+{
+	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	int bfd = open(backing, O_RDWR | O_CLOEXEC);
+	int fd = -1;
+
+	for (int tries = 0; ctl >= 0 && bfd >= 0 && tries < 50 && fd < 0; tries++) {
+		struct loop_config cfg;
+		int n = ioctl(ctl, LOOP_CTL_GET_FREE), lfd;
+
+		if (n < 0)
+			break;
+		snprintf(dev, devlen, "/dev/loop%d", n);
+		lfd = open(dev, O_RDWR | O_CLOEXEC);
+		if (lfd < 0)
+			break;
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.fd = (unsigned)bfd;
+		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+		if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0) {
+			fd = lfd;
+		} else {
+			close(lfd); /* taken by someone else meanwhile: try the next free one */
+			if (errno != EBUSY)
+				break;
+		}
+	}
+	if (ctl >= 0)
+		close(ctl);
+	if (bfd >= 0)
+		close(bfd);
+	return fd;
+}
+
+#endif
