@@ -10,9 +10,25 @@
 #include <fcntl.h>
 #include <linux/loop.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+
+/* Creates an empty backing file of bytes in /dev/shm named after name; its path goes to path
+ * (also on failure, so the caller's teardown can remove it). 0, or -1. */
+static inline int test_loop_backing(char *path, size_t len, const char *name, off_t bytes)
+{
+	int fd, ret = 0;
+
+	snprintf(path, len, "/dev/shm/%s-XXXXXX", name);
+	fd = mkstemp(path);
+	if (fd < 0 || ftruncate(fd, bytes) != 0)
+		ret = -1;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
 
 /* Attaches backing to a free loop device, whose path goes to dev. The device's fd, or -1. */
 static inline int test_loop_attach(const char *backing, char *dev, size_t devlen)

@@ -80,7 +80,6 @@ static int loop_attach(struct lo *s)
 static int loop_setup(void **state, off_t bytes)
 {
 	struct lo *s = xcalloc(1, sizeof(*s));
-	int fd;
 
 	*state = s;
 	s->fd = -1;
@@ -95,15 +94,10 @@ static int loop_setup(void **state, off_t bytes)
 		s->why_skip = "needs root for loop devices";
 		return 0;
 	}
-	snprintf(s->backing, sizeof(s->backing), "/dev/shm/iom-fsprep-G-XXXXXX");
-	fd = mkstemp(s->backing);
-	if (fd < 0 || ftruncate(fd, bytes) != 0) {
+	if (test_loop_backing(s->backing, sizeof(s->backing), "iom-fsprep-G", bytes) != 0) {
 		s->why_skip = "cannot create a backing file in /dev/shm";
-		if (fd >= 0)
-			close(fd);
 		return 0;
 	}
-	close(fd);
 	if (loop_attach(s) != 0)
 		s->why_skip = "cannot attach a loop device";
 	return 0;

@@ -631,7 +631,6 @@ static int loop_attach(struct loop_state *s)
 static int loop_setup_common(void **state, bool ext4, bool mounted)
 {
 	struct loop_state *s = xcalloc(1, sizeof(*s));
-	int fd;
 
 	*state = s;
 	s->fd = -1;
@@ -639,15 +638,10 @@ static int loop_setup_common(void **state, bool ext4, bool mounted)
 		s->why_skip = "needs root for loop devices";
 		return 0;
 	}
-	snprintf(s->backing, sizeof(s->backing), "/dev/shm/iom-target-C-XXXXXX");
-	fd = mkstemp(s->backing);
-	if (fd < 0 || ftruncate(fd, LOOP_BYTES) != 0) {
+	if (test_loop_backing(s->backing, sizeof(s->backing), "iom-target-C", LOOP_BYTES) != 0) {
 		s->why_skip = "cannot create a backing file in /dev/shm";
-		if (fd >= 0)
-			close(fd);
 		return 0;
 	}
-	close(fd);
 	if (ext4 && !run_mkfs(s->backing)) {
 		s->why_skip = "mkfs.ext4 is not available";
 		return 0;
