@@ -18,7 +18,7 @@ BINDIR   := $(DESTDIR)$(PREFIX)/bin
 MANDIR   := $(DESTDIR)$(PREFIX)/share/man
 COMPDIR  := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 
-PKGS      := libconfig liburing zlib json-c blkid
+PKGS      := libconfig liburing zlib libisal json-c blkid
 TEST_PKGS := cmocka
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
 

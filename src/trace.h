@@ -10,7 +10,8 @@
  * lock, no system call, never a wait. When a ring is full the record is dropped and counted, and
  * the next record that gets through is marked as following a gap. The writer thread drains the
  * rings, encodes each thread's records in blocks (columns of varints: delta-coded offsets and
- * times, latencies, flags), compresses them with zlib (gzip container, so `zcat` opens the file)
+ * times, latencies, flags), compresses them with ISA-L's igzip (gzip container, so `zcat` opens
+ * the file)
  * and writes them. About once a second it ends the compressed data with a sync flush, so after a
  * crash of the process everything up to the last flush can be read back. iom_trace_close() drains
  * what is left, writes the end record (per-thread counts of records and drops) and the gzip
@@ -26,7 +27,7 @@
  * different threads are interleaved in the order the writer drained them, so across threads
  * records are only roughly in time order (sort by time_ns for a global order).
  *
- * Only trace.c includes <zlib.h>.
+ * Only trace.c includes <isa-l/igzip_lib.h> (writing) and, with verify.c, <zlib.h> (reading, CRCs).
  */
 #ifndef IOM_TRACE_H
 #define IOM_TRACE_H
@@ -47,7 +48,7 @@
 /* Most records the writer puts in one block; the most a reader accepts in one. */
 #define IOM_TRACE_BLOCK_RECORDS 4096u
 #define IOM_TRACE_BLOCK_MAX 65536u
-/* Default interval between sync flushes (how much a crash can lose), and zlib level. */
+/* Default interval between sync flushes (how much a crash can lose), and compression level. */
 #define IOM_TRACE_FLUSH_MS_DEFAULT 1000u
 #define IOM_TRACE_LEVEL_DEFAULT 1
 
@@ -73,7 +74,7 @@ struct iom_trace_info {
 	unsigned nthreads;       /* worker threads: record() takes thread 0 … nthreads − 1 */
 	unsigned ring_records;   /* per-thread ring, rounded up to a power of two; 0: default */
 	unsigned flush_ms;       /* sync flush interval; 0: IOM_TRACE_FLUSH_MS_DEFAULT */
-	int level;               /* zlib level 1 … 9; 0: IOM_TRACE_LEVEL_DEFAULT */
+	int level;               /* ISA-L igzip level 1 … 3; 0: IOM_TRACE_LEVEL_DEFAULT */
 	bool phases;             /* the caller will pass phases with iom_trace_put() */
 	unsigned flags;          /* IOM_TRACE_PAUSED */
 };

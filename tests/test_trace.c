@@ -448,7 +448,7 @@ static void test_trace_corrupt_bytes(void **state)
 	size_t size;
 	uint64_t nread;
 	struct iom_rng r;
-	unsigned errors = 0, tries = 0;
+	unsigned errors = 0, tries = 0, same = 0;
 
 	gen_sync(g, N, 5, 4096, false);
 	write_one(path, g, N, 4096);
@@ -466,14 +466,22 @@ static void test_trace_corrupt_bytes(void **state)
 			assert_int_equal(ret, 0);
 			continue;
 		}
-		if (ret == 0)
-			fail_msg("byte %zu flipped, read as a whole trace", pos);
+		/* Deflate has redundant bits (the dynamic Huffman header can describe codes that
+		 * are never used): such a flip decodes to the very same records, which read_prefix
+		 * compared one by one. Anything else must be refused. */
+		if (ret == 0) {
+			assert_int_equal(nread, N);
+			same++;
+			continue;
+		}
 		if (ret != -EBADMSG && ret != -ENODATA && ret != -EINVAL)
 			fail_msg("byte %zu flipped: %d %s", pos, ret, err);
 		assert_true(err[0] != '\0');
 		errors++;
 	}
+	/* almost every flip is caught */
 	assert_true(errors > 0);
+	assert_true(same * 20 <= tries);
 	/* random damage: a few bytes anywhere; read_prefix checks every record delivered */
 	iom_rng_seed(&r, 77);
 	for (unsigned k = 0; k < 200; k++) {

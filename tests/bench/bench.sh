@@ -23,6 +23,7 @@
 #
 # Environment: IOMATRIX (the binary), BENCH_SECS (measured seconds per run, default 3),
 # BENCH_WARMUP (1), BENCH_PAIRS (rounds, default 3, at least 3 for a median worth the name),
+# BENCH_TRACE_PAIRS (traces on/off pairs, default BENCH_PAIRS but at least 7),
 # BENCH_QUICK=1 (1 s runs, RSS 10 s vs 2 s), BENCH_TARGETS ("loop disk null"),
 # BENCH_WORKLOADS (names below, default all), BENCH_DIR (scratch, default /var/tmp/iomatrix-bench;
 # the disk target lives there), BENCH_SIZE (target size, 1G), BENCH_PIN (CPU list that
@@ -37,6 +38,7 @@ IOMATRIX=${IOMATRIX:-build/release/iomatrix}
 SECS=${BENCH_SECS:-3}
 WARM=${BENCH_WARMUP:-1}
 PAIRS=${BENCH_PAIRS:-3}
+TRACE_PAIRS=${BENCH_TRACE_PAIRS:-$(( PAIRS > 7 ? PAIRS : 7 ))}
 TARGETS=${BENCH_TARGETS:-loop disk null}
 WORKLOADS=${BENCH_WORKLOADS:-rr4k-qd32 rr4k-qd1 rw4k-70-qd32-t2 sr1m-qd8 rw16k-50-qd2-t4}
 DIR=${BENCH_DIR:-/var/tmp/iomatrix-bench}
@@ -55,6 +57,7 @@ die() { echo "bench: $*" >&2; exit 1; }
 command -v fio >/dev/null || die "fio is not installed (apt-get install fio)"
 command -v python3 >/dev/null || die "python3 is needed for the arithmetic"
 [ "$PAIRS" -ge 1 ] 2>/dev/null || die "BENCH_PAIRS must be a positive integer"
+[ "$TRACE_PAIRS" -ge 1 ] 2>/dev/null || die "BENCH_TRACE_PAIRS must be a positive integer"
 IOMATRIX=$(cd "$(dirname "$IOMATRIX")" && pwd)/$(basename "$IOMATRIX")
 
 mkdir -p "$DIR" || die "cannot create '$DIR'"
@@ -98,8 +101,8 @@ progress() { # a status line on a terminal, nothing in a log
 	return 0
 }
 
-pin() { # pin THREADS CMD... : one-thread workloads run on $PIN
-	if [ "$1" = 1 ] && [ -n "$PIN" ]; then
+pin() { # pin THREADS CMD... : one-thread workloads run on $PIN (not while NOPIN=1)
+	if [ "$1" = 1 ] && [ -n "$PIN" ] && [ "${NOPIN:-0}" != 1 ]; then
 		shift
 		taskset -c "$PIN" "$@"
 	else
@@ -250,14 +253,20 @@ for tgt in $TARGETS; do
 	esac
 done
 
-# Traces on (the default) against off, on the engine-bound workload.
+# Traces on (the default) against off, on the engine-bound workload: at least 7 pairs (a few per
+# cent is the effect, the noise of one pair is as large), the order swapped every pair, and not
+# pinned — pinning the process to one CPU would put the trace writer on the worker's CPU, which
+# no iomatrix run does by itself.
 if [ -n "$EXTRA_TGT" ]; then
-	for i in $(seq 1 "$PAIRS"); do
+	NOPIN=1
+	for i in $(seq 1 "$TRACE_PAIRS"); do
 		ROUND=$i
-		progress "traces on/off round $i of $PAIRS"
-		run_iomatrix "iomtr-$EXTRA_TGT-$i" "trace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 true
-		run_iomatrix "iomnotr-$EXTRA_TGT-$i" "trace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 false
+		progress "traces on/off round $i of $TRACE_PAIRS"
+		for tr in $( [ $((i % 2)) = 1 ] && echo "true false" || echo "false true"); do
+			run_iomatrix "iom-$tr-$EXTRA_TGT-$i" "trace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 "$tr"
+		done
 	done
+	NOPIN=0
 	progress ""
 fi
 
@@ -353,8 +362,11 @@ for (tgt, wl), t in runs.items():
         continue
     on, off = t.get("iomatrix", {}), t.get("iomnotr", {})
     if on and off:
-        print("traces on / off (%s, %s): IOPS %.3f×, CPU/IO %.3f×, lat %.3f×" % (
-            tgt[6:], wl, med(ratios(on, off, 0)), med(ratios(on, off, 3)), med(ratios(on, off, 2))))
+        r = ratios(on, off, 0)
+        print("traces on / off (%s, %s, %d pairs, unpinned): IOPS %.3f×, CPU/IO %.3f×, lat %.3f×"
+              " (goal IOPS ≥ 0.97×)" % (tgt[6:], wl, len(r), med(r), med(ratios(on, off, 3)),
+                                        med(ratios(on, off, 2))))
+        print("  per pair: " + " ".join("%.3f" % x for x in r))
 rss = dict(x.split(":") for x in sys.argv[5].split())
 if len(rss) == 2:
     (s1, k1), (s2, k2) = sorted(rss.items(), key=lambda kv: int(kv[0]))
