@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,6 +29,7 @@
 #include "plan.h"
 #include "preset.h"
 #include "report.h"
+#include "units.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -36,7 +38,6 @@ static const struct {
 	char flag;
 	const char *what;
 } unsupported[] = {
-	{ 'a', "CPU affinity" },
 	{ 'B', "target bounds" },
 	{ 'e', "event tracing (ETW)" },
 	{ 'f', "maximum target offset / access hints" },
@@ -46,7 +47,6 @@ static const struct {
 	{ 'I', "I/O priority" },
 	{ 'j', "burst interval" },
 	{ 'l', "large pages" },
-	{ 'n', "no affinity" },
 	{ 'N', "memory-mapped flush mode" },
 	{ 'O', "outstanding I/Os per thread with -F" },
 	{ 'p', "parallel sequential I/O" },
@@ -60,7 +60,7 @@ static const struct {
 	{ 'y', "named-event synchronization" },
 };
 
-#define SUPPORTED "-b -c -C -d -D -h -L -o -r -s -S -t -w -W -z -Z"
+#define SUPPORTED "-a -b -c -C -d -D -h -L -n -o -r -s -S -t -w -W -z -Z"
 
 /* A size as DiskSpd writes it; *blocks set when it is in blocks of -b ("8b"). */
 static int parse_size(const char *s, uint64_t *v, bool *blocks)
@@ -147,6 +147,7 @@ void iom_diskspd_release(struct iom_diskspd *d)
 		free(d->notes[i]);
 	free(d->notes);
 	free(d->command);
+	free(d->cpus);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -219,6 +220,47 @@ static void append_arg(char **s, const char *arg)
 static bool windows_target(const char *arg)
 {
 	return arg[0] == '#' || (isalpha((unsigned char)arg[0]) && arg[1] == ':');
+}
+
+/* -a: "-a" pins threads round-robin over every CPU this process may use (what DiskSpd does
+ * by default), "-a0,2,3" over the CPUs listed. Processor groups (-ag) are Windows'. */
+static int parse_affinity(struct iom_diskspd *d, const char *a, char *err, size_t errlen)
+{
+	const char *v = a + 2;
+	char why[IOM_ERRLEN];
+	unsigned *cpus, n;
+	int ret;
+
+	free(d->cpus);
+	d->cpus = NULL;
+	if (*v == 'g')
+		return iom_err(err, errlen, EINVAL, "'%s': processor groups (-ag) are Windows'; "
+			       "give CPU numbers, such as -a0,2", a);
+	if (*v == '\0') {
+		cpu_set_t allowed;
+		char buf[32];
+		size_t len = 0;
+
+		if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+			return iom_err(err, errlen, errno, "-a: cannot read the CPUs this process "
+				       "may use: %s", strerror(errno));
+		d->cpus = xstrdup("");
+		for (unsigned c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &allowed)) {
+				snprintf(buf, sizeof(buf), "%s%u", len ? "," : "", c);
+				len += strlen(buf);
+				d->cpus = xrealloc(d->cpus, len + 1);
+				strcat(d->cpus, buf);
+			}
+		return 0;
+	}
+	ret = iom_cpulist_parse(v, &cpus, &n, why, sizeof(why));
+	if (ret < 0)
+		return iom_err(err, errlen, -ret, "'%s': -a takes CPU numbers such as -a0,2 (%s)", a,
+			       why);
+	free(cpus);
+	d->cpus = xstrdup(v);
+	return 0;
 }
 
 int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, size_t errlen)
@@ -378,6 +420,18 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			if (*v)
 				goto unknown;
 			break; /* iomatrix always measures latency */
+		case 'a':
+			if ((ret = parse_affinity(d, a, err, errlen)) < 0)
+				goto fail;
+			break;
+		case 'n':
+			if (*v)
+				goto unknown;
+			free(d->cpus);
+			d->cpus = NULL;
+			note(d, "-n (no affinity): iomatrix's default; DiskSpd itself pins threads "
+				"round-robin to the CPUs unless -n is given");
+			break;
 		case 'o':
 			if ((ret = parse_uint(v, UINT32_MAX, &n)) < 0 || n == 0) {
 				ret = bad_value(err, errlen, a, "-o takes the I/Os outstanding per "
@@ -610,6 +664,8 @@ int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size
 	add(&t, "\niomatrix = 1;\nname = \"diskspd\";\ndescription = %s;\n", qdesc);
 	if (d->seed_given)
 		add(&t, "seed = %" PRIu64 ";                         # -z\n", d->seed);
+	if (d->cpus)
+		add(&t, "cpus = \"%s\";   # -a: thread i on the i-th CPU, round-robin\n", d->cpus);
 	add(&t, "\ntargets = (\n  { label = \"%s\"; path = %s;", label, qpath);
 	if (is_dev)
 		add(&t, "%s }   # a block device: the whole of it\n",
@@ -682,6 +738,8 @@ void iom_diskspd_usage(FILE *out)
 	      "  -L           latency statistics: always measured\n"
 	      "  -D[ms]       IOPS statistics: always in 1 s intervals\n"
 	      "  -z[seed]     random seed                         seed\n"
+	      "  -a[cpus]     pin threads round-robin: -a0,2 to CPUs 0 and 2, -a to all  cpus\n"
+	      "  -n           no affinity: iomatrix's default (DiskSpd's default is -a)\n"
 	      "  -Z...        write buffer content: accepted, iomatrix writes unique blocks\n"
 	      "\n"
 	      "iomatrix options:\n"

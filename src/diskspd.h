@@ -35,6 +35,7 @@ struct iom_diskspd {
 	bool direct;           /* -S, -Su, -Sh, -h: the OS cache bypassed (O_DIRECT) */
 	bool seed_given;
 	uint64_t seed;         /* -z */
+	char *cpus;            /* -a: the CPU list threads are pinned to, round-robin (heap) */
 	const char *target;
 	char *command;         /* the DiskSpd flags and target as given, space-separated (heap) */
 	char **notes;          /* what was accepted but is done differently (heap) */

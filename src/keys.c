@@ -71,6 +71,10 @@ const struct iom_key iom_keys[] = {
 	  .def = "true",
 	  .help = "record every I/O of every run in a compressed trace, traces/NNNNN.trace.gz "
 		  "(docs/trace.md); --no-trace turns it off for one sweep" },
+	{ .name = "cpus", .section = IOM_SEC_TOP, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .help = "CPUs the worker threads run on, as taskset writes them (\"2\", \"0-3\", "
+		  "\"0,2\"): thread i on the i-th CPU listed, round-robin (DiskSpd's -a); the "
+		  "trace writer and the controller are not pinned. Default: no pinning" },
 	{ .name = "exclude", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
 	  .help = "a list of conditions such as { threads = 8; queue_depth = 64; }; a cell that "
 		  "matches every key of a condition is dropped" },

@@ -1590,6 +1590,17 @@ static int read_top_scalars(struct ctx *c)
 			return ret;
 		m->trace = v != 0;
 	}
+	s = config_setting_get_member(root, "cpus");
+	if (s) {
+		char *list = NULL, why[IOM_ERRLEN];
+
+		if ((ret = read_string(c, s, "cpus", MAX_TEXT, CS_TEXT, &list)) < 0)
+			return ret;
+		ret = iom_cpulist_parse(list, &m->cpus, &m->ncpus, why, sizeof(why));
+		free(list);
+		if (ret < 0)
+			return fail(c, s, "cpus: %s", why);
+	}
 	m->repeat_order = IOM_REPEAT_GROUPED;
 	s = config_setting_get_member(root, "repeat_order");
 	if (s) {
@@ -2027,6 +2038,7 @@ void iom_matrix_free(struct iom_matrix *m)
 	free(m->as_run);
 	free(m->name);
 	free(m->description);
+	free(m->cpus);
 	free(m);
 }
 

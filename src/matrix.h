@@ -101,6 +101,8 @@ struct iom_matrix {
 	enum iom_repeat_order repeat_order;
 	bool shuffle;
 	bool trace;        /* record every I/O in traces/NNNNN.trace.gz (default true) */
+	unsigned *cpus;    /* worker thread i runs on cpus[i % ncpus]; ncpus 0: not pinned */
+	unsigned ncpus;
 	uint64_t shuffle_seed;
 
 	struct iom_exclude *excludes;

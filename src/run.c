@@ -43,6 +43,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,12 +237,35 @@ static int start_workers(struct ctl *c, char *err, size_t errlen)
 	sigdelset(&all, SIGSYS);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (i = 0; i < c->conf.threads; i++) {
+		const struct iom_run_spec *spec = c->spec;
+		pthread_attr_t attr;
 		char name[16];
 
-		ret = pthread_create(&c->tid[i], NULL, iom_worker_main, &c->w[i]);
+		pthread_attr_init(&attr);
+		if (spec->ncpus) {
+			unsigned cpu = spec->cpus[i % spec->ncpus];
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+			if (ret) {
+				pthread_attr_destroy(&attr);
+				ret = iom_err(err, errlen, ret, "cannot pin worker thread %u to CPU %u: %s",
+					      i, cpu, strerror(ret));
+				break;
+			}
+		}
+		ret = pthread_create(&c->tid[i], &attr, iom_worker_main, &c->w[i]);
+		pthread_attr_destroy(&attr);
 		if (ret) {
-			ret = iom_err(err, errlen, ret, "cannot start worker thread %u of %u: %s", i,
-				      c->conf.threads, strerror(ret));
+			if (spec->ncpus && ret == EINVAL)
+				ret = iom_err(err, errlen, ret, "cannot start worker thread %u on CPU %u: "
+					      "not a CPU this process may run on", i,
+					      spec->cpus[i % spec->ncpus]);
+			else
+				ret = iom_err(err, errlen, ret, "cannot start worker thread %u of %u: %s",
+					      i, c->conf.threads, strerror(ret));
 			break;
 		}
 		snprintf(name, sizeof(name), "iom-w%u", i);

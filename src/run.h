@@ -53,6 +53,11 @@ struct iom_run_spec {
 	uint64_t seed;
 	uint32_t index, repetition;     /* copied into the result */
 
+	/* Worker thread i runs on CPU cpus[i % ncpus] (ncpus 0: wherever the scheduler puts it);
+	 * the controller and the trace writer are not pinned. */
+	const unsigned *cpus;
+	unsigned ncpus;
+
 	/* When *stop becomes non-zero the run ends early, marked IOM_RUN_INTERRUPTED. May be NULL. */
 	volatile sig_atomic_t *stop;
 

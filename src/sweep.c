@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -114,6 +115,22 @@ static int check_memory(const struct iom_plan *p, char *err, size_t errlen)
 				       c->v[IOM_DIM_THREADS], avail_s);
 		}
 	}
+	return 0;
+}
+
+/* Refuses, before anything runs, a `cpus` list naming a CPU this process may not run on. */
+static int check_cpus(const struct iom_matrix *m, char *err, size_t errlen)
+{
+	cpu_set_t allowed;
+
+	if (!m->ncpus || sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+		return 0;
+	for (unsigned i = 0; i < m->ncpus; i++)
+		if (!CPU_ISSET(m->cpus[i], &allowed))
+			return iom_err(err, errlen, EINVAL,
+				       "cpus: CPU %u is not one this process may run on (%d CPUs "
+				       "allowed, %ld online)", m->cpus[i], CPU_COUNT(&allowed),
+				       sysconf(_SC_NPROCESSORS_ONLN));
 	return 0;
 }
 
@@ -905,6 +922,8 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	spec.index = run->index;
 	spec.repetition = run->repetition;
 	spec.stop = s->o->stop;
+	spec.cpus = s->m->cpus;
+	spec.ncpus = s->m->ncpus;
 	memset(&s->live, 0, sizeof(s->live));
 	spec.live = &s->live;
 	if (s->m->trace && !s->o->no_trace) {
@@ -1141,6 +1160,8 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		return iom_err(err, errlen, EPERM,
 			       "the matrix has shell hooks, which run only with --allow-hooks");
 	ret = check_memory(p, err, errlen);
+	if (ret == 0)
+		ret = check_cpus(p->m, err, errlen);
 	if (ret < 0)
 		return ret;
 	ret = open_dir(&s, err, errlen);

@@ -284,6 +284,85 @@ void iom_duration_human(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%lluus", (unsigned long long)(ns / 1000ull));
 }
 
+/* A CPU number at *p (decimal, no sign); advances *p. -1 when there is none, -2 when too big. */
+static long cpu_number(const char **p)
+{
+	long v = 0;
+
+	if (!isdigit((unsigned char)**p))
+		return -1;
+	for (; isdigit((unsigned char)**p); (*p)++) {
+		v = v * 10 + (**p - '0');
+		if (v >= (long)IOM_CPUS_MAX)
+			return -2;
+	}
+	return v;
+}
+
+int iom_cpulist_parse(const char *s, unsigned **cpus, unsigned *n, char *err, size_t errlen)
+{
+	static const char usage[] = "a CPU list such as \"2\", \"0-3\" or \"0,2,4-7\"";
+	unsigned char seen[IOM_CPUS_MAX] = { 0 };
+	unsigned *out = NULL, count = 0;
+	const char *p = s ? skip_space(s) : "";
+	int ret = 0;
+
+	*cpus = NULL;
+	*n = 0;
+	if (*p == '\0')
+		return iom_err(err, errlen, EINVAL, "an empty CPU list (write %s)", usage);
+	for (;;) {
+		long lo = cpu_number(&p), hi;
+
+		if (lo == -2 || lo == -1) {
+			ret = lo == -2 ? iom_err(err, errlen, ERANGE, "'%s': CPUs are numbered 0 to %u",
+						 s, IOM_CPUS_MAX - 1)
+				       : iom_err(err, errlen, EINVAL, "'%s': not %s", s, usage);
+			goto fail;
+		}
+		hi = lo;
+		if (*p == '-') {
+			p++;
+			hi = cpu_number(&p);
+			if (hi < 0) {
+				ret = hi == -2 ? iom_err(err, errlen, ERANGE,
+							 "'%s': CPUs are numbered 0 to %u", s,
+							 IOM_CPUS_MAX - 1)
+					       : iom_err(err, errlen, EINVAL, "'%s': not %s", s, usage);
+				goto fail;
+			}
+			if (hi < lo) {
+				ret = iom_err(err, errlen, EINVAL, "'%s': the range %ld-%ld runs backwards",
+					      s, lo, hi);
+				goto fail;
+			}
+		}
+		for (long c = lo; c <= hi; c++) {
+			if (seen[c]) {
+				ret = iom_err(err, errlen, EINVAL, "'%s': CPU %ld is listed twice", s, c);
+				goto fail;
+			}
+			seen[c] = 1;
+			out = xrealloc(out, (count + 1) * sizeof(*out));
+			out[count++] = (unsigned)c;
+		}
+		p = skip_space(p);
+		if (*p == '\0')
+			break;
+		if (*p != ',') {
+			ret = iom_err(err, errlen, EINVAL, "'%s': not %s", s, usage);
+			goto fail;
+		}
+		p = skip_space(p + 1);
+	}
+	*cpus = out;
+	*n = count;
+	return 0;
+fail:
+	free(out);
+	return ret;
+}
+
 int iom_pct_parse(const char *s, double min, double max, double *pct, char *err, size_t errlen)
 {
 	struct decimal d;

@@ -40,4 +40,13 @@ void iom_duration_human(uint64_t ns, char *buf, size_t len);
 /* Parses a percentage "70", "70%", "2.5%" within [min, max]. Returns 0 or -EINVAL / -ERANGE. */
 int iom_pct_parse(const char *s, double min, double max, double *pct, char *err, size_t errlen);
 
+/* The most CPUs a CPU list may name (CPU numbers 0 … IOM_CPUS_MAX − 1, as cpu_set_t holds). */
+#define IOM_CPUS_MAX 1024u
+
+/* Parses a CPU list as taskset(1) and /sys/devices/system/cpu/online write it: "3", "0-3",
+ * "0,2,4-7", kept in the order written (thread i runs on the i-th CPU, round-robin). A CPU
+ * named twice, a range that runs backwards, or a CPU beyond IOM_CPUS_MAX is an error.
+ * *cpus is the caller's to free. Returns 0, or -EINVAL / -ERANGE with err. */
+int iom_cpulist_parse(const char *s, unsigned **cpus, unsigned *n, char *err, size_t errlen);
+
 #endif

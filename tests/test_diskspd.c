@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,7 @@ static void test_diskspd_notes(void **state)
 		{ "-z -c1M t.dat", "-z without a seed" },
 		{ "-c1M t.dat", "DiskSpd's default goes through the OS cache" },
 		{ "-r -s -c1M t.dat", "-r overrides -s" },
+		{ "-n -c1M t.dat", "-n (no affinity): iomatrix's default" },
 	};
 
 	(void)state;
@@ -145,12 +147,60 @@ static void test_diskspd_notes(void **state)
 	}
 }
 
+/* -a pins threads round-robin (the matrix's cpus), in the order given; a bare -a to every CPU
+ * this process may use; -n (or no flag) pins nothing. */
+static void test_diskspd_affinity(void **state)
+{
+	static const struct { const char *args, *cpus; } pins[] = {
+		{ "-a3,1 -t4 -c1M t.dat", "3 1" },
+		{ "-a0 -c1M t.dat", "0" },
+		{ "-a0,1 -n -c1M t.dat", "" },
+		{ "-c1M t.dat", "" },
+		{ "-a -c1M t.dat", NULL }, /* every allowed CPU */
+	};
+	cpu_set_t allowed;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(pins); i++) {
+		char *line = xstrdup(pins[i].args), *argv[MAXARGS], err[IOM_ERRLEN], *text;
+		char got[256] = "", want[256] = "";
+		int argc = split(line, argv);
+		struct iom_diskspd d;
+		struct iom_matrix *m;
+
+		assert_int_equal(iom_diskspd_parse(argc, argv, &d, err, sizeof(err)), 0);
+		assert_int_equal(iom_diskspd_matrix(&d, &text, err, sizeof(err)), 0);
+		if (iom_matrix_parse("diskspd", text, NULL, 0, &m, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", pins[i].args, err);
+		for (unsigned k = 0; k < m->ncpus; k++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%u", k ? " " : "",
+				 m->cpus[k]);
+		if (pins[i].cpus)
+			snprintf(want, sizeof(want), "%s", pins[i].cpus);
+		else
+			for (unsigned c = 0; c < 1024; c++)
+				if (CPU_ISSET(c, &allowed))
+					snprintf(want + strlen(want), sizeof(want) - strlen(want),
+						 "%s%u", want[0] ? " " : "", c);
+		if (strcmp(got, want) != 0)
+			fail_msg("'%s': cpus '%s', want '%s'", pins[i].args, got, want);
+		iom_matrix_free(m);
+		free(text);
+		iom_diskspd_release(&d);
+		free(line);
+	}
+}
+
 static void test_diskspd_refuses(void **state)
 {
 	static const struct { const char *args, *msg; } bad[] = {
 		{ "-q t.dat", "unknown DiskSpd option '-q'" },
 		{ "-F4 t.dat", "DiskSpd option '-F4' (total threads) is not supported" },
-		{ "-a0,1 t.dat", "(CPU affinity) is not supported" },
+		{ "-ag0,1 t.dat", "processor groups (-ag) are Windows'" },
+		{ "-a1,x t.dat", "'-a1,x': -a takes CPU numbers such as -a0,2" },
+		{ "-a2,2 t.dat", "CPU 2 is listed twice" },
+		{ "-nx t.dat", "unknown DiskSpd option '-nx'" },
 		{ "-b4K -r8K -c1M t.dat", "-r8K: random offsets aligned to 8K, not the block size 4K" },
 		{ "-b4K -s8K -c1M t.dat", "-s8K: a sequential stride other than the block size (4K)" },
 		{ "-rdpct90/10 t.dat", "-rd (random distributions) is not supported" },
@@ -290,6 +340,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_diskspd_flags_make_matrix_keys),
 		cmocka_unit_test(test_diskspd_notes),
+		cmocka_unit_test(test_diskspd_affinity),
 		cmocka_unit_test(test_diskspd_refuses),
 		cmocka_unit_test(test_diskspd_refuses_targets),
 		cmocka_unit_test(test_diskspd_targets),

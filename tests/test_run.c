@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -507,6 +508,83 @@ static void test_run_hooks(void **state)
 	iom_run_result_release(&r);
 }
 
+/* Where each thread's I/Os completed: counts per CPU (the first 64). */
+struct cpu_seen {
+	uint64_t on[4][64];
+	uint64_t off_range;
+};
+
+static void hook_cpu(void *ctx, unsigned thread, const struct iom_io *io)
+{
+	struct cpu_seen *c = ctx;
+	int cpu = sched_getcpu();
+
+	(void)io;
+	if (cpu < 0 || cpu >= 64 || thread >= 4)
+		c->off_range++;
+	else
+		c->on[thread][cpu]++;
+}
+
+/* cpus: worker thread i runs on cpus[i % ncpus] and nowhere else; a CPU the process may not
+ * run on fails the run with a message that names it. */
+static void test_run_cpus(void **state)
+{
+	static struct cpu_seen seen;
+	const struct iom_worker_hooks hooks = { .record_ctx = &seen, .record = hook_cpu };
+	struct iom_run_spec s = spec_null();
+	struct iom_run_result r;
+	char err[IOM_ERRLEN];
+	cpu_set_t allowed;
+	unsigned cpus[2], n = 0, bad;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+	for (unsigned c = 0; c < 64 && n < 2; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpus[n++] = c;
+	/* listed in reverse, so that thread 0 is not simply where it would have started */
+	if (n == 2) {
+		unsigned tmp = cpus[0];
+
+		cpus[0] = cpus[1];
+		cpus[1] = tmp;
+	}
+	memset(&seen, 0, sizeof(seen));
+	s.hooks = &hooks;
+	s.threads = 3;
+	s.cpus = cpus;
+	s.ncpus = n;
+	s.timing.duration_ns = 200 * MS;
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
+	assert_int_equal(seen.off_range, 0);
+	for (unsigned t = 0; t < 3; t++) {
+		unsigned want = cpus[t % n];
+		uint64_t total = 0;
+
+		for (unsigned c = 0; c < 64; c++)
+			total += seen.on[t][c];
+		assert_true(total > 0);
+		if (seen.on[t][want] != total)
+			fail_msg("thread %u: %llu of %llu I/Os on CPU %u", t,
+				 (unsigned long long)seen.on[t][want], (unsigned long long)total,
+				 want);
+	}
+	iom_run_result_release(&r);
+
+	/* the first CPU this process may not use, if there is one below CPU_SETSIZE */
+	for (bad = 0; bad < CPU_SETSIZE && CPU_ISSET(bad, &allowed); bad++)
+		;
+	if (bad < CPU_SETSIZE) {
+		s.cpus = &bad;
+		s.ncpus = 1;
+		assert_true(iom_run_execute(&s, &r, err, sizeof(err)) < 0);
+		assert_int_equal(r.status, IOM_RUN_FAILED);
+		assert_non_null(strstr(err, "worker thread 0"));
+		iom_run_result_release(&r);
+	}
+}
+
 /* Without a prepare_write hook every 4 KiB of a write starts with its offset (and a sequence
  * number), so deduplicating storage sees no two blocks alike. */
 static void test_run_writes_are_stamped(void **state)
@@ -554,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_run_stop_flag),
 		cmocka_unit_test(test_run_spec_from_cell),
 		cmocka_unit_test(test_run_hooks),
+		cmocka_unit_test(test_run_cpus),
 		cmocka_unit_test(test_run_writes_are_stamped),
 	};
 

@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "units.h"
@@ -221,6 +223,56 @@ static void test_units_pct_parse(void **state)
 	assert_int_equal(iom_pct_parse(NULL, 0, 100, &v, err, sizeof(err)), -EINVAL);
 }
 
+static void test_units_cpulist_parse(void **state)
+{
+	static const struct {
+		const char *in;
+		int ret;
+		const char *text; /* the list, or a part of the error */
+	} cases[] = {
+		{ "3", 0, "3" },
+		{ "0-3", 0, "0 1 2 3" },
+		{ " 5, 0-1 ,7 ", 0, "5 0 1 7" },
+		{ "1023", 0, "1023" },
+		{ "", -EINVAL, "an empty CPU list" },
+		{ "x", -EINVAL, "not a CPU list" },
+		{ "1,", -EINVAL, "not a CPU list" },
+		{ "1-", -EINVAL, "not a CPU list" },
+		{ "-1", -EINVAL, "not a CPU list" },
+		{ "1;2", -EINVAL, "not a CPU list" },
+		{ "3-1", -EINVAL, "the range 3-1 runs backwards" },
+		{ "0-2,2", -EINVAL, "CPU 2 is listed twice" },
+		{ "1024", -ERANGE, "CPUs are numbered 0 to 1023" },
+		{ "0-99999999999999999999", -ERANGE, "CPUs are numbered 0 to 1023" },
+	};
+	char err[IOM_ERRLEN];
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		unsigned *cpus = NULL, n = 99;
+		int ret = iom_cpulist_parse(cases[i].in, &cpus, &n, err, sizeof(err));
+
+		if (ret != cases[i].ret)
+			fail_msg("'%s': %d, want %d (%s)", cases[i].in, ret, cases[i].ret, err);
+		if (ret == 0) {
+			char got[64] = "";
+
+			for (unsigned k = 0; k < n; k++)
+				snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%u",
+					 k ? " " : "", cpus[k]);
+			assert_string_equal(got, cases[i].text);
+		} else {
+			assert_null(cpus);
+			assert_int_equal(n, 0);
+			if (!strstr(err, cases[i].text))
+				fail_msg("'%s': '%s' lacks '%s'", cases[i].in, err, cases[i].text);
+		}
+		free(cpus);
+	}
+	assert_int_equal(iom_cpulist_parse(NULL, &(unsigned *){ NULL }, &(unsigned){ 0 }, err,
+					   sizeof(err)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_units_duration_seconds),
 		cmocka_unit_test(test_units_duration_format),
 		cmocka_unit_test(test_units_pct_parse),
+		cmocka_unit_test(test_units_cpulist_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
