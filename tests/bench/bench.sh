@@ -31,7 +31,7 @@
 # none),
 # BENCH_KEEP=1 keeps the per-run JSON files and the disk target. Every run's figures are left in
 # BENCH_DIR/last-rows.tsv (target, workload, tool, IOPS, MB/s, mean latency ns, CPU µs per I/O,
-# round). A run that fails is reported and left out; its round's ratios are then not formed.
+# round, the device's mean read latency ns over the run or 0). A run that fails is reported and left out; its round's ratios are then not formed.
 set -u
 
 IOMATRIX=${IOMATRIX:-build/release/iomatrix}
@@ -124,6 +124,33 @@ timing = { warmup = "${WARM}s"; duration = "${10}s"; };
 EOM
 }
 
+# devstat PATH: the /sys stat file of the block device PATH is, or holds PATH (a partition has
+# its own); empty when there is none (the null target).
+devstat() {
+	local mm
+	if [ -b "$1" ]; then
+		mm=$(stat -L -c '%t:%T' "$1") || return 0
+		mm=$(printf '%d:%d' "0x${mm%:*}" "0x${mm#*:}")
+	elif [ -e "$1" ]; then
+		mm=$(stat -c '%Hd:%Ld' "$1") || return 0
+	else
+		return 0
+	fi
+	[ -r "/sys/dev/block/$mm/stat" ] && echo "/sys/dev/block/$mm/stat"
+	return 0
+}
+
+# reads_now STATFILE: "reads read-ticks-ms" of the device, "0 0" without one
+reads_now() {
+	if [ -n "$1" ]; then awk '{print $1, $4}' "$1"; else echo "0 0"; fi
+}
+
+# dev_lat "BEFORE" "AFTER": the device's own mean read latency in ns over the interval (the block
+# layer's read ticks / reads completed, /sys/block/*/stat), 0 when it did no reads
+dev_lat() {
+	python3 -c "import sys; a, b = sys.argv[1].split(), sys.argv[2].split(); n = int(b[0]) - int(a[0]); print((int(b[1]) - int(a[1])) * 1e6 / n if n > 0 else 0)" "$1" "$2"
+}
+
 # run_iomatrix TAG TARGET PATH TKEYS ENGINE WL [trace] — appends a row
 run_iomatrix() {
 	local tag=$1 tgt=$2 path=$3 tkeys=$4 engine=$5 wl=$6 trace=${7:-true} out tool=iomatrix
@@ -132,19 +159,23 @@ run_iomatrix() {
 	out=$WORK/$tag
 	matrix "$out.cfg" "$path" "$tkeys" "$engine" "$1" "$2" "$3" "$4" "$5" "$SECS" "$trace"
 	rm -rf "$out.d"
+	local st before
+	st=$(devstat "$path")
+	before=$(reads_now "$st")
 	if ! pin "$3" "$IOMATRIX" run "$out.cfg" -o "$out.d" --quiet > "$out.log" 2>&1; then
 		echo "bench: iomatrix failed on $tgt/$wl:" >&2
 		tail -5 "$out.log" >&2
 		return 1
 	fi
-	python3 - "$out.d/runs/00001.json" "$tgt" "$wl" "$tool" "$ROUND" >> "$ROWS" <<'EOP' || return 1
+	python3 - "$out.d/runs/00001.json" "$tgt" "$wl" "$tool" "$ROUND" "$(dev_lat "$before" "$(reads_now "$st")")" >> "$ROWS" <<'EOP' || return 1
 import json, sys
 d = json.load(open(sys.argv[1]))
 if d.get("status") != "ok":
     sys.exit("bench: iomatrix run failed: %s" % d.get("error"))
 t = d["total"]
 print("\t".join(map(str, [sys.argv[2], sys.argv[3], sys.argv[4],
-      t["iops"], t["mb_s"], t["lat_ns"]["mean"], d["cpu"]["us_per_io"], sys.argv[5]])))
+      t["iops"], t["mb_s"], t["lat_ns"]["mean"], d["cpu"]["us_per_io"], sys.argv[5],
+      sys.argv[6]])))
 EOP
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$out.d/traces"
 }
@@ -171,12 +202,15 @@ run_fio() {
 		[ "$mode" = tuned ] && args+=(--fixedbufs=1 --registerfiles=1
 			--iodepth_batch_submit=16 --iodepth_batch_complete_max=32)
 	fi
+	local st before
+	st=$( [ "$engine" = null ] || devstat "$path")
+	before=$(reads_now "$st")
 	if ! pin "$3" fio "${args[@]}" > "$WORK/$tag.log" 2>&1; then
 		echo "bench: fio failed on $tgt/$wl:" >&2
 		tail -5 "$WORK/$tag.log" >&2
 		return 1
 	fi
-	python3 - "$WORK/$tag.json" "$tgt" "$wl" "fio-$mode" "$ROUND" >> "$ROWS" <<'EOP'
+	python3 - "$WORK/$tag.json" "$tgt" "$wl" "fio-$mode" "$ROUND" "$(dev_lat "$before" "$(reads_now "$st")")" >> "$ROWS" <<'EOP'
 import json, sys
 d = json.load(open(sys.argv[1]))
 iops = mbs = ios = lat = cpu = 0.0
@@ -189,7 +223,7 @@ for j in d["jobs"]:
         lat += s["lat_ns"]["mean"] * s["total_ios"]
     cpu += (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * j["job_runtime"] / 1000.0
 print("\t".join(map(str, [sys.argv[2], sys.argv[3], sys.argv[4], iops, mbs,
-      lat / ios if ios else 0, cpu * 1e6 / ios if ios else 0, sys.argv[5]])))
+      lat / ios if ios else 0, cpu * 1e6 / ios if ios else 0, sys.argv[5], sys.argv[6]])))
 EOP
 }
 
@@ -316,9 +350,13 @@ import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 pairs, secs, warm = sys.argv[2], sys.argv[3], sys.argv[4]
 runs = {}
-for tgt, wl, tool, iops, mbs, lat, cpu, rnd in rows:
+for tgt, wl, tool, iops, mbs, lat, cpu, rnd, devlat in rows:
+    # figure 4: the tool's mean latency over the device's own (block layer) mean read latency
+    # in the same run, for read-only workloads: what the tool adds, free of the device's
+    # run-to-run variation
+    rel = float(lat) / float(devlat) if float(devlat) > 0 and "-qd" in wl and wl[:2] in ("rr", "sr") else 0.0
     runs.setdefault((tgt, wl), {}).setdefault(tool, {})[rnd] = (
-        float(iops), float(mbs), float(lat), float(cpu))
+        float(iops), float(mbs), float(lat), float(cpu), rel)
 
 def med(xs):
     return statistics.median(xs) if xs else float("nan")
@@ -333,9 +371,12 @@ def vals(a, k):
 print("iomatrix / fio, median of per-round ratios (%s rounds of %s s after %s s warm-up)" %
       (pairs, secs, warm))
 print("IOPS: > 1 iomatrix is faster; CPU µs/IO and lat: < 1 iomatrix costs less / is quicker")
+print("lat/dev: each tool's mean latency over the device's own mean read latency in the same run")
+print("(block layer, /sys/block/*/stat), iomatrix's over fio's: what the tools add, compared")
 print()
-hdr = "%-6s %-16s %-10s %9s %9s %9s  %10s %8s %9s" % (
-    "target", "workload", "vs fio", "IOPS", "CPU/IO", "lat mean", "iom IOPS", "iom µs", "iom lat")
+hdr = "%-6s %-16s %-10s %9s %9s %9s %8s  %10s %8s %9s %7s" % (
+    "target", "workload", "vs fio", "IOPS", "CPU/IO", "lat mean", "lat/dev", "iom IOPS",
+    "iom µs", "iom lat", "iom/dev")
 print(hdr)
 print("-" * len(hdr))
 for (tgt, wl), t in runs.items():
@@ -351,11 +392,15 @@ for (tgt, wl), t in runs.items():
         label = {"fio-users": "users", "fio-tuned": "tuned"}[mode]
         if tgt == "null":
             label = "null"
-        print("%-6s %-16s %-10s %8.3f%s %9.3f %9.3f  %10s %8.3f %8.1fµs" % (
+        rel = ratios(iom, f, 4)
+        iom_rel = [x for x in vals(iom, 4) if x > 0]
+        print("%-6s %-16s %-10s %8.3f%s %9.3f %9.3f %8s  %10s %8.3f %8.1fµs %7s" % (
             tgt, wl, label, med(ratios(iom, f, k)), "M" if k else "x",
             med(ratios(iom, f, 3)), med(ratios(iom, f, 2)),
+            "%.3f" % med(rel) if rel else "-",
             ("%.1fMB/s" % med(vals(iom, 1))) if k else "%.0fK" % (med(vals(iom, 0)) / 1e3),
-            med(vals(iom, 3)), med(vals(iom, 2)) / 1e3))
+            med(vals(iom, 3)), med(vals(iom, 2)) / 1e3,
+            "%.3f" % med(iom_rel) if iom_rel else "-"))
 print()
 for (tgt, wl), t in runs.items():
     if not tgt.startswith("trace-"):
