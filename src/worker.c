@@ -19,12 +19,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "util.h"
 
 #define RELAXED memory_order_relaxed
 
 /* ---- offsets ---------------------------------------------------------------------------- */
+
+/*
+ * The I/O buffers of a worker: page-aligned, and from HUGE_BUF bytes on, aligned to and
+ * advised as transparent huge pages. A 1M direct I/O into 256 scattered 4 KiB pages is 256
+ * segments, more than a virtio disk takes in one request (254): the block layer splits every
+ * such I/O in two, where the same I/O in a huge page is one segment. Measured on this
+ * project's VM, 1M sequential reads QD8: 2 requests per I/O from 4 KiB pages, and the disk
+ * delivered ~20 % less than to fio, whose buffers happened to be partly contiguous
+ * (docs/performance.md). Where transparent huge pages are off, the advice changes nothing.
+ */
+#define HUGE_BUF (UINT64_C(2) << 20)
+
+static int alloc_buffers(void **buf, size_t len)
+{
+	size_t align = len >= HUGE_BUF ? HUGE_BUF : 4096;
+	int ret = posix_memalign(buf, align, len);
+
+	if (ret == 0 && align == HUGE_BUF)
+		(void)madvise(*buf, len, MADV_HUGEPAGE);
+	return ret;
+}
 
 int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *c, unsigned thread,
 			char *err, size_t errlen)
@@ -177,7 +199,7 @@ static int prepare(struct iom_worker *w)
 		return -EINVAL;
 	}
 	len = (size_t)depth * c->block_size;
-	ret = posix_memalign(&w->buf, 4096, len);
+	ret = alloc_buffers(&w->buf, len);
 	if (ret) {
 		w->buf = NULL;
 		snprintf(w->error, sizeof(w->error),

@@ -50,18 +50,18 @@ enum iom_phase { IOM_PHASE_WARMUP, IOM_PHASE_MEASURE, IOM_PHASE_COOLDOWN, IOM_PH
  * Then it reaps every completion available. Zero members take the defaults below.
  *
  * The defaults were measured (4K random read QD32 on a loop device on a tmpfs file, 1M
- * sequential read QD8 on a virtio disk, one thread, 2-5 s runs alternated A/B/A/B on a shared,
- * loaded 2-CPU VM; docs/performance.md). CPU per I/O falls the more completions each wait
- * takes (fewer wake-ups and system calls per I/O): on the loop device, with the ring in
- * COOP_TASKRUN mode, ~1.25 µs waiting for in_flight/2, ~1.3 µs for in_flight/4, ~1.45 µs for
- * one completion, at equal IOPS. A real device pays for it when its queue drains: 1M
- * sequential QD8 on the disk reached a median 0.95× fio's MB/s waiting for in_flight/2, 0.98×
- * for in_flight/4 and 1.01× for one completion. in_flight/4 keeps at least 3/4 of the queue at
- * the device and bounds how late a completion is stamped to the time of a quarter of the queue
- * completing. (With DEFER_TASKRUN, no longer used, in_flight/2 had looked 1.5× better: that
- * mode wakes the thread late, and waiting longer hid part of it.) Refilling later
- * (submit_batch > 1) only lowered the mean queue depth. Queue depths below 8 wait for one
- * completion at a time.
+ * sequential read QD8 and 4K random read QD32 on a virtio disk, one thread, 3-5 s runs
+ * alternated A/B/A/B on a 2-CPU VM; docs/performance.md). CPU per I/O falls the more
+ * completions each wait takes (fewer wake-ups and system calls per I/O): on the loop device
+ * ~1.25 µs waiting for in_flight/2, ~1.3 µs for in_flight/4, ~1.45 µs for one completion, at
+ * equal IOPS. A real device may pay for it when its queue drains: 1M sequential QD8 on the
+ * disk reached a median 0.95× fio's MB/s waiting for in_flight/2, 0.98× for in_flight/4 and
+ * 1.01× for one completion (4 pairs each, a loaded machine); on the quiet machine, 8 rotated
+ * rounds, in_flight/4 and one completion gave the same (1564 and 1561 I/O per second of 1M;
+ * 4K QD32: 106 K and 99.5 K IOPS, one completion at 1.3× the CPU per I/O). in_flight/4 keeps at
+ * least 3/4 of the queue at the device and bounds how late a completion is stamped to the time
+ * of a quarter of the queue completing. Refilling later (submit_batch > 1) only lowered the
+ * mean queue depth. Queue depths below 8 wait for one completion at a time.
  */
 struct iom_policy {
 	unsigned submit_batch;

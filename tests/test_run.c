@@ -585,6 +585,80 @@ static void test_run_cpus(void **state)
 	}
 }
 
+/* What the first I/O of slot 0 saw of its buffer: the address, and the THPeligible line of the
+ * mapping holding it in /proc/self/smaps (-1: not found). */
+struct buf_seen {
+	uintptr_t buf;
+	int thp_eligible;
+};
+
+static void hook_buf(void *ctx, unsigned thread, const struct iom_io *io)
+{
+	struct buf_seen *b = ctx;
+	char line[256];
+	bool inside = false;
+	FILE *f;
+
+	if (thread != 0 || io->slot != 0 || b->buf)
+		return;
+	b->buf = (uintptr_t)io->buf;
+	b->thp_eligible = -1;
+	f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		int v;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			inside = b->buf >= lo && b->buf < hi;
+		else if (inside && sscanf(line, "THPeligible: %d", &v) == 1) {
+			b->thp_eligible = v;
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* I/O buffers of 2 MiB and more are aligned to 2 MiB and advised as transparent huge pages (a
+ * 1M I/O in 4 KiB pages is more segments than a virtio disk takes, and is split). */
+static void test_run_huge_buffers(void **state)
+{
+	static struct buf_seen seen;
+	const struct iom_worker_hooks hooks = { .record_ctx = &seen, .record = hook_buf };
+	struct iom_run_spec s = spec_null();
+	struct iom_run_result r;
+	char err[IOM_ERRLEN], mode[128] = "";
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+
+	(void)state;
+	if (f) {
+		if (!fgets(mode, sizeof(mode), f))
+			mode[0] = '\0';
+		fclose(f);
+	}
+	s.hooks = &hooks;
+	s.threads = 1;
+	s.block_size = 1 << 20;
+	s.queue_depth = 8;
+	s.timing.duration_ns = 100 * MS;
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
+	iom_run_result_release(&r);
+	assert_true(seen.buf != 0);
+	assert_int_equal(seen.buf % (2u << 20), 0);
+	if (mode[0] && !strstr(mode, "[never]"))
+		assert_int_equal(seen.thp_eligible, 1);
+
+	/* 4K × 8 = 32 KiB: page-aligned, no advice needed */
+	s.block_size = 4096;
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
+	iom_run_result_release(&r);
+	assert_true(seen.buf != 0);
+	assert_int_equal(seen.buf % 4096, 0);
+}
+
 /* Without a prepare_write hook every 4 KiB of a write starts with its offset (and a sequence
  * number), so deduplicating storage sees no two blocks alike. */
 static void test_run_writes_are_stamped(void **state)
@@ -633,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_run_spec_from_cell),
 		cmocka_unit_test(test_run_hooks),
 		cmocka_unit_test(test_run_cpus),
+		cmocka_unit_test(test_run_huge_buffers),
 		cmocka_unit_test(test_run_writes_are_stamped),
 	};
 
