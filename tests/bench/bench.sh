@@ -64,6 +64,11 @@ mkdir -p "$DIR" || die "cannot create '$DIR'"
 WORK=$(mktemp -d "$DIR/run.XXXXXX") || die "cannot create a scratch directory under '$DIR'"
 ROWS=$WORK/rows.tsv
 : > "$ROWS"
+# iomatrix's results directories (its journal, trace and run files, written while it measures)
+# on tmpfs, so that no tool writes to the disk under test during a run: an ext4 journal commit
+# for a growing trace file flushes the disk's cache in the middle of a measurement. fio writes
+# its JSON at the end.
+OUT=$(mktemp -d /dev/shm/iomatrix-bench-out.XXXXXX 2>/dev/null) || OUT=$WORK
 LOOP=
 SHM=
 ROUND=0
@@ -74,9 +79,10 @@ cleanup() {
 	[ -n "$SHM" ] && rm -f "$SHM"
 	if [ "${BENCH_KEEP:-0}" = 1 ]; then
 		echo "bench: the disk target is kept as $DIR/disk.scratch" >&2
-		echo "bench: results kept in $WORK" >&2
+		echo "bench: results kept in $WORK and $OUT" >&2
 	else
 		rm -rf "$WORK"
+		[ "$OUT" = "$WORK" ] || rm -rf "$OUT"
 		rm -f "$DIR/disk.scratch"
 	fi
 }
@@ -156,7 +162,7 @@ run_iomatrix() {
 	local tag=$1 tgt=$2 path=$3 tkeys=$4 engine=$5 wl=$6 trace=${7:-true} out tool=iomatrix
 	[ "$trace" = true ] || tool=iomnotr
 	set -- $(workload "$wl")
-	out=$WORK/$tag
+	out=$OUT/$tag
 	matrix "$out.cfg" "$path" "$tkeys" "$engine" "$1" "$2" "$3" "$4" "$5" "$SECS" "$trace"
 	rm -rf "$out.d"
 	local st before
@@ -235,10 +241,15 @@ bench_target() {
 		for i in $(seq 1 "$PAIRS"); do
 			ROUND=$i
 			progress "$tgt $wl round $i of $PAIRS"
-			run_iomatrix "iom-$tgt-$wl-$i" "$tgt" "$path" "$tkeys" "$engine" "$wl"
-			run_fio "users-$tgt-$wl-$i" "$tgt" "$path" "$engine" "$wl" users
-			[ "$engine" = null ] ||
-				run_fio "tuned-$tgt-$wl-$i" "$tgt" "$path" "$engine" "$wl" tuned
+			# the order rotates every round, so that no tool always follows another
+			for k in 0 1 2; do
+				case $(( (k + i) % 3 )) in
+				0) run_iomatrix "iom-$tgt-$wl-$i" "$tgt" "$path" "$tkeys" "$engine" "$wl" ;;
+				1) run_fio "users-$tgt-$wl-$i" "$tgt" "$path" "$engine" "$wl" users ;;
+				2) [ "$engine" = null ] ||
+					run_fio "tuned-$tgt-$wl-$i" "$tgt" "$path" "$engine" "$wl" tuned ;;
+				esac
+			done
 		done
 	done
 	progress ""
