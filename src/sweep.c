@@ -23,7 +23,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -344,6 +347,63 @@ static void ticker_stop(struct ticker *k)
 
 /* ---- targets ----------------------------------------------------------------------------- */
 
+/* The whole disk a block device number belongs to (a partition's disk), as sysfs tells it; d
+ * itself when sysfs does not say. */
+static dev_t whole_disk(dev_t d)
+{
+	char link[64], real[PATH_MAX + 16], *slash, *text = NULL;
+	unsigned ma, mi;
+	dev_t disk = d;
+
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(d), minor(d));
+	if (!realpath(link, real))
+		return d;
+	/* a partition's directory holds a "partition" file and sits in its disk's directory */
+	strcat(real, "/partition");
+	if (access(real, F_OK) != 0)
+		return d;
+	*strrchr(real, '/') = '\0';
+	slash = strrchr(real, '/');
+	if (!slash)
+		return d;
+	strcpy(slash, "/dev");
+	if (iom_read_file(real, &text, NULL) == 0 && sscanf(text, "%u:%u", &ma, &mi) == 2)
+		disk = makedev(ma, mi);
+	free(text);
+	return disk;
+}
+
+/* Warns when a target and the results directory share a disk and traces are on: the trace
+ * writer's writes (and the filesystem journal commits they cause, with their cache flushes)
+ * then land on the device while it is measured. */
+static void warn_shared_device(struct sweep *s, size_t i)
+{
+	const struct iom_target_info *info = &s->info[i];
+	struct stat rs, ts;
+	dev_t target;
+
+	bool does_io = false;
+
+	for (size_t k = 0; k < s->p->ncells; k++)
+		does_io |= (size_t)s->p->cells[k].v[IOM_DIM_TARGET] == i &&
+			   s->p->cells[k].v[IOM_DIM_ENGINE] != IOM_ENGINE_NULL;
+	if (!does_io || !s->m->trace || s->o->no_trace || stat(s->o->dir, &rs) < 0 ||
+	    stat(info->path, &ts) < 0)
+		return;
+	target = S_ISBLK(ts.st_mode) ? ts.st_rdev : ts.st_dev;
+	if (whole_disk(rs.st_dev) != whole_disk(target))
+		return;
+	erase_status(s);
+	fprintf(stderr, "iomatrix: warning: target '%s' and the results in '%s' are on the same "
+		"device (%u:%u): the traces written there during each run disturb what is "
+		"measured; write the results to another device (-o DIR) or run with --no-trace\n",
+		s->m->targets[i].label, s->o->dir, major(whole_disk(target)),
+		minor(whole_disk(target)));
+	if (s->o->log)
+		fprintf(s->o->log, "warning: target '%s' shares its device with the results\n",
+			s->m->targets[i].label);
+}
+
 static void prepare_targets(struct sweep *s)
 {
 	const struct iom_matrix *m = s->m;
@@ -369,6 +429,8 @@ static void prepare_targets(struct sweep *s)
 			s->target_error[i] = xstrdup(err);
 			iom_target_info_release(&s->info[i]);
 			memset(&s->info[i], 0, sizeof(s->info[i]));
+		} else {
+			warn_shared_device(s, i);
 		}
 	}
 }

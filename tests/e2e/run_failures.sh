@@ -2,6 +2,7 @@
 # A sweep with one impossible target records that target's run as failed, with the reason, and
 # completes the rest (exit 1). Buffers that cannot fit in memory are refused before anything
 # runs. --set overrides are applied and recorded. A non-empty results directory is refused.
+# Results on the disk under test, with traces on, get a warning.
 set -u
 fail=0
 die() { echo "FAIL: $*"; fail=1; }
@@ -51,4 +52,23 @@ assert any("read_pct" in o for o in s["overrides"]), s["overrides"]
 assert r["cell"]["read_pct"] == 0 and r["cell"]["target"] == "only", r["cell"]
 PY
 grep -q "read_pct" set/matrix.cfg || die "matrix.cfg is not the matrix as run"
+
+# results on the same device as a target, with traces on: a warning that says so; none with
+# --no-trace, and none with the results elsewhere (a tmpfs, when the scratch is not one)
+"$IOMATRIX" run m.cfg -o same --set 'targets=({ label = "t"; path = "good.scratch"; size = "8M"; })' \
+    >/dev/null 2>err.txt || die "same-device run: $(cat err.txt)"
+grep -q "warning: target 't' and the results in 'same' are on the same device" err.txt ||
+    die "no same-device warning: $(cat err.txt)"
+"$IOMATRIX" run m.cfg -o same2 --no-trace \
+    --set 'targets=({ label = "t"; path = "good.scratch"; size = "8M"; })' >/dev/null 2>err.txt ||
+    die "same-device run without traces: $(cat err.txt)"
+! grep -q "warning" err.txt || die "warning without traces: $(cat err.txt)"
+if [ -d /dev/shm ] && [ "$(stat -c %d /dev/shm)" != "$(stat -c %d .)" ]; then
+    other=$(mktemp -d /dev/shm/iomatrix-e2e-out.XXXXXX)
+    "$IOMATRIX" run m.cfg -o "$other/r" \
+        --set 'targets=({ label = "t"; path = "good.scratch"; size = "8M"; })' >/dev/null 2>err.txt ||
+        die "run with results on /dev/shm: $(cat err.txt)"
+    rm -rf "$other"
+    ! grep -q "warning" err.txt || die "warning with the results elsewhere: $(cat err.txt)"
+fi
 exit $fail
