@@ -80,6 +80,11 @@ $(B)/src/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# The files that print IOM_VERSION are rebuilt when it changes (a commit, an edit: -dirty).
+VERSION_STAMP := $(B)/version.stamp
+$(shell mkdir -p $(B) && (echo '$(VERSION)' | cmp -s - $(VERSION_STAMP) || echo '$(VERSION)' > $(VERSION_STAMP)))
+$(B)/src/main.o $(B)/src/report_fmt.o $(B)/src/report_html.o: $(VERSION_STAMP)
+
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Isrc -c $< -o $@
