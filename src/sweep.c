@@ -17,14 +17,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
-#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
@@ -380,9 +380,8 @@ static void warn_shared_device(struct sweep *s, size_t i)
 {
 	const struct iom_target_info *info = &s->info[i];
 	struct stat rs, ts;
-	dev_t target;
-
 	bool does_io = false;
+	dev_t target;
 
 	for (size_t k = 0; k < s->p->ncells; k++)
 		does_io |= (size_t)s->p->cells[k].v[IOM_DIM_TARGET] == i &&
