@@ -46,7 +46,7 @@
 #define IOM_TRACE_RING_DEFAULT 65536u
 #define IOM_TRACE_RING_MIN 16u
 /* Most records the writer puts in one block; the most a reader accepts in one. */
-#define IOM_TRACE_BLOCK_RECORDS 4096u
+#define IOM_TRACE_BLOCK_RECORDS 16384u
 #define IOM_TRACE_BLOCK_MAX 65536u
 /* Default interval between sync flushes (how much a crash can lose), and compression level. */
 #define IOM_TRACE_FLUSH_MS_DEFAULT 1000u

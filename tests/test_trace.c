@@ -784,7 +784,7 @@ static void test_trace_export(void **state)
 /* An export of a truncated trace writes the intact records, then reports where it stopped. */
 static void test_trace_export_truncated(void **state)
 {
-	enum { N = 9000 };
+	enum { N = 3 * IOM_TRACE_BLOCK_RECORDS - 100 }; /* three blocks, the last not full */
 	struct gen *g = xcalloc(N, sizeof(*g));
 	char *path = xasprintf("%s/t.trace.gz", (char *)*state);
 	char *cut = xasprintf("%s/c.trace.gz", (char *)*state);
@@ -794,7 +794,7 @@ static void test_trace_export_truncated(void **state)
 	size_t len, lines = 0;
 
 	gen_qd32(g, N, 31, 4096, UINT64_C(1) << 30, false, 70);
-	size = write_one(path, g, N, 16384);
+	size = write_one(path, g, N, 4 * IOM_TRACE_BLOCK_RECORDS);
 	copy_prefix(path, cut, size * 2 / 3);
 	assert_int_equal(iom_trace_export(cut, &x, &n, err, sizeof(err)), -ENODATA);
 	assert_true(n > 0 && n < N);
