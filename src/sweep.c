@@ -381,7 +381,7 @@ static void warn_shared_device(struct sweep *s, size_t i)
 	const struct iom_target_info *info = &s->info[i];
 	struct stat rs, ts;
 	bool does_io = false;
-	dev_t target;
+	dev_t disk;
 
 	for (size_t k = 0; k < s->p->ncells; k++)
 		does_io |= (size_t)s->p->cells[k].v[IOM_DIM_TARGET] == i &&
@@ -389,15 +389,14 @@ static void warn_shared_device(struct sweep *s, size_t i)
 	if (!does_io || !s->m->trace || s->o->no_trace || stat(s->o->dir, &rs) < 0 ||
 	    stat(info->path, &ts) < 0)
 		return;
-	target = S_ISBLK(ts.st_mode) ? ts.st_rdev : ts.st_dev;
-	if (whole_disk(rs.st_dev) != whole_disk(target))
+	disk = whole_disk(S_ISBLK(ts.st_mode) ? ts.st_rdev : ts.st_dev);
+	if (whole_disk(rs.st_dev) != disk)
 		return;
 	erase_status(s);
 	fprintf(stderr, "iomatrix: warning: target '%s' and the results in '%s' are on the same "
 		"device (%u:%u): the traces written there during each run disturb what is "
 		"measured; write the results to another device (-o DIR) or run with --no-trace\n",
-		s->m->targets[i].label, s->o->dir, major(whole_disk(target)),
-		minor(whole_disk(target)));
+		s->m->targets[i].label, s->o->dir, major(disk), minor(disk));
 	if (s->o->log)
 		fprintf(s->o->log, "warning: target '%s' shares its device with the results\n",
 			s->m->targets[i].label);

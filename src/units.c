@@ -299,9 +299,19 @@ static long cpu_number(const char **p)
 	return v;
 }
 
+static const char cpulist_usage[] = "a CPU list such as \"2\", \"0-3\" or \"0,2,4-7\"";
+
+/* The error for what cpu_number() found at a place where a CPU number belongs. */
+static int cpu_number_error(long code, const char *s, char *err, size_t errlen)
+{
+	if (code == -2)
+		return iom_err(err, errlen, ERANGE, "'%s': CPUs are numbered 0 to %u", s,
+			       IOM_CPUS_MAX - 1);
+	return iom_err(err, errlen, EINVAL, "'%s': not %s", s, cpulist_usage);
+}
+
 int iom_cpulist_parse(const char *s, unsigned **cpus, unsigned *n, char *err, size_t errlen)
 {
-	static const char usage[] = "a CPU list such as \"2\", \"0-3\" or \"0,2,4-7\"";
 	unsigned char seen[IOM_CPUS_MAX] = { 0 };
 	unsigned *out = NULL, count = 0;
 	const char *p = s ? skip_space(s) : "";
@@ -310,14 +320,12 @@ int iom_cpulist_parse(const char *s, unsigned **cpus, unsigned *n, char *err, si
 	*cpus = NULL;
 	*n = 0;
 	if (*p == '\0')
-		return iom_err(err, errlen, EINVAL, "an empty CPU list (write %s)", usage);
+		return iom_err(err, errlen, EINVAL, "an empty CPU list (write %s)", cpulist_usage);
 	for (;;) {
 		long lo = cpu_number(&p), hi;
 
-		if (lo == -2 || lo == -1) {
-			ret = lo == -2 ? iom_err(err, errlen, ERANGE, "'%s': CPUs are numbered 0 to %u",
-						 s, IOM_CPUS_MAX - 1)
-				       : iom_err(err, errlen, EINVAL, "'%s': not %s", s, usage);
+		if (lo < 0) {
+			ret = cpu_number_error(lo, s, err, errlen);
 			goto fail;
 		}
 		hi = lo;
@@ -325,10 +333,7 @@ int iom_cpulist_parse(const char *s, unsigned **cpus, unsigned *n, char *err, si
 			p++;
 			hi = cpu_number(&p);
 			if (hi < 0) {
-				ret = hi == -2 ? iom_err(err, errlen, ERANGE,
-							 "'%s': CPUs are numbered 0 to %u", s,
-							 IOM_CPUS_MAX - 1)
-					       : iom_err(err, errlen, EINVAL, "'%s': not %s", s, usage);
+				ret = cpu_number_error(hi, s, err, errlen);
 				goto fail;
 			}
 			if (hi < lo) {
@@ -350,7 +355,7 @@ int iom_cpulist_parse(const char *s, unsigned **cpus, unsigned *n, char *err, si
 		if (*p == '\0')
 			break;
 		if (*p != ',') {
-			ret = iom_err(err, errlen, EINVAL, "'%s': not %s", s, usage);
+			ret = cpu_number_error(-1, s, err, errlen);
 			goto fail;
 		}
 		p = skip_space(p + 1);
