@@ -491,13 +491,20 @@ static int encode_block(struct iom_trace *t, unsigned thread, const struct ring 
 	return deflate_feed(t, tail, 4, FEED_MORE);
 }
 
+/* A block's worth: what the writer waits for before it drains a ring (a quarter ring at most, so
+ * that it drains well before the ring fills). */
+static uint64_t block_want(const struct iom_trace *t)
+{
+	return IOM_MIN((uint64_t)IOM_TRACE_BLOCK_RECORDS, t->ring_records / 4);
+}
+
 /* Takes records out of ring i: while a block's worth waits, or everything when force. */
 static size_t drain_ring(struct iom_trace *t, unsigned i, bool force)
 {
 	struct ring *r = &t->rings[i];
 	uint64_t tail = atomic_load_explicit(&r->tail, RELAXED);
 	uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
-	uint64_t want = IOM_MIN((uint64_t)IOM_TRACE_BLOCK_RECORDS, t->ring_records / 4);
+	uint64_t want = block_want(t);
 	size_t done = 0;
 
 	while (head - tail >= want || (force && head != tail)) {
@@ -537,7 +544,7 @@ static int write_end(struct iom_trace *t)
 static bool block_waiting(const struct iom_trace *t, unsigned i)
 {
 	const struct ring *r = &t->rings[i];
-	uint64_t want = IOM_MIN((uint64_t)IOM_TRACE_BLOCK_RECORDS, t->ring_records / 4);
+	uint64_t want = block_want(t);
 
 	return atomic_load_explicit(&r->head, RELAXED) -
 		       atomic_load_explicit(&r->tail, RELAXED) >= want;
