@@ -75,6 +75,16 @@ const struct iom_key iom_keys[] = {
 	  .help = "CPUs the worker threads run on, as taskset writes them (\"2\", \"0-3\", "
 		  "\"0,2\"): thread i on the i-th CPU listed, round-robin (DiskSpd's -a); the "
 		  "trace writer and the controller are not pinned. Default: no pinning" },
+	{ .name = "submit_batch", .section = IOM_SEC_TOP, .type = IOM_TYPE_UINT, .dim = NODIM,
+	  .min = 1, .max = 65536, .def = "1",
+	  .help = "io_uring: a worker refills its queue only when at least this many slots are "
+		  "free, and submits them together (fio's iodepth_batch_submit; at most "
+		  "queue_depth). 1: every completed I/O is replaced at once" },
+	{ .name = "reap_wait", .section = IOM_SEC_TOP, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .def = "1/4",
+	  .help = "io_uring: the completions each wait of a worker waits for, a number (8) or a "
+		  "fraction of the I/Os in flight (\"1/2\"); at least 1, at most all in flight. "
+		  "Fewer wake-ups cost less CPU, but the queue drains further (docs/performance.md)" },
 	{ .name = "exclude", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
 	  .help = "a list of conditions such as { threads = 8; queue_depth = 64; }; a cell that "
 		  "matches every key of a condition is dropped" },

@@ -1550,6 +1550,58 @@ static int read_hooks(struct ctx *c)
 	return 0;
 }
 
+/* reap_wait: a number of completions (8, "8") or a fraction of the I/Os in flight ("1/4"). */
+static int parse_reap_wait(const char *text, unsigned *count, unsigned *div)
+{
+	unsigned long n;
+	char *end;
+
+	*count = *div = 0;
+	if (strncmp(text, "1/", 2) == 0) {
+		if (!isdigit((unsigned char)text[2]))
+			return -1;
+		n = strtoul(text + 2, &end, 10);
+		if (*end || n < 1 || n > 65536)
+			return -1;
+		*div = (unsigned)n;
+		return 0;
+	}
+	if (!isdigit((unsigned char)text[0]))
+		return -1;
+	n = strtoul(text, &end, 10);
+	if (*end || n < 1 || n > 65536)
+		return -1;
+	*count = (unsigned)n;
+	return 0;
+}
+
+static int read_reap_wait(struct ctx *c, const config_setting_t *s)
+{
+	struct iom_matrix *m = c->m;
+	char text[32], shown[64];
+	const char *str;
+
+	if (!s)
+		return parse_reap_wait(top_key("reap_wait")->def, &m->reap_wait, &m->reap_wait_div);
+	if (is_int(s)) {
+		snprintf(text, sizeof(text), "%lld", (long long)config_setting_get_int64(s));
+		str = text;
+	} else if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+		str = config_setting_get_string(s);
+	} else {
+		return fail(c, s, "reap_wait must be a number of completions (8) or a fraction of "
+				  "the I/Os in flight (\"1/4\"), not %s",
+			    config_type_name(config_setting_type(s)));
+	}
+	if (parse_reap_wait(str, &m->reap_wait, &m->reap_wait_div) < 0) {
+		shorten(str, shown, sizeof(shown));
+		return fail(c, s, "reap_wait '%s' is neither a number of completions from 1 to "
+				  "65536 (8) nor a fraction \"1/N\" of the I/Os in flight with N "
+				  "from 1 to 65536 (\"1/4\")", shown);
+	}
+	return 0;
+}
+
 static int read_top_scalars(struct ctx *c)
 {
 	struct iom_matrix *m = c->m;
@@ -1601,6 +1653,15 @@ static int read_top_scalars(struct ctx *c)
 		if (ret < 0)
 			return fail(c, s, "cpus: %s", why);
 	}
+	m->submit_batch = (unsigned)default_of(top_key("submit_batch"));
+	s = config_setting_get_member(root, "submit_batch");
+	if (s) {
+		if ((ret = read_scalar(c, top_key("submit_batch"), s, &v)) < 0)
+			return ret;
+		m->submit_batch = (unsigned)v;
+	}
+	if ((ret = read_reap_wait(c, config_setting_get_member(root, "reap_wait"))) < 0)
+		return ret;
 	m->repeat_order = IOM_REPEAT_GROUPED;
 	s = config_setting_get_member(root, "repeat_order");
 	if (s) {

@@ -103,6 +103,9 @@ struct iom_matrix {
 	bool trace;        /* record every I/O in traces/NNNNN.trace.gz (default true) */
 	unsigned *cpus;    /* worker thread i runs on cpus[i % ncpus]; ncpus 0: not pinned */
 	unsigned ncpus;
+	unsigned submit_batch; /* io_uring: refill when this many slots are free (default 1) */
+	unsigned reap_wait;    /* io_uring: completions each wait waits for; 0: … */
+	unsigned reap_wait_div; /* … the I/Os in flight / reap_wait_div (default 4) */
 	uint64_t shuffle_seed;
 
 	struct iom_exclude *excludes;

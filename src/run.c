@@ -472,8 +472,14 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 
 	/* Engine notes: thread 0's, and any thread's that differ. */
 	if (c->nstarted) {
-		char *notes = xstrdup(c->w[0].engine.notes);
+		/* io_uring's with the submit/reap policy: psync has one I/O at a time, and
+		 * the null engine completes every I/O as it is submitted */
+		struct iom_policy pol = iom_policy_resolve(c->conf.policy);
+		char polt[80] = "", *notes;
 
+		if (c->conf.engine == IOM_ENGINE_IO_URING)
+			iom_policy_describe(&pol, polt, sizeof(polt));
+		notes = xasprintf("%s%s%s", c->w[0].engine.notes, *polt ? ", " : "", polt);
 		len = strlen(notes);
 		for (i = 1; i < c->nstarted; i++) {
 			const char *n = c->w[i].engine.notes;

@@ -984,6 +984,9 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	spec.stop = s->o->stop;
 	spec.cpus = s->m->cpus;
 	spec.ncpus = s->m->ncpus;
+	spec.policy = (struct iom_policy){ .submit_batch = s->m->submit_batch,
+					   .wait_min = s->m->reap_wait,
+					   .wait_div = s->m->reap_wait_div };
 	memset(&s->live, 0, sizeof(s->live));
 	spec.live = &s->live;
 	if (s->m->trace && !s->o->no_trace) {

@@ -278,13 +278,13 @@ static void io_failed(struct iom_worker *w, const struct iom_io *io)
 	}
 }
 
-static inline unsigned wait_count(const struct iom_policy *p, unsigned in_flight)
+void iom_policy_describe(const struct iom_policy *p, char *buf, size_t len)
 {
-	unsigned n = p->wait_min ? p->wait_min : in_flight / p->wait_div;
-
-	if (n < 1)
-		n = 1;
-	return n < in_flight ? n : in_flight;
+	if (p->wait_min)
+		snprintf(buf, len, "submit_batch %u, reap_wait %u", p->submit_batch, p->wait_min);
+	else
+		snprintf(buf, len, "submit_batch %u, reap_wait 1/%u", p->submit_batch,
+			 p->wait_div);
 }
 
 /* Acts on a new phase: acknowledges it to the controller (after every count of the old phase
@@ -312,8 +312,8 @@ static int run_loop(struct iom_worker *w)
 	struct iom_io **free_slots = w->free_slots, **done = w->done;
 	const unsigned depth = e->depth;
 	const bool bytes_bound = c->bytes != 0;
-	const unsigned batch = IOM_MIN(IOM_MAX(c->policy.submit_batch, 1u), depth);
-	struct iom_policy policy = c->policy;
+	const struct iom_policy policy = iom_policy_resolve(c->policy);
+	const unsigned batch = IOM_MIN(policy.submit_batch, depth);
 	uint64_t share_issue = w->share_ios; /* counted I/Os still to issue … */
 	uint64_t share_left = share_issue;    /* … and to complete */
 	uint64_t ios[2] = { 0, 0 }, bytes[2] = { 0, 0 };
@@ -322,8 +322,6 @@ static int run_loop(struct iom_worker *w)
 	bool stopping = false;
 	int phase;
 
-	if (!policy.wait_min && !policy.wait_div)
-		policy.wait_div = IOM_POLICY_WAIT_DIV;
 	phase = observe_phase(w, &stopping, bytes_bound && share_left == 0);
 	for (;;) {
 		unsigned n, i, counted = 0;
@@ -359,7 +357,7 @@ static int run_loop(struct iom_worker *w)
 		}
 
 		/* 2. submit and wait */
-		ret = iom_engine_submit(e, wait_count(&policy, in_flight));
+		ret = iom_engine_submit(e, iom_policy_wait(&policy, in_flight));
 		if (ret < 0) {
 			fail(w, -ret, "%s engine failed: %s", e->ops->name, strerror(-ret));
 			return ret;

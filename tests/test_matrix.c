@@ -103,6 +103,13 @@ static void test_matrix_bad_inputs(void **state)
 		{ HEAD "\"name\" = \"x\";\n", 4, "syntax error" },
 		{ HEAD "description = \"two\\nlines\";\n", 4, "description contains a control" },
 		{ HEAD "targets = 1;\n", 4, "duplicate setting name" },
+		{ HEAD "submit_batch = 0;\n", 4, "submit_batch 0 is out of range (1 to 65536)" },
+		{ HEAD "reap_wait = \"half\";\n", 4, "reap_wait 'half' is neither a number" },
+		{ HEAD "reap_wait = \"1/0\";\n", 4, "reap_wait '1/0' is neither" },
+		{ HEAD "reap_wait = 0;\n", 4, "reap_wait '0' is neither" },
+		{ HEAD "reap_wait = \"2/3\";\n", 4, "reap_wait '2/3' is neither" },
+		{ HEAD "reap_wait = 0.5;\n", 4, "reap_wait must be a number of completions (8) or a "
+						"fraction of the I/Os in flight" },
 	};
 
 	(void)state;
@@ -246,6 +253,36 @@ static void test_matrix_good_model(void **state)
 	assert_non_null(strstr(m->as_run, "description = \"a test\""));
 	iom_matrix_free(m);
 	iom_matrix_free(NULL);
+}
+
+/* The io_uring submit/reap policy: defaults, a count, a fraction; zero means "the default"
+ * nowhere (the worker's own defaults apply to a zeroed policy only). */
+static void test_matrix_policy(void **state)
+{
+	static const struct {
+		const char *keys;
+		unsigned batch, wait, div;
+	} cases[] = {
+		{ "", 1, 0, 4 },
+		{ "submit_batch = 16;\nreap_wait = 16;\n", 16, 16, 0 },
+		{ "reap_wait = \"1/2\";\n", 1, 0, 2 },
+		{ "reap_wait = \"8\";\n", 1, 8, 0 },
+		{ "reap_wait = \"1/1\";\nsubmit_batch = \"4\";\n", 4, 0, 1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		char text[512];
+		struct iom_matrix *m;
+
+		snprintf(text, sizeof(text), HEAD "%s", cases[i].keys);
+		m = parse_ok(text);
+		if (m->submit_batch != cases[i].batch || m->reap_wait != cases[i].wait ||
+		    m->reap_wait_div != cases[i].div)
+			fail_msg("case %zu: submit_batch %u, reap_wait %u, 1/%u", i,
+				 m->submit_batch, m->reap_wait, m->reap_wait_div);
+		iom_matrix_free(m);
+	}
 }
 
 static void test_matrix_large_integers(void **state)
@@ -403,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_bad_inputs),
 		cmocka_unit_test(test_matrix_bad_corpus),
 		cmocka_unit_test(test_matrix_good_model),
+		cmocka_unit_test(test_matrix_policy),
 		cmocka_unit_test(test_matrix_large_integers),
 		cmocka_unit_test(test_matrix_overrides),
 		cmocka_unit_test(test_matrix_override_errors),

@@ -221,11 +221,30 @@ static void test_run_on_file(void **state)
 			      r.engine_notes);
 		if (kinds[k] == IOM_ENGINE_PSYNC) {
 			assert_non_null(strstr(r.engine_notes, "taken as 1"));
+			assert_null(strstr(r.engine_notes, "reap_wait"));
 			assert_true(r.qd_mean <= 2.0 + 1e-9); /* 2 threads, one I/O each */
 		} else {
 			assert_non_null(strstr(r.engine_notes, "io_uring"));
+			assert_non_null(strstr(r.engine_notes, "submit_batch 1, reap_wait 1/4"));
 			assert_true(r.qd_mean <= 16.0 + 1e-9);
 		}
+		iom_run_result_release(&r);
+	}
+	/* the policy the spec asks for is the one the workers use (and the notes name) */
+	{
+		struct iom_run_spec s = spec_null();
+		struct iom_run_result r;
+		char err[IOM_ERRLEN];
+
+		s.engine = IOM_ENGINE_IO_URING;
+		s.fd = tf.fd;
+		s.region = 16 << 20;
+		s.policy = (struct iom_policy){ .submit_batch = 4, .wait_div = 2 };
+		s.timing = (struct iom_timing){ .duration_ns = 100 * MS };
+		assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
+		assert_int_equal(r.status, IOM_RUN_OK);
+		check_consistent(&r, 2);
+		assert_non_null(strstr(r.engine_notes, "submit_batch 4, reap_wait 1/2"));
 		iom_run_result_release(&r);
 	}
 	tmp_remove(&tf);

@@ -252,6 +252,39 @@ static void test_worker_bytes_shares(void **state)
 	}
 }
 
+/* The submit/reap policy: a zeroed policy is the default (refill at once, wait for a quarter
+ * of the I/Os in flight); a count or a fraction, always at least one and never more than are
+ * in flight. */
+static void test_worker_policy(void **state)
+{
+	struct iom_policy p = iom_policy_resolve((struct iom_policy){ 0 });
+	char text[80];
+
+	(void)state;
+	assert_int_equal(p.submit_batch, 1);
+	assert_int_equal(p.wait_min, 0);
+	assert_int_equal(p.wait_div, 4);
+	assert_int_equal(iom_policy_wait(&p, 32), 8);
+	assert_int_equal(iom_policy_wait(&p, 7), 1); /* below 8 in flight: one at a time */
+	assert_int_equal(iom_policy_wait(&p, 1), 1);
+	iom_policy_describe(&p, text, sizeof(text));
+	assert_string_equal(text, "submit_batch 1, reap_wait 1/4");
+
+	p = iom_policy_resolve((struct iom_policy){ .submit_batch = 16, .wait_min = 16 });
+	assert_int_equal(p.wait_div, 0);
+	assert_int_equal(iom_policy_wait(&p, 32), 16);
+	assert_int_equal(iom_policy_wait(&p, 10), 10); /* never more than in flight */
+	iom_policy_describe(&p, text, sizeof(text));
+	assert_string_equal(text, "submit_batch 16, reap_wait 16");
+
+	p = iom_policy_resolve((struct iom_policy){ .wait_div = 2 });
+	assert_int_equal(p.submit_batch, 1);
+	assert_int_equal(iom_policy_wait(&p, 32), 16);
+	assert_int_equal(iom_policy_wait(&p, 3), 1);
+	p = iom_policy_resolve((struct iom_policy){ .wait_div = 1 });
+	assert_int_equal(iom_policy_wait(&p, 32), 32);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_worker_read_mix),
 		cmocka_unit_test(test_worker_gen_refusals),
 		cmocka_unit_test(test_worker_bytes_shares),
+		cmocka_unit_test(test_worker_policy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,6 +24,10 @@
 # Environment: IOMATRIX (the binary), BENCH_SECS (measured seconds per run, default 3),
 # BENCH_WARMUP (1), BENCH_PAIRS (rounds, default 3, at least 3 for a median worth the name),
 # BENCH_TRACE_PAIRS (traces on/off pairs, default BENCH_PAIRS but at least 7),
+# BENCH_IOM_KEYS (top-level matrix keys added to every iomatrix run of the table, e.g.
+# 'reap_wait = "1/2";'), BENCH_VARIANT (top-level matrix keys: iomatrix with them against
+# iomatrix without, on the loop device (else the disk file), rr4k-qd32, pinned like the table,
+# BENCH_TRACE_PAIRS pairs in alternating order),
 # BENCH_QUICK=1 (1 s runs, RSS 10 s vs 2 s), BENCH_TARGETS ("loop disk null"),
 # BENCH_WORKLOADS (names below, default all), BENCH_DIR (scratch, default /var/tmp/iomatrix-bench;
 # the disk target lives there), BENCH_SIZE (target size, 1G), BENCH_PIN (CPU list that
@@ -39,6 +43,8 @@ SECS=${BENCH_SECS:-3}
 WARM=${BENCH_WARMUP:-1}
 PAIRS=${BENCH_PAIRS:-3}
 TRACE_PAIRS=${BENCH_TRACE_PAIRS:-$(( PAIRS > 7 ? PAIRS : 7 ))}
+IOM_KEYS=${BENCH_IOM_KEYS:-}
+VARIANT=${BENCH_VARIANT:-}
 TARGETS=${BENCH_TARGETS:-loop disk null}
 WORKLOADS=${BENCH_WORKLOADS:-rr4k-qd32 rr4k-qd1 rw4k-70-qd32-t2 sr1m-qd8 rw16k-50-qd2-t4}
 DIR=${BENCH_DIR:-/var/tmp/iomatrix-bench}
@@ -117,12 +123,13 @@ pin() { # pin THREADS CMD... : one-thread workloads run on $PIN (not while NOPIN
 	fi
 }
 
-# matrix FILE PATH TARGETKEYS ENGINE bs qd threads read_pct pattern SECS [trace]
+# matrix FILE PATH TARGETKEYS ENGINE bs qd threads read_pct pattern SECS [trace [KEYS]]
 matrix() {
 	cat > "$1" <<EOM
 iomatrix = 1;
 name = "bench";
 trace = ${11:-true};
+${12:-}
 targets = ( { label = "t"; path = "$2"; $3 } );
 workload = { engine = "$4"; block_size = "$5"; queue_depth = $6; threads = $7;
              read_pct = $8; pattern = "$9"; direct = true; };
@@ -157,13 +164,14 @@ dev_lat() {
 	python3 -c "import sys; a, b = sys.argv[1].split(), sys.argv[2].split(); n = int(b[0]) - int(a[0]); print((int(b[1]) - int(a[1])) * 1e6 / n if n > 0 else 0)" "$1" "$2"
 }
 
-# run_iomatrix TAG TARGET PATH TKEYS ENGINE WL [trace] — appends a row
+# run_iomatrix TAG TARGET PATH TKEYS ENGINE WL [trace [KEYS [TOOL]]] — appends a row
 run_iomatrix() {
-	local tag=$1 tgt=$2 path=$3 tkeys=$4 engine=$5 wl=$6 trace=${7:-true} out tool=iomatrix
+	local tag=$1 tgt=$2 path=$3 tkeys=$4 engine=$5 wl=$6 trace=${7:-true} keys=${8-$IOM_KEYS}
+	local out tool=${9:-iomatrix}
 	[ "$trace" = true ] || tool=iomnotr
 	set -- $(workload "$wl")
 	out=$OUT/$tag
-	matrix "$out.cfg" "$path" "$tkeys" "$engine" "$1" "$2" "$3" "$4" "$5" "$SECS" "$trace"
+	matrix "$out.cfg" "$path" "$tkeys" "$engine" "$1" "$2" "$3" "$4" "$5" "$SECS" "$trace" "$keys"
 	rm -rf "$out.d"
 	local st before
 	st=$(devstat "$path")
@@ -315,6 +323,23 @@ if [ -n "$EXTRA_TGT" ]; then
 	progress ""
 fi
 
+# iomatrix with BENCH_VARIANT's keys against iomatrix with BENCH_IOM_KEYS' (the table's), pinned
+# as the table is, the order swapped every pair.
+if [ -n "$EXTRA_TGT" ] && [ -n "$VARIANT" ]; then
+	for i in $(seq 1 "$TRACE_PAIRS"); do
+		ROUND=$i
+		progress "variant pair $i of $TRACE_PAIRS"
+		for v in $( [ $((i % 2)) = 1 ] && echo "0 1" || echo "1 0"); do
+			if [ "$v" = 1 ]; then
+				run_iomatrix "var-$EXTRA_TGT-$i" "variant-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 true "$VARIANT" iomvar
+			else
+				run_iomatrix "def-$EXTRA_TGT-$i" "variant-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 true
+			fi
+		done
+	done
+	progress ""
+fi
+
 # Peak RSS of a long run against a short one (traces on).
 RSS=
 if [ -n "$EXTRA_TGT" ] && [ -x /usr/bin/time ]; then
@@ -356,7 +381,7 @@ EOP
 )
 
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
-python3 - "$ROWS" "$PAIRS" "$SECS" "$WARM" "$RSS" "$PLAN" "$LOAD_AFTER" <<'EOP'
+python3 - "$ROWS" "$PAIRS" "$SECS" "$WARM" "$RSS" "$PLAN" "$LOAD_AFTER" "$VARIANT" "$IOM_KEYS" <<'EOP'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 pairs, secs, warm = sys.argv[2], sys.argv[3], sys.argv[4]
@@ -381,6 +406,8 @@ def vals(a, k):
 
 print("iomatrix / fio, median of per-round ratios (%s rounds of %s s after %s s warm-up)" %
       (pairs, secs, warm))
+if sys.argv[9]:
+    print("iomatrix with: %s" % sys.argv[9])
 print("IOPS: > 1 iomatrix is faster; CPU µs/IO and lat: < 1 iomatrix costs less / is quicker")
 print("lat/dev: each tool's mean latency over the device's own mean read latency in the same run")
 print("(block layer, /sys/block/*/stat), iomatrix's over fio's: what the tools add, compared")
@@ -391,7 +418,7 @@ hdr = "%-6s %-16s %-10s %9s %9s %9s %8s  %10s %8s %9s %7s" % (
 print(hdr)
 print("-" * len(hdr))
 for (tgt, wl), t in runs.items():
-    if tgt.startswith("trace-"):
+    if tgt.startswith(("trace-", "variant-")):
         continue
     iom = t.get("iomatrix", {})
     metric = "MB/s" if wl.startswith("sr1m") else "IOPS"
@@ -422,6 +449,16 @@ for (tgt, wl), t in runs.items():
         print("traces on / off (%s, %s, %d pairs, unpinned): IOPS %.3f×, CPU/IO %.3f×, lat %.3f×"
               " (goal IOPS ≥ 0.97×)" % (tgt[6:], wl, len(r), med(r), med(ratios(on, off, 3)),
                                         med(ratios(on, off, 2))))
+        print("  per pair: " + " ".join("%.3f" % x for x in r))
+for (tgt, wl), t in runs.items():
+    if not tgt.startswith("variant-"):
+        continue
+    var, base = t.get("iomvar", {}), t.get("iomatrix", {})
+    if var and base:
+        r = ratios(var, base, 0)
+        print("iomatrix with %s / without (%s, %s, %d pairs): IOPS %.3f×, CPU/IO %.3f×, lat %.3f×"
+              % (sys.argv[8], tgt[8:], wl, len(r), med(r), med(ratios(var, base, 3)),
+                 med(ratios(var, base, 2))))
         print("  per pair: " + " ".join("%.3f" % x for x in r))
 rss = dict(x.split(":") for x in sys.argv[5].split())
 if len(rss) == 2:

@@ -1,7 +1,8 @@
 #!/bin/sh
 # A run on a block device: a loop device over a file in /dev/shm (root only). Writing needs
-# destructive = true; the device facts name the loop driver and the backing file; a device that
-# carries a filesystem is refused even with destructive = true.
+# destructive = true; the device facts name the loop driver and the backing file; the
+# submit/reap policy keys shape the submissions; a device that carries a filesystem is refused
+# even with destructive = true.
 set -u
 [ "$(id -u)" -eq 0 ] || { echo "needs root for a loop device"; exit 77; }
 command -v losetup >/dev/null 2>&1 || { echo "losetup not installed"; exit 77; }
@@ -39,6 +40,42 @@ assert len(os.listdir("go/runs")) == 4
 for n in os.listdir("go/runs"):
     r = json.load(open("go/runs/" + n))
     assert r["status"] == "ok" and r["total"]["ios"] > 0, (n, r.get("error"))
+PY
+
+# The submit/reap policy reaches the worker: with submit_batch = 16 every submission of a QD32
+# run carries at least 16 I/Os (the I/Os of one submission share one submit stamp in the trace);
+# the default, which refills as soon as a quarter of the queue is reaped, submits fewer.
+cat >pol.cfg <<CFG
+iomatrix = 1;
+name = "policy";
+submit_batch = SB;
+reap_wait = RW;
+targets = ( { label = "loop"; path = "$dev"; size = "32M"; } );
+workload = { block_size = "4K"; queue_depth = 32; read_pct = 100; };
+timing = { warmup = "0s"; duration = "300ms"; };
+CFG
+sed 's/SB/16/; s/RW/16/' pol.cfg >pol16.cfg
+sed 's/SB/1/; s|RW|"1/4"|' pol.cfg >pol1.cfg
+for p in 16 1; do
+    "$IOMATRIX" run pol$p.cfg -o pol$p >out.txt 2>err.txt || die "policy run: $(cat err.txt)"
+    "$IOMATRIX" trace pol$p/traces/00001.trace.gz -o pol$p.csv 2>err.txt ||
+        die "policy trace: $(cat err.txt)"
+done
+python3 - <<'PY' || die "the policy"
+import collections, csv, json, statistics
+def batches(csvfile):
+    n = collections.Counter()
+    for row in csv.DictReader(open(csvfile)):
+        n[(row["thread"], row["time_ns"])] += 1  # time_ns: when the I/O was submitted
+    return list(n.values())
+notes = {p: json.load(open("pol%d/runs/00001.json" % p))["engine_notes"] for p in (16, 1)}
+assert "submit_batch 16, reap_wait 16" in notes[16], notes
+assert "submit_batch 1, reap_wait 1/4" in notes[1], notes
+b16, b1 = batches("pol16.csv"), batches("pol1.csv")
+assert len(b16) > 10 and min(b16) >= 16, (len(b16), min(b16), sorted(b16)[:10])
+assert statistics.median(b1) < 16, sorted(b1)[len(b1) // 2]
+print("submissions: %d with submit_batch 16 (smallest %d), %d by default (median %g)" %
+      (len(b16), min(b16), len(b1), statistics.median(b1)))
 PY
 
 # a filesystem signature makes the device untouchable
