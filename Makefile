@@ -7,6 +7,7 @@
 #   make tidy       clang-tidy (.clang-tidy) and cppcheck over src/
 #   make demo       the main job on the built-in quick matrix
 #   make bench      iomatrix side by side with fio (see docs/performance.md)
+#   make profile    where the CPU time goes on a loop device, iomatrix and fio (root, perf)
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # Objects live under build/<variant>/ so sanitizer, debug and release objects never mix.
@@ -65,7 +66,7 @@ FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 60
 
 .SECONDARY:
-.PHONY: all test unit e2e asan demo bench install uninstall clean deps check-deps tidy docs fuzz fuzz-bins
+.PHONY: all test unit e2e asan demo bench profile install uninstall clean deps check-deps tidy docs fuzz fuzz-bins
 .DEFAULT_GOAL := all
 
 all: check-deps $(BIN)
@@ -132,6 +133,9 @@ demo: check-deps $(BIN)
 
 bench: check-deps $(BIN)
 	IOMATRIX=$(abspath $(BIN)) tests/bench/bench.sh
+
+profile: check-deps $(BIN)
+	IOMATRIX=$(abspath $(BIN)) tests/bench/profile.sh
 
 # Regenerates what docs/ takes from the code: the key table of docs/matrix.md.
 docs: $(BIN)

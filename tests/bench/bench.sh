@@ -269,7 +269,9 @@ EXTRA_PATH=
 EXTRA_KEYS=
 
 echo "iomatrix bench — $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "command: BENCH_SECS=$SECS BENCH_WARMUP=$WARM BENCH_PAIRS=$PAIRS BENCH_TARGETS='$TARGETS' BENCH_PIN='$PIN' tests/bench/bench.sh"
+echo "command: BENCH_SECS=$SECS BENCH_WARMUP=$WARM BENCH_PAIRS=$PAIRS BENCH_TRACE_PAIRS=$TRACE_PAIRS" \
+	"BENCH_TARGETS='$TARGETS' BENCH_WORKLOADS='$WORKLOADS' BENCH_PIN='$PIN'" \
+	"${IOM_KEYS:+BENCH_IOM_KEYS='$IOM_KEYS' }${VARIANT:+BENCH_VARIANT='$VARIANT' }tests/bench/bench.sh"
 echo "$("$IOMATRIX" --version 2>/dev/null | head -1), $(fio --version), kernel $(uname -r)," \
 	"$(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
