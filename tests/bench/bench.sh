@@ -442,26 +442,20 @@ for (tgt, wl), t in runs.items():
             med(vals(iom, 3)), med(vals(iom, 2)) / 1e3,
             "%.3f" % med(iom_rel) if iom_rel else "-"))
 print()
-for (tgt, wl), t in runs.items():
-    if not tgt.startswith("trace-"):
-        continue
-    on, off = t.get("iomatrix", {}), t.get("iomnotr", {})
-    if on and off:
-        r = ratios(on, off, 0)
-        print("traces on / off (%s, %s, %d pairs, unpinned): IOPS %.3f×, CPU/IO %.3f×, lat %.3f×"
-              " (goal IOPS ≥ 0.97×)" % (tgt[6:], wl, len(r), med(r), med(ratios(on, off, 3)),
-                                        med(ratios(on, off, 2))))
+def pairs(prefix, a_tool, b_tool, title, how="", goal=""):
+    """The A/B pairs of the targets named prefix + target: tool a over tool b, per pair."""
+    for (tgt, wl), t in runs.items():
+        a, b = t.get(a_tool, {}), t.get(b_tool, {})
+        if not tgt.startswith(prefix) or not a or not b:
+            continue
+        r = ratios(a, b, 0)
+        print("%s (%s, %s, %d pairs%s): IOPS %.3f×, CPU/IO %.3f×, lat %.3f×%s" % (
+            title, tgt[len(prefix):], wl, len(r), how, med(r), med(ratios(a, b, 3)),
+            med(ratios(a, b, 2)), goal))
         print("  per pair: " + " ".join("%.3f" % x for x in r))
-for (tgt, wl), t in runs.items():
-    if not tgt.startswith("variant-"):
-        continue
-    var, base = t.get("iomvar", {}), t.get("iomatrix", {})
-    if var and base:
-        r = ratios(var, base, 0)
-        print("iomatrix with %s / without (%s, %s, %d pairs): IOPS %.3f×, CPU/IO %.3f×, lat %.3f×"
-              % (sys.argv[8], tgt[8:], wl, len(r), med(r), med(ratios(var, base, 3)),
-                 med(ratios(var, base, 2))))
-        print("  per pair: " + " ".join("%.3f" % x for x in r))
+
+pairs("trace-", "iomatrix", "iomnotr", "traces on / off", ", unpinned", " (goal IOPS ≥ 0.97×)")
+pairs("variant-", "iomvar", "iomatrix", "iomatrix with %s / without" % sys.argv[8])
 rss = dict(x.split(":") for x in sys.argv[5].split())
 if len(rss) == 2:
     (s1, k1), (s2, k2) = sorted(rss.items(), key=lambda kv: int(kv[0]))
