@@ -472,8 +472,8 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 
 	/* Engine notes: thread 0's, and any thread's that differ. */
 	if (c->nstarted) {
-		/* io_uring's with the submit/reap policy: psync has one I/O at a time, and
-		 * the null engine completes every I/O as it is submitted */
+		/* io_uring's notes name the submit/reap policy too (psync has one I/O at a
+		 * time; the null engine completes every I/O as it is submitted) */
 		struct iom_policy pol = iom_policy_resolve(c->conf.policy);
 		char polt[80] = "", *notes;
 
