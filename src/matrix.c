@@ -1550,28 +1550,25 @@ static int read_hooks(struct ctx *c)
 	return 0;
 }
 
-/* reap_wait: a number of completions (8, "8") or a fraction of the I/Os in flight ("1/4"). */
+/* reap_wait: a number of completions (8, "8") into *count, or a fraction of the I/Os in flight
+ * ("1/4") into *div; the other is 0. */
 static int parse_reap_wait(const char *text, unsigned *count, unsigned *div)
 {
+	unsigned *dst = count;
 	unsigned long n;
 	char *end;
 
 	*count = *div = 0;
 	if (strncmp(text, "1/", 2) == 0) {
-		if (!isdigit((unsigned char)text[2]))
-			return -1;
-		n = strtoul(text + 2, &end, 10);
-		if (*end || n < 1 || n > 65536)
-			return -1;
-		*div = (unsigned)n;
-		return 0;
+		text += 2;
+		dst = div;
 	}
 	if (!isdigit((unsigned char)text[0]))
 		return -1;
 	n = strtoul(text, &end, 10);
 	if (*end || n < 1 || n > 65536)
 		return -1;
-	*count = (unsigned)n;
+	*dst = (unsigned)n;
 	return 0;
 }
 
