@@ -111,14 +111,12 @@ EOP
 	rm -rf "$OUTD/$1-$2.d"
 }
 
-TOOLS="iomatrix fio-tuned fio-users"
-[ -n "$VARIANT" ] && TOOLS="$TOOLS variant"
-set -- $TOOLS
-N=$#
-TOOLS_A=("$@")
+TOOLS=(iomatrix fio-tuned fio-users)
+[ -n "$VARIANT" ] && TOOLS+=(variant)
+N=${#TOOLS[@]}
 for r in $(seq 1 "$ROUNDS"); do
 	for k in $(seq 0 $(( N - 1 ))); do
-		profile_one "${TOOLS_A[$(( (k + r - 1) % N ))]}" "$r"
+		profile_one "${TOOLS[$(( (k + r - 1) % N ))]}" "$r"
 	done
 done
 
@@ -130,13 +128,13 @@ echo "4K random read QD32 on $WHAT, the tools on CPU $PIN; perf record -a"
 echo "cpu-clock at 4999 Hz for $SECS s in the middle of a $RUN s run. ns per I/O = sampled time / I/Os done."
 [ -n "$VARIANT" ] && echo "variant: iomatrix with $VARIANT"
 echo
-for t in $TOOLS; do
+for t in "${TOOLS[@]}"; do
 	for r in $(seq 1 "$ROUNDS"); do
 		perf script -i "$WORK/$t-$r.perf" -F comm,cpu,ip,sym 2>/dev/null > "$WORK/$t-$r.script" ||
 			die "perf script failed on $t-$r.perf"
 	done
 done
-python3 - "$WORK" "$ROUNDS" "$SECS" $TOOLS <<'EOP'
+python3 - "$WORK" "$ROUNDS" "$SECS" "${TOOLS[@]}" <<'EOP'
 import re, statistics, sys
 work, rounds, secs, tools = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4:]
 HZ = 4999.0
