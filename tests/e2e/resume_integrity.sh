@@ -103,7 +103,8 @@ cp -r s1 nojournal
 iom 1 resume nojournal
 has err.txt "iomatrix: cannot resume 'nojournal': its journal is empty, but 'nojournal/runs' holds 10 run files; resuming would run the study again over them, so nothing was changed. Move the run files elsewhere to run it afresh, or start a new study: iomatrix run nojournal/matrix.cfg -o NEWDIR"
 [ -s nojournal/journal ] && die "the refused resume wrote to the empty journal"
-head -c 3000 /dev/urandom | tr -d '\n' >nojournal/journal
+# binary, without tabs: a line of no fields (random bytes could hold tabs and read as fields)
+head -c 3000 /dev/urandom | tr -d '\t\n' >nojournal/journal
 printf '\n\001binary\n' >>nojournal/journal
 cp nojournal/journal journal.before
 iom 1 resume nojournal
