@@ -1169,28 +1169,28 @@ static int check_plan(struct sweep *s, char *err, size_t errlen)
 	char *path = xasprintf("%s/study.json", s->o->dir), e[IOM_ERRLEN];
 	char rec[256] = "", *mpath = xasprintf("%s/matrix.cfg", s->o->dir);
 	bool json = false, jrn = s->st.has_plan;
-	uint64_t jh = 0;
-	uint32_t jn = 0;
+	uint64_t sh = 0;   /* study.json's plan and runs */
+	uint32_t sn = 0;
 	int ret = 0;
 
 	memset(&old, 0, sizeof(old));
 	if (iom_study_read(path, &old, e, sizeof(e)) == 0 && old.plan_hash) {
 		json = true;
-		jh = old.plan_hash;
-		jn = old.nruns;
+		sh = old.plan_hash;
+		sn = old.nruns;
 	}
-	if ((!json || jh == s->p->hash) && (!jrn || s->st.plan_hash == s->p->hash))
+	if ((!json || sh == s->p->hash) && (!jrn || s->st.plan_hash == s->p->hash))
 		goto out;
-	if (json && jrn && jh == s->st.plan_hash)
+	if (json && jrn && sh == s->st.plan_hash)
 		snprintf(rec, sizeof(rec), "study.json and the journal record plan %016" PRIx64
-			 " (%" PRIu32 " runs)", jh, jn);
+			 " (%" PRIu32 " runs)", sh, sn);
 	else if (json && jrn)
 		snprintf(rec, sizeof(rec), "study.json records plan %016" PRIx64 " (%" PRIu32
-			 " runs), the journal plan %016" PRIx64 " (%zu runs)", jh, jn,
+			 " runs), the journal plan %016" PRIx64 " (%zu runs)", sh, sn,
 			 s->st.plan_hash, s->st.plan_runs);
 	else if (json)
 		snprintf(rec, sizeof(rec), "study.json records plan %016" PRIx64 " (%" PRIu32
-			 " runs)", jh, jn);
+			 " runs)", sh, sn);
 	else
 		snprintf(rec, sizeof(rec), "the journal records plan %016" PRIx64 " (%zu runs)",
 			 s->st.plan_hash, s->st.plan_runs);
