@@ -64,7 +64,7 @@ static int cut_torn_tail(int fd)
 	return 0;
 }
 
-int iom_journal_open(struct iom_journal *j, const char *dir, char *err, size_t errlen)
+int iom_journal_lock(struct iom_journal *j, const char *dir, char *err, size_t errlen)
 {
 	char *path;
 	int e;
@@ -87,7 +87,14 @@ int iom_journal_open(struct iom_journal *j, const char *dir, char *err, size_t e
 		return -e;
 	}
 	free(path);
-	path = xasprintf("%s/journal", dir);
+	return 0;
+}
+
+int iom_journal_open_locked(struct iom_journal *j, const char *dir, char *err, size_t errlen)
+{
+	char *path = xasprintf("%s/journal", dir);
+	int e;
+
 	j->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	e = j->fd < 0 ? errno : -cut_torn_tail(j->fd);
 	if (e != 0) {
@@ -95,12 +102,20 @@ int iom_journal_open(struct iom_journal *j, const char *dir, char *err, size_t e
 		free(path);
 		if (j->fd >= 0)
 			close(j->fd);
-		close(j->lock_fd);
-		j->fd = j->lock_fd = -1;
+		j->fd = -1;
 		return -e;
 	}
 	free(path);
 	return iom_fsync_dir(dir);
+}
+
+int iom_journal_open(struct iom_journal *j, const char *dir, char *err, size_t errlen)
+{
+	int ret = iom_journal_lock(j, dir, err, errlen);
+
+	if (ret == 0 && (ret = iom_journal_open_locked(j, dir, err, errlen)) < 0)
+		iom_journal_close(j);
+	return ret;
 }
 
 void iom_journal_close(struct iom_journal *j)
@@ -160,6 +175,26 @@ static int event_from_name(const char *s)
 	return -1;
 }
 
+/* The plan a study-start's detail names: "plan HASH runs N" (runs optional). */
+static void study_plan(const char *detail, struct iom_journal_state *st)
+{
+	unsigned long long hash, runs;
+	char *end;
+
+	if (strncmp(detail, "plan ", 5) != 0)
+		return;
+	hash = strtoull(detail + 5, &end, 16);
+	if (end == detail + 5 || (*end != '\0' && *end != ' '))
+		return;
+	st->has_plan = true;
+	st->plan_hash = hash;
+	if (strncmp(end, " runs ", 6) == 0) {
+		runs = strtoull(end + 6, &end, 10);
+		if (*end == '\0')
+			st->plan_runs = (size_t)runs;
+	}
+}
+
 int iom_journal_replay(const char *dir, size_t nruns, struct iom_journal_state *st, char *err,
 		       size_t errlen)
 {
@@ -207,6 +242,11 @@ int iom_journal_replay(const char *dir, size_t nruns, struct iom_journal_state *
 			goto out;
 		}
 		ev = event_from_name(f[1]);
+		if (ev == IOM_J_STUDY_START && !st->started) {
+			/* before the index is checked: a changed plan is named as such */
+			st->started = true;
+			study_plan(nf > 3 ? f[3] : "", st);
+		}
 		idx = strtoul(f[2], &end, 10);
 		if (ev < 0 || *end != '\0' || idx > nruns) {
 			ret = iom_err(err, errlen, EINVAL,
@@ -214,6 +254,7 @@ int iom_journal_replay(const char *dir, size_t nruns, struct iom_journal_state *
 				      path, lineno, f[1], f[2]);
 			goto out;
 		}
+		st->events++;
 		switch (ev) {
 		case IOM_J_RUN_START:
 			st->in_progress = (uint32_t)idx;

@@ -52,6 +52,11 @@ struct iom_journal_state {
 	size_t done, failed, torn_lines;
 	uint32_t in_progress; /* index of a run started but never finished, 0 when none */
 	bool ended;           /* a study-end event was seen */
+	bool started;         /* a study-start event was seen */
+	bool has_plan;        /* the study-start named its plan ("plan HASH runs N") */
+	uint64_t plan_hash;   /* the plan the study began with (has_plan) */
+	size_t plan_runs;     /* its number of runs; 0 when the line does not say */
+	size_t events;        /* complete lines read */
 	unsigned resumes;
 	char **mkfs;          /* details of the mkfs events, in order (heap) */
 	size_t nmkfs;
@@ -60,16 +65,26 @@ struct iom_journal_state {
 /*
  * Opens DIR/journal for appending (creating it) and takes DIR/.lock with flock, so that two
  * processes never write one results directory. -EBUSY with a message when another holds it.
+ * Opening cuts a torn last line off the journal. iom_journal_open() is iom_journal_lock()
+ * then iom_journal_open_locked(); a resume takes the lock first, replays and checks the
+ * journal while nothing is written yet, and only then opens it.
  */
 int iom_journal_open(struct iom_journal *j, const char *dir, char *err, size_t errlen);
+/* Takes DIR/.lock (j->fd stays -1). 0, or -EBUSY / -errno with a message. */
+int iom_journal_lock(struct iom_journal *j, const char *dir, char *err, size_t errlen);
+/* Opens DIR/journal for appending, j holding the lock already (iom_journal_lock()). On failure
+ * the lock is kept: iom_journal_close() releases both. */
+int iom_journal_open_locked(struct iom_journal *j, const char *dir, char *err, size_t errlen);
 void iom_journal_close(struct iom_journal *j);
 
 /* Appends one event and fsyncs. detail may be NULL; tabs and newlines in it are replaced. */
 int iom_journal_append(struct iom_journal *j, enum iom_journal_event ev, uint32_t index,
 		       const char *detail);
 
-/* Replays DIR/journal for a plan of nruns runs into st (caller frees with _state_release).
- * Unknown events or indices beyond nruns are errors naming the line. */
+/* Replays DIR/journal for a plan of nruns runs into st (caller frees with _state_release, also
+ * on failure). Reads only. Unknown events or indices beyond nruns are errors naming the line;
+ * st then holds what the lines before said, the study-start's plan among it (a resume names a
+ * changed plan rather than the first run index the new plan lacks). */
 int iom_journal_replay(const char *dir, size_t nruns, struct iom_journal_state *st, char *err,
 		       size_t errlen);
 void iom_journal_state_release(struct iom_journal_state *st);

@@ -539,7 +539,8 @@ static int sweep_logged(const struct iom_plan *p, const char *dir, const struct 
 		fprintf(stderr, "iomatrix: %s\n", err);
 		if (o.log)
 			fprintf(o.log, "error: %s\n", err);
-		return ret == -EPERM ? IOM_EXIT_USAGE : IOM_EXIT_FAIL;
+		/* hooks not allowed, or resume of a changed plan: what the user asked is refused */
+		return ret == -EPERM || res.plan_changed ? IOM_EXIT_USAGE : IOM_EXIT_FAIL;
 	}
 	if (res.interrupted) {
 		fprintf(stderr, "iomatrix: interrupted after %zu runs; carry on with: iomatrix resume "

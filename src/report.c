@@ -39,6 +39,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "journal.h"
 #include "keys.h"
 #include "stats.h"
 #include "util.h"
@@ -339,9 +340,9 @@ static void rec_free(struct rec *r)
 	free(r->error);
 }
 
-/* Reads one run file into a record. */
+/* Reads one run file into a record; *damaged: the file itself does not read back (err). */
 static int read_rec(const struct iom_report *m, size_t src, uint32_t index, struct rec *rec,
-		    char *err, size_t errlen)
+		    bool *damaged, char *err, size_t errlen)
 {
 	char *path = iom_result_path(m->src[src].dir, index);
 	struct iom_result_file f;
@@ -350,6 +351,7 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 	const char *cv;
 	int ret = iom_result_read(path, &f, err, errlen);
 
+	*damaged = ret < 0;
 	if (ret < 0)
 		goto out;
 	cv = iom_result_cell_get(&f, m->compare);
@@ -610,6 +612,39 @@ static const char *default_compare(const struct iom_report *m)
 	return c ? c : "target";
 }
 
+static void add_damaged(struct iom_report *m, size_t src, uint32_t run, const char *why)
+{
+	m->damaged = xrealloc(m->damaged, (m->ndamaged + 1) * sizeof(*m->damaged));
+	m->damaged[m->ndamaged++] = (struct iom_report_damaged){ .src = src, .run = run,
+								 .why = xstrdup(why) };
+}
+
+/*
+ * The runs source src's journal counts finished (done or failed) whose file is not among
+ * idx[0..n) (ascending): they are missing. A directory without a readable journal says nothing
+ * of them (the report reads what runs/ holds).
+ */
+static void find_missing(struct iom_report *m, size_t src, const uint32_t *idx, size_t n)
+{
+	const char *dir = m->src[src].dir;
+	struct iom_journal_state st = { 0 };
+	char e[IOM_ERRLEN], *path = xasprintf("%s/journal", dir);
+	size_t nruns = m->src[src].study.nruns, k = 0;
+
+	/* a damaged file is among idx: it was named as damaged */
+	if (nruns && access(path, F_OK) == 0 &&
+	    iom_journal_replay(dir, nruns, &st, e, sizeof(e)) == 0) {
+		for (size_t r = 1; r <= nruns; r++) {
+			while (k < n && idx[k] < r)
+				k++;
+			if (st.run[r] != IOM_RS_PENDING && !(k < n && idx[k] == r))
+				add_damaged(m, src, (uint32_t)r, "result file missing");
+		}
+	}
+	iom_journal_state_release(&st);
+	free(path);
+}
+
 int iom_report_load_many(const char *const *dirs, size_t n, const char *compare,
 			 struct iom_report *m, char *err, size_t errlen)
 {
@@ -638,11 +673,20 @@ int iom_report_load_many(const char *const *dirs, size_t n, const char *compare,
 			recs = xrealloc(recs, cap * sizeof(*recs));
 		}
 		for (size_t i = 0; i < nidx && ret == 0; i++) {
+			bool damaged;
+
 			memset(&recs[nrecs], 0, sizeof(recs[nrecs]));
-			ret = read_rec(m, s, idx[i], &recs[nrecs], err, errlen);
-			if (ret == 0)
+			ret = read_rec(m, s, idx[i], &recs[nrecs], &damaged, err, errlen);
+			if (ret == 0) {
 				nrecs++;
+			} else if (damaged) {
+				rec_free(&recs[nrecs]);
+				add_damaged(m, s, idx[i], err);
+				ret = 0;
+			}
 		}
+		if (ret == 0)
+			find_missing(m, s, idx, nidx);
 		free(idx);
 	}
 	m->nruns = nrecs;
@@ -695,6 +739,9 @@ void iom_report_release(struct iom_report *m)
 	for (size_t i = 0; i < m->nexcluded; i++)
 		free(m->excluded[i].error);
 	free(m->excluded);
+	for (size_t i = 0; i < m->ndamaged; i++)
+		free(m->damaged[i].why);
+	free(m->damaged);
 	free(m->compare);
 	for (size_t i = 0; i < m->nsrc; i++) {
 		free(m->src[i].dir);
@@ -1936,6 +1983,8 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 	fprintf(out, "%zu run%s: %zu ok", m->nruns, m->nruns == 1 ? "" : "s", m->nok);
 	if (m->nexcluded)
 		fprintf(out, ", %zu left out (failed or interrupted)", m->nexcluded);
+	if (m->ndamaged)
+		fprintf(out, "; %zu more missing or damaged (listed below)", m->ndamaged);
 	fprintf(out, "\ncompared: %s", m->compare);
 	{
 		size_t w = strlen("compared: ") + strlen(m->compare) + 3;
@@ -2031,12 +2080,40 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 	return ferror(out) ? -EIO : 0;
 }
 
+/* The runs the report cannot show, each with why and what redoes it. */
+static void print_damaged(FILE *out, const struct iom_report *m)
+{
+	if (!m->ndamaged)
+		return;
+	fprintf(out, "\nruns not in the report (missing or damaged):\n");
+	for (size_t i = 0; i < m->ndamaged; i++) {
+		char *line = iom_report_damaged_text(m, &m->damaged[i]);
+
+		fprintf(out, "  %s\n", line);
+		free(line);
+	}
+}
+
+char *iom_report_damaged_text(const struct iom_report *m, const struct iom_report_damaged *d)
+{
+	const char *dir = m->src[d->src].dir;
+	bool missing = strcmp(d->why, "result file missing") == 0;
+
+	return xasprintf("run %" PRIu32 "%s%s: %s; `iomatrix resume %s` %s", d->run,
+			 m->nsrc > 1 ? " of " : "", m->nsrc > 1 ? m->src[d->src].name : "", d->why,
+			 dir, missing ? "redoes it" : "sets the file aside and redoes the run");
+}
+
 int iom_report_write_text(FILE *out, const struct iom_report *m,
 			  const struct iom_report_opts_cli *o)
 {
+	int ret;
+
 	if (!o || !o->brief) {
 		print_provenance(out, m, o && o->width ? o->width : DEFAULT_WIDTH);
 		fputc('\n', out);
 	}
-	return iom_report_print_winners(out, m, o);
+	ret = iom_report_print_winners(out, m, o);
+	print_damaged(out, m);
+	return ret == 0 && ferror(out) ? -EIO : ret;
 }

@@ -88,6 +88,16 @@ struct iom_report_excluded {
 	char *error;
 };
 
+/*
+ * A run the report cannot show: the journal counts it finished (done or failed) but its file is
+ * missing, or its file does not read back whole and consistent. `iomatrix resume` redoes it.
+ */
+struct iom_report_damaged {
+	size_t src;
+	uint32_t run;
+	char *why;                  /* heap: "result file missing", or the parser's message */
+};
+
 /* One results directory of the model. */
 struct iom_report_source {
 	char *dir;                  /* as given */
@@ -114,14 +124,19 @@ struct iom_report {
 	size_t nruns, nok;
 	struct iom_report_excluded *excluded;
 	size_t nexcluded;
+	struct iom_report_damaged *damaged; /* source, then run order */
+	size_t ndamaged;
 };
 
 /*
  * Loads the results directories dirs[0..n) (study.json and every runs/NNNNN.json) into m,
  * comparing the values of dimension compare (NULL: the one every study.json names, else
  * "target"). The significance options are those of the first study.json (defaults when it has
- * none). Returns 0, or -errno with a message naming the file in err. Release m with
- * iom_report_release() in every case.
+ * none). A run file that does not read back, and a run the directory's journal counts finished
+ * whose file is missing, are left out and listed in m->damaged; the rest is the model. Reads
+ * only: nothing is renamed or repaired (that is resume's). Returns 0, or -errno with a message
+ * naming the file in err (an unreadable study.json, a compared dimension the runs lack).
+ * Release m with iom_report_release() in every case.
  */
 int iom_report_load_many(const char *const *dirs, size_t n, const char *compare,
 			 struct iom_report *m, char *err, size_t errlen);
@@ -220,6 +235,9 @@ void iom_report_diffs_free(struct iom_report_diff *d, size_t n);
 /* "kernel differs: 6.1.0 (boot1) vs 6.18.44 (boot2)"; the caller frees it. */
 char *iom_report_diff_text(const struct iom_report *m, const struct iom_report_diff *d);
 
+/* "run 5: result file missing; `iomatrix resume DIR` redoes it"; the caller frees it. */
+char *iom_report_damaged_text(const struct iom_report *m, const struct iom_report_damaged *d);
+
 /* The cells that some other source has and source s lacks, into *cells (heap); the count. */
 size_t iom_report_missing(const struct iom_report *m, size_t s, size_t **cells);
 
@@ -277,7 +295,9 @@ struct iom_report_opts_cli {
 /*
  * `iomatrix report DIR [DIR…]`: loads the directories, applies the options and writes the
  * report in the format asked for to out (or to o->output). Returns 0, -EINVAL for a bad option
- * (unknown format, cell or run, out-of-range alpha …) or another -errno, with err.
+ * (unknown format, cell or run, out-of-range alpha …) or another -errno, with err; -EUCLEAN
+ * when the report was written but runs are missing or damaged (m->damaged: the text report
+ * names each, err the first and how many).
  */
 int iom_report_main(FILE *out, const char *const *dirs, size_t ndirs,
 		    const struct iom_report_opts_cli *o, char *err, size_t errlen);

@@ -103,6 +103,17 @@ int iom_report_main(FILE *out, const char *const *dirs, size_t ndirs,
 		}
 		free(buf);
 	}
+	if (ret == 0 && m.ndamaged) {
+		/* written, but not every run is in it: exit 1, the first named */
+		char *first = iom_report_damaged_text(&m, &m.damaged[0]);
+
+		if (m.ndamaged == 1)
+			ret = iom_err(err, errlen, EUCLEAN, "%s", first);
+		else
+			ret = iom_err(err, errlen, EUCLEAN, "%zu runs are missing or damaged, the "
+				      "first: %s", m.ndamaged, first);
+		free(first);
+	}
 	iom_report_release(&m);
 	return ret;
 }

@@ -575,6 +575,11 @@ static void rd_u64v(struct rd *c, json_object *v, const char *prefix, const char
 		rd_fail(c, prefix, key, "is not a non-negative integer");
 		return;
 	}
+	/* json-c reads a number of 2^64 or more as 2^64 - 1, silently: no count gets there */
+	if (json_object_get_uint64(v) == UINT64_MAX) {
+		rd_fail(c, prefix, key, "is out of range (2^64 or more)");
+		return;
+	}
 	*out = json_object_get_uint64(v);
 }
 
@@ -879,6 +884,45 @@ static char *value_string(json_object *v)
 	}
 }
 
+/*
+ * The dimensions later code divides by or sizes with must hold what a plan can hold: a block
+ * size, queue depth and thread count of at least 1, a read percentage of 0 to 100. A file
+ * that says otherwise was not written by iomatrix as it ran, and is inconsistent.
+ */
+static void check_cell_value(struct rd *c, const char *key, json_object *val)
+{
+	static const struct {
+		const char *name;
+		int64_t min, max;
+	} dims[] = {
+		{ "block_size", 1, INT64_MAX }, { "queue_depth", 1, INT64_MAX },
+		{ "threads", 1, INT64_MAX },    { "read_pct", 0, 100 },
+	};
+
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(dims); i++) {
+		char what[96];
+		int64_t v;
+
+		if (strcmp(key, dims[i].name) != 0)
+			continue;
+		if (!val || !json_object_is_type(val, json_type_int)) {
+			rd_fail(c, "cell", key, "is not an integer");
+			return;
+		}
+		v = json_object_get_int64(val);
+		if (v < dims[i].min || v > dims[i].max || v == INT64_MAX) {
+			if (dims[i].max == INT64_MAX)
+				snprintf(what, sizeof(what), "is %s, not a positive integer",
+					 v == INT64_MAX ? "out of range" : json_object_get_string(val));
+			else
+				snprintf(what, sizeof(what), "is %s, not %" PRId64 " to %" PRId64,
+					 json_object_get_string(val), dims[i].min, dims[i].max);
+			rd_fail(c, "cell", key, what);
+		}
+		return;
+	}
+}
+
 static void read_cell(struct rd *c, json_object *root, struct iom_result_file *f)
 {
 	json_object *o;
@@ -903,6 +947,7 @@ static void read_cell(struct rd *c, json_object *root, struct iom_result_file *f
 		f->cell[n].name = xstrdup(key);
 		f->cell[n].value = s;
 		f->ncell = ++n;
+		check_cell_value(c, key, val);
 	}
 }
 
@@ -933,7 +978,16 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 	required(&c, root, "status");
 	rd_u32(&c, root, "", "index", &r->index);
 	rd_u32(&c, root, "", "repetition", &r->repetition);
-	rd_u64(&c, root, "", "seed", &r->seed);
+	{
+		json_object *v = member(&c, root, "seed");
+
+		if (v && !is_uint(v))
+			rd_fail(&c, "", "seed", "is not a non-negative integer");
+		else if (v)
+			r->seed = json_object_get_uint64(v); /* any 64-bit value is a seed */
+	}
+	if (c.ret == 0 && r->index == 0)
+		rd_fail(&c, "", "index", "is 0, not a run of a plan (they count from 1)");
 	read_cell(&c, root, f);
 	rd_str(&c, root, "", "status", &status);
 	if (c.ret == 0) {
@@ -947,6 +1001,9 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 	rd_str(&c, root, "", "error", &r->error);
 	rd_u64(&c, root, "", "start_ns", &r->start_wall_ns);
 	rd_double(&c, root, "", "elapsed_s", &r->elapsed_s);
+	if (c.ret == 0 && (r->elapsed_s < 0 || (r->status == IOM_RUN_OK && !isfinite(r->elapsed_s))))
+		rd_fail(&c, "", "elapsed_s", "is not a length of time (negative, or not a number in a "
+			"finished run)");
 	for (int d = 0; d < IOM_NDIR; d++)
 		read_io(&c, root, d, &r->dir[d]);
 	rd_double(&c, root, "", "iops_stddev", &r->iops_stddev);
@@ -1006,6 +1063,19 @@ int iom_result_read(const char *path, struct iom_result_file *out, char *err, si
 		return ret;
 	ret = iom_result_parse(path, text, out, err, errlen);
 	free(text);
+	if (ret == 0) {
+		/* runs/NNNNN.json holds run NNNNN: the sweep, the journal and the report go by
+		 * the name */
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		size_t digits = strspn(base, "0123456789");
+		unsigned long named = strtoul(base, NULL, 10);
+
+		if (digits && digits <= 10 && strcmp(base + digits, ".json") == 0 &&
+		    named != out->r.index)
+			ret = iom_err(err, errlen, EINVAL,
+				      "%s: 'index' is %" PRIu32 ", but the file is named for run %lu",
+				      path, out->r.index, named);
+	}
 	return ret;
 }
 

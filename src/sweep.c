@@ -7,9 +7,14 @@
  *   precondition, drop_caches, before_run → run → after_run → runs/NNNNN.json → summary.csv →
  *   journal run-done → rest → … → after_target, after_study → study.json (end) → summary.csv
  *   rebuilt → journal study-end → winners table (main.c).
- * On resume, after the lock: the journal replayed, stale temporary files removed, summary.csv
- * rebuilt from runs/ (a kill between a row and its journal entry leaves a duplicate row), and
- * study.json compared with this machine.
+ * On resume, after the lock and before anything is written: the journal replayed (read only),
+ * the plan of DIR/matrix.cfg compared with the one study.json and the journal's study-start
+ * record (a changed plan is refused), a journal that lost its records (empty, unreadable)
+ * beside run files refused, and every run file read back. Then the journal opened, damaged run
+ * files set aside as runs/NNNNN.json.corrupt-<UTC time> and their runs, and those the journal
+ * counts finished whose files are missing, marked to run again; stale temporary files removed,
+ * summary.csv rebuilt from runs/ (a kill between a row and its journal entry leaves a duplicate
+ * row), and study.json compared with this machine.
  */
 #include "sweep.h"
 
@@ -155,6 +160,7 @@ struct sweep {
 	bool status_shown;              /* the status line is on screen (erase before printing) */
 	struct iom_journal j;
 	struct iom_journal_state st;
+	bool plan_changed;              /* resume: matrix.cfg gives another plan (refused) */
 	struct iom_target_info *info;   /* per target; info[i].t == NULL when preparing failed */
 	char **target_error;            /* why target i could not be prepared */
 	uint64_t start_wall_ns;         /* of the study (the first invocation's on resume) */
@@ -1152,12 +1158,254 @@ out:
 	free(path);
 }
 
-static int open_dir(struct sweep *s, char *err, size_t errlen)
+/*
+ * On resume: the plan of DIR/matrix.cfg must be the one the study began with, as study.json
+ * and the journal's study-start record it. A changed plan (another repeat, a value added) would
+ * mix two studies in one directory, so resume refuses it before anything is written.
+ */
+static int check_plan(struct sweep *s, char *err, size_t errlen)
+{
+	struct iom_study_info old;
+	char *path = xasprintf("%s/study.json", s->o->dir), e[IOM_ERRLEN];
+	char rec[256] = "", *mpath = xasprintf("%s/matrix.cfg", s->o->dir);
+	bool json = false, jrn = s->st.has_plan;
+	uint64_t sh = 0;   /* study.json's plan and runs */
+	uint32_t sn = 0;
+	int ret = 0;
+
+	memset(&old, 0, sizeof(old));
+	if (iom_study_read(path, &old, e, sizeof(e)) == 0 && old.plan_hash) {
+		json = true;
+		sh = old.plan_hash;
+		sn = old.nruns;
+	}
+	if ((!json || sh == s->p->hash) && (!jrn || s->st.plan_hash == s->p->hash))
+		goto out;
+	if (json && jrn && sh == s->st.plan_hash)
+		snprintf(rec, sizeof(rec), "study.json and the journal record plan %016" PRIx64
+			 " (%" PRIu32 " runs)", sh, sn);
+	else if (json && jrn)
+		snprintf(rec, sizeof(rec), "study.json records plan %016" PRIx64 " (%" PRIu32
+			 " runs), the journal plan %016" PRIx64 " (%zu runs)", sh, sn,
+			 s->st.plan_hash, s->st.plan_runs);
+	else if (json)
+		snprintf(rec, sizeof(rec), "study.json records plan %016" PRIx64 " (%" PRIu32
+			 " runs)", sh, sn);
+	else
+		snprintf(rec, sizeof(rec), "the journal records plan %016" PRIx64 " (%zu runs)",
+			 s->st.plan_hash, s->st.plan_runs);
+	s->plan_changed = true;
+	ret = iom_err(err, errlen, ESTALE,
+		      "'%s' now gives plan %016" PRIx64 " (%zu runs), not the plan this study began "
+		      "with: %s. Resume carries on only that plan; nothing was changed. To run the "
+		      "edited matrix, start a new study: iomatrix run %s -o NEWDIR", mpath,
+		      s->p->hash, s->p->nruns, rec, mpath);
+out:
+	iom_study_info_release(&old);
+	free(path);
+	free(mpath);
+	return ret;
+}
+
+/* A run file of the directory that resume cannot count on: missing, or damaged (why set). */
+struct damage {
+	uint32_t index;
+	char *why;       /* heap: the parser's message; NULL when the file is missing */
+};
+
+/*
+ * On resume, before anything is written: every run file in runs/ is read back (a damaged one,
+ * whatever its journal state, is listed with why), and every run the journal counts as done or
+ * failed must have its file (listed as missing otherwise). *out is heap (caller frees it and
+ * each why); the count.
+ */
+static size_t find_damage(struct sweep *s, struct damage **out)
+{
+	uint32_t *idx = NULL;
+	size_t n = 0, nd = 0;
+	char e[IOM_ERRLEN];
+	bool *have;
+
+	*out = NULL;
+	have = xcalloc(s->p->nruns + 1, sizeof(*have));
+	if (iom_result_list(s->o->dir, &idx, &n, e, sizeof(e)) < 0)
+		n = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *path = iom_result_path(s->o->dir, idx[i]);
+		struct iom_result_file f;
+
+		if (iom_result_read(path, &f, e, sizeof(e)) < 0) {
+			*out = xrealloc(*out, (nd + 1) * sizeof(**out));
+			(*out)[nd++] = (struct damage){ .index = idx[i], .why = xstrdup(e) };
+		} else if (idx[i] <= s->p->nruns) {
+			have[idx[i]] = true;
+		}
+		iom_result_file_release(&f);
+		free(path);
+	}
+	for (size_t r = 1; r <= s->p->nruns; r++) {
+		bool listed = false;
+
+		if (s->st.run[r] == IOM_RS_PENDING || have[r])
+			continue;
+		for (size_t k = 0; k < nd && !listed; k++)
+			listed = (*out)[k].index == r;
+		if (listed)
+			continue;
+		*out = xrealloc(*out, (nd + 1) * sizeof(**out));
+		(*out)[nd++] = (struct damage){ .index = (uint32_t)r, .why = NULL };
+	}
+	free(have);
+	free(idx);
+	return nd;
+}
+
+/* Marks run index to be run again (it counted as done or failed). */
+static void rerun(struct sweep *s, uint32_t index)
+{
+	if (index > s->p->nruns)
+		return;
+	if (s->st.run[index] == IOM_RS_DONE)
+		s->st.done--;
+	else if (s->st.run[index] == IOM_RS_FAILED)
+		s->st.failed--;
+	s->st.run[index] = IOM_RS_PENDING;
+}
+
+/*
+ * Sets the damaged run files of d aside, renamed runs/NNNNN.json.corrupt-<UTC time> (kept, and
+ * undone by renaming it back), says so for each missing or damaged file, and marks their runs
+ * to run again. 0, or -errno when a file cannot be renamed.
+ */
+static int repair_damage(struct sweep *s, struct damage *d, size_t nd, char *err, size_t errlen)
+{
+	char when[32], *p;
+
+	iom_format_utc(when, sizeof(when), iom_wall_ns());
+	for (p = when; *p; p++) /* "2026-11-29T23:55:00Z" → "20261129T235500Z" */
+		if (*p == '-' || *p == ':')
+			memmove(p, p + 1, strlen(p));
+	for (size_t i = 0; i < nd; i++) {
+		char *path = iom_result_path(s->o->dir, d[i].index);
+		char *rel = path + strlen(s->o->dir) + 1;
+
+		if (!d[i].why) {
+			warn(s, "run %" PRIu32 ": the journal counts it finished but %s is missing: it "
+			     "runs again", d[i].index, rel);
+		} else {
+			char *aside = xasprintf("%s.corrupt-%s", path, when);
+
+			/* never over an earlier one (two resumes within a second) */
+			for (unsigned k = 2; access(aside, F_OK) == 0; k++) {
+				free(aside);
+				aside = xasprintf("%s.corrupt-%s-%u", path, when, k);
+			}
+			if (rename(path, aside) < 0 || iom_fsync_dir(path) < 0) {
+				int e = errno;
+
+				iom_err(err, errlen, e, "cannot set the damaged '%s' aside as '%s': %s",
+					path, aside, strerror(e));
+				free(aside);
+				free(path);
+				return -e;
+			}
+			warn(s, "run %" PRIu32 ": %s is damaged (%s); set aside as %s, and the run runs "
+			     "again", d[i].index, rel, d[i].why, aside + strlen(s->o->dir) + 1);
+			free(aside);
+		}
+		rerun(s, d[i].index);
+		free(path);
+	}
+	return 0;
+}
+
+/* On resume: the number of run files in DIR/runs (0 when it cannot be read). */
+static size_t count_run_files(const char *dir)
+{
+	uint32_t *idx = NULL;
+	size_t n = 0;
+	char e[IOM_ERRLEN];
+
+	if (iom_result_list(dir, &idx, &n, e, sizeof(e)) < 0)
+		n = 0;
+	free(idx);
+	return n;
+}
+
+/*
+ * Resuming: the lock, then, while nothing is written yet, the journal replayed, the plan
+ * compared with the one the study began with, a journal that lost its records refused, and the
+ * run files checked; then the journal opened, damaged run files set aside and the runs whose
+ * files are missing or damaged marked to run again. *complete: the study ended and every file
+ * is whole (nothing is written then).
+ */
+static int open_resume(struct sweep *s, bool *complete, char *err, size_t errlen)
+{
+	const struct iom_sweep_opts *o = s->o;
+	struct damage *d = NULL;
+	size_t nd = 0, nfiles;
+	char detail[96], *sub, e[IOM_ERRLEN];
+	int ret;
+
+	*complete = false;
+	ret = iom_journal_lock(&s->j, o->dir, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = iom_journal_replay(o->dir, s->p->nruns, &s->st, e, sizeof(e));
+	if (check_plan(s, err, errlen) < 0)
+		return -ESTALE;
+	nfiles = count_run_files(o->dir);
+	if (ret < 0)
+		return iom_err(err, errlen, -ret, "cannot resume '%s': %s; the journal says which runs "
+			       "finished, so nothing was changed (the %zu run file%s in '%s/runs' "
+			       "are kept)", o->dir, e, nfiles, nfiles == 1 ? "" : "s", o->dir);
+	if (!s->st.started && nfiles)
+		return iom_err(err, errlen, EUCLEAN,
+			       "cannot resume '%s': its journal %s, but '%s/runs' holds %zu run "
+			       "file%s; resuming would run the study again over them, so nothing was "
+			       "changed. Move the run files elsewhere to run it afresh, or start a new "
+			       "study: iomatrix run %s/matrix.cfg -o NEWDIR", o->dir,
+			       s->st.events ? "records no study-start" : "is empty", o->dir, nfiles,
+			       nfiles == 1 ? "" : "s", o->dir);
+	nd = find_damage(s, &d);
+	if (s->st.ended && nd == 0) {
+		*complete = true;
+		return 0; /* complete: nothing is written */
+	}
+	ret = iom_journal_open_locked(&s->j, o->dir, err, errlen);
+	if (ret == 0)
+		ret = repair_damage(s, d, nd, err, errlen);
+	for (size_t i = 0; i < nd; i++)
+		free(d[i].why);
+	free(d);
+	if (ret < 0)
+		return ret;
+	s->invocation = s->st.resumes + 1;
+	remove_stale_temps(o->dir);
+	sub = xasprintf("%s/runs", o->dir);
+	remove_stale_temps(sub);
+	free(sub);
+	sub = xasprintf("%s/traces", o->dir);
+	remove_stale_temps(sub);
+	free(sub);
+	snprintf(detail, sizeof(detail), "%zu done, %zu failed, rerunning %u, redoing %zu",
+		 s->st.done, s->st.failed, s->st.in_progress, nd);
+	ret = iom_journal_append(&s->j, IOM_J_RESUME, 0, detail);
+	if (ret < 0)
+		return iom_err(err, errlen, -ret, "cannot write the journal in '%s': %s", o->dir,
+			       strerror(-ret));
+	compare_study(s);
+	/* a kill between a summary row and its journal entry leaves a duplicate row */
+	return iom_summary_rebuild(o->dir, err, errlen);
+}
+
+static int open_dir(struct sweep *s, bool *complete, char *err, size_t errlen)
 {
 	const struct iom_sweep_opts *o = s->o;
 	char detail[64];
 	int ret;
 
+	*complete = false;
 	if (!o->resume && !dir_is_empty(o->dir))
 		return iom_err(err, errlen, EEXIST,
 			       "results directory '%s' is not empty (resume it with 'iomatrix resume "
@@ -1165,35 +1413,11 @@ static int open_dir(struct sweep *s, char *err, size_t errlen)
 	ret = iom_results_dir_create(o->dir, err, errlen);
 	if (ret < 0)
 		return ret;
+	if (o->resume)
+		return open_resume(s, complete, err, errlen);
 	ret = iom_journal_open(&s->j, o->dir, err, errlen);
 	if (ret < 0)
 		return ret;
-	if (o->resume) {
-		char *sub;
-
-		ret = iom_journal_replay(o->dir, s->p->nruns, &s->st, err, errlen);
-		if (ret < 0)
-			return ret;
-		if (s->st.ended)
-			return 0; /* complete: nothing is written */
-		s->invocation = s->st.resumes + 1;
-		remove_stale_temps(o->dir);
-		sub = xasprintf("%s/runs", o->dir);
-		remove_stale_temps(sub);
-		free(sub);
-		sub = xasprintf("%s/traces", o->dir);
-		remove_stale_temps(sub);
-		free(sub);
-		snprintf(detail, sizeof(detail), "%zu done, %zu failed, rerunning %u", s->st.done,
-			 s->st.failed, s->st.in_progress);
-		ret = iom_journal_append(&s->j, IOM_J_RESUME, 0, detail);
-		if (ret < 0)
-			return iom_err(err, errlen, -ret, "cannot write the journal in '%s': %s",
-				       o->dir, strerror(-ret));
-		compare_study(s);
-		/* a kill between a summary row and its journal entry leaves a duplicate row */
-		return iom_summary_rebuild(o->dir, err, errlen);
-	}
 	s->st.nruns = s->p->nruns;
 	s->st.run = xcalloc(s->p->nruns + 1, 1);
 	ret = iom_results_write_matrix(o->dir, s->m->as_run, err, errlen);
@@ -1210,7 +1434,7 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 {
 	struct sweep s = { .p = p, .m = p->m, .o = o, .out = o->out ? o->out : stdout,
 			   .j = { .fd = -1, .lock_fd = -1 }, .cur_target = -1 };
-	bool size_bound;
+	bool size_bound, complete;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -1227,10 +1451,11 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		ret = check_cpus(p->m, err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = open_dir(&s, err, errlen);
+	ret = open_dir(&s, &complete, err, errlen);
+	out->plan_changed = s.plan_changed;
 	if (ret < 0)
 		goto done;
-	if (o->resume && s.st.ended) {
+	if (complete) {
 		/* nothing to do (a unit that resumes at every boot lands here) */
 		say(&s, false, "the study in '%s' is complete: nothing to resume\n", o->dir);
 		out->skipped = p->nruns;

@@ -7,7 +7,13 @@
  * Everything a run measured is on disk and fsync'd, and journalled, before the next run starts:
  * a crash loses at most the run in progress, and `iomatrix resume DIR` carries on from the
  * journal (finished runs are never repeated; the run in progress is rerun). A resume warns when
- * the tool version, host or kernel differ from study.json's.
+ * the tool version, host or kernel differ from study.json's. It refuses, writing nothing, a
+ * matrix.cfg whose plan is not the one the study began with (plan_changed; `iomatrix run` of
+ * the edited file starts a new study), and a journal that is empty, unreadable or without its
+ * study-start beside run files (it would run them again over them). A run file that does not
+ * read back whole and consistent is set aside, renamed runs/NNNNN.json.corrupt-<UTC time> (to
+ * undo: rename it back), and its run runs again, as does a run the journal counts finished
+ * whose file is missing; each is a warning and a journal note.
  *
  * Each run has a watchdog (timing.timeout; 0: twice the expected time plus 60 s, the expected
  * time of a bytes-bound run counted at 1 MB/s): a hung run fails with the reason and the sweep
@@ -64,13 +70,15 @@ struct iom_sweep_outcome {
 	size_t skipped;         /* finished before (resume) */
 	bool interrupted;       /* *stop was set: the sweep can be resumed */
 	bool disk_full;         /* stopped because the results directory is full */
+	bool plan_changed;      /* resume refused: matrix.cfg no longer gives the study's plan */
 };
 
 /*
  * Executes plan p (its matrix p->m) into o->dir. A run that fails is recorded with its reason
  * and the sweep goes on. Returns 0 when the sweep went through (see out for failed runs), or
  * -errno when it could not start or could not keep its records (the message in err): a
- * non-empty directory without resume, a locked directory, buffers that do not fit in memory,
+ * non-empty directory without resume, a locked directory, a resume of a changed plan (-ESTALE,
+ * out->plan_changed) or of a journal that lost its records, buffers that do not fit in memory,
  * a results directory that cannot be written (-ENOSPC: full; out->disk_full), shell hooks
  * without allow_hooks (-EPERM), a failing before_study hook.
  */

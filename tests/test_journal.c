@@ -1,7 +1,8 @@
 /*
  * Tests of the sweep journal: events round-trip through replay, a torn last line is ignored, a
- * run started and never finished is reported as in progress, and the lock refuses a second
- * writer.
+ * run started and never finished is reported as in progress, the study-start's plan is read
+ * back (even when a later line is out of the plan), the lock refuses a second writer, and the
+ * lock can be taken before the journal is opened.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -135,6 +136,70 @@ static void test_journal_rejects_foreign_lines(void **state)
 	free(path);
 }
 
+/* The study-start's plan is kept, and kept too when a later line is out of the plan (a resume
+ * names the changed plan); an empty journal says it never started. */
+static void test_journal_replays_study_plan(void **state)
+{
+	const char *dir = *state;
+	struct iom_journal j;
+	struct iom_journal_state st;
+	char err[IOM_ERRLEN];
+
+	assert_int_equal(iom_journal_open(&j, dir, err, sizeof(err)), 0);
+	iom_journal_close(&j);
+	assert_int_equal(iom_journal_replay(dir, 3, &st, err, sizeof(err)), 0);
+	assert_false(st.started);
+	assert_false(st.has_plan);
+	assert_int_equal(st.events, 0);
+	iom_journal_state_release(&st);
+
+	assert_int_equal(iom_journal_open(&j, dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_journal_append(&j, IOM_J_STUDY_START, 0,
+					    "plan 58de716f039c396c runs 10"), 0);
+	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_DONE, 9, "runs/00009.json"), 0);
+	iom_journal_close(&j);
+	assert_int_equal(iom_journal_replay(dir, 10, &st, err, sizeof(err)), 0);
+	assert_true(st.started);
+	assert_true(st.has_plan);
+	assert_true(st.plan_hash == 0x58de716f039c396cull);
+	assert_int_equal(st.plan_runs, 10);
+	assert_int_equal(st.events, 2);
+	iom_journal_state_release(&st);
+	/* a plan of 6 runs: run 9 is out of it, and the plan the study began with is known */
+	assert_int_equal(iom_journal_replay(dir, 6, &st, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "journal:2:"));
+	assert_true(st.has_plan);
+	assert_true(st.plan_hash == 0x58de716f039c396cull);
+	iom_journal_state_release(&st);
+}
+
+/* The lock alone writes nothing: a resume checks the journal before it is opened (and its
+ * torn tail cut). */
+static void test_journal_lock_before_open(void **state)
+{
+	const char *dir = *state;
+	struct iom_journal j, k;
+	char err[IOM_ERRLEN], *path = xasprintf("%s/journal", (const char *)dir), *text;
+	size_t len;
+
+	assert_int_equal(iom_write_file_atomic(path, "a\tb\t0\tc\ntorn", 12), 0);
+	assert_int_equal(iom_journal_lock(&j, dir, err, sizeof(err)), 0);
+	assert_int_equal(j.fd, -1);
+	assert_int_equal(iom_journal_open(&k, dir, err, sizeof(err)), -EBUSY);
+	assert_int_equal(iom_read_file(path, &text, &len), 0);
+	assert_int_equal(len, 12);
+	free(text);
+	assert_int_equal(iom_journal_open_locked(&j, dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_read_file(path, &text, &len), 0);
+	assert_int_equal(len, 8); /* the torn tail is cut once opened */
+	free(text);
+	assert_int_equal(iom_journal_append(&j, IOM_J_NOTE, 0, "x"), 0);
+	iom_journal_close(&j);
+	assert_int_equal(iom_journal_open(&k, dir, err, sizeof(err)), 0);
+	iom_journal_close(&k);
+	free(path);
+}
+
 static void test_journal_lock_refuses_second_writer(void **state)
 {
 	const char *dir = *state;
@@ -158,6 +223,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_journal_replays_mkfs, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_journal_rejects_foreign_lines, make_dir,
 						remove_dir),
+		cmocka_unit_test_setup_teardown(test_journal_replays_study_plan, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_journal_lock_before_open, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_journal_lock_refuses_second_writer, make_dir,
 						remove_dir),
 	};

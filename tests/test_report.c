@@ -808,14 +808,81 @@ static void test_report_bad_directories(void **state)
 				 "directory");
 	iom_report_release(&m);
 
-	/* A corrupt run file is named in the message. */
+	/* A corrupt run file is named, with why, and left out; the rest is the report. */
 	make_study(dir, clear, 2, 2);
 	path = iom_result_path(dir, 2);
 	assert_int_equal(iom_write_file_atomic(path, "{\"schema\": 1, \"index\": ", 23), 0);
-	assert_int_not_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
-	assert_non_null(strstr(err, path));
-	assert_non_null(strstr(err, "truncated JSON"));
+	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.nruns, 1);
+	assert_int_equal(m.ndamaged, 1);
+	assert_int_equal(m.damaged[0].run, 2);
+	assert_non_null(strstr(m.damaged[0].why, path));
+	assert_non_null(strstr(m.damaged[0].why, "truncated JSON"));
 	iom_report_release(&m);
+	free(path);
+}
+
+/* A run the journal counts finished whose file is missing, and a damaged one, are named in the
+ * text report, which shows the rest; iom_report_main says so with -EUCLEAN (exit 1). A
+ * directory without a journal names no missing runs. Nothing is renamed. */
+static void test_report_names_missing_and_damaged_runs(void **state)
+{
+	const char *dir = *state;
+	static const struct iom_report_opts_cli o = { .color = 0 };
+	char err[IOM_ERRLEN] = "", *path, *text, *journal, *line;
+	struct iom_report m;
+	size_t len;
+	FILE *f;
+
+	make_study(dir, clear, 4, 2);
+	journal = xasprintf("%s/journal", dir);
+	text = xasprintf("2026-01-01T00:00:00Z\tstudy-start\t0\tplan 0000000000abcdef runs 4\n"
+			 "2026-01-01T00:00:01Z\trun-done\t1\truns/00001.json\n"
+			 "2026-01-01T00:00:02Z\trun-done\t2\truns/00002.json\n"
+			 "2026-01-01T00:00:03Z\trun-failed\t3\tno device\n"
+			 "2026-01-01T00:00:04Z\trun-done\t4\truns/00004.json\n");
+	assert_int_equal(iom_write_file_atomic(journal, text, strlen(text)), 0);
+	free(text);
+	path = iom_result_path(dir, 3);
+	assert_int_equal(unlink(path), 0);
+	free(path);
+	path = iom_result_path(dir, 4);
+	assert_int_equal(iom_write_file_atomic(path, "garbage", 7), 0);
+
+	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.nruns, 2);
+	assert_int_equal(m.ndamaged, 2);
+	assert_int_equal(m.damaged[0].run, 4); /* read first: runs/ in order, then the journal */
+	assert_int_equal(m.damaged[1].run, 3);
+	line = iom_report_damaged_text(&m, &m.damaged[1]);
+	text = xasprintf("run 3: result file missing; `iomatrix resume %s` redoes it", dir);
+	assert_string_equal(line, text);
+	free(text);
+	free(line);
+	iom_report_release(&m);
+
+	f = open_memstream(&text, &len);
+	assert_int_equal(iom_report_main(f, &dir, 1, &o, err, sizeof(err)), -EUCLEAN);
+	fclose(f);
+	assert_non_null(strstr(text, "2 runs: 2 ok; 2 more missing or damaged (listed below)"));
+	assert_non_null(strstr(text, "runs not in the report (missing or damaged):\n"));
+	line = xasprintf("  run 3: result file missing; `iomatrix resume %s` redoes it\n", dir);
+	assert_non_null(strstr(text, line));
+	free(line);
+	line = xasprintf("  run 4: %s: invalid JSON", path);
+	assert_non_null(strstr(text, line));
+	free(line);
+	assert_non_null(strstr(err, "2 runs are missing or damaged, the first: run 4: "));
+	free(text);
+	assert_int_equal(access(path, F_OK), 0); /* the report renames nothing */
+
+	/* without a journal, only the damaged file is named */
+	assert_int_equal(unlink(journal), 0);
+	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.ndamaged, 1);
+	assert_int_equal(m.damaged[0].run, 4);
+	iom_report_release(&m);
+	free(journal);
 	free(path);
 
 	/* The same directory twice. */
@@ -1681,6 +1748,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_report_fits_100_columns_or_wraps, make_dir,
 						remove_dir),
 		cmocka_unit_test_setup_teardown(test_report_bad_directories, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_report_names_missing_and_damaged_runs, make_dir,
+						remove_dir),
 		cmocka_unit_test(test_report_merge_partial_overlap),
 		cmocka_unit_test(test_report_provenance_differences),
 		cmocka_unit_test_setup_teardown(test_report_same_label_qualified, make_dir,

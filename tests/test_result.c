@@ -538,6 +538,35 @@ static void test_result_rejects_bad_files(void **state)
 			"\"cell\": {}, \"intervals\": {\"read_ios\": [1, 2], \"write_ios\": [1]}}",
 		  "has a different length" },
 		{ NULL, "{\"schema\": 1} trailing", "unexpected data after the JSON" },
+		/* inconsistent: what later code divides by or indexes with (issue 14, case 6) */
+		{ FIXTURES "/bad/inconsistent/00005.json", NULL,
+		  "'index' is 7, but the file is named for run 5" },
+		{ FIXTURES "/bad/block-size-zero.json", NULL,
+		  "'cell.block_size' is 0, not a positive integer" },
+		{ FIXTURES "/bad/threads-zero.json", NULL,
+		  "'cell.threads' is 0, not a positive integer" },
+		{ FIXTURES "/bad/count-overflow.json", NULL,
+		  "'total.ios' is out of range (2^64 or more)" },
+		{ NULL, "{\"schema\": 1, \"index\": 0, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}}", "'index' is 0, not a run of a plan (they count from 1)" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {\"queue_depth\": 0}}", "'cell.queue_depth' is 0, not a positive integer" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {\"threads\": \"4\"}}", "'cell.threads' is not an integer" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {\"block_size\": 99999999999999999999}}",
+		  "'cell.block_size' is out of range, not a positive integer" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {\"read_pct\": 101}}", "'cell.read_pct' is 101, not 0 to 100" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}, \"elapsed_s\": -1}", "'elapsed_s' is not a length of time" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}, \"intervals\": {\"read_ios\": [1e30], \"write_ios\": [0], "
+			"\"read_bytes\": [0], \"write_bytes\": [0]}}",
+		  "'intervals.read_ios[0]' is not a non-negative integer" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}, \"write\": {\"bytes\": 36893488147419103232}}",
+		  "'write.bytes' is out of range (2^64 or more)" },
 	};
 
 	(void)state;
@@ -559,6 +588,24 @@ static void test_result_rejects_bad_files(void **state)
 		}
 		iom_result_file_release(&f);
 	}
+}
+
+/* The checks keep every file iomatrix writes readable: a seed may be any 64-bit value, a run
+ * file may sit under any name that is not a run's, and the largest counts below 2^64 - 1 read. */
+static void test_result_accepts_consistent_edges(void **state)
+{
+	const char *text = "{\"schema\": 1, \"index\": 3, \"repetition\": 1, "
+			   "\"seed\": 18446744073709551615, \"status\": \"ok\", \"elapsed_s\": 0, "
+			   "\"cell\": {\"block_size\": 4096, \"threads\": 1, \"queue_depth\": 1, "
+			   "\"read_pct\": 0}, \"total\": {\"ios\": 18446744073709551614}}";
+	struct iom_result_file f;
+	char err[IOM_ERRLEN] = "";
+
+	(void)state;
+	assert_int_equal(iom_result_parse("00003.json", text, &f, err, sizeof(err)), 0);
+	assert_true(f.r.seed == UINT64_MAX);
+	assert_true(f.r.dir[IOM_DIR_TOTAL].ios == UINT64_MAX - 1);
+	iom_result_file_release(&f);
 }
 
 static void test_result_missing_file(void **state)
@@ -728,6 +775,7 @@ int main(void)
 						remove_dir),
 		cmocka_unit_test_setup_teardown(test_result_summary_csv, make_dir, remove_dir),
 		cmocka_unit_test(test_result_rejects_bad_files),
+		cmocka_unit_test(test_result_accepts_consistent_edges),
 		cmocka_unit_test(test_result_missing_file),
 		cmocka_unit_test_setup_teardown(test_result_every_truncation_refused, make_dir,
 						remove_dir),

@@ -1,8 +1,10 @@
 /*
  * Tests of the overnight machinery around a run: the watchdog (timing.timeout) that run.c keeps
- * for the sweep; iom_sweep_execute on a small plan — resume never repeats a finished run, shell
- * hooks are refused without allow_hooks, a hook's failure fails its run; and the matrix keys of
- * hooks, built-ins and filesystems.
+ * for the sweep; iom_sweep_execute on a small plan — resume never repeats a finished run,
+ * refuses a changed plan and a journal that lost its records without writing anything, and
+ * redoes runs whose files are missing or damaged (setting the damaged aside); shell hooks are
+ * refused without allow_hooks, a hook's failure fails its run; and the matrix keys of hooks,
+ * built-ins and filesystems.
  *
  * A hung I/O is simulated with the worker's prepare_write hook, which blocks its thread the way
  * a device that never answers would. The abandoned worker's memory is left to it by design, so
@@ -18,12 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "journal.h"
 #include "matrix.h"
 #include "plan.h"
+#include "result.h"
 #include "run.h"
 #include "sweep.h"
 #include "util.h"
@@ -226,6 +230,145 @@ static void test_sweep_resume_skips_finished_runs(void **state)
 	dir_remove(&d);
 }
 
+/* A resume whose matrix gives another plan (here: another seed) is refused before anything
+ * is written: study.json and the journal stay byte for byte as they were, and the message has
+ * both hashes and the command that starts a new study. */
+static void test_sweep_resume_refuses_changed_plan(void **state)
+{
+	struct iom_sweep_outcome out;
+	char err[IOM_ERRLEN], *study, *journal, *before_s, *before_j, *after_s, *after_j;
+	struct dir d;
+
+	(void)state;
+	dir_make(&d);
+	assert_int_equal(sweep_once(d.path, "", false, false, &out, err, sizeof(err)), 0);
+	study = xasprintf("%s/res/study.json", d.path);
+	journal = xasprintf("%s/res/journal", d.path);
+	assert_int_equal(iom_read_file(study, &before_s, NULL), 0);
+	assert_int_equal(iom_read_file(journal, &before_j, NULL), 0);
+	/* with or without its study-end: a changed plan is refused */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			char *cmd = xasprintf("sed -i '/\tstudy-end\t/d' '%s'", journal);
+
+			assert_int_equal(system(cmd), 0);
+			free(cmd);
+			free(before_j);
+			assert_int_equal(iom_read_file(journal, &before_j, NULL), 0);
+		}
+		assert_int_equal(sweep_once(d.path, "seed = 7;\n", true, false, &out, err,
+					    sizeof(err)), -ESTALE);
+		assert_true(out.plan_changed);
+		assert_int_equal(out.ok + out.failed + out.skipped, 0);
+		assert_non_null(strstr(err, "study.json and the journal record plan "));
+		assert_non_null(strstr(err, "(3 runs)"));
+		assert_non_null(strstr(err, "now gives plan "));
+		assert_non_null(strstr(err, "start a new study: iomatrix run "));
+		assert_non_null(strstr(err, "/res/matrix.cfg -o NEWDIR"));
+		assert_int_equal(iom_read_file(study, &after_s, NULL), 0);
+		assert_int_equal(iom_read_file(journal, &after_j, NULL), 0);
+		assert_string_equal(after_s, before_s);
+		assert_string_equal(after_j, before_j);
+		free(after_s);
+		free(after_j);
+	}
+	/* the plan it began with still resumes */
+	assert_int_equal(sweep_once(d.path, "", true, false, &out, err, sizeof(err)), 0);
+	assert_false(out.plan_changed);
+	assert_int_equal(out.skipped, 3);
+	free(before_s);
+	free(before_j);
+	free(study);
+	free(journal);
+	dir_remove(&d);
+}
+
+/* A run the journal counts finished whose file is missing runs again; a damaged run file is set
+ * aside (renamed, kept) and its run runs again; each exactly once, with a readable file. */
+static void test_sweep_resume_redoes_missing_and_damaged_runs(void **state)
+{
+	struct iom_sweep_outcome out;
+	char err[IOM_ERRLEN], *journal, *cmd, *path;
+	struct iom_result_file f;
+	struct dir d;
+
+	(void)state;
+	dir_make(&d);
+	assert_int_equal(sweep_once(d.path, "", false, false, &out, err, sizeof(err)), 0);
+	journal = xasprintf("%s/res/journal", d.path);
+	cmd = xasprintf("rm '%s/res/runs/00002.json' && echo '{\"schema\": 1, \"ind' "
+			">'%s/res/runs/00003.json'", d.path, d.path);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	/* the study ended: a complete study with a lost file is not complete */
+	assert_int_equal(sweep_once(d.path, "", true, false, &out, err, sizeof(err)), 0);
+	assert_int_equal(out.ok, 2);
+	assert_int_equal(out.skipped, 1);
+	assert_int_equal(count_lines(journal, "\trun-done\t2\t"), 2);
+	assert_int_equal(count_lines(journal, "\trun-done\t3\t"), 2);
+	assert_int_equal(count_lines(journal, "\trun-done\t1\t"), 1);
+	assert_int_equal(count_lines(journal, "run 2: the journal counts it finished but "
+				     "runs/00002.json is missing: it runs again"), 1);
+	assert_int_equal(count_lines(journal, "run 3: runs/00003.json is damaged ("), 1);
+	assert_int_equal(count_lines(journal, "set aside as runs/00003.json.corrupt-"), 1);
+	for (uint32_t i = 1; i <= 3; i++) {
+		path = xasprintf("%s/res/runs/%05u.json", d.path, i);
+		assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
+		assert_int_equal(f.r.index, i);
+		iom_result_file_release(&f);
+		free(path);
+	}
+	cmd = xasprintf("test \"$(ls '%s/res/runs' | grep -c '^00003.json.corrupt-')\" = 1",
+			d.path);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	/* and now it is whole: nothing more to do */
+	assert_int_equal(sweep_once(d.path, "", true, false, &out, err, sizeof(err)), 0);
+	assert_int_equal(out.ok, 0);
+	assert_int_equal(out.skipped, 3);
+	free(journal);
+	dir_remove(&d);
+}
+
+/* An empty or unreadable journal beside run files is refused, and nothing is changed; an empty
+ * journal in a directory without run files (killed before the first run) resumes. */
+static void test_sweep_resume_refuses_a_journal_without_records(void **state)
+{
+	struct iom_sweep_outcome out;
+	char err[IOM_ERRLEN], *journal, *cmd;
+	struct dir d;
+
+	(void)state;
+	dir_make(&d);
+	assert_int_equal(sweep_once(d.path, "", false, false, &out, err, sizeof(err)), 0);
+	journal = xasprintf("%s/res/journal", d.path);
+	assert_int_equal(truncate(journal, 0), 0);
+	assert_int_equal(sweep_once(d.path, "", true, false, &out, err, sizeof(err)), -EUCLEAN);
+	assert_non_null(strstr(err, "its journal is empty, but '"));
+	assert_non_null(strstr(err, "/res/runs' holds 3 run files; resuming would run the study "
+				    "again over them, so nothing was changed"));
+	assert_int_equal(count_lines(journal, "\t"), 0);
+	/* a journal that is not a journal */
+	assert_int_equal(iom_write_file_atomic(journal, "\x01\x02binary\n", 9), 0);
+	assert_int_equal(sweep_once(d.path, "", true, false, &out, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "malformed journal line; the journal says which runs finished, "
+				    "so nothing was changed (the 3 run files in '"));
+	/* a journal that cannot be read */
+	assert_int_equal(unlink(journal), 0);
+	assert_int_equal(mkdir(journal, 0755), 0);
+	assert_int_equal(sweep_once(d.path, "", true, false, &out, err, sizeof(err)), -EISDIR);
+	assert_non_null(strstr(err, "cannot resume '"));
+	assert_int_equal(rmdir(journal), 0);
+	/* no run files: an empty journal is a study killed before its first run */
+	cmd = xasprintf("rm -f '%s/res/runs/'* && : >'%s'", d.path, journal);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	assert_int_equal(sweep_once(d.path, "", true, false, &out, err, sizeof(err)), 0);
+	assert_int_equal(out.ok, 3);
+	free(journal);
+	dir_remove(&d);
+}
+
 /* Shell hooks need allow_hooks; a failing before_run fails its run, and the sweep goes on. */
 static void test_sweep_hooks(void **state)
 {
@@ -340,6 +483,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sweep_watchdog_times_out_a_long_run),
 		cmocka_unit_test(test_sweep_resume_skips_finished_runs),
+		cmocka_unit_test(test_sweep_resume_refuses_changed_plan),
+		cmocka_unit_test(test_sweep_resume_redoes_missing_and_damaged_runs),
+		cmocka_unit_test(test_sweep_resume_refuses_a_journal_without_records),
 		cmocka_unit_test(test_sweep_hooks),
 		cmocka_unit_test(test_sweep_matrix_keys),
 		/* last: it leaves a sleeping thread behind */

@@ -4,8 +4,9 @@
 #     unknown keys, bad values or no '=' — exit 2 with a message naming what is wrong;
 #   - results directories handed to `report` and `resume`: missing, empty, runs/ files
 #     truncated, garbage, binary, of a newer schema or with wrong types, a truncated or newer
-#     study.json, a corrupt journal, a missing matrix.cfg — a clear "iomatrix: …" error (or a
-#     report that names the unreadable run), never a crash;
+#     study.json, a corrupt journal, a missing matrix.cfg — a clear "iomatrix: …" error, never a
+#     crash; a damaged run file is named with why by a report of the rest (exit 1), and resume
+#     sets it aside and redoes its run (tests/e2e/resume_integrity.sh has the details);
 #   - traces handed to `trace`: empty, not a trace, not gzip, truncated, bytes flipped, a newer
 #     version — a clear error, never a crash.
 # "Never a crash": exit status below 128 (no signal), stderr free of sanitizer reports.
@@ -85,33 +86,47 @@ run1=runs/00001.json
 
 copy trunc
 head -c 200 good/$run1 >trunc/$run1
-expect_report() { # DIR PATTERN: the report fails or names the bad run; never crashes
+expect_report() { # DIR PATTERN: the report of the rest names the bad run 1 and why, exit 1;
+	# resume sets the file aside and redoes the run; never a crash
 	"$IOMATRIX" report "$1" >out.txt 2>err.txt
 	rc=$?
 	if grep -q -e "Sanitizer" -e "runtime error" err.txt; then
 		die "report $1: sanitizer report: $(head -n 5 err.txt)"
 	elif [ "$rc" -ge 128 ]; then
 		die "report $1: crashed (exit $rc)"
-	elif ! grep -q -e "$2" err.txt out.txt; then
-		die "report $1: no '$2' in the output: $(head -n 3 err.txt)"
+	elif [ "$rc" -ne 1 ]; then
+		die "report $1: exit $rc, want 1: $(head -n 3 err.txt)"
+	elif ! grep -q -e "^  run 1: $1/$run1: .*$2" out.txt; then
+		die "report $1: run 1 and '$2' not named in the report: $(tail -n 3 out.txt)"
+	elif ! grep -q -e "^iomatrix: run 1: $1/$run1: .*$2" err.txt; then
+		die "report $1: run 1 and '$2' not named on stderr: $(head -n 3 err.txt)"
+	fi
+	"$IOMATRIX" resume "$1" >out.txt 2>err.txt </dev/null
+	rc=$?
+	if [ "$rc" -ne 0 ] || grep -q -e "Sanitizer" -e "runtime error" err.txt; then
+		die "resume $1: exit $rc: $(head -n 3 err.txt)"
+	elif ! ls "$1"/runs/00001.json.corrupt-* >/dev/null 2>&1; then
+		die "resume $1: the damaged run file was not set aside"
+	elif ! "$IOMATRIX" report "$1" >/dev/null 2>err.txt; then
+		die "report $1 after resume: $(head -n 3 err.txt)"
 	fi
 }
-expect_report trunc "00001.json"
+expect_report trunc "truncated JSON"
 copy garbage
 echo 'this is not json {' >garbage/$run1
-expect_report garbage "00001.json"
+expect_report garbage "invalid JSON"
 copy binary
 head -c 4096 /dev/urandom >binary/$run1
-expect_report binary "00001.json"
+expect_report binary "JSON"
 copy emptyrun
 : >emptyrun/$run1
-expect_report emptyrun "00001.json"
+expect_report emptyrun "truncated JSON"
 copy newer
 sed 's/"schema": *[0-9]*/"schema": 99/' good/$run1 >newer/$run1
-expect_report newer "schema"
+expect_report newer "schema 99 is newer"
 copy wrongtype
 sed 's/"iops": *[0-9.e+]*/"iops": "fast"/' good/$run1 >wrongtype/$run1
-expect_report wrongtype "00001.json"
+expect_report wrongtype "'.*iops' is not a number"
 copy studytrunc
 head -c 100 good/study.json >studytrunc/study.json
 expect nz "study.json" report studytrunc
