@@ -419,8 +419,8 @@ static void prepare_targets(struct sweep *s)
 			continue; /* prepared once its filesystem is made, at its visit */
 		say(s, false, "preparing target '%s' (%s)\n", m->targets[i].label,
 		    m->targets[i].path);
-		ret = iom_target_prepare(&m->targets[i], target_writes(s->p, i), &s->info[i], err,
-					 sizeof(err));
+		ret = iom_target_prepare_stoppable(&m->targets[i], target_writes(s->p, i),
+						   s->o->stop, &s->info[i], err, sizeof(err));
 		if (ret < 0) {
 			erase_status(s);
 			fprintf(stderr, "iomatrix: target '%s': %s\n", m->targets[i].label, err);
@@ -711,7 +711,8 @@ static int make_fs(struct sweep *s, size_t t, char *err, size_t errlen)
 	if (ret < 0)
 		return ret;
 	if (raw)
-		return iom_target_prepare(tg, target_writes(s->p, t), &s->info[t], err, errlen);
+		return iom_target_prepare_stoppable(tg, target_writes(s->p, t), s->o->stop,
+						    &s->info[t], err, errlen);
 	ret = iom_fs_mount(tg->path, tg->fs_type, tg->mount_options, &s->mount_dir[t], err, errlen);
 	if (ret < 0)
 		return ret;
@@ -721,7 +722,8 @@ static int make_fs(struct sweep *s, size_t t, char *err, size_t errlen)
 	s->fs_file[t].destructive = false;
 	s->fs_file[t].overwrite = false;
 	s->fs_file[t].fs_type = NULL;
-	ret = iom_target_prepare(&s->fs_file[t], target_writes(s->p, t), &s->info[t], err, errlen);
+	ret = iom_target_prepare_stoppable(&s->fs_file[t], target_writes(s->p, t), s->o->stop,
+					   &s->info[t], err, errlen);
 	if (ret < 0) {
 		memset(&s->info[t], 0, sizeof(s->info[t]));
 		unmount_fs(s, t);
