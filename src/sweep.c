@@ -1059,6 +1059,21 @@ static int disk_full(struct sweep *s, const char *what, char *err, size_t errlen
 		       s->o->dir, what, s->o->dir);
 }
 
+/*
+ * The trace of run filled the results directory: its partial trace goes (to give the space
+ * back), the run is not recorded (resume redoes it), and err names the trace.
+ */
+static int trace_full(struct sweep *s, const struct iom_run *run, char *err, size_t errlen)
+{
+	char *path = iom_trace_path(s->o->dir, run->index);
+	int ret;
+
+	unlink(path);
+	ret = disk_full(s, path + strlen(s->o->dir) + 1, err, errlen);
+	free(path);
+	return ret;
+}
+
 /* Records run r: its result file, its summary row, then the journal entry that makes it count. */
 static int record_run(struct sweep *s, const struct iom_run *run, const struct iom_run_result *r,
 		      char *err, size_t errlen)
@@ -1289,6 +1304,11 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		}
 		t0 = iom_now_ns();
 		execute_run(&s, run, &r);
+		if (r.trace.error == -ENOSPC || r.trace.error == -EDQUOT) {
+			ret = trace_full(&s, run, err, errlen);
+			iom_run_result_release(&r);
+			goto done;
+		}
 		ret = record_run(&s, run, &r, err, errlen);
 		erase_status(&s);
 		print_progress(&s, run, &r);
