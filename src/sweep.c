@@ -417,6 +417,8 @@ static void prepare_targets(struct sweep *s)
 
 		if (m->targets[i].fs_type)
 			continue; /* prepared once its filesystem is made, at its visit */
+		if (s->o->stop && *s->o->stop)
+			break; /* stopped (during a fill): no run follows, resume prepares the rest */
 		say(s, false, "preparing target '%s' (%s)\n", m->targets[i].label,
 		    m->targets[i].path);
 		ret = iom_target_prepare_stoppable(&m->targets[i], target_writes(s->p, i),
