@@ -29,7 +29,10 @@
  *    with "((" or "[[ " anywhere, or inside a $${…} of the shell: there bash evaluates what it
  *    expands as arithmetic, and arithmetic runs a $(command) in an array subscript. The
  *    numeric variables' values are checked to be digits.
- * What the hook's own commands do with a value (eval, sh -c, let, declare -i) is theirs.
+ * What the hook's own commands do with a value is theirs: eval, trap, sh -c '…', ssh HOST '…',
+ * let and declare -i evaluate their arguments as code, so a variable spliced into such an
+ * argument is code there. Inside those, write the environment variable itself
+ * (sh -c 'ls "$IOMATRIX_TARGET_PATH"'): the inner shell expands it as data.
  *
  * A hook runs as /bin/sh -c CMD (o->shell instead, for the tests) in its own process group,
  * stdin from /dev/null, stdout and stderr to a log file the caller names; a hook that outlives its timeout, or is still running
