@@ -67,23 +67,27 @@ int iom_hook_point_from_name(const char *name)
 #define AT_RUN (PT(BEFORE_RUN) | PT(AFTER_RUN))
 
 const struct iom_hook_var_info iom_hook_var_table[] = {
-	{ "study.dir", AT_ALL, "the results directory" },
-	{ "study.name", AT_ALL, "the matrix's name" },
-	{ "target.label", AT_TARGET, "the target's label" },
-	{ "target.path", AT_TARGET, "the scratch file or block device the I/O goes to" },
-	{ "target.device", AT_TARGET, "the whole disk under the target (\"\" when unknown)" },
-	{ "target.controller", AT_TARGET, "the controller label or driver (\"\" when unknown)" },
-	{ "target.filesystem", AT_TARGET, "the filesystem (\"ext4\", \"raw\"; \"\" when unknown)" },
-	{ "target.mount", AT_TARGET, "the mount point of the target's filesystem (\"\" for raw)" },
-	{ "cell.block_size", AT_RUN, "the block size as written (\"4K\")" },
-	{ "cell.queue_depth", AT_RUN, "the queue depth" },
-	{ "cell.threads", AT_RUN, "the number of threads" },
-	{ "cell.read_pct", AT_RUN, "the share of reads, 0 to 100" },
-	{ "cell.pattern", AT_RUN, "random or sequential" },
-	{ "cell.engine", AT_RUN, "io_uring, psync or null" },
-	{ "cell.direct", AT_RUN, "true or false" },
-	{ "run.index", AT_RUN, "the run's 1-based position in the plan" },
-	{ "run.repetition", AT_RUN, "the run's 1-based repetition of its cell" },
+	{ "study.dir", AT_ALL, "the results directory", false },
+	{ "study.name", AT_ALL, "the matrix's name", false },
+	{ "target.label", AT_TARGET, "the target's label", false },
+	{ "target.path", AT_TARGET, "the scratch file or block device the I/O goes to", false },
+	{ "target.device", AT_TARGET,
+	  "the whole disk under the target (\"\" when unknown)", false },
+	{ "target.controller", AT_TARGET,
+	  "the controller label or driver (\"\" when unknown)", false },
+	{ "target.filesystem", AT_TARGET,
+	  "the filesystem (\"ext4\", \"raw\"; \"\" when unknown)", false },
+	{ "target.mount", AT_TARGET,
+	  "the mount point of the target's filesystem (\"\" for raw)", false },
+	{ "cell.block_size", AT_RUN, "the block size as written (\"4K\")", false },
+	{ "cell.queue_depth", AT_RUN, "the queue depth", true },
+	{ "cell.threads", AT_RUN, "the number of threads", true },
+	{ "cell.read_pct", AT_RUN, "the share of reads, 0 to 100", true },
+	{ "cell.pattern", AT_RUN, "random or sequential", false },
+	{ "cell.engine", AT_RUN, "io_uring, psync or null", false },
+	{ "cell.direct", AT_RUN, "true or false", false },
+	{ "run.index", AT_RUN, "the run's 1-based position in the plan", true },
+	{ "run.repetition", AT_RUN, "the run's 1-based repetition of its cell", true },
 };
 
 const size_t iom_hook_nvars = IOM_ARRAY_SIZE(iom_hook_var_table);
@@ -248,17 +252,19 @@ static int unknown_var(const char *name, size_t len, char *err, size_t errlen)
 }
 
 /*
- * Where the shell will be at a point of the command: outside quotes, in double or in single
- * quotes, in a comment, after a backslash. It follows POSIX quoting exactly for plain commands;
- * after a construct it does not model (command substitution, backquotes, ${…} of the shell, a
- * here-document, $'…') it keeps guessing but is no longer certain.
+ * Where the shell will be at a point of the command: outside quotes, in double quotes, in single
+ * quotes, in bash's $'…' (where a backslash escapes a quote), in a comment, after a backslash or
+ * a '$' that starts an expansion, inside a ${…} of the shell. It follows POSIX quoting for plain
+ * commands and keeps a best guess for $( … ); where it guesses wrong the reference it inserts is
+ * still only a reference (see the top of this file), so a wrong guess costs exactness only.
  */
-enum qstate { Q_OUT, Q_DQ, Q_SQ };
+enum qstate { Q_OUT, Q_DQ, Q_SQ, Q_ANSI };
 
 struct qtrack {
 	enum qstate st;
-	bool esc, comment, word_start, certain;
-	char prev;
+	bool esc, comment, word_start;
+	bool dollar;     /* the last character was a '$' that starts an expansion */
+	unsigned brace;  /* open ${ … } expansions of the shell */
 	/* best effort for $( … ): the state it was opened in, and the parentheses inside */
 	int depth;
 	enum qstate outer[16];
@@ -268,7 +274,6 @@ struct qtrack {
 /* "$(" seen in state st: the command inside starts outside quotes. */
 static void subst_open(struct qtrack *q)
 {
-	q->certain = false;
 	if (q->depth < (int)IOM_ARRAY_SIZE(q->outer)) {
 		q->outer[q->depth] = q->st;
 		q->parens[q->depth] = 0;
@@ -277,12 +282,29 @@ static void subst_open(struct qtrack *q)
 	q->st = Q_OUT;
 }
 
+/* What a '$', '(', '{' or '}' does outside single quotes; false for any other character. */
+static bool track_dollar(struct qtrack *q, char c, bool dollar)
+{
+	if (c == '$')
+		q->dollar = !dollar; /* "$$" is the shell's process id, complete */
+	else if (dollar && c == '(')
+		subst_open(q);
+	else if (dollar && c == '{')
+		q->brace++;
+	else if (c == '}' && q->brace > 0)
+		q->brace--;
+	else
+		return false;
+	return true;
+}
+
 static void track(struct qtrack *q, const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
-		char c = s[i], prev = q->prev;
+		char c = s[i];
+		bool dollar = q->dollar;
 
-		q->prev = c;
+		q->dollar = false;
 		if (q->comment) {
 			if (c == '\n') {
 				q->comment = false;
@@ -300,29 +322,31 @@ static void track(struct qtrack *q, const char *s, size_t len)
 			if (c == '\'')
 				q->st = Q_OUT;
 			break;
+		case Q_ANSI:
+			if (c == '\\')
+				q->esc = true;
+			else if (c == '\'')
+				q->st = Q_OUT;
+			break;
 		case Q_DQ:
 			if (c == '\\')
 				q->esc = true;
 			else if (c == '"')
 				q->st = Q_OUT;
-			else if (prev == '$' && c == '(')
-				subst_open(q);
-			else if (c == '`' || (prev == '$' && c == '{'))
-				q->certain = false;
+			else
+				track_dollar(q, c, dollar);
 			break;
 		case Q_OUT:
 			if (c == '\\') {
 				q->esc = true;
 			} else if (c == '\'') {
-				q->st = Q_SQ;
-				if (prev == '$')
-					q->certain = false;
+				q->st = dollar ? Q_ANSI : Q_SQ;
 			} else if (c == '"') {
 				q->st = Q_DQ;
 			} else if (c == '#' && q->word_start) {
 				q->comment = true;
-			} else if (prev == '$' && c == '(') {
-				subst_open(q);
+			} else if (track_dollar(q, c, dollar)) {
+				;
 			} else if (c == '(' && q->depth > 0) {
 				q->parens[q->depth - 1]++;
 			} else if (c == ')' && q->depth > 0) {
@@ -330,8 +354,6 @@ static void track(struct qtrack *q, const char *s, size_t len)
 					q->parens[q->depth - 1]--;
 				else
 					q->st = q->outer[--q->depth];
-			} else if (c == '`' || (prev == '$' && c == '{') || (prev == '<' && c == '<')) {
-				q->certain = false;
 			}
 			if (q->st == Q_OUT)
 				q->word_start = !q->esc && strchr(" \t\n;&|()", c) != NULL;
@@ -347,21 +369,76 @@ static void track_init(struct qtrack *q)
 	memset(q, 0, sizeof(*q));
 	q->st = Q_OUT;
 	q->word_start = true;
-	q->certain = true;
 }
 
-/* After a variable: part of a word, and not a '$' for what follows. */
+/* After a variable: part of a word, and no '$' for what follows. */
 static void track_var(struct qtrack *q)
 {
-	q->prev = 'x';
+	q->dollar = false;
 	q->word_start = false;
 }
 
-static int after_backslash(const char *name, size_t len, char *err, size_t errlen)
+/*
+ * The bash construct of tmpl that evaluates what it expands as arithmetic, or NULL: "((" (of
+ * $((…)) and ((…))) anywhere, or "[[" as a word ([[ x -eq y ]]). Arithmetic evaluates array
+ * subscripts, and a subscript can be $(command): bash -c 'echo $(( $X ))' with X='a[$(cmd)]'
+ * runs cmd, quoted or not. Found by a plain scan, so no tracking error can hide one.
+ */
+static const char *arith_construct(const char *tmpl)
 {
-	return iom_err(err, errlen, EINVAL,
-		       "'${%.*s}' follows a backslash (write '$${' for a literal '${')", (int)len,
-		       name);
+	for (const char *p = tmpl; *p; p++) {
+		if (p[0] == '(' && p[1] == '(')
+			return "((…))";
+		if (p[0] == '[' && p[1] == '[' && (p == tmpl || strchr(" \t\n;&|(!", p[-1])) &&
+		    (p[2] == ' ' || p[2] == '\t' || p[2] == '\n'))
+			return "[[ … ]]";
+	}
+	return NULL;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/*
+ * Whether variable name (vi its row; NULL for a name outside the table) may stand at q of a
+ * template whose arithmetic construct is arith (NULL: none). 0, or -EINVAL with the reason.
+ */
+static int var_refused(const struct qtrack *q, const struct iom_hook_var_info *vi,
+		       const char *name, size_t len, const char *arith, char *err, size_t errlen)
+{
+	if (q->comment)
+		return 0;
+	if (q->esc)
+		return iom_err(err, errlen, EINVAL,
+			       "'${%.*s}' follows a backslash (write '$${' for a literal '${')",
+			       (int)len, name);
+	if (q->dollar)
+		return iom_err(err, errlen, EINVAL,
+			       "'${%.*s}' follows a '$' the shell would join with it into one "
+			       "expansion (write '\\$$' for a '$' printed before the value)",
+			       (int)len, name);
+	if (vi && vi->numeric)
+		return 0;
+	if (arith)
+		return iom_err(err, errlen, EINVAL,
+			       "'${%.*s}' is text in a command with %s, where bash evaluates values "
+			       "as arithmetic, which can run commands; only the numeric variables "
+			       "(${run.index}, ${cell.queue_depth} …) may be used in it",
+			       (int)len, name, arith);
+	if (q->brace > 0 && q->st != Q_SQ)
+		return iom_err(err, errlen, EINVAL,
+			       "'${%.*s}' is text inside a '$${…}' of the shell, whose offsets and "
+			       "subscripts bash evaluates as arithmetic, which can run commands; "
+			       "only the numeric variables may be used there",
+			       (int)len, name);
+	return 0;
 }
 
 /* Appends the environment variable that carries variable name: IOMATRIX_TARGET_PATH. */
@@ -377,32 +454,39 @@ static void sb_env_name(struct sbuf *b, const char *name)
 }
 
 /*
- * Appends the value of name for the shell at q. Outside quotes, where the tracker is certain, it
- * is the value in single quotes; everywhere else a reference to its IOMATRIX_* environment
- * variable, quoted for where the tracker thinks it is. The shell never parses the text of such
- * a reference's value, so a wrong guess can only cost exactness (word splitting, or the
- * reference printed as is), never run a command.
+ * Appends the reference to the IOMATRIX_* environment variable of name that the shell at q
+ * expands to the value as one word: "${IOMATRIX_X}" outside quotes (bare for a numeric one,
+ * whose digits neither split nor glob, so that it works in $((…)) of dash too), ${IOMATRIX_X} in
+ * double quotes, '"${IOMATRIX_X}"' in single quotes and '"${IOMATRIX_X}"$' in $'…' (closing the
+ * quote and opening it again around it). The value itself is never written into the command.
  */
-static void emit(struct sbuf *b, const struct qtrack *q, const char *name, const char *value)
+static void emit(struct sbuf *b, const struct qtrack *q, const char *name, bool numeric)
 {
-	if (q->st == Q_OUT && q->certain && !q->comment) {
-		sb_quoted(b, value);
-	} else if (q->st == Q_DQ && !q->comment) {
+	switch (q->comment ? Q_OUT : q->st) {
+	case Q_DQ:
 		sb_env_name(b, name);
-	} else if (q->st == Q_SQ && !q->comment) {
+		break;
+	case Q_SQ:
 		sb_str(b, "'\"");
 		sb_env_name(b, name);
 		sb_str(b, "\"'");
-	} else {
-		sb_str(b, "\"");
+		break;
+	case Q_ANSI:
+		sb_str(b, "'\"");
 		sb_env_name(b, name);
-		sb_str(b, "\"");
+		sb_str(b, "\"$'");
+		break;
+	case Q_OUT:
+		sb_str(b, numeric ? "" : "\"");
+		sb_env_name(b, name);
+		sb_str(b, numeric ? "" : "\"");
+		break;
 	}
 }
 
 int iom_hook_check(enum iom_hook_point point, const char *tmpl, char *err, size_t errlen)
 {
-	const char *p = tmpl;
+	const char *p = tmpl, *arith = arith_construct(tmpl);
 	struct qtrack q;
 	struct tok t = { TOK_END, NULL, 0 };
 	int ret;
@@ -421,9 +505,6 @@ int iom_hook_check(enum iom_hook_point point, const char *tmpl, char *err, size_
 			track(&q, t.s, t.len);
 			continue;
 		}
-		if (q.esc && !q.comment)
-			return after_backslash(t.s, t.len, err, errlen);
-		track_var(&q);
 		vi = var_info(t.s, t.len);
 		if (!vi)
 			return unknown_var(t.s, t.len, err, errlen);
@@ -435,6 +516,9 @@ int iom_hook_check(enum iom_hook_point point, const char *tmpl, char *err, size_
 				       "variable '${%s}' has no value in %s (it is known in %s)",
 				       vi->name, point_names[point], where);
 		}
+		if ((ret = var_refused(&q, vi, t.s, t.len, arith, err, errlen)) < 0)
+			return ret;
+		track_var(&q);
 	}
 }
 
@@ -442,7 +526,7 @@ int iom_hook_expand(const char *tmpl, const struct iom_hook_vars *vars, bool quo
 		    char *err, size_t errlen)
 {
 	struct sbuf b = { 0 };
-	const char *p = tmpl;
+	const char *p = tmpl, *arith = arith_construct(tmpl);
 	struct qtrack q;
 	struct tok t = { TOK_END, NULL, 0 };
 	int ret;
@@ -459,25 +543,31 @@ int iom_hook_expand(const char *tmpl, const struct iom_hook_vars *vars, bool quo
 			track(&q, t.s, t.len);
 			continue;
 		}
-		if (quote && q.esc && !q.comment) {
-			ret = after_backslash(t.s, t.len, err, errlen);
-			goto fail;
-		}
 		{
+			const struct iom_hook_var_info *vi = var_info(t.s, t.len);
 			char *name = xasprintf("%.*s", (int)t.len, t.s);
 			const char *v = vars ? iom_hook_vars_get(vars, name) : NULL;
 
 			if (!v) {
-				if (var_info(t.s, t.len))
+				if (vi)
 					ret = iom_err(err, errlen, EINVAL,
 						      "variable '${%s}' has no value here", name);
 				else
 					ret = unknown_var(t.s, t.len, err, errlen);
+			} else if (quote) {
+				ret = var_refused(&q, vi, t.s, t.len, arith, err, errlen);
+				/* a numeric variable is trusted for its digits only */
+				if (ret == 0 && vi && vi->numeric && !all_digits(v))
+					ret = iom_err(err, errlen, EINVAL,
+						      "variable '${%s}' is not a number here ('%s')",
+						      name, v);
+			}
+			if (ret < 0) {
 				free(name);
 				goto fail;
 			}
 			if (quote)
-				emit(&b, &q, name, v);
+				emit(&b, &q, name, vi && vi->numeric);
 			else
 				sb_str(&b, v);
 			free(name);
@@ -949,7 +1039,7 @@ int iom_hook_run(enum iom_hook_point point, const char *tmpl, const struct iom_h
 	ret = iom_hook_expand(tmpl, vars, true, &r->command, e, sizeof(e));
 	if (ret < 0)
 		return iom_err(err, errlen, -ret, "%s: %s", what, e);
-	argv[0] = "/bin/sh";
+	argv[0] = o->shell ? o->shell : "/bin/sh";
 	argv[1] = "-c";
 	argv[2] = r->command;
 	argv[3] = NULL;

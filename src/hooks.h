@@ -8,18 +8,34 @@
  * table of name → text, so this module knows nothing of matrices or plans. "$$" is a literal
  * "$"; a "$" before anything but "{" or "$" is left to the shell ($HOME works).
  *
- * No value can inject a command, wherever the variable stands. The values are also in the
- * hook's environment (IOMATRIX_TARGET_PATH, IOMATRIX_RUN_INDEX …; IOMATRIX_HOOK names the
- * point). A variable written bare (echo ${target.label}) becomes its value in single quotes,
- * 'a b'\''c', one word; inside double or single quotes ("bs=${cell.block_size}") it becomes a
- * reference to that environment variable ("bs=${IOMATRIX_CELL_BLOCK_SIZE}"), which the shell
- * expands without parsing the value. Where the command's quoting is beyond simple tracking
- * (after $(…), backquotes, a here-document) every variable becomes such a reference, quoted
- * for the best guess of where it stands; a wrong guess costs exactness (a value split into
- * words, or quotes printed), never safety. Write '$${' for a literal '${'.
+ * No value can inject a command, wherever the variable stands and whichever POSIX shell /bin/sh
+ * is (dash, or bash as on Fedora, RHEL and Arch). The values are in the hook's environment
+ * (IOMATRIX_TARGET_PATH, IOMATRIX_RUN_INDEX …; IOMATRIX_HOOK names the point), and a variable
+ * becomes a reference to its environment variable, never its text: "${IOMATRIX_TARGET_PATH}"
+ * outside quotes (one word; a numeric one bare, for dash's $((…))), ${IOMATRIX_…} inside "…", '"${IOMATRIX_…}"' inside '…' and
+ * '"${IOMATRIX_…}"$' inside bash's $'…' (the quote closed around the reference and opened
+ * again). Why that is safe: the command the shell parses is the template's own text plus these
+ * references, built of quotes, '$', braces and the name only; no byte of a value is in it. A
+ * shell never parses the result of a parameter expansion as syntax (POSIX: it is only split into
+ * fields and globbed), so a value stays data in every context -- plain words, "…", '…', $'…',
+ * here-documents and here-strings, $(…) and backquotes. A wrong guess of the quoting around a
+ * variable (the quote tracking is exact for plain commands, a best guess inside $(…)) costs
+ * exactness (a value split into words, or quotes printed), never safety.
+ * Refused, by iom_hook_check (so `iomatrix check` names the file and line) and at expansion:
+ *  - a variable after a backslash or after a '$' that starts an expansion ($$${target.path} is
+ *    "$" then the variable: the shell would join the two, into $'…' or $"…" in bash): write
+ *    '\$$' for a '$' printed before the value, '$${' for a literal '${';
+ *  - a text variable (all but the numeric ones: run.index, cell.queue_depth …) in a command
+ *    with "((" or "[[ " anywhere, or inside a $${…} of the shell: there bash evaluates what it
+ *    expands as arithmetic, and arithmetic runs a $(command) in an array subscript. The
+ *    numeric variables' values are checked to be digits.
+ * What the hook's own commands do with a value is theirs: eval, trap, sh -c '…', ssh HOST '…',
+ * let and declare -i evaluate their arguments as code, so a variable spliced into such an
+ * argument is code there. Inside those, write the environment variable itself
+ * (sh -c 'ls "$IOMATRIX_TARGET_PATH"'): the inner shell expands it as data.
  *
- * A hook runs as /bin/sh -c CMD in its own process group, stdin from /dev/null, stdout and
- * stderr to a log file the caller names; a hook that outlives its timeout, or is still running
+ * A hook runs as /bin/sh -c CMD (o->shell instead, for the tests) in its own process group,
+ * stdin from /dev/null, stdout and stderr to a log file the caller names; a hook that outlives its timeout, or is still running
  * when the stop flag is set, has its whole process group killed (SIGTERM, then SIGKILL 2 s
  * later). Processes a hook leaves in the background after it exits are left alone. The caller
  * must not ignore SIGCHLD (the exit status would be lost).
@@ -59,6 +75,7 @@ struct iom_hook_var_info {
 	const char *name;  /* "target.path" */
 	unsigned points;   /* bit (1u << point) for each enum iom_hook_point where it is known */
 	const char *help;
+	bool numeric; /* its value is always decimal digits (allowed in arithmetic) */
 };
 
 extern const struct iom_hook_var_info iom_hook_var_table[];
@@ -114,6 +131,8 @@ struct iom_hook_opts {
 	volatile sig_atomic_t *stop;  /* when it becomes set the process group is killed */
 	const struct iom_hook_vars *env; /* iom_hook_exec: exported as IOMATRIX_<NAME> (dots →
 					  * '_'); iom_hook_run exports its vars instead */
+	const char *shell;            /* iom_hook_run: the shell; NULL: /bin/sh (the tests run
+				       * hooks under dash and under bash through it) */
 };
 
 enum iom_hook_outcome {

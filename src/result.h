@@ -128,6 +128,8 @@ struct iom_run_result {
 		uint64_t dropped;    /* records lost because the writer fell behind */
 		uint64_t bytes;      /* compressed size */
 		double bytes_per_io;
+		int error;           /* 0, or the -errno that kept the trace from being written
+				      * whole (-ENOSPC: the results directory is full) */
 	} trace;
 	char *engine_notes;                  /* setup facts: "SINGLE_ISSUER DEFER_TASKRUN", fallbacks */
 	struct iom_run_verify verify;        /* enabled false when the cell does not verify */

@@ -588,8 +588,10 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		};
 
 		ret = iom_trace_open(spec->trace_path, &ti, &c->trace, msg, sizeof(msg));
-		if (ret < 0)
+		if (ret < 0) {
+			out->trace.error = ret;
 			goto failed;
+		}
 		if (spec->hooks)
 			c->hooks = *spec->hooks;
 		c->hooks.record = iom_trace_record;
@@ -725,9 +727,13 @@ failed:
 	if (c->trace) {
 		struct iom_trace_stats ts = { 0 };
 		char terr[IOM_ERRLEN];
+		int tret;
 
 		/* the workers are joined: the trace has its last producer behind it */
-		if (iom_trace_close(c->trace, &ts, terr, sizeof(terr)) < 0 && ret == 0) {
+		tret = iom_trace_close(c->trace, &ts, terr, sizeof(terr));
+		if (tret < 0)
+			out->trace.error = tret;
+		if (tret < 0 && ret == 0) {
 			ret = iom_err(msg, sizeof(msg), EIO, "trace: %s", terr);
 			out->status = IOM_RUN_FAILED;
 		}

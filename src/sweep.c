@@ -423,10 +423,12 @@ static void prepare_targets(struct sweep *s)
 
 		if (m->targets[i].fs_type)
 			continue; /* prepared once its filesystem is made, at its visit */
+		if (s->o->stop && *s->o->stop)
+			break; /* stopped (during a fill): no run follows, resume prepares the rest */
 		say(s, false, "preparing target '%s' (%s)\n", m->targets[i].label,
 		    m->targets[i].path);
-		ret = iom_target_prepare(&m->targets[i], target_writes(s->p, i), &s->info[i], err,
-					 sizeof(err));
+		ret = iom_target_prepare_stoppable(&m->targets[i], target_writes(s->p, i),
+						   s->o->stop, &s->info[i], err, sizeof(err));
 		if (ret < 0) {
 			erase_status(s);
 			fprintf(stderr, "iomatrix: target '%s': %s\n", m->targets[i].label, err);
@@ -717,7 +719,8 @@ static int make_fs(struct sweep *s, size_t t, char *err, size_t errlen)
 	if (ret < 0)
 		return ret;
 	if (raw)
-		return iom_target_prepare(tg, target_writes(s->p, t), &s->info[t], err, errlen);
+		return iom_target_prepare_stoppable(tg, target_writes(s->p, t), s->o->stop,
+						    &s->info[t], err, errlen);
 	ret = iom_fs_mount(tg->path, tg->fs_type, tg->mount_options, &s->mount_dir[t], err, errlen);
 	if (ret < 0)
 		return ret;
@@ -727,7 +730,8 @@ static int make_fs(struct sweep *s, size_t t, char *err, size_t errlen)
 	s->fs_file[t].destructive = false;
 	s->fs_file[t].overwrite = false;
 	s->fs_file[t].fs_type = NULL;
-	ret = iom_target_prepare(&s->fs_file[t], target_writes(s->p, t), &s->info[t], err, errlen);
+	ret = iom_target_prepare_stoppable(&s->fs_file[t], target_writes(s->p, t), s->o->stop,
+					   &s->info[t], err, errlen);
 	if (ret < 0) {
 		memset(&s->info[t], 0, sizeof(s->info[t]));
 		unmount_fs(s, t);
@@ -1061,6 +1065,21 @@ static int disk_full(struct sweep *s, const char *what, char *err, size_t errlen
 		       "writing %s: the sweep stopped; everything recorded before is intact — free "
 		       "some space and carry on with 'iomatrix resume %s'",
 		       s->o->dir, what, s->o->dir);
+}
+
+/*
+ * The trace of run filled the results directory: its partial trace goes (to give the space
+ * back), the run is not recorded (resume redoes it), and err names the trace.
+ */
+static int trace_full(struct sweep *s, const struct iom_run *run, char *err, size_t errlen)
+{
+	char *path = iom_trace_path(s->o->dir, run->index);
+	int ret;
+
+	unlink(path);
+	ret = disk_full(s, path + strlen(s->o->dir) + 1, err, errlen);
+	free(path);
+	return ret;
 }
 
 /* Records run r: its result file, its summary row, then the journal entry that makes it count. */
@@ -1512,6 +1531,11 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		}
 		t0 = iom_now_ns();
 		execute_run(&s, run, &r);
+		if (r.trace.error == -ENOSPC || r.trace.error == -EDQUOT) {
+			ret = trace_full(&s, run, err, errlen);
+			iom_run_result_release(&r);
+			goto done;
+		}
 		ret = record_run(&s, run, &r, err, errlen);
 		erase_status(&s);
 		print_progress(&s, run, &r);

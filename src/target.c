@@ -11,7 +11,8 @@
  * DIR/.NAME.iomatrix carrying the same text plus the file's inode and birth time (so a new file
  * that takes the old one's name is not mistaken for it). The mark is written with N = 0 before
  * the fill starts and advanced every GiB, so an interrupted fill is resumed, never trusted and
- * never refused as "not ours".
+ * never refused as "not ours". A fill asked to stop (SIGTERM: the sweep's stop flag) stops
+ * between two 1 MiB chunks, syncs, writes the mark at that point and keeps the file.
  *
  * Block devices are refused for writing unless every check passes: destructive = true, nothing
  * mounted (the device or a partition, by major:minor and by mount source), no swap, no holders,
@@ -1012,9 +1013,13 @@ static int fill_error(const char *path, int code, uint64_t off, uint64_t to, cha
 
 /*
  * Fills [from, to) of path (open read-write as fd) with incompressible data, advancing the mark
- * as it goes. from is rounded down to FILL_ALIGN.
+ * as it goes. from is rounded down to FILL_ALIGN. When *stop (stop may be NULL) becomes set it
+ * stops between two chunks (within a chunk's write, and a sync of at most FILL_SYNC_EVERY
+ * buffered bytes), syncs what it wrote, advances the mark to it and returns -EINTR: the next
+ * prepare resumes from there.
  */
-static int fill(const char *path, int fd, uint64_t from, uint64_t to, char *err, size_t errlen)
+static int fill(const char *path, int fd, uint64_t from, uint64_t to,
+		volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
 	uint64_t off = from & ~(uint64_t)(FILL_ALIGN - 1), synced = off, marked = off;
 	struct iom_rng rng;
@@ -1037,6 +1042,18 @@ static int fill(const char *path, int fd, uint64_t from, uint64_t to, char *err,
 	while (off < to) {
 		size_t n = (size_t)IOM_MIN((uint64_t)FILL_CHUNK, to - off);
 		bool direct = dfd >= 0 && n % FILL_ALIGN == 0;
+
+		if (stop && *stop) {
+			if (fdatasync(fd) != 0)
+				r = fill_error(path, errno, off, to, err, errlen);
+			else if ((r = mark_write(path, fd, off, err, errlen)) == 0)
+				r = iom_err(err, errlen, EINTR,
+					    "the fill of scratch file '%s' was stopped at %llu of "
+					    "%llu bytes (its mark says so: the next run goes on "
+					    "from there)",
+					    path, (unsigned long long)off, (unsigned long long)to);
+			break;
+		}
 
 		iom_rng_fill(&rng, buf, n);
 		r = pwrite_full(direct ? dfd : fd, buf, n, off);
@@ -1152,10 +1169,12 @@ static int prepare_new_file(const struct iom_target *t, struct iom_target_info *
 			       info->path, strerror(errno));
 	r = mark_write(info->path, fd, 0, err, errlen);
 	if (!r)
-		r = fill(info->path, fd, 0, t->size, err, errlen);
+		r = fill(info->path, fd, 0, t->size, info->stop, err, errlen);
 	if (!r)
 		r = mark_write(info->path, fd, t->size, err, errlen);
 	close(fd);
+	if (r == -EINTR) /* stopped: kept, with its mark, for the next run to fill on */
+		return r;
 	if (r) { /* leave nothing half-made behind */
 		char *side = sidecar_path(info->path);
 
@@ -1209,7 +1228,7 @@ static int prepare_existing_file(const struct iom_target *t, const struct stat *
 		if (!marked) /* taking it over: ours from now on, even if the fill stops */
 			r = mark_write(info->path, fd, 0, err, errlen);
 		if (!r)
-			r = fill(info->path, fd, have, want, err, errlen);
+			r = fill(info->path, fd, have, want, info->stop, err, errlen);
 		if (!r)
 			r = mark_write(info->path, fd, want, err, errlen);
 		info->filled = true;
@@ -1260,12 +1279,20 @@ static int prepare_block(const struct iom_target *t, bool will_write,
 int iom_target_prepare(const struct iom_target *t, bool will_write, struct iom_target_info *info,
 		       char *err, size_t errlen)
 {
+	return iom_target_prepare_stoppable(t, will_write, NULL, info, err, errlen);
+}
+
+int iom_target_prepare_stoppable(const struct iom_target *t, bool will_write,
+				 volatile sig_atomic_t *stop, struct iom_target_info *info,
+				 char *err, size_t errlen)
+{
 	struct stat st;
 	bool exists;
 	int r;
 
 	memset(info, 0, sizeof(*info));
 	info->t = t;
+	info->stop = stop;
 	info->facts.rotational = -1;
 	if (!t->path || !*t->path)
 		return iom_err(err, errlen, EINVAL, "target '%s' has no path",

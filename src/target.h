@@ -12,6 +12,7 @@
 #ifndef IOM_TARGET_H
 #define IOM_TARGET_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,6 +54,7 @@ struct iom_target_info {
 	struct iom_device_facts facts;
 	char *controller;     /* the controller label: the target's, or facts.driver for "auto";
 			       * NULL when neither is known (tmpfs) */
+	volatile sig_atomic_t *stop; /* during iom_target_prepare_stoppable only: its stop flag */
 };
 
 /*
@@ -72,6 +74,15 @@ struct iom_target_info {
  */
 int iom_target_prepare(const struct iom_target *t, bool will_write, struct iom_target_info *info,
 		       char *err, size_t errlen);
+/*
+ * iom_target_prepare that stops a scratch file's fill within about a second of *stop becoming
+ * set (stop may be NULL): what was written is synced and the mark advanced to it, the file is
+ * kept, and it returns -EINTR with "the fill of scratch file '…' was stopped at N of M bytes
+ * …"; the next prepare fills on from N.
+ */
+int iom_target_prepare_stoppable(const struct iom_target *t, bool will_write,
+				 volatile sig_atomic_t *stop, struct iom_target_info *info,
+				 char *err, size_t errlen);
 void iom_target_info_release(struct iom_target_info *info);
 
 /*

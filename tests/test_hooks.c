@@ -136,12 +136,12 @@ struct expand_case {
 
 static const struct expand_case expand_cases[] = {
 	{ "${target.label}", false, "a b'c", NULL },
-	{ "${target.label}", true, "'a b'\\''c'", NULL },
-	{ "${target.path}", true, "'/dev/shm/scratch file'", NULL },
+	{ "${target.label}", true, "\"${IOMATRIX_TARGET_LABEL}\"", NULL },
+	{ "${target.path}", true, "\"${IOMATRIX_TARGET_PATH}\"", NULL },
 	{ "${target.device}", false, "/dev/nvme0n1", NULL },
 	{ "${target.controller}", false, "nvme", NULL },
 	{ "${target.filesystem}", false, "ext4", NULL },
-	{ "[${target.mount}]", true, "['']", NULL },
+	{ "[${target.mount}]", true, "[\"${IOMATRIX_TARGET_MOUNT}\"]", NULL },
 	{ "bs=${cell.block_size}", false, "bs=4K", NULL },
 	{ "${cell.queue_depth}", false, "32", NULL },
 	{ "${cell.threads}", false, "4", NULL },
@@ -150,28 +150,65 @@ static const struct expand_case expand_cases[] = {
 	{ "${cell.engine}", false, "io_uring", NULL },
 	{ "${cell.direct}", false, "true", NULL },
 	{ "${run.index}/${run.repetition}", false, "7/2", NULL },
-	{ "${study.name}", true, "'night sweep'", NULL },
+	{ "${study.name}", true, "\"${IOMATRIX_STUDY_NAME}\"", NULL },
 	{ "", false, "", NULL },
 	{ "no variables at all", true, "no variables at all", NULL },
 	{ "cost $$5", false, "cost $5", NULL },
 	{ "$$$$", false, "$$", NULL },
 	{ "$${run.index}", false, "${run.index}", NULL },
 	{ "echo $HOME $1 $", true, "echo $HOME $1 $", NULL },
-	{ "a${run.index}b${run.index}c", true, "a'7'b'7'c", NULL },
+	/* numeric variables bare (digits, checked), so that $((…)) of dash takes them */
+	{ "a${run.index}b${run.index}c", true, "a${IOMATRIX_RUN_INDEX}b${IOMATRIX_RUN_INDEX}c",
+	  NULL },
 	/* inside quotes: a reference to the environment variable, expanded by the shell */
 	{ "echo \"bs=${cell.block_size}\"", true, "echo \"bs=${IOMATRIX_CELL_BLOCK_SIZE}\"", NULL },
 	{ "echo \"bs=${cell.block_size}\"", false, "echo \"bs=4K\"", NULL },
 	{ "echo '${target.label}'", true, "echo ''\"${IOMATRIX_TARGET_LABEL}\"''", NULL },
-	{ "echo \"it's\" ${run.index}", true, "echo \"it's\" '7'", NULL },
-	{ "echo it\\'s ${run.index}", true, "echo it\\'s '7'", NULL },
-	{ "# it's\necho ${run.index}", true, "# it's\necho '7'", NULL },
+	{ "echo \"it's\" ${target.label}", true, "echo \"it's\" \"${IOMATRIX_TARGET_LABEL}\"",
+	  NULL },
+	{ "echo it\\'s ${target.label}", true, "echo it\\'s \"${IOMATRIX_TARGET_LABEL}\"", NULL },
+	{ "# it's\necho ${target.label}", true, "# it's\necho \"${IOMATRIX_TARGET_LABEL}\"", NULL },
+	/* bash's $'…': the quote closed around the reference and opened again */
+	{ "echo $'a\\'b ${target.path} c'", true,
+	  "echo $'a\\'b '\"${IOMATRIX_TARGET_PATH}\"$' c'", NULL },
+	{ "cat <<< ${target.path}", true, "cat <<< \"${IOMATRIX_TARGET_PATH}\"", NULL },
+	/* "$$" then a variable: the shell would join them ($'…', $"…", $${…}); refused */
+	{ "echo $$${target.path}", true, NULL,
+	  "'${target.path}' follows a '$' the shell would join with it into one expansion "
+	  "(write '\\$$' for a '$' printed before the value)" },
+	{ "echo \"$$${target.path}\"", true, NULL,
+	  "'${target.path}' follows a '$' the shell would join with it into one expansion "
+	  "(write '\\$$' for a '$' printed before the value)" },
+	{ "echo $$${target.path}", false, "echo $/dev/shm/scratch file", NULL },
+	{ "echo \\$$${target.path}", true, "echo \\$\"${IOMATRIX_TARGET_PATH}\"", NULL },
+	{ "echo $$$$${target.path} '$$${target.path}'", true,
+	  "echo $$\"${IOMATRIX_TARGET_PATH}\" '$'\"${IOMATRIX_TARGET_PATH}\"''", NULL },
+	/* bash arithmetic evaluates what it expands: only numeric variables there */
+	{ "echo $(( ${run.index} + 1 ))", true, "echo $(( ${IOMATRIX_RUN_INDEX} + 1 ))", NULL },
+	{ "echo $(( ${target.path} ))", true, NULL,
+	  "'${target.path}' is text in a command with ((…)), where bash evaluates values as "
+	  "arithmetic, which can run commands; only the numeric variables (${run.index}, "
+	  "${cell.queue_depth} …) may be used in it" },
+	{ "[[ -e ${target.path} ]]", true, NULL,
+	  "'${target.path}' is text in a command with [[ … ]], where bash evaluates values as "
+	  "arithmetic, which can run commands; only the numeric variables (${run.index}, "
+	  "${cell.queue_depth} …) may be used in it" },
+	{ "grep -c '[[:space:]]' ${target.path}", true,
+	  "grep -c '[[:space:]]' \"${IOMATRIX_TARGET_PATH}\"", NULL },
+	{ "echo $${HOME:${target.path}}", true, NULL,
+	  "'${target.path}' is text inside a '$${…}' of the shell, whose offsets and subscripts "
+	  "bash evaluates as arithmetic, which can run commands; only the numeric variables may "
+	  "be used there" },
+	{ "echo $${HOME:${run.index}} $${HOME}${target.path}", true,
+	  "echo ${HOME:${IOMATRIX_RUN_INDEX}} ${HOME}\"${IOMATRIX_TARGET_PATH}\"", NULL },
 	{ "echo a#b'${run.index}'", true, "echo a#b''\"${IOMATRIX_RUN_INDEX}\"''", NULL },
 	/* beyond simple tracking: references, double-quoted, with the best guess of quotes */
 	{ "echo $(cat ${target.path})", true, "echo $(cat \"${IOMATRIX_TARGET_PATH}\")", NULL },
-	{ "echo \"$(echo \"${run.index}\")\" ${run.index}", true,
-	  "echo \"$(echo \"${IOMATRIX_RUN_INDEX}\")\" \"${IOMATRIX_RUN_INDEX}\"", NULL },
-	{ "echo `x` ${run.index}", true, "echo `x` \"${IOMATRIX_RUN_INDEX}\"", NULL },
-	{ "cat <<E\n${run.index}\nE", true, "cat <<E\n\"${IOMATRIX_RUN_INDEX}\"\nE", NULL },
+	{ "echo \"$(echo \"${target.label}\")\" ${target.label}", true,
+	  "echo \"$(echo \"${IOMATRIX_TARGET_LABEL}\")\" \"${IOMATRIX_TARGET_LABEL}\"", NULL },
+	{ "echo `x` ${target.label}", true, "echo `x` \"${IOMATRIX_TARGET_LABEL}\"", NULL },
+	{ "cat <<E\n${target.label}\nE", true, "cat <<E\n\"${IOMATRIX_TARGET_LABEL}\"\nE",
+	  NULL },
 	{ "echo \\${run.index}", true, NULL,
 	  "'${run.index}' follows a backslash (write '$${' for a literal '${')" },
 	{ "${target.pth}", true, NULL,
@@ -246,6 +283,19 @@ static const struct check_case check_cases[] = {
 	{ IOM_HOOK_BEFORE_STUDY, "echo ${run.idx}",
 	  "unknown variable '${run.idx}' (did you mean '${run.index}'?)" },
 	{ IOM_HOOK_BEFORE_RUN, "echo ${run.index", "unterminated '${' at column 6" },
+	/* what cannot stay data is refused when the matrix is read (check names FILE:LINE) */
+	{ IOM_HOOK_BEFORE_TARGET, "echo $$${target.path}",
+	  "'${target.path}' follows a '$' the shell would join with it into one expansion "
+	  "(write '\\$$' for a '$' printed before the value)" },
+	{ IOM_HOOK_BEFORE_TARGET, "echo \\${target.path}",
+	  "'${target.path}' follows a backslash (write '$${' for a literal '${')" },
+	{ IOM_HOOK_BEFORE_RUN, "(( ${run.index} > 3 )) && echo ${cell.pattern}",
+	  "'${cell.pattern}' is text in a command with ((…)), where bash evaluates values as "
+	  "arithmetic, which can run commands; only the numeric variables (${run.index}, "
+	  "${cell.queue_depth} …) may be used in it" },
+	{ IOM_HOOK_BEFORE_RUN, "(( ${run.index} > 3 )) && echo $${HOME:+x} ${run.repetition}",
+	  NULL },
+	{ IOM_HOOK_BEFORE_RUN, "# $$${target.path} in a comment is nothing", NULL },
 };
 
 static void test_hooks_check_points(void **state)
@@ -273,15 +323,21 @@ static const char *const hostile[] = {
 	"$(touch pwned)\"$(touch pwned)\"'$(touch pwned)'",
 	"\"; touch pwned; \"",
 	"'; touch pwned; '",
+	"\\';touch pwned;#",
+	"\\'\\'';touch pwned;#'",
+	"$'\\x27';touch pwned;#",
+	"'\";touch pwned;#\"'",
 	"\nEOF\ntouch pwned\n",
 	"`touch pwned`\"`touch pwned`\"",
 	"$(touch pwned)",
 	"`touch pwned`",
 	"x; touch pwned",
 	"x && touch pwned || touch pwned",
+	"a[$(touch pwned)]",
 	"\"double\" 'single' \\back\\slash",
 	"new\nline\ttab",
 	"* ? [a-z] ~",
+	"${HOME} $HOME \\$HOME",
 	"'",
 	"''\\''",
 	"-n",
@@ -293,59 +349,166 @@ struct safe_case {
 	bool exact; /* the label comes back byte for byte (but for trailing newlines, which a
 		     * command substitution drops, when subst is set) */
 	bool subst;
+	bool bash;  /* exact under bash only (bash's $'…', <<<); under dash still safe */
 };
 
 static const struct safe_case safe_cases[] = {
-	{ "printf %s ${target.label} > ${study.dir}/out", true, false },
-	{ "printf %s \"${target.label}\" > \"${study.dir}/out\"", true, false },
-	{ "printf '%s' '${target.label}' > ${study.dir}/out", true, false },
+	{ "printf %s ${target.label} > ${study.dir}/out", true, false, false },
+	{ "printf %s \"${target.label}\" > \"${study.dir}/out\"", true, false, false },
+	{ "printf '%s' '${target.label}' > ${study.dir}/out", true, false, false },
 	{ "printf %s x${target.label}\"\"'' > ${study.dir}/out; "
 	  "printf %s \"$(cat ${study.dir}/out | cut -c 2-)\" > ${study.dir}/out2; "
-	  "mv ${study.dir}/out2 ${study.dir}/out", false, false },
-	{ "printf %s \"$(printf %s \"${target.label}\")\" > ${study.dir}/out", true, true },
-	{ "# it's a \"comment\n printf %s ${target.label} > ${study.dir}/out", true, false },
-	{ "echo it\\'s >/dev/null; printf %s ${target.label} > ${study.dir}/out", true, false },
-	{ "cat > ${study.dir}/out <<EOF\n${target.label}\nEOF", false, false },
-	{ "cat > ${study.dir}/out <<'EOF'\n${target.label}\nEOF", false, false },
-	{ "printf %s `echo ${target.label}` > ${study.dir}/out", false, false },
-	{ "printf %s \"`echo ${target.label}`\" > ${study.dir}/out", false, false },
+	  "mv ${study.dir}/out2 ${study.dir}/out", false, false, false },
+	{ "printf %s \"$(printf %s \"${target.label}\")\" > ${study.dir}/out", true, true, false },
+	{ "# it's a \"comment\n printf %s ${target.label} > ${study.dir}/out", true, false, false },
+	{ "echo it\\'s >/dev/null; printf %s ${target.label} > ${study.dir}/out", true, false,
+	  false },
+	{ "cat > ${study.dir}/out <<EOF\n${target.label}\nEOF", false, false, false },
+	{ "cat > ${study.dir}/out <<'EOF'\n${target.label}\nEOF", false, false, false },
+	{ "printf %s `echo ${target.label}` > ${study.dir}/out", false, false, false },
+	{ "printf %s \"`echo ${target.label}`\" > ${study.dir}/out", false, false, false },
+	/* bash's ANSI-C quotes, where \' is a quote, and here-strings */
+	{ "printf %s $'${target.label}' > ${study.dir}/out", true, false, true },
+	{ "printf %s $'\\''${target.label}$'\\'' | tr -d \"'\" > ${study.dir}/out", false, false,
+	  true },
+	{ "printf %s \"$(cat <<< ${target.label})\" > ${study.dir}/out", true, true, true },
+	{ "printf %s $$$$${target.label} > ${study.dir}/out", false, false, false },
+	{ "printf %s \\$$${target.label} > ${study.dir}/out", false, false, false },
+	{ "printf %s \"\\$$${target.label}\" > ${study.dir}/out", false, false, false },
+	{ "printf %s $${HOME:+${run.index}} > /dev/null; "
+	  "printf %s ${target.label} > ${study.dir}/out", true, false, false },
+	{ "test $(( ${run.index} + 1 )) = 8", false, false, false },
 };
 
+/* The path of shell name ("bash") in the usual places, or NULL. */
+static const char *shell_path(const char *name)
+{
+	static const char *const dirs[] = { "/usr/bin", "/bin", "/usr/local/bin" };
+	static char buf[3][64];
+	static size_t next;
+
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(dirs); i++) {
+		char *p = buf[next % 3];
+
+		snprintf(p, sizeof(buf[0]), "%s/%s", dirs[i], name);
+		if (access(p, X_OK) == 0) {
+			next++;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Every template with every hostile label under /bin/sh, dash and bash (each one found; a
+ * missing one is named and skipped): no command runs, and the exact ones give the label back.
+ */
 static void test_hooks_quoting_is_safe(void **state)
 {
 	struct st *s = *state;
 	char *out = path_in(s, "out"), *pwned = path_in(s, "pwned");
+	const char *shells[3] = { "/bin/sh", shell_path("dash"), shell_path("bash") };
+	static const char *const names[3] = { "/bin/sh", "dash", "bash" };
+	unsigned ran = 0;
 
 	assert_int_equal(chdir(s->dir), 0); /* "touch pwned" would land here; teardown goes back */
-	for (size_t k = 0; k < IOM_ARRAY_SIZE(safe_cases); k++) {
-		for (size_t i = 0; i < IOM_ARRAY_SIZE(hostile); i++) {
-			struct iom_hook_result r;
-			char err[IOM_ERRLEN] = "", *got;
-			int ret;
+	for (size_t sh = 0; sh < 3; sh++) {
+		struct iom_hook_opts o = { .shell = shells[sh] };
+		bool is_bash = sh == 2;
 
-			print_message("template %zu, label %zu\n", k, i);
-			unlink(out);
-			iom_hook_vars_set(&s->vars, "target.label", hostile[i]);
-			ret = iom_hook_run(IOM_HOOK_BEFORE_RUN, safe_cases[k].tmpl, &s->vars, NULL,
-					   &r, err, sizeof(err));
-			if (ret != 0 && safe_cases[k].exact)
-				fail_msg("hook '%s' failed: %s", r.command, err);
-			if (safe_cases[k].exact) {
-				size_t want = strlen(hostile[i]);
+		if (!shells[sh]) {
+			print_message("%s is not installed: the quoting is not tried with it\n",
+				      names[sh]);
+			continue;
+		}
+		ran++;
+		for (size_t k = 0; k < IOM_ARRAY_SIZE(safe_cases); k++) {
+			const struct safe_case *c = &safe_cases[k];
+			bool exact = c->exact && (!c->bash || is_bash);
 
-				while (safe_cases[k].subst && want && hostile[i][want - 1] == '\n')
-					want--;
-				got = slurp(out);
-				if (strlen(got) != want || memcmp(got, hostile[i], want) != 0)
-					fail_msg("'%s' wrote '%s'", r.command, got);
-				free(got);
+			for (size_t i = 0; i < IOM_ARRAY_SIZE(hostile); i++) {
+				struct iom_hook_result r;
+				char err[IOM_ERRLEN] = "", *got;
+				int ret;
+
+				unlink(out);
+				iom_hook_vars_set(&s->vars, "target.label", hostile[i]);
+				ret = iom_hook_run(IOM_HOOK_BEFORE_RUN, c->tmpl, &s->vars, &o, &r, err,
+						   sizeof(err));
+				if (ret == -EINVAL)
+					fail_msg("template %zu refused: %s", k, err);
+				if (ret != 0 && exact)
+					fail_msg("%s: hook '%s' failed: %s", shells[sh], r.command, err);
+				if (exact) {
+					size_t want = strlen(hostile[i]);
+
+					while (c->subst && want && hostile[i][want - 1] == '\n')
+						want--;
+					got = slurp(out);
+					if (strlen(got) != want || memcmp(got, hostile[i], want) != 0)
+						fail_msg("%s: '%s' wrote '%s'", shells[sh], r.command,
+							 got);
+					free(got);
+				}
+				iom_hook_result_release(&r);
+				if (access(pwned, F_OK) == 0)
+					fail_msg("%s: template %zu with label '%s' ran a command",
+						 shells[sh], k, hostile[i]);
 			}
-			iom_hook_result_release(&r);
-			if (access(pwned, F_OK) == 0)
-				fail_msg("template %zu with label '%s' ran a command", k, hostile[i]);
 		}
 	}
+	assert_true(ran >= 2); /* /bin/sh and at least one of dash and bash */
 	free(out);
+	free(pwned);
+}
+
+/*
+ * The attack of issue 14 as it was: "$$" then a variable was a '$' before the value's single
+ * quotes, which bash read as $'…', where \' is a quote. Now refused, at check time too, and the
+ * references that replace it under bash and dash create nothing.
+ */
+static void test_hooks_dollar_before_variable(void **state)
+{
+	struct st *s = *state;
+	char err[IOM_ERRLEN] = "", *pwned = path_in(s, "PWNED");
+	const char *shells[2] = { shell_path("dash"), shell_path("bash") };
+	struct iom_hook_result r;
+
+	assert_int_equal(iom_hook_check(IOM_HOOK_BEFORE_RUN, "echo $$${target.path}", err,
+					sizeof(err)),
+			 -EINVAL);
+	assert_contains(err, "follows a '$'");
+	assert_int_equal(chdir(s->dir), 0);
+	iom_hook_vars_set(&s->vars, "target.path", "\\';touch PWNED;#");
+	for (size_t sh = 0; sh < 2; sh++) {
+		struct iom_hook_opts o = { .shell = shells[sh] };
+
+		if (!shells[sh])
+			continue;
+		assert_int_equal(iom_hook_run(IOM_HOOK_BEFORE_RUN, "echo $$${target.path}",
+					      &s->vars, &o, &r, err, sizeof(err)),
+				 -EINVAL);
+		assert_int_equal(r.outcome, IOM_HOOK_NOT_STARTED);
+		iom_hook_result_release(&r);
+		/* what a hook writes instead: '$' quoted, or the shell's own $$ */
+		assert_int_equal(iom_hook_run(IOM_HOOK_BEFORE_RUN,
+					      "echo \\$$${target.path} $$$$${target.path} "
+					      "$'$${target.path}' \"$$\"${target.path}",
+					      &s->vars, &o, &r, err, sizeof(err)),
+				 0);
+		assert_contains(r.tail, "$\\';touch PWNED;#");
+		iom_hook_result_release(&r);
+		assert_int_equal(access(pwned, F_OK), -1);
+	}
+	/* a numeric variable is trusted bare for its digits only */
+	iom_hook_vars_set(&s->vars, "run.index", "1;touch PWNED");
+	assert_int_equal(iom_hook_run(IOM_HOOK_BEFORE_RUN, "echo ${run.index}", &s->vars, NULL, &r,
+				      err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "hook before_run: variable '${run.index}' is not a number here "
+				 "('1;touch PWNED')");
+	iom_hook_result_release(&r);
+	assert_int_equal(access(pwned, F_OK), -1);
 	free(pwned);
 }
 
@@ -860,6 +1023,7 @@ int main(void)
 		cmocka_unit_test(test_hooks_expand_missing_value),
 		cmocka_unit_test(test_hooks_check_points),
 		cmocka_unit_test_setup_teardown(test_hooks_quoting_is_safe, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hooks_dollar_before_variable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hooks_exit_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hooks_timeout_kills_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hooks_stop_flag, setup, teardown),

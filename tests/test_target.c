@@ -393,6 +393,45 @@ static void test_target_scratch_interrupted_fill(void **state)
 	free(path);
 }
 
+/* A set stop flag stops the fill before its next chunk: -EINTR, the file kept, the mark at the
+ * stop point, and the next prepare fills on from there (what was before it untouched). */
+static void test_target_scratch_fill_stopped(void **state)
+{
+	char *path = xasprintf("%s/stopped.dat", (char *)*state), err[IOM_ERRLEN];
+	struct iom_target t = target("a", path, 1u << 20);
+	struct iom_target_info info;
+	volatile sig_atomic_t stop = 1;
+
+	/* a new file: kept, marked with nothing filled */
+	assert_int_equal(iom_target_prepare_stoppable(&t, true, &stop, &info, err, sizeof(err)),
+			 -EINTR);
+	assert_non_null(strstr(err, "the fill of scratch file '"));
+	assert_non_null(strstr(err, "' was stopped at 0 of 1048576 bytes"));
+	iom_target_info_release(&info);
+	assert_int_equal(file_size(path), 1u << 20);
+	assert_mark(path, 0);
+
+	/* filled to 1 MiB, then extended to 3 MiB with the flag set: stopped at 1 MiB */
+	assert_int_equal(iom_target_prepare_stoppable(&t, true, NULL, &info, err, sizeof(err)), 0);
+	iom_target_info_release(&info);
+	assert_mark(path, 1u << 20);
+	write_at(path, "SENTINEL", 4096);
+	t.size = 3u << 20;
+	assert_int_equal(iom_target_prepare_stoppable(&t, true, &stop, &info, err, sizeof(err)),
+			 -EINTR);
+	assert_non_null(strstr(err, "was stopped at 1048576 of 3145728 bytes"));
+	iom_target_info_release(&info);
+	assert_mark(path, 1u << 20);
+	stop = 0;
+	assert_int_equal(iom_target_prepare_stoppable(&t, true, &stop, &info, err, sizeof(err)), 0);
+	assert_true(info.filled);
+	assert_int_equal(info.region, 3u << 20);
+	assert_mark(path, 3u << 20);
+	assert_true(has_at(path, "SENTINEL", 4096)); /* filled on from the mark, not from 0 */
+	iom_target_info_release(&info);
+	free(path);
+}
+
 static void test_target_scratch_incompressible(void **state)
 {
 	char *path = xasprintf("%s/noise.dat", (char *)*state), err[IOM_ERRLEN];
@@ -1036,6 +1075,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_target_scratch_unmarked_refused, scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_target_scratch_interrupted_fill, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_target_scratch_fill_stopped, scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_target_scratch_incompressible, scratch_setup,
 						scratch_teardown),

@@ -852,6 +852,33 @@ static void test_trace_open_defaults_and_errors(void **state)
 	free(path);
 }
 
+/* A full disk (/dev/full behind a link, as a filesystem without space): the error is -ENOSPC
+ * and names the trace, so the sweep can say which file filled the results directory. */
+static void test_trace_enospc_names_the_trace(void **state)
+{
+	struct iom_trace_info info = info_for(0);
+	struct iom_trace *t = (struct iom_trace *)1;
+	char err[IOM_ERRLEN], *path = xasprintf("%s/00003.trace.gz", (char *)*state), *want;
+	struct stat st;
+
+	if (access("/dev/full", W_OK) != 0) {
+		print_message("no writable /dev/full: skipped\n");
+		free(path);
+		return;
+	}
+	assert_int_equal(symlink("/dev/full", path), 0);
+	info.nthreads = 1;
+	assert_int_equal(iom_trace_open(path, &info, &t, err, sizeof(err)), -ENOSPC);
+	assert_null(t);
+	want = xasprintf("cannot write '%s': %s", path, strerror(ENOSPC));
+	assert_string_equal(err, want);
+	free(want);
+	/* what failed to open is removed: here the link, never /dev/full */
+	assert_int_equal(lstat(path, &st), -1);
+	assert_int_equal(stat("/dev/full", &st), 0);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -867,6 +894,7 @@ int main(void)
 		cmocka_unit_test(test_trace_golden_fixture),
 		cmocka_unit_test_setup_teardown(test_trace_export, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_trace_export_truncated, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_trace_enospc_names_the_trace, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_trace_open_defaults_and_errors, make_dir,
 						remove_dir),
 	};

@@ -2,7 +2,9 @@
 # A full results directory: the sweep stops with a message saying the directory is full and
 # how to carry on; every result already written still parses and is journalled, and once there
 # is space (here: the directory copied to a roomier place) `iomatrix resume` completes it.
-# Needs root for a tiny tmpfs mount (skipped otherwise); the mount is always undone.
+# A trace that fills the directory is named in that message (traces/NNNNN.trace.gz, not "a
+# result file"), its partial file removed and its run left for resume, which redoes it.
+# Needs root for tiny tmpfs mounts (skipped otherwise); the mounts are always undone.
 set -u
 fail=0
 die() { echo "FAIL: $*"; fail=1; }
@@ -10,7 +12,8 @@ die() { echo "FAIL: $*"; fail=1; }
 command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
 mkdir small
 mount -t tmpfs -o size=40k tmpfs small 2>err || { echo "cannot mount a tmpfs: $(cat err)"; exit 77; }
-trap 'umount small 2>/dev/null' EXIT
+mkdir tiny
+trap 'umount small 2>/dev/null; umount tiny 2>/dev/null' EXIT
 
 cat >m.cfg <<'CFG'
 iomatrix = 1;
@@ -44,4 +47,30 @@ cp -a small/out big
 "$IOMATRIX" resume big -q >resume.out 2>resume.err || die "resume failed: $(cat resume.err)"
 [ "$(ls big/runs | grep -c '\.json$')" -eq 20 ] || die "not every run is there after resume"
 [ "$(awk -F'\t' '$2 == "run-done"' big/journal | wc -l)" -eq 20 ] || die "journal after resume"
+
+# A trace fills the directory: the message names it.
+mount -t tmpfs -o size=256k tmpfs tiny 2>err || { echo "cannot mount a second tmpfs: $(cat err)"; exit 77; }
+cat >t.cfg <<'CFG'
+iomatrix = 1;
+name = "tracefull";
+targets = ( { label = "a"; path = "a.scratch"; size = "1M"; } );
+workload = { engine = "null"; direct = false; block_size = "4K"; queue_depth = [ 1, 2, 4 ]; };
+timing = { warmup = "0s"; duration = "200ms"; rest = "0s"; repeat = 1; };
+trace = true;
+CFG
+"$IOMATRIX" run t.cfg -o tiny/out -q >trun.out 2>trun.err
+rc=$?
+echo "trace run: exit $rc: $(cat trun.err)"
+[ "$rc" -eq 1 ] || die "exit $rc when a trace fills the results directory, not 1"
+grep -q "is full (no space left on device) while writing traces/[0-9]\{5\}\.trace\.gz" trun.err ||
+    die "the message does not name the trace: $(cat trun.err)"
+grep -q "a result file" trun.err && die "the trace's failure is blamed on a result file"
+grep -q "iomatrix resume tiny/out" trun.err || die "the message does not say how to carry on"
+full=$(sed -n 's/.*while writing traces\/\([0-9]\{5\}\)\.trace\.gz.*/\1/p' trun.err)
+[ -n "$full" ] && [ ! -e "tiny/out/traces/$full.trace.gz" ] || die "the partial trace $full is still there"
+[ ! -e "tiny/out/runs/$full.json" ] || die "the run whose trace did not fit was recorded"
+cp -a tiny/out tbig
+"$IOMATRIX" resume tbig -q >tresume.out 2>tresume.err || die "resume after the full trace failed: $(cat tresume.err)"
+[ "$(awk -F'\t' '$2 == "run-done"' tbig/journal | wc -l)" -eq 3 ] || die "not every run done after resume"
+[ -s "tbig/traces/$full.trace.gz" ] || die "resume did not redo the trace of run $full"
 exit $fail
