@@ -742,11 +742,11 @@ static void target_changed(struct sweep *s, size_t t, const char *reason)
 	iom_journal_append(&s->j, IOM_J_NOTE, 0, reason);
 }
 
-/* Re-checks target t (as for a write) before a built-in writes to it by its path. 0, or -errno
- * with the reason in err (-ESTALE: the target is now unusable). */
+/* Re-checks target t (as its runs open it) before a built-in writes to it by its path. 0, or
+ * -errno with the reason in err (-ESTALE: the target is now unusable). */
 static int recheck_target(struct sweep *s, size_t t, char *err, size_t errlen)
 {
-	int fd = iom_target_open(&s->info[t], false, true, err, errlen);
+	int fd = iom_target_open(&s->info[t], false, target_writes(s->p, t), err, errlen);
 
 	if (fd >= 0) {
 		close(fd);

@@ -1522,7 +1522,9 @@ static int prepare_block(const struct iom_target *t, bool will_write,
 			       "refusing to write to block device '%s': set destructive = true in "
 			       "target '%s' if everything on it may be destroyed",
 			       info->path, t->label);
-	return iom_target_check_writable("/", info->path, NULL, err, errlen);
+	r = iom_target_check_writable("/", info->path, NULL, err, errlen);
+	info->id.writable = r == 0;
+	return r;
 }
 
 int iom_target_prepare(const struct iom_target *t, bool will_write, struct iom_target_info *info,
@@ -1754,10 +1756,10 @@ int iom_target_open(const struct iom_target_info *info, bool direct, bool will_w
 	}
 	r = info->is_block ? verify_block(info, fd, err, errlen) : verify_file(info, fd, err, errlen);
 	if (!r && excl) {
-		if (!info->t || !info->t->destructive)
+		if (!info->id.writable) /* the caller's mistake: prepared for reading only */
 			r = iom_err(err, errlen, EPERM,
-				    "refusing to write to block device '%s': set destructive = true "
-				    "in its target if everything on it may be destroyed",
+				    "refusing to write to block device '%s': it was prepared for "
+				    "reading only",
 				    info->path);
 		else
 			r = recheck_writable(info, fd, err, errlen);

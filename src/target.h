@@ -56,6 +56,7 @@ struct iom_target_identity {
 	uint64_t diskseq;     /* block device: the kernel's disk sequence number, 0 when unknown */
 	uint64_t bytes;       /* block device: its size */
 	bool marked;          /* scratch file: carried iomatrix's mark */
+	bool writable;        /* block device: passed the write checks (prepared for writing) */
 };
 
 struct iom_target_info {

@@ -956,6 +956,10 @@ static void test_target_loop_blank(void **state)
 	iom_target_info_release(&info);
 
 	assert_int_equal(iom_target_prepare(&t, false, &info, err, sizeof(err)), 0);
+	assert_false(info.id.writable);
+	/* prepared for reading: never opened for writing */
+	assert_int_equal(iom_target_open(&info, false, true, err, sizeof(err)), -EPERM);
+	assert_contains(err, "it was prepared for reading only");
 	iom_target_info_release(&info);
 
 	t.destructive = true;

@@ -5,7 +5,7 @@
 #     run 1 it gets an ext4 filesystem and is mounted. Runs 2 and 3 fail naming the change, the
 #     sweep exits 1, and fsck.ext4 -fn finds the filesystem clean.
 #  2. a scratch file replaced by a symbolic link to victim.txt after run 1: runs 2 and 3 fail
-#     naming the link, and victim.txt stays byte-identical.
+#     naming the link, victim.txt stays byte-identical, and the other target's runs are ok.
 #  3. overwrite = true with a symbolic link, then a hard link, at the scratch path: refused,
 #     naming the link; victim.txt untouched.
 #  4. a device with only a backup GPT header left (blkid(8) sees nothing), and a device whose
@@ -101,7 +101,8 @@ cp victim.txt victim.orig
 cat >file.cfg <<CFG
 iomatrix = 1;
 name = "swapped";
-targets = ( { label = "s"; path = "$PWD/s.scratch"; size = "1M"; } );
+targets = ( { label = "s"; path = "$PWD/s.scratch"; size = "1M"; },
+            { label = "k"; path = "$PWD/k.scratch"; size = "1M"; } );
 workload = { engine = "psync"; direct = false; block_size = "4K"; read_pct = 0; };
 timing = { warmup = "0s"; duration = "300ms"; rest = "3s"; repeat = 3; };
 trace = false;
@@ -121,6 +122,10 @@ echo "run 2: $r2"
 [ "$r2" = "failed '$PWD/s.scratch' is now a symbolic link to 'victim.txt'; it was the scratch file itself when the sweep started" ] ||
     die "run 2 does not name the link: $r2"
 [ "$r3" = "failed target 's' is not usable: ${r2#failed }" ] || die "run 3: $r3"
+for n in 4 5 6; do # the other target goes on
+    r=$(run_of file/runs/0000$n.json)
+    [ "$r" = "ok " ] || die "run $n, of the untouched target k: $r"
+done
 
 # ---- 3. overwrite = true at a symbolic link and at a hard link -----------------------------
 sed 's/size = "1M";/size = "1M"; overwrite = true;/; s/repeat = 3/repeat = 1/' file.cfg >ow.cfg
