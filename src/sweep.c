@@ -162,7 +162,8 @@ struct sweep {
 	struct iom_journal_state st;
 	bool plan_changed;              /* resume: matrix.cfg gives another plan (refused) */
 	struct iom_target_info *info;   /* per target; info[i].t == NULL when preparing failed */
-	char **target_error;            /* why target i could not be prepared */
+	char **target_error;            /* why target i could not be prepared, or why it may no
+					 * longer be used (it changed under the sweep) */
 	uint64_t start_wall_ns;         /* of the study (the first invocation's on resume) */
 	uint64_t invocation_ns;         /* monotonic start of this invocation */
 
@@ -739,6 +740,33 @@ static int make_fs(struct sweep *s, size_t t, char *err, size_t errlen)
 	return ret;
 }
 
+/* Target t is no longer what was prepared (iom_target_open said -ESTALE): its remaining runs
+ * fail with reason, the other targets go on. */
+static void target_changed(struct sweep *s, size_t t, const char *reason)
+{
+	free(s->target_error[t]);
+	s->target_error[t] = xstrdup(reason);
+	erase_status(s);
+	fprintf(stderr, "iomatrix: target '%s': %s; its remaining runs fail\n",
+		s->m->targets[t].label, reason);
+	iom_journal_append(&s->j, IOM_J_NOTE, 0, reason);
+}
+
+/* Re-checks target t (as its runs open it) before a built-in writes to it by its path. 0, or
+ * -errno with the reason in err (-ESTALE: the target is now unusable). */
+static int recheck_target(struct sweep *s, size_t t, char *err, size_t errlen)
+{
+	int fd = iom_target_open(&s->info[t], false, target_writes(s->p, t), err, errlen);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (fd == -ESTALE)
+		target_changed(s, t, err);
+	return fd;
+}
+
 /* The start of a visit to target t: fstrim (or discard), then before_target. */
 static void begin_visit(struct sweep *s, long t)
 {
@@ -762,8 +790,14 @@ static void begin_visit(struct sweep *s, long t)
 		free(s->target_error[t]);
 		s->target_error[t] = NULL;
 	}
-	if (!in->t)
+	if (!in->t || s->target_error[t])
 		return;
+	if (s->m->hooks.fstrim && in->is_block && in->t->destructive &&
+	    recheck_target(s, (size_t)t, err, sizeof(err)) < 0) {
+		if (!s->target_error[t])
+			s->visit_error = xstrdup(err);
+		return;
+	}
 	if (s->m->hooks.fstrim) {
 		uint64_t trimmed = 0;
 
@@ -960,14 +994,19 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	r->index = run->index;
 	r->repetition = run->repetition;
 	r->seed = run->seed;
-	if (!info->t) {
+	if (!info->t || s->target_error[t]) {
 		r->status = IOM_RUN_FAILED;
 		r->error = xasprintf("target '%s' is not usable: %s", s->m->targets[t].label,
 				     s->target_error[t]);
 		return;
 	}
 	snprintf(what, sizeof(what), "%05u", run->index);
-	ret = builtins_before_run(s, run, err, sizeof(err));
+	/* the precondition writes the target by its path: the target must still be itself */
+	ret = writes && s->m->hooks.precondition && !s->preconditioned[t]
+		      ? recheck_target(s, t, err, sizeof(err))
+		      : 0;
+	if (ret == 0)
+		ret = builtins_before_run(s, run, err, sizeof(err));
 	if (ret == 0)
 		ret = run_hook(s, IOM_HOOK_BEFORE_RUN, what, (long)t, run, timeout, err,
 			       sizeof(err));
@@ -976,10 +1015,14 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 		r->error = xstrdup(err);
 		return;
 	}
+	/* checked against the identity pinned at preparation; a device to be written is held
+	 * O_EXCL (no mount can start) until the close below, after the run */
 	fd = iom_target_open(info, direct, writes, err, sizeof(err));
 	if (fd < 0) {
 		r->status = IOM_RUN_FAILED;
 		r->error = xstrdup(err);
+		if (fd == -ESTALE)
+			target_changed(s, t, err);
 		return;
 	}
 	spec.fd = fd;

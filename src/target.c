@@ -579,20 +579,18 @@ static char *probe_value(blkid_probe pr, const char *name)
 	return NULL;
 }
 
-int iom_signature_read(const char *path, struct iom_signature *s)
+/* Probes pr (superblocks and partition tables) into s: 1 found, 0 blank, -errno. */
+static int signature_probe(blkid_probe pr, struct iom_signature *s)
 {
-	blkid_probe pr;
 	int r;
 
-	memset(s, 0, sizeof(*s));
-	errno = 0;
-	pr = blkid_new_probe_from_filename(path);
-	if (!pr)
-		return errno ? -errno : -EIO;
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE |
 						      BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL);
 	blkid_probe_enable_partitions(pr, 1);
+	/* without the protective MBR (its first sectors zeroed) a GPT is still there when its
+	 * backup header at the end is: the kernel and gdisk would restore it from that */
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_FORCE_GPT);
 	r = blkid_do_safeprobe(pr);
 	if (r == 0) {
 		s->type = probe_value(pr, "TYPE");
@@ -609,6 +607,39 @@ int iom_signature_read(const char *path, struct iom_signature *s)
 	} else {
 		r = -EIO;
 	}
+	return r;
+}
+
+int iom_signature_read(const char *path, struct iom_signature *s)
+{
+	blkid_probe pr;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	errno = 0;
+	pr = blkid_new_probe_from_filename(path);
+	if (!pr)
+		return errno ? -errno : -EIO;
+	r = signature_probe(pr, s);
+	blkid_free_probe(pr);
+	return r;
+}
+
+/* As iom_signature_read() on an open descriptor (not O_DIRECT: libblkid reads unaligned). */
+static int signature_read_fd(int fd, struct iom_signature *s)
+{
+	blkid_probe pr;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	pr = blkid_new_probe();
+	if (!pr)
+		return -ENOMEM;
+	if (blkid_probe_set_device(pr, fd, 0, 0) != 0) {
+		blkid_free_probe(pr);
+		return -EIO;
+	}
+	r = signature_probe(pr, s);
 	blkid_free_probe(pr);
 	return r;
 }
@@ -686,20 +717,44 @@ static struct blockdev *blockdevs_of(const char *root, const char *path, dev_t r
 	return d;
 }
 
+/*
+ * One round of write checks on a device: at preparation ("refusing to write to 'P': …") or
+ * again at a run's open (now: "'P' is now mounted on …; it was not when the sweep started").
+ */
+struct wcheck {
+	const char *root, *path;
+	bool now;
+	char *err;
+	size_t errlen;
+};
+
 /* "it" for the device itself, "its partition '/dev/sda1'" for a partition. */
 static char *what(const struct blockdev *d, size_t i)
 {
 	return i == 0 ? xstrdup("it") : xasprintf("its partition '%s'", d[i].name);
 }
 
-static int refuse(const char *path, char *err, size_t errlen, int code, const struct blockdev *d,
-		  size_t i, const char *fmt, const char *arg)
+/* "refusing to write to 'P': it VERB REST" or, now, "'P' VERB now REST; it was not when …". */
+static int refuse(const struct wcheck *c, int code, const struct blockdev *d, size_t i,
+		  const char *verb, const char *fmt, const char *arg)
 {
-	char *who = what(d, i), *reason = xasprintf(fmt, arg);
+	char *rest = xasprintf(fmt, arg);
 
-	iom_err(err, errlen, code, "refusing to write to '%s': %s %s", path, who, reason);
-	free(who);
-	free(reason);
+	if (!c->now) {
+		char *who = what(d, i);
+
+		iom_err(c->err, c->errlen, code, "refusing to write to '%s': %s %s %s", c->path, who,
+			verb, rest);
+		free(who);
+	} else if (i == 0) {
+		iom_err(c->err, c->errlen, code, "'%s' %s now %s; it was not when the sweep started",
+			c->path, verb, rest);
+	} else {
+		iom_err(c->err, c->errlen, code,
+			"'%s': its partition '%s' %s now %s; it was not when the sweep started",
+			c->path, d[i].name, verb, rest);
+	}
+	free(rest);
 	return -code;
 }
 
@@ -717,13 +772,12 @@ static bool block_matches(const char *source, const struct blockdev *d, size_t n
 	return false;
 }
 
-static int check_mounts(const char *root, const char *path, const struct blockdev *d, size_t n,
-			char *err, size_t errlen)
+static int check_mounts(const struct wcheck *c, const struct blockdev *d, size_t n)
 {
 	struct mounts m;
 	int r = 0;
 
-	if (mounts_load(root, &m) != 0)
+	if (mounts_load(c->root, &m) != 0)
 		return 0;
 	for (size_t k = 0; k < m.n && !r; k++) {
 		size_t which = n;
@@ -733,16 +787,15 @@ static int check_mounts(const char *root, const char *path, const struct blockde
 				which = i;
 		if (which == n && !block_matches(m.e[k].source, d, n, &which))
 			continue;
-		r = refuse(path, err, errlen, EBUSY, d, which, "is mounted on '%s'", m.e[k].point);
+		r = refuse(c, EBUSY, d, which, "is", "mounted on '%s'", m.e[k].point);
 	}
 	mounts_release(&m);
 	return r;
 }
 
-static int check_swaps(const char *root, const char *path, const struct blockdev *d, size_t n,
-		       char *err, size_t errlen)
+static int check_swaps(const struct wcheck *c, const struct blockdev *d, size_t n)
 {
-	char *p = under(root, "/proc/swaps"), *data = NULL, *line, *save = NULL;
+	char *p = under(c->root, "/proc/swaps"), *data = NULL, *line, *save = NULL;
 	size_t len;
 	int r = 0;
 
@@ -760,14 +813,13 @@ static int check_swaps(const char *root, const char *path, const struct blockdev
 		*sp = '\0';
 		iom_unescape_octal(line);
 		if (block_matches(line, d, n, &which))
-			r = refuse(path, err, errlen, EBUSY, d, which, "is active swap%s", "");
+			r = refuse(c, EBUSY, d, which, "is", "active swap%s", "");
 	}
 	free(data);
 	return r;
 }
 
-static int check_holders(const struct blockdev *d, size_t n, const char *path, char *err,
-			 size_t errlen)
+static int check_holders(const struct wcheck *c, const struct blockdev *d, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		char *h = d[i].sysdir ? xasprintf("%s/holders", d[i].sysdir) : NULL;
@@ -792,7 +844,7 @@ static int check_holders(const struct blockdev *d, size_t n, const char *path, c
 				desc = xasprintf("'%s' (md RAID)", holder);
 			else
 				desc = xasprintf("'%s'", holder);
-			r = refuse(path, err, errlen, EBUSY, d, i, "is in use by %s", desc);
+			r = refuse(c, EBUSY, d, i, "is", "in use by %s", desc);
 			free(desc);
 			free(dmname);
 			free(dm);
@@ -806,65 +858,138 @@ static int check_holders(const struct blockdev *d, size_t n, const char *path, c
 	return 0;
 }
 
-static int check_signature(const char *path, const char *own_uuid, char *err, size_t errlen)
+/* "an ext4 filesystem", "a swap signature", "a dos partition table", "more than one signature". */
+static char *signature_text(const struct iom_signature *s, bool word_signature)
 {
+	const char *kind;
+
+	if (s->ambivalent)
+		return xstrdup("more than one signature");
+	if (s->pttype)
+		return xasprintf("a %s partition table", s->pttype);
+	kind = !s->usage ? "" :
+	       strcmp(s->usage, "filesystem") == 0 ? " filesystem" :
+	       strcmp(s->usage, "raid") == 0 ? " RAID or LVM member" :
+	       strcmp(s->usage, "crypto") == 0 ? " encrypted volume" : "";
+	return xasprintf("%s %s%s%s", s->type && strchr("aeiouAEIOU", s->type[0]) ? "an" : "a",
+			 s->type ? s->type : "unknown", kind,
+			 word_signature || !*kind ? " signature" : "");
+}
+
+/*
+ * The signature of the device (fd >= 0: probed on that descriptor; else by path), or of its
+ * partition part ("its partition 'X'", NULL for the device itself).
+ */
+static int check_signature(const struct wcheck *c, int fd, const char *part,
+			   const char *own_uuid)
+{
+	const char *path = part ? part : c->path;
 	struct iom_signature s;
-	int r = iom_signature_read(path, &s);
+	char *found;
+	int r = fd >= 0 ? signature_read_fd(fd, &s) : iom_signature_read(path, &s);
 
 	if (r < 0)
-		return iom_err(err, errlen, -r, "cannot probe '%s' for signatures: %s", path,
+		return iom_err(c->err, c->errlen, -r, "cannot probe '%s' for signatures: %s", path,
 			       strerror(-r));
 	if (r == 0)
 		return 0;
-	if (s.ambivalent) {
-		r = iom_err(err, errlen, EEXIST,
+	if (!s.ambivalent && !s.pttype && own_uuid && s.uuid && strcmp(own_uuid, s.uuid) == 0) {
+		iom_signature_release(&s);
+		return 0; /* a filesystem iomatrix made itself */
+	}
+	found = signature_text(&s, !c->now);
+	if (c->now && part)
+		r = iom_err(c->err, c->errlen, EEXIST,
+			    "'%s': its partition '%s' now carries %s; the device held none when "
+			    "the sweep started",
+			    c->path, part, found);
+	else if (c->now)
+		r = iom_err(c->err, c->errlen, EEXIST,
+			    "'%s' now carries %s; it held none when the sweep started", c->path,
+			    found);
+	else if (part)
+		r = iom_err(c->err, c->errlen, EEXIST,
+			    "refusing to write to '%s': its partition '%s' carries %s", c->path,
+			    part, found);
+	else if (s.ambivalent)
+		r = iom_err(c->err, c->errlen, EEXIST,
 			    "refusing to write to '%s': it carries more than one signature (list "
 			    "them with 'wipefs %s'; wipe them with 'wipefs -a %s' if it is expendable)",
 			    path, path, path);
-	} else if (s.pttype) {
-		r = iom_err(err, errlen, EEXIST,
-			    "refusing to write to '%s': it carries a %s partition table (wipe it with "
-			    "'wipefs -a %s' if it is expendable)",
-			    path, s.pttype, path);
-	} else if (own_uuid && s.uuid && strcmp(own_uuid, s.uuid) == 0) {
-		r = 0; /* a filesystem iomatrix made itself */
-	} else {
-		const char *kind = !s.usage ? "" :
-				   strcmp(s.usage, "filesystem") == 0 ? " filesystem" :
-				   strcmp(s.usage, "raid") == 0 ? " RAID or LVM member" :
-				   strcmp(s.usage, "crypto") == 0 ? " encrypted volume" : "";
-
-		r = iom_err(err, errlen, EEXIST,
-			    "refusing to write to '%s': it carries %s %s%s signature (wipe it with "
-			    "'wipefs -a %s' if it is expendable)",
-			    path, s.type && strchr("aeiouAEIOU", s.type[0]) ? "an" : "a",
-			    s.type ? s.type : "unknown", kind, path);
-	}
+	else
+		r = iom_err(c->err, c->errlen, EEXIST,
+			    "refusing to write to '%s': it carries %s (wipe it with 'wipefs -a %s' "
+			    "if it is expendable)",
+			    path, found, path);
+	free(found);
 	iom_signature_release(&s);
+	return r;
+}
+
+/*
+ * Partitions the kernel knows of (sysfs): a device with any is refused, naming the first one
+ * and, when it carries a filesystem or another signature, that. The kernel's table outlives a
+ * wiped one on disk until it is re-read, and the partitions keep working meanwhile.
+ */
+static int check_partitions(const struct wcheck *c, const struct blockdev *d, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct stat st;
+		int r;
+
+		/* probe the partition where its node is the one sysfs names (never in fixtures) */
+		if (strcmp(c->root, "/") == 0 && stat(d[i].name, &st) == 0 && S_ISBLK(st.st_mode) &&
+		    major(st.st_rdev) == d[i].maj && minor(st.st_rdev) == d[i].min) {
+			r = check_signature(c, -1, d[i].name, NULL);
+			if (r)
+				return r;
+		}
+		if (c->now)
+			return iom_err(c->err, c->errlen, EEXIST,
+				       "'%s' now has partition '%s' in the kernel's partition table; "
+				       "it had none when the sweep started",
+				       c->path, d[i].name);
+		return iom_err(c->err, c->errlen, EEXIST,
+			       "refusing to write to '%s': the kernel lists partition '%s' on it "
+			       "(remove the partitions with 'wipefs -a %s' and 'blockdev --rereadpt "
+			       "%s' if it is expendable)",
+			       c->path, d[i].name, c->path, c->path);
+	}
+	return 0;
+}
+
+/* Mounts, swap, holders and partitions of the device rdev (and its partitions). */
+static int check_use(const struct wcheck *c, dev_t rdev)
+{
+	size_t n;
+	struct blockdev *d = blockdevs_of(c->root, c->path, rdev, &n);
+	int r = check_mounts(c, d, n);
+
+	if (!r)
+		r = check_swaps(c, d, n);
+	if (!r)
+		r = check_holders(c, d, n);
+	if (!r)
+		r = check_partitions(c, d, n);
+	blockdevs_release(d, n);
 	return r;
 }
 
 int iom_target_check_writable(const char *root, const char *path, const char *own_uuid,
 			      char *err, size_t errlen)
 {
-	struct blockdev *d;
+	struct wcheck c = { .root = root, .path = path, .now = false, .err = err,
+			    .errlen = errlen };
 	struct stat st;
-	size_t n;
 	int r, fd;
 
 	if (stat(path, &st) != 0)
 		return iom_err(err, errlen, errno, "cannot open '%s': %s", path, strerror(errno));
 	if (!S_ISBLK(st.st_mode))
 		return iom_err(err, errlen, ENOTBLK, "'%s' is not a block device", path);
-	d = blockdevs_of(root, path, st.st_rdev, &n);
-	r = check_mounts(root, path, d, n, err, errlen);
+	r = check_use(&c, st.st_rdev);
 	if (!r)
-		r = check_swaps(root, path, d, n, err, errlen);
-	if (!r)
-		r = check_holders(d, n, path, err, errlen);
-	blockdevs_release(d, n);
-	if (!r)
-		r = check_signature(path, own_uuid, err, errlen);
+		r = check_signature(&c, -1, NULL, own_uuid);
 	if (r)
 		return r;
 	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
@@ -1093,21 +1218,95 @@ static int fill(const char *path, int fd, uint64_t from, uint64_t to,
 	return r;
 }
 
+/* ---- links ------------------------------------------------------------------------------ */
+
+/* Where the symbolic link at path points, as the link says it ("?" when unreadable). */
+static char *link_text(const char *path)
+{
+	char buf[4096];
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return xstrdup("?");
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+/* "2 hard links (also named '/d/victim.txt')": the file st at path and another name of it in the
+ * same directory, when there is one. */
+static char *links_text(const char *path, const struct stat *st)
+{
+	char *dir = parent_of(path), *other = NULL, *out;
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+
+	while (dh && !other && (de = readdir(dh))) {
+		struct stat o;
+
+		if (de->d_ino != st->st_ino || strcmp(de->d_name, base_of(path)) == 0)
+			continue;
+		if (fstatat(dirfd(dh), de->d_name, &o, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    o.st_dev == st->st_dev && o.st_ino == st->st_ino)
+			other = strcmp(dir, "/") == 0 ? xasprintf("/%s", de->d_name)
+						      : xasprintf("%s/%s", dir, de->d_name);
+	}
+	if (dh)
+		closedir(dh);
+	if (other)
+		out = xasprintf("%llu hard links (also named '%s')", (unsigned long long)st->st_nlink,
+				other);
+	else
+		out = xasprintf("%llu hard links (its other names are outside '%s')",
+				(unsigned long long)st->st_nlink, dir);
+	free(other);
+	free(dir);
+	return out;
+}
+
 /* ---- prepare ---------------------------------------------------------------------------- */
 
 /*
  * Resolves t->path: its real path and stat when it exists; else the absolute path it would be
- * created at, after checking that its directory exists.
+ * created at, after checking that its directory exists. A symbolic link is followed only to a
+ * block device: a scratch file is written under its own name, never through a link.
  */
 static int resolve(const struct iom_target *t, char **out, struct stat *st, bool *exists,
 		   char *err, size_t errlen)
 {
-	char *real = realpath(t->path, NULL), *dir, *rdir;
+	char *real, *dir, *rdir;
 	const char *base;
 	struct stat lst;
 	int e;
 
 	*exists = false;
+	if (lstat(t->path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		char *to = link_text(t->path);
+
+		if (stat(t->path, st) != 0) {
+			e = errno;
+			if (e == ENOENT)
+				iom_err(err, errlen, ENOENT,
+					"'%s' of target '%s' is a symbolic link to a missing file "
+					"('%s')",
+					t->path, t->label, to);
+			else
+				iom_err(err, errlen, e, "cannot open '%s': %s", t->path,
+					strerror(e));
+			free(to);
+			return -e;
+		}
+		if (!S_ISBLK(st->st_mode)) {
+			iom_err(err, errlen, ELOOP,
+				"'%s' of target '%s' is a symbolic link to '%s': iomatrix writes a "
+				"scratch file only under its own name, never through a link "
+				"(overwrite = true included); give the path of a file of its own",
+				t->path, t->label, to);
+			free(to);
+			return -ELOOP;
+		}
+		free(to); /* /dev/disk/by-id/… and the like: the device it names */
+	}
+	real = realpath(t->path, NULL);
 	if (real) {
 		if (stat(real, st) != 0) {
 			e = errno;
@@ -1122,10 +1321,6 @@ static int resolve(const struct iom_target *t, char **out, struct stat *st, bool
 	e = errno;
 	if (e != ENOENT)
 		return iom_err(err, errlen, e, "cannot open '%s': %s", t->path, strerror(e));
-	if (lstat(t->path, &lst) == 0 && S_ISLNK(lst.st_mode))
-		return iom_err(err, errlen, ENOENT,
-			       "'%s' of target '%s' is a symbolic link to a missing file", t->path,
-			       t->label);
 	base = base_of(t->path);
 	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
 		return iom_err(err, errlen, EISDIR,
@@ -1154,6 +1349,28 @@ static int resolve(const struct iom_target *t, char **out, struct stat *st, bool
 	return 0;
 }
 
+/* The kernel's disk sequence number of the block device open as fd (changes when the name goes
+ * to another disk or a loop device is re-attached), or 0 when the kernel has none (< 5.15). */
+static uint64_t diskseq_of(int fd, dev_t rdev)
+{
+	uint64_t seq = 0;
+	char *dir, *disk;
+
+#ifdef BLKGETDISKSEQ
+	if (ioctl(fd, BLKGETDISKSEQ, &seq) == 0 && seq)
+		return seq;
+#endif
+	dir = sys_block_dir("/", major(rdev), minor(rdev));
+	if (!dir)
+		return 0;
+	disk = exists_in(dir, "partition") ? parent_of(dir) : xstrdup(dir);
+	if (!read_attr_u64(disk, "diskseq", &seq))
+		seq = 0;
+	free(disk);
+	free(dir);
+	return seq;
+}
+
 static int prepare_new_file(const struct iom_target *t, struct iom_target_info *info, char *err,
 			    size_t errlen)
 {
@@ -1172,6 +1389,19 @@ static int prepare_new_file(const struct iom_target *t, struct iom_target_info *
 		r = fill(info->path, fd, 0, t->size, info->stop, err, errlen);
 	if (!r)
 		r = mark_write(info->path, fd, t->size, err, errlen);
+	if (!r) {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0) {
+			info->id.dev = st.st_dev;
+			info->id.ino = st.st_ino;
+			info->id.btime_ns = file_id_of(fd).btime_ns;
+			info->id.marked = true;
+		} else {
+			r = iom_err(err, errlen, errno, "cannot stat '%s': %s", info->path,
+				    strerror(errno));
+		}
+	}
 	close(fd);
 	if (r == -EINTR) /* stopped: kept, with its mark, for the next run to fill on */
 		return r;
@@ -1193,16 +1423,48 @@ static int prepare_existing_file(const struct iom_target *t, const struct stat *
 {
 	uint64_t filled = 0, have, want;
 	bool writable = true;
+	struct stat fst;
 	int fd, marked, r = 0;
 
-	fd = open(info->path, O_RDWR | O_CLOEXEC);
+	fd = open(info->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
 		writable = false;
-		fd = open(info->path, O_RDONLY | O_CLOEXEC);
+		fd = open(info->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	}
+	if (fd < 0 && errno == ELOOP) {
+		char *to = link_text(info->path);
+
+		r = iom_err(err, errlen, ELOOP,
+			    "'%s' of target '%s' became a symbolic link to '%s' while it was being "
+			    "prepared; iomatrix writes a scratch file only under its own name",
+			    info->path, t->label, to);
+		free(to);
+		return r;
 	}
 	if (fd < 0)
 		return iom_err(err, errlen, errno, "cannot open '%s': %s", info->path,
 			       strerror(errno));
+	if (fstat(fd, &fst) != 0 || fst.st_dev != st->st_dev || fst.st_ino != st->st_ino) {
+		close(fd);
+		return iom_err(err, errlen, EAGAIN,
+			       "'%s' of target '%s' was replaced while it was being prepared",
+			       info->path, t->label);
+	}
+	if (fst.st_nlink > 1) {
+		char *links = links_text(info->path, &fst);
+
+		r = iom_err(err, errlen, EMLINK,
+			    "'%s' of target '%s' is a file with %s: writing it would change the "
+			    "file under its other name too, so it is refused (overwrite = true "
+			    "included); give the path of a file of its own",
+			    info->path, t->label, links);
+		free(links);
+		close(fd);
+		return r;
+	}
+	info->id.dev = fst.st_dev;
+	info->id.ino = fst.st_ino;
+	info->id.btime_ns = file_id_of(fd).btime_ns;
 	marked = mark_read(info->path, fd, &filled);
 	if (!marked && !t->overwrite) {
 		close(fd);
@@ -1234,8 +1496,10 @@ static int prepare_existing_file(const struct iom_target *t, const struct stat *
 		info->filled = true;
 	}
 	close(fd);
-	if (!r)
+	if (!r) {
 		info->region = want;
+		info->id.marked = true; /* it was, or it is now */
+	}
 	return r;
 }
 
@@ -1244,17 +1508,21 @@ static int prepare_block(const struct iom_target *t, bool will_write,
 {
 	uint64_t bytes = 0;
 	int fd = open(info->path, O_RDONLY | O_CLOEXEC), r;
+	struct stat st;
 
 	if (fd < 0)
 		return iom_err(err, errlen, errno, "cannot open block device '%s': %s", info->path,
 			       strerror(errno));
 	r = ioctl(fd, BLKGETSIZE64, &bytes);
-	if (r != 0) {
+	if (r != 0 || fstat(fd, &st) != 0) {
 		r = iom_err(err, errlen, errno, "cannot read the size of '%s': %s", info->path,
 			    strerror(errno));
 		close(fd);
 		return r;
 	}
+	info->id.rdev = st.st_rdev;
+	info->id.bytes = bytes;
+	info->id.diskseq = diskseq_of(fd, st.st_rdev);
 	close(fd);
 	if (t->size > bytes)
 		return iom_err(err, errlen, EINVAL,
@@ -1273,7 +1541,9 @@ static int prepare_block(const struct iom_target *t, bool will_write,
 			       "refusing to write to block device '%s': set destructive = true in "
 			       "target '%s' if everything on it may be destroyed",
 			       info->path, t->label);
-	return iom_target_check_writable("/", info->path, NULL, err, errlen);
+	r = iom_target_check_writable("/", info->path, NULL, err, errlen);
+	info->id.writable = r == 0;
+	return r;
 }
 
 int iom_target_prepare(const struct iom_target *t, bool will_write, struct iom_target_info *info,
@@ -1353,26 +1623,183 @@ static const char *fs_name(long type)
 	}
 }
 
+/* Checks that fd is the scratch file info was prepared with. 0, or -ESTALE with what changed. */
+static int verify_file(const struct iom_target_info *info, int fd, char *err, size_t errlen)
+{
+	uint64_t filled = 0;
+	struct stat st;
+	int r = 0;
+
+	if (fstat(fd, &st) != 0)
+		return iom_err(err, errlen, errno, "cannot stat '%s': %s", info->path,
+			       strerror(errno));
+	if (!S_ISREG(st.st_mode) || st.st_dev != info->id.dev || st.st_ino != info->id.ino ||
+	    file_id_of(fd).btime_ns != info->id.btime_ns)
+		return iom_err(err, errlen, ESTALE,
+			       "'%s' is no longer the scratch file the sweep started with: another "
+			       "file took its name",
+			       info->path);
+	if (st.st_nlink > 1) {
+		char *links = links_text(info->path, &st);
+
+		r = iom_err(err, errlen, ESTALE,
+			    "'%s' now has %s; the scratch file had a single name when the sweep "
+			    "started",
+			    info->path, links);
+		free(links);
+		return r;
+	}
+	if (info->id.marked && mark_read(info->path, fd, &filled) != 1)
+		return iom_err(err, errlen, ESTALE,
+			       "'%s' no longer carries iomatrix's mark (%s); it did when the sweep "
+			       "started",
+			       info->path, IOM_TARGET_MARK_XATTR);
+	if ((uint64_t)st.st_size < info->region)
+		return iom_err(err, errlen, ESTALE,
+			       "'%s' is now %llu bytes, shorter than the %llu bytes of its region "
+			       "when the sweep started",
+			       info->path, (unsigned long long)st.st_size,
+			       (unsigned long long)info->region);
+	return 0;
+}
+
+/* Checks that fd is the device info was prepared with. 0, or -ESTALE with what changed. */
+static int verify_block(const struct iom_target_info *info, int fd, char *err, size_t errlen)
+{
+	uint64_t bytes = 0, seq;
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return iom_err(err, errlen, errno, "cannot stat '%s': %s", info->path,
+			       strerror(errno));
+	if (!S_ISBLK(st.st_mode) || st.st_rdev != info->id.rdev)
+		return iom_err(err, errlen, ESTALE,
+			       "'%s' is no longer the device the sweep started with (now %u:%u, "
+			       "was %u:%u)",
+			       info->path, major(st.st_rdev), minor(st.st_rdev),
+			       major(info->id.rdev), minor(info->id.rdev));
+	seq = diskseq_of(fd, st.st_rdev);
+	if (info->id.diskseq && seq && seq != info->id.diskseq)
+		return iom_err(err, errlen, ESTALE,
+			       "'%s' is no longer the device the sweep started with: its disk "
+			       "sequence number is now %llu, was %llu (the name went to another "
+			       "disk, or the loop device was attached again)",
+			       info->path, (unsigned long long)seq,
+			       (unsigned long long)info->id.diskseq);
+	if (ioctl(fd, BLKGETSIZE64, &bytes) != 0)
+		return iom_err(err, errlen, errno, "cannot read the size of '%s': %s", info->path,
+			       strerror(errno));
+	if (bytes != info->id.bytes)
+		return iom_err(err, errlen, ESTALE,
+			       "'%s' is now %llu bytes; it was %llu when the sweep started",
+			       info->path, (unsigned long long)bytes,
+			       (unsigned long long)info->id.bytes);
+	return 0;
+}
+
+/* A finding of the write checks (signature, mount, swap, holder, partition): the target
+ * changed. Anything else (a probe that could not read) stays what it was. */
+static int as_change(int r)
+{
+	return r == -EEXIST || r == -EBUSY ? -ESTALE : r;
+}
+
+/* The write checks, now, of the device open (not O_DIRECT) as fd. */
+static int recheck_writable(const struct iom_target_info *info, int fd, char *err, size_t errlen)
+{
+	struct wcheck c = { .root = "/", .path = info->path, .now = true, .err = err,
+			    .errlen = errlen };
+	int r = check_signature(&c, fd, NULL, NULL);
+
+	if (!r)
+		r = check_use(&c, info->id.rdev);
+	return as_change(r);
+}
+
+/* Why an exclusive open of the device failed with EBUSY: -ESTALE with what changed. */
+static int busy_reason(const struct iom_target_info *info, char *err, size_t errlen)
+{
+	int fd = open(info->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), r = 0;
+
+	if (fd >= 0) {
+		r = verify_block(info, fd, err, errlen);
+		if (!r && recheck_writable(info, fd, err, errlen) == -ESTALE)
+			r = -ESTALE;
+		close(fd);
+	}
+	if (r)
+		return r;
+	return iom_err(err, errlen, ESTALE,
+		       "'%s' is now in use: the kernel refused an exclusive open (a mount, swap, "
+		       "RAID, device-mapper or another program holds it); it was not when the "
+		       "sweep started",
+		       info->path);
+}
+
+static int direct_refused(const struct iom_target_info *info, char *err, size_t errlen)
+{
+	struct statfs sfs;
+	const char *name = NULL;
+
+	if (!info->is_block && statfs(info->path, &sfs) == 0)
+		name = fs_name((long)sfs.f_type);
+	return iom_err(err, errlen, EINVAL, "'%s' does not support O_DIRECT (%s); set direct = false",
+		       info->path, name ? name : "its filesystem refuses it");
+}
+
 int iom_target_open(const struct iom_target_info *info, bool direct, bool will_write, char *err,
 		    size_t errlen)
 {
-	int flags = (will_write ? O_RDWR : O_RDONLY) | O_CLOEXEC | (direct ? O_DIRECT : 0);
-	int fd = open(info->path, flags | O_NOATIME), e;
+	bool excl = info->is_block && will_write;
+	/* a device to be written is probed (libblkid reads unaligned) before O_DIRECT is set */
+	bool late_direct = direct && excl;
+	int flags = (will_write ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW |
+		    (excl ? O_EXCL : 0) | (direct && !late_direct ? O_DIRECT : 0);
+	int fd = open(info->path, flags | O_NOATIME), e, r;
 
 	if (fd < 0 && errno == EPERM) /* O_NOATIME needs ownership or CAP_FOWNER */
 		fd = open(info->path, flags);
-	if (fd >= 0)
-		return fd;
-	e = errno;
-	if (e == EINVAL && direct) {
-		struct statfs sfs;
-		const char *name = NULL;
+	if (fd < 0) {
+		e = errno;
+		if (e == ELOOP) {
+			char *to = link_text(info->path);
 
-		if (!info->is_block && statfs(info->path, &sfs) == 0)
-			name = fs_name((long)sfs.f_type);
-		return iom_err(err, errlen, EINVAL,
-			       "'%s' does not support O_DIRECT (%s); set direct = false", info->path,
-			       name ? name : "its filesystem refuses it");
+			r = iom_err(err, errlen, ESTALE,
+				    "'%s' is now a symbolic link to '%s'; it was %s itself when the "
+				    "sweep started",
+				    info->path, to, info->is_block ? "the device" : "the scratch file");
+			free(to);
+			return r;
+		}
+		if (e == ENOENT)
+			return iom_err(err, errlen, ESTALE,
+				       "'%s' no longer exists; it was %s when the sweep started",
+				       info->path, info->is_block ? "a device" : "the scratch file");
+		if (e == EBUSY && excl)
+			return busy_reason(info, err, errlen);
+		if (e == EINVAL && direct)
+			return direct_refused(info, err, errlen);
+		return iom_err(err, errlen, e, "cannot open '%s': %s", info->path, strerror(e));
 	}
-	return iom_err(err, errlen, e, "cannot open '%s': %s", info->path, strerror(e));
+	r = info->is_block ? verify_block(info, fd, err, errlen) : verify_file(info, fd, err, errlen);
+	if (!r && excl) {
+		if (!info->id.writable) /* the caller's mistake: prepared for reading only */
+			r = iom_err(err, errlen, EPERM,
+				    "refusing to write to block device '%s': it was prepared for "
+				    "reading only",
+				    info->path);
+		else
+			r = recheck_writable(info, fd, err, errlen);
+	}
+	if (!r && late_direct) {
+		int fl = fcntl(fd, F_GETFL);
+
+		if (fl < 0 || fcntl(fd, F_SETFL, fl | O_DIRECT) != 0)
+			r = direct_refused(info, err, errlen);
+	}
+	if (r) {
+		close(fd);
+		return r;
+	}
+	return fd;
 }

@@ -44,6 +44,22 @@ struct iom_device_facts {
 			       * "nvme0q", "virtio1-", "vmw_pvscsi", "ahci"; NULL when none */
 };
 
+/*
+ * What a target was when it was prepared, re-checked at every iom_target_open(): a device name
+ * (/dev/loop10, /dev/sdb) can be given to another disk within minutes, and a scratch path can be
+ * replaced by a link to someone else's file.
+ */
+struct iom_target_identity {
+	uint64_t dev, ino;    /* scratch file: st_dev, st_ino */
+	uint64_t btime_ns;    /* scratch file: its birth time (an inode number is reused), 0 when
+			       * the filesystem keeps none */
+	uint64_t rdev;        /* block device: st_rdev */
+	uint64_t diskseq;     /* block device: the kernel's disk sequence number, 0 when unknown */
+	uint64_t bytes;       /* block device: its size */
+	bool marked;          /* scratch file: carried iomatrix's mark */
+	bool writable;        /* block device: passed the write checks (prepared for writing) */
+};
+
 struct iom_target_info {
 	const struct iom_target *t;
 	char *path;           /* t->path with symbolic links resolved (absolute) */
@@ -55,14 +71,22 @@ struct iom_target_info {
 	char *controller;     /* the controller label: the target's, or facts.driver for "auto";
 			       * NULL when neither is known (tmpfs) */
 	volatile sig_atomic_t *stop; /* during iom_target_prepare_stoppable only: its stop flag */
+	struct iom_target_identity id;
 };
 
 /*
  * Gets a target ready: creates a missing scratch file at its size and fills it with
  * incompressible data, or checks the mark of an existing one (refusing an unmarked file unless
  * overwrite is set); for a block device, checks that writing is allowed when will_write is set
- * (destructive, not mounted, no holders, no signature). Reads device facts. On failure returns
- * -errno with a message naming the path and what was found in err.
+ * (destructive, not mounted, no holders, no partitions, no signature). Reads device facts and
+ * pins the target's identity (info->id). On failure returns -errno with a message naming the
+ * path and what was found in err.
+ *
+ * Links: a symbolic link to a block device is that device (/dev/disk/by-id/… names are links);
+ * info->path is then the device node it resolves to. A scratch path that is a symbolic link, or
+ * a file with more than one hard link, is refused, overwrite = true included: iomatrix writes a
+ * scratch file only under its own, single name. Links among the directories above it are
+ * resolved once, here.
  *
  * Scratch files: the mark is the xattr IOM_TARGET_MARK_XATTR = "iomatrix scratch v1 size=N",
  * N the bytes known to be filled; where the filesystem refuses user xattrs it lives in a sidecar
@@ -86,8 +110,16 @@ int iom_target_prepare_stoppable(const struct iom_target *t, bool will_write,
 void iom_target_info_release(struct iom_target_info *info);
 
 /*
- * Opens a prepared target for I/O: O_RDWR or O_RDONLY, O_DIRECT when direct, O_CLOEXEC, and
- * O_NOATIME where allowed. Returns an fd the caller closes, or -errno with err.
+ * Opens a prepared target for I/O: O_RDWR or O_RDONLY, O_DIRECT when direct, O_CLOEXEC,
+ * O_NOFOLLOW, and O_NOATIME where allowed. The opened descriptor is checked against info->id
+ * (the same device: st_rdev, disk sequence number and size; the same scratch file: st_dev,
+ * st_ino, a single link, its mark, not shorter than the region). A device opened for writing is
+ * opened O_EXCL, so that the kernel refuses mounts (and other exclusive users) for as long as
+ * the caller keeps the fd, and the write checks of iom_target_check_writable() are repeated on
+ * that fd. Returns an fd the caller closes, or -errno with err: -ESTALE when the target is no
+ * longer what was prepared or now holds data (err says what changed, e.g. "'/dev/loop10' now
+ * carries an ext4 filesystem; it held none when the sweep started"), after which no run should
+ * use the target again.
  */
 int iom_target_open(const struct iom_target_info *info, bool direct, bool will_write, char *err,
 		    size_t errlen);
@@ -95,9 +127,11 @@ int iom_target_open(const struct iom_target_info *info, bool direct, bool will_w
 /*
  * Checks that the block device at path may be written (the caller has already seen
  * destructive = true): neither it nor any of its partitions is mounted, active swap or held
- * (LVM, md, dm), it carries no filesystem, RAID, LVM or partition-table signature (a filesystem
- * whose UUID is own_uuid, one iomatrix made itself, is allowed; own_uuid may be NULL), and an
- * exclusive open succeeds. sysfs and /proc are read under root. 0, or -errno with the reason.
+ * (LVM, md, dm), the kernel lists no partition of it, it carries no filesystem, RAID, LVM or
+ * partition-table signature (a GPT of which only the backup header at the end is left
+ * included; a filesystem whose UUID is own_uuid, one iomatrix made itself, is allowed; own_uuid
+ * may be NULL), and an exclusive open succeeds. sysfs and /proc are read under root. 0, or
+ * -errno with the reason.
  */
 int iom_target_check_writable(const char *root, const char *path, const char *own_uuid,
 			      char *err, size_t errlen);
@@ -112,7 +146,8 @@ struct iom_signature {
 	bool ambivalent; /* more than one signature: libblkid would not choose */
 };
 
-/* Probes path for signatures: 1 when one was found (s filled), 0 when blank, -errno. */
+/* Probes path for signatures, partition tables included (a GPT found by its backup header
+ * too): 1 when one was found (s filled), 0 when blank, -errno. */
 int iom_signature_read(const char *path, struct iom_signature *s);
 void iom_signature_release(struct iom_signature *s);
 

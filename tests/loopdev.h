@@ -30,8 +30,10 @@ static inline int test_loop_backing(char *path, size_t len, const char *name, of
 	return ret;
 }
 
-/* Attaches backing to a free loop device, whose path goes to dev. The device's fd, or -1. */
-static inline int test_loop_attach(const char *backing, char *dev, size_t devlen)
+/* Attaches backing to a free loop device with LO_FLAGS_AUTOCLEAR and flags (LO_FLAGS_PARTSCAN:
+ * the kernel reads its partition table), whose path goes to dev. The device's fd, or -1. */
+static inline int test_loop_attach_flags(const char *backing, unsigned flags, char *dev,
+					 size_t devlen)
 {
 	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	int bfd = open(backing, O_RDWR | O_CLOEXEC);
@@ -49,7 +51,7 @@ static inline int test_loop_attach(const char *backing, char *dev, size_t devlen
 			break;
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.fd = (unsigned)bfd;
-		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | flags;
 		if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0) {
 			fd = lfd;
 		} else {
@@ -63,6 +65,12 @@ static inline int test_loop_attach(const char *backing, char *dev, size_t devlen
 	if (bfd >= 0)
 		close(bfd);
 	return fd;
+}
+
+/* Attaches backing to a free loop device, whose path goes to dev. The device's fd, or -1. */
+static inline int test_loop_attach(const char *backing, char *dev, size_t devlen)
+{
+	return test_loop_attach_flags(backing, 0, dev, devlen);
 }
 
 #endif

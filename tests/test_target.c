@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <linux/blkpg.h>
 #include <linux/loop.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -521,20 +522,65 @@ static void test_target_scratch_errors(void **state)
 	free(fifo);
 }
 
+/* Bytes of path, read whole (the caller frees them). */
+static char *slurp(const char *path, size_t *len)
+{
+	char *data = NULL;
+
+	assert_int_equal(iom_read_file(path, &data, len), 0);
+	return data;
+}
+
+/*
+ * A symbolic link at a scratch path is refused, overwrite = true included, naming the link and
+ * where it points; the file behind it is untouched. A link among the directories above is
+ * resolved (once, here) and the file opens read-only and O_DIRECT as asked.
+ */
 static void test_target_scratch_symlink_and_open(void **state)
 {
-	char *real = xasprintf("%s/real.dat", (char *)*state), *link = xasprintf("%s/link", (char *)*state);
+	const char *dir = *state;
+	char *real = xasprintf("%s/real.dat", dir), *link = xasprintf("%s/link", dir);
+	char *victim = xasprintf("%s/victim.txt", dir), *dlink = xasprintf("%s/dirlink", dir);
+	char *via = xasprintf("%s/dirlink/real.dat", dir), *want, *before, *after;
 	char err[IOM_ERRLEN], buf[8];
 	struct iom_target t = target("a", real, 1u << 20), tl = target("l", link, 1u << 20);
 	struct iom_target_info info;
+	size_t n0, n1;
 	void *blk = NULL;
 	int fd;
 
 	assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), 0);
 	iom_target_info_release(&info);
-	assert_int_equal(symlink(real, link), 0);
-	assert_int_equal(iom_target_prepare(&tl, true, &info, err, sizeof(err)), 0);
-	assert_string_equal(info.path, real); /* resolved, and the file behind it reused */
+	assert_int_equal(iom_write_file_atomic(victim, "precious\n", 9), 0);
+	before = slurp(victim, &n0);
+	for (int overwrite = 0; overwrite < 2; overwrite++) {
+		const char *to[] = { real, "victim.txt" };
+
+		for (size_t k = 0; k < 2; k++) {
+			unlink(link);
+			assert_int_equal(symlink(to[k], link), 0);
+			tl.overwrite = overwrite;
+			assert_int_equal(iom_target_prepare(&tl, true, &info, err, sizeof(err)),
+					 -ELOOP);
+			want = xasprintf("'%s' of target 'l' is a symbolic link to '%s': iomatrix "
+					 "writes a scratch file only under its own name, never "
+					 "through a link (overwrite = true included)",
+					 link, to[k]);
+			assert_contains(err, want);
+			free(want);
+			iom_target_info_release(&info);
+		}
+	}
+	after = slurp(victim, &n1);
+	assert_int_equal(n0, n1);
+	assert_memory_equal(before, after, n0);
+	assert_null(xattr_mark(victim));
+
+	/* a link to a directory above the file: resolved, the file reused as is */
+	assert_int_equal(symlink(dir, dlink), 0);
+	t.path = via;
+	assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), 0);
+	assert_string_equal(info.path, real);
 	assert_false(info.filled);
 	fd = iom_target_open(&info, false, false, err, sizeof(err));
 	assert_true(fd >= 0);
@@ -553,8 +599,136 @@ static void test_target_scratch_symlink_and_open(void **state)
 		assert_contains(err, "does not support O_DIRECT");
 	}
 	iom_target_info_release(&info);
+	free(before);
+	free(after);
 	free(real);
 	free(link);
+	free(victim);
+	free(dlink);
+	free(via);
+}
+
+/* A file with a second name (a hard link) is refused, overwrite = true and a mark included. */
+static void test_target_scratch_hardlink_refused(void **state)
+{
+	const char *dir = *state;
+	char *path = xasprintf("%s/s.scratch", dir), *other = xasprintf("%s/victim.txt", dir);
+	char err[IOM_ERRLEN], *want;
+	struct iom_target t = target("h", path, 1u << 20);
+	struct iom_target_info info;
+
+	assert_int_equal(iom_write_file_atomic(other, "precious\n", 9), 0);
+	assert_int_equal(link(other, path), 0);
+	for (int overwrite = 0; overwrite < 2; overwrite++) {
+		t.overwrite = overwrite;
+		assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), -EMLINK);
+		want = xasprintf("'%s' of target 'h' is a file with 2 hard links (also named '%s')",
+				 path, other);
+		assert_contains(err, want);
+		assert_contains(err, "overwrite = true included");
+		free(want);
+		iom_target_info_release(&info);
+	}
+	assert_true(has_at(other, "precious\n", 0));
+	assert_int_equal(file_size(other), 9);
+	assert_null(xattr_mark(other));
+
+	/* one of iomatrix's own scratch files, hard-linked afterwards */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(unlink(other), 0);
+	assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), 0);
+	iom_target_info_release(&info);
+	assert_int_equal(link(path, other), 0);
+	assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), -EMLINK);
+	iom_target_info_release(&info);
+	free(path);
+	free(other);
+}
+
+/*
+ * The identity pinned at preparation is checked at every open: a scratch path that became a
+ * symbolic link (to a victim, which stays byte-identical), a file that was replaced, got a
+ * second name, lost its mark, shrank or vanished: each is -ESTALE naming what changed.
+ */
+static void test_target_scratch_changed_at_open(void **state)
+{
+	const char *dir = *state;
+	char *path = xasprintf("%s/s.scratch", dir), *victim = xasprintf("%s/victim.txt", dir);
+	char *other = xasprintf("%s/second", dir), *want, *before, *after, *mark, err[IOM_ERRLEN];
+	struct iom_target t = target("s", path, 1u << 20);
+	struct iom_target_info info;
+	size_t n0, n1;
+	int fd;
+
+	assert_int_equal(iom_write_file_atomic(victim, "precious\n", 9), 0);
+	before = slurp(victim, &n0);
+	assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), 0);
+	assert_int_not_equal(info.id.ino, 0);
+	assert_true(info.id.marked);
+	fd = iom_target_open(&info, false, true, err, sizeof(err));
+	assert_true(fd >= 0);
+	close(fd);
+
+	/* replaced by a symbolic link: refused for writing and for reading */
+	assert_int_equal(rename(path, other), 0);
+	assert_int_equal(symlink("victim.txt", path), 0);
+	for (int w = 0; w < 2; w++) {
+		assert_int_equal(iom_target_open(&info, false, w, err, sizeof(err)), -ESTALE);
+		want = xasprintf("'%s' is now a symbolic link to 'victim.txt'; it was the scratch "
+				 "file itself when the sweep started",
+				 path);
+		assert_string_equal(err, want);
+		free(want);
+	}
+	after = slurp(victim, &n1);
+	assert_int_equal(n0, n1);
+	assert_memory_equal(before, after, n0);
+	free(after);
+
+	/* gone */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(iom_target_open(&info, false, true, err, sizeof(err)), -ESTALE);
+	assert_contains(err, "no longer exists; it was the scratch file when the sweep started");
+
+	/* a second name */
+	assert_int_equal(link(other, path), 0);
+	assert_int_equal(iom_target_open(&info, false, true, err, sizeof(err)), -ESTALE);
+	want = xasprintf("'%s' now has 2 hard links (also named '%s'); the scratch file had a "
+			 "single name when the sweep started",
+			 path, other);
+	assert_string_equal(err, want);
+	free(want);
+	assert_int_equal(unlink(other), 0);
+	fd = iom_target_open(&info, false, true, err, sizeof(err));
+	assert_true(fd >= 0); /* back to itself */
+	close(fd);
+
+	/* its mark removed, then shorter than the region */
+	mark = xattr_mark(path);
+	if (mark) { /* where /tmp keeps user xattrs */
+		char *m = mark;
+
+		assert_int_equal(removexattr(path, IOM_TARGET_MARK_XATTR), 0);
+		assert_int_equal(iom_target_open(&info, false, true, err, sizeof(err)), -ESTALE);
+		assert_contains(err, "no longer carries iomatrix's mark");
+		assert_int_equal(setxattr(path, IOM_TARGET_MARK_XATTR, m, strlen(m), 0), 0);
+		free(m);
+	}
+	assert_int_equal(truncate(path, 4096), 0);
+	assert_int_equal(iom_target_open(&info, false, false, err, sizeof(err)), -ESTALE);
+	assert_contains(err, "is now 4096 bytes, shorter than the 1048576 bytes of its region");
+
+	/* another file under the same name */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(iom_write_file_atomic(path, "new", 3), 0);
+	assert_int_equal(iom_target_open(&info, false, true, err, sizeof(err)), -ESTALE);
+	assert_contains(err, "is no longer the scratch file the sweep started with: another file "
+			     "took its name");
+	iom_target_info_release(&info);
+	free(before);
+	free(path);
+	free(victim);
+	free(other);
 }
 
 /* ---- root: ramfs (no user xattrs, no O_DIRECT) ------------------------------------------ */
@@ -821,6 +995,10 @@ static void test_target_loop_blank(void **state)
 	iom_target_info_release(&info);
 
 	assert_int_equal(iom_target_prepare(&t, false, &info, err, sizeof(err)), 0);
+	assert_false(info.id.writable);
+	/* prepared for reading: never opened for writing */
+	assert_int_equal(iom_target_open(&info, false, true, err, sizeof(err)), -EPERM);
+	assert_contains(err, "it was prepared for reading only");
 	iom_target_info_release(&info);
 
 	t.destructive = true;
@@ -948,6 +1126,350 @@ static void test_target_loop_facts(void **state)
 	assert_null(f.fstype);
 	assert_null(f.irq_names);
 	iom_device_facts_release(&f);
+}
+
+static void put64le(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put32le(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * A GPT with one Linux partition over a device of bytes, written through fd; backup_only: with
+ * the protective MBR and the primary header and entries (sectors 0-33) zeroed afterwards, as
+ * when someone wipes the start of a disk, so that only the backup at the end is left.
+ */
+static bool write_gpt(int fd, uint64_t bytes, bool backup_only)
+{
+	enum { SS = 512, NENT = 128, ESZ = 128, ELBAS = NENT * ESZ / SS };
+	static const unsigned char linux_fs[16] = { 0xaf, 0x3d, 0xc6, 0x0f, 0x83, 0x84, 0x72, 0x47,
+						    0x8e, 0x79, 0x3d, 0x69, 0xd8, 0x47, 0x7d, 0xe4 };
+	uint64_t last = bytes / SS - 1, first_usable = 2 + ELBAS, last_usable = last - 1 - ELBAS;
+	unsigned char *ent = xcalloc(NENT, ESZ), hdr[SS], mbr[SS] = { 0 };
+	uint32_t ecrc;
+	bool ok = true;
+
+	memcpy(ent, linux_fs, 16);
+	memset(ent + 16, 0x11, 16);
+	put64le(ent + 32, 2048);
+	put64le(ent + 40, last_usable);
+	ecrc = (uint32_t)crc32(0, ent, NENT * ESZ);
+	for (int copy = 0; copy < 2; copy++) {
+		uint64_t my = copy ? last : 1, alt = copy ? 1 : last;
+		uint64_t ents = copy ? last - ELBAS : 2;
+
+		memset(hdr, 0, sizeof(hdr));
+		memcpy(hdr, "EFI PART", 8);
+		put32le(hdr + 8, 0x10000);
+		put32le(hdr + 12, 92);
+		put64le(hdr + 24, my);
+		put64le(hdr + 32, alt);
+		put64le(hdr + 40, first_usable);
+		put64le(hdr + 48, last_usable);
+		memset(hdr + 56, 0x22, 16);
+		put64le(hdr + 72, ents);
+		put32le(hdr + 80, NENT);
+		put32le(hdr + 84, ESZ);
+		put32le(hdr + 88, ecrc);
+		put32le(hdr + 16, (uint32_t)crc32(0, hdr, 92));
+		ok &= pwrite(fd, ent, NENT * ESZ, (off_t)(ents * SS)) == NENT * ESZ;
+		ok &= pwrite(fd, hdr, SS, (off_t)(my * SS)) == SS;
+	}
+	mbr[446 + 4] = 0xee; /* protective */
+	put32le(mbr + 446 + 8, 1);
+	put32le(mbr + 446 + 12, (uint32_t)IOM_MIN(last, 0xffffffffull));
+	mbr[510] = 0x55, mbr[511] = 0xaa;
+	ok &= pwrite(fd, mbr, SS, 0) == SS;
+	if (backup_only) {
+		unsigned char *zero = xcalloc(first_usable, SS);
+
+		ok &= pwrite(fd, zero, first_usable * SS, 0) == (ssize_t)(first_usable * SS);
+		free(zero);
+	}
+	free(ent);
+	return ok && fsync(fd) == 0;
+}
+
+/* A GPT of which only the backup header at the end is left is refused, at preparation and as
+ * something that appeared since; blkid(8) without FORCE_GPT does not see it. */
+static void test_target_loop_backup_gpt(void **state)
+{
+	struct loop_state *s = *state;
+	struct iom_target t;
+	struct iom_target_info info;
+	struct iom_signature sig;
+	char err[IOM_ERRLEN], *want;
+
+	LOOP_OR_SKIP(s);
+	t = target("lo", s->dev, 0);
+	t.destructive = true;
+	assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), 0);
+	assert_true(write_gpt(s->fd, LOOP_BYTES, true));
+	assert_int_equal(iom_signature_read(s->dev, &sig), 1);
+	assert_string_equal(sig.pttype, "gpt");
+	iom_signature_release(&sig);
+	assert_int_equal(iom_target_open(&info, false, true, err, sizeof(err)), -ESTALE);
+	want = xasprintf("'%s' now carries a gpt partition table; it held none when the sweep "
+			 "started",
+			 s->dev);
+	assert_string_equal(err, want);
+	free(want);
+	iom_target_info_release(&info);
+	assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), -EEXIST);
+	assert_contains(err, "it carries a gpt partition table (wipe it with 'wipefs -a");
+	iom_target_info_release(&info);
+	/* wipefs -a clears the backup too, as the advice says */
+	assert_true(run_tool("wipefs -a -q %s", s->dev));
+	assert_int_equal(iom_target_check_writable("/", s->dev, NULL, err, sizeof(err)), 0);
+}
+
+/* The device's fd is held O_EXCL while a write run has it: the kernel refuses a mount. */
+static void test_target_loop_identity(void **state)
+{
+	struct loop_state *s = *state;
+	struct iom_target t;
+	struct iom_target_info info, fake;
+	struct stat st;
+	char err[IOM_ERRLEN], *want, *mnt, *sys, *seq;
+	uint64_t want_seq = 0;
+	int fd, e;
+
+	LOOP_OR_SKIP(s);
+	assert_int_equal(stat(s->dev, &st), 0);
+	t = target("lo", s->dev, 0);
+	t.destructive = true;
+	assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), 0);
+	assert_int_equal(info.id.rdev, st.st_rdev);
+	assert_int_equal(info.id.bytes, LOOP_BYTES);
+	sys = xasprintf("/sys/block/%s/diskseq", s->dev + 5);
+	if (iom_read_file(sys, &seq, NULL) == 0) {
+		want_seq = strtoull(seq, NULL, 10);
+		free(seq);
+	}
+	free(sys);
+	if (want_seq)
+		assert_int_equal(info.id.diskseq, want_seq);
+
+	/* held exclusively for the run: no mount, no other exclusive open */
+	mnt = xasprintf("%s/mnt", s->tmp);
+	assert_int_equal(mkdir(mnt, 0755), 0);
+	fd = iom_target_open(&info, true, true, err, sizeof(err));
+	assert_true(fd >= 0);
+	assert_int_equal(fcntl(fd, F_GETFL) & (O_DIRECT | O_ACCMODE), O_DIRECT | O_RDWR);
+	errno = 0;
+	assert_int_equal(open(s->dev, O_RDONLY | O_EXCL | O_CLOEXEC), -1);
+	assert_int_equal(errno, EBUSY);
+	errno = 0;
+	assert_int_equal(mount(s->dev, mnt, "ext4", MS_RDONLY | MS_SILENT, NULL), -1);
+	assert_int_equal(errno, EBUSY);
+	close(fd);
+	errno = 0;
+	e = mount(s->dev, mnt, "ext4", MS_RDONLY | MS_SILENT, NULL) == 0 ? 0 : errno;
+	if (e == 0)
+		umount(mnt);
+	assert_int_not_equal(e, EBUSY); /* blank: no filesystem, but no longer held */
+	assert_int_not_equal(e, 0);
+
+	/* another device under the name: another major:minor, disk sequence number or size */
+	fake = info;
+	fake.id.rdev = makedev(major(st.st_rdev), minor(st.st_rdev) + 1);
+	assert_int_equal(iom_target_open(&fake, false, false, err, sizeof(err)), -ESTALE);
+	assert_contains(err, "is no longer the device the sweep started with (now ");
+	if (info.id.diskseq) {
+		fake = info;
+		fake.id.diskseq = info.id.diskseq + 1;
+		assert_int_equal(iom_target_open(&fake, false, true, err, sizeof(err)), -ESTALE);
+		assert_contains(err, "its disk sequence number is now");
+	}
+	fake = info;
+	fake.id.bytes = LOOP_BYTES / 2;
+	assert_int_equal(iom_target_open(&fake, false, false, err, sizeof(err)), -ESTALE);
+	want = xasprintf("'%s' is now %u bytes; it was %u when the sweep started", s->dev,
+			 LOOP_BYTES, LOOP_BYTES / 2);
+	assert_string_equal(err, want);
+	free(want);
+
+	/* made a filesystem of since: refused for writing, named; reading is still fine */
+	if (run_mkfs(s->dev)) {
+		want = xasprintf("'%s' now carries an ext4 filesystem; it held none when the sweep "
+				 "started",
+				 s->dev);
+		assert_int_equal(iom_target_open(&info, false, true, err, sizeof(err)), -ESTALE);
+		assert_string_equal(err, want);
+		fd = iom_target_open(&info, false, false, err, sizeof(err));
+		assert_true(fd >= 0);
+		close(fd);
+		/* and mounted: the exclusive open fails; the reason is still the filesystem */
+		if (mount(s->dev, mnt, "ext4", 0, NULL) == 0) {
+			assert_int_equal(iom_target_open(&info, true, true, err, sizeof(err)),
+					 -ESTALE);
+			assert_string_equal(err, want);
+			assert_int_equal(umount(mnt), 0);
+		}
+		free(want);
+		assert_true(run_tool("wipefs -a -q %s", s->dev));
+		fd = iom_target_open(&info, false, true, err, sizeof(err));
+		assert_true(fd >= 0);
+		close(fd);
+	}
+
+	/* the loop device detached and attached again: the same name, a new disk sequence */
+	if (info.id.diskseq) {
+		struct loop_config cfg;
+		int bfd = open(s->backing, O_RDWR | O_CLOEXEC), lfd, tries;
+		struct loop_info64 li;
+
+		close(s->fd); /* autoclear: detaches */
+		s->fd = -1;
+		lfd = open(s->dev, O_RDWR | O_CLOEXEC);
+		for (tries = 0; lfd >= 0 && tries < 200 && ioctl(lfd, LOOP_GET_STATUS64, &li) == 0;
+		     tries++)
+			usleep(10000);
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.fd = (unsigned)bfd;
+		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+		if (lfd >= 0 && bfd >= 0 && ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0) {
+			s->fd = lfd;
+			assert_int_equal(iom_target_open(&info, false, false, err, sizeof(err)),
+					 -ESTALE);
+			assert_contains(err, "its disk sequence number is now");
+			assert_contains(err, "the loop device was attached again");
+		} else {
+			print_message("'%s' was taken meanwhile; the re-attach case skipped\n",
+				      s->dev);
+			if (lfd >= 0)
+				close(lfd);
+		}
+		if (bfd >= 0)
+			close(bfd);
+	}
+	rmdir(mnt);
+	free(mnt);
+	iom_target_info_release(&info);
+}
+
+static int loop_setup_partscan(void **state)
+{
+	struct loop_state *s = xcalloc(1, sizeof(*s));
+
+	*state = s;
+	s->fd = -1;
+	if (geteuid() != 0) {
+		s->why_skip = "needs root for loop devices";
+		return 0;
+	}
+	if (test_loop_backing(s->backing, sizeof(s->backing), "iom-target-C", LOOP_BYTES) != 0) {
+		s->why_skip = "cannot create a backing file in /dev/shm";
+		return 0;
+	}
+	s->fd = test_loop_attach_flags(s->backing, LO_FLAGS_PARTSCAN, s->dev, sizeof(s->dev));
+	if (s->fd < 0)
+		s->why_skip = "cannot attach a loop device";
+	s->tmp = make_tmpdir("/tmp");
+	return 0;
+}
+
+/* Adds (or deletes) partition 1, [1 MiB, end), to the kernel's table of the disk open as fd. */
+static int blkpg(int fd, int op)
+{
+	struct blkpg_partition part = { .start = 1 << 20, .length = LOOP_BYTES - (1 << 20),
+					.pno = 1 };
+	struct blkpg_ioctl_arg arg = { .op = op, .datalen = sizeof(part), .data = &part };
+
+	return ioctl(fd, BLKPG, &arg);
+}
+
+/* Waits up to 2 s for path to exist (or not, with !present). */
+static bool wait_node(const char *path, bool present)
+{
+	for (int i = 0; i < 200; i++) {
+		if ((access(path, F_OK) == 0) == present)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * Partitions the kernel lists: refused at preparation and as something that appeared since,
+ * also once the table on disk is gone (the kernel keeps using it), and named with the
+ * filesystem one of them carries.
+ */
+static void test_target_loop_partitions(void **state)
+{
+	struct loop_state *s = *state;
+	struct iom_target t;
+	struct iom_target_info info;
+	char err[IOM_ERRLEN], *part, *want;
+	unsigned char zero[512] = { 0 };
+	int fd;
+
+	LOOP_OR_SKIP(s);
+	part = xasprintf("%sp1", s->dev);
+	t = target("lo", s->dev, 0);
+	t.destructive = true;
+	assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), 0);
+	assert_true(write_mbr(s->fd, s->dev));
+	/* as partx -a does (the kernel's own table parsers may be left out of its build) */
+	if (blkpg(s->fd, BLKPG_ADD_PARTITION) != 0 || !wait_node(part, true)) {
+		print_message("the kernel did not list '%s'; skipped\n", part);
+		iom_target_info_release(&info);
+		free(part);
+		skip();
+	}
+	assert_int_equal(iom_target_open(&info, false, true, err, sizeof(err)), -ESTALE);
+	want = xasprintf("'%s' now carries a dos partition table; it held none when the sweep "
+			 "started",
+			 s->dev);
+	assert_string_equal(err, want);
+	free(want);
+
+	/* the table on disk wiped, the kernel's still there */
+	assert_int_equal(pwrite(s->fd, zero, sizeof(zero), 0), (ssize_t)sizeof(zero));
+	assert_int_equal(fsync(s->fd), 0);
+	assert_true(access(part, F_OK) == 0);
+	assert_int_equal(iom_target_check_writable("/", s->dev, NULL, err, sizeof(err)), -EEXIST);
+	want = xasprintf("refusing to write to '%s': the kernel lists partition '%s' on it", s->dev,
+			 part);
+	assert_contains(err, want);
+	free(want);
+	assert_int_equal(iom_target_open(&info, false, true, err, sizeof(err)), -ESTALE);
+	want = xasprintf("'%s' now has partition '%s' in the kernel's partition table; it had "
+			 "none when the sweep started",
+			 s->dev, part);
+	assert_string_equal(err, want);
+	free(want);
+
+	/* a filesystem on the partition is named */
+	if (run_mkfs(part)) {
+		assert_int_equal(iom_target_check_writable("/", s->dev, NULL, err, sizeof(err)),
+				 -EEXIST);
+		want = xasprintf("refusing to write to '%s': its partition '%s' carries an ext4 "
+				 "filesystem signature",
+				 s->dev, part);
+		assert_string_equal(err, want);
+		free(want);
+		assert_int_equal(iom_target_open(&info, false, true, err, sizeof(err)), -ESTALE);
+		want = xasprintf("'%s': its partition '%s' now carries an ext4 filesystem; the "
+				 "device held none when the sweep started",
+				 s->dev, part);
+		assert_string_equal(err, want);
+		free(want);
+	}
+	fd = iom_target_open(&info, false, false, err, sizeof(err)); /* reading is fine */
+	assert_true(fd >= 0);
+	close(fd);
+	iom_target_info_release(&info);
+	/* gone from the kernel's table: accepted again */
+	if (blkpg(s->fd, BLKPG_DEL_PARTITION) == 0 && wait_node(part, false))
+		assert_int_equal(iom_target_check_writable("/", s->dev, NULL, err, sizeof(err)), 0);
+	free(part);
 }
 
 static void put_file(const char *root, const char *rel, const char *text)
@@ -1086,6 +1608,10 @@ int main(void)
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_target_scratch_symlink_and_open, scratch_setup,
 						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_target_scratch_hardlink_refused, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_target_scratch_changed_at_open, scratch_setup,
+						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_target_scratch_sidecar_mark, ramfs_setup,
 						ramfs_teardown),
 		cmocka_unit_test_setup_teardown(test_target_loop_ext4_refused, loop_setup_ext4,
@@ -1100,6 +1626,12 @@ int main(void)
 						loop_teardown),
 		cmocka_unit_test_setup_teardown(test_target_loop_holders_swap_partition,
 						loop_setup_blank, loop_teardown),
+		cmocka_unit_test_setup_teardown(test_target_loop_backup_gpt, loop_setup_blank,
+						loop_teardown),
+		cmocka_unit_test_setup_teardown(test_target_loop_identity, loop_setup_blank,
+						loop_teardown),
+		cmocka_unit_test_setup_teardown(test_target_loop_partitions, loop_setup_partscan,
+						loop_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
