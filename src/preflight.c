@@ -104,9 +104,22 @@ static const char *base_of(const char *path)
 	return s ? s + 1 : path;
 }
 
-static bool is_device_path(const char *path)
+/* Whether a missing path names a device: under /dev/ and on /dev's own filesystem (not on a
+ * mount within it, as /dev/shm, where scratch files go), or without a size to create it. */
+static bool is_device_path(const struct iom_target *t)
 {
-	return strncmp(path, "/dev/", 5) == 0;
+	struct stat d, p;
+	char *dir;
+	bool dev;
+
+	if (strncmp(t->path, "/dev/", 5) != 0)
+		return false;
+	if (t->size == 0)
+		return true;
+	dir = parent_of(t->path);
+	dev = stat("/dev", &d) != 0 || stat(dir, &p) != 0 || p.st_dev == d.st_dev;
+	free(dir);
+	return dev;
 }
 
 /* Free bytes on the filesystem holding path that this process may use (root may use the
@@ -323,7 +336,7 @@ static void check_target(struct pf *s, size_t t, bool writes, int64_t write_pct)
 		     tg->label, tg->path);
 		return;
 	}
-	if (is_device_path(tg->path)) {
+	if (is_device_path(tg)) {
 		diag(s, true, tg->line, "target '%s': device '%s' does not exist", tg->label,
 		     tg->path);
 		return;

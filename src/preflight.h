@@ -7,7 +7,8 @@
  *
  * For every target that still has runs to do (on resume: runs the journal does not call done):
  *   - a scratch file that does not exist yet: its directory exists, is a directory and is
- *     writable (access W_OK|X_OK); a path under /dev/ that does not exist is a missing device;
+ *     writable (access W_OK|X_OK); a missing path under /dev/ is a missing device (unless it
+ *     is on a filesystem mounted there, as /dev/shm);
  *   - an existing path: a regular file or a block device (not a directory, a dangling symbolic
  *     link, a character device …); a file that must be filled or is written is writable;
  *   - free space (statvfs: f_bfree for root, f_bavail otherwise) covers the bytes the scratch
