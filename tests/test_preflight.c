@@ -1,8 +1,8 @@
 /*
  * Tests of preflight: each problem found on the line of its target (or of timing, for the trace
  * estimate), and nothing written while looking — the scratch directory's listing and mtime are
- * the same before and after every case. Without root: missing and non-directory scratch
- * directories, free space for one target and for two that add up, an existing sparse file,
+ * the same before and after every case. Without root: missing, non-directory and read-only
+ * scratch directories, free space for one target and for two that add up, an existing sparse file,
  * missing and character devices, a filesystem target on a missing device, runs already done on
  * resume, the trace warning. With root (skipped otherwise): a loop device written without
  * destructive = true, a region larger than the device, and a filesystem target's scratch file
@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -43,6 +44,7 @@ struct fx {
 	struct iom_preflight pf;
 	char backing[96], dev[32];
 	int loop_fd;
+	char *mounted;     /* a read-only tmpfs teardown unmounts */
 };
 
 static int setup(void **state)
@@ -61,8 +63,13 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 	char *cmd = xasprintf("rm -rf '%s'", f->dir);
-	int rc = system(cmd);
+	int rc;
 
+	if (f->mounted) {
+		umount(f->mounted);
+		free(f->mounted);
+	}
+	rc = system(cmd);
 	free(cmd);
 	iom_preflight_release(&f->pf);
 	if (f->m) {
@@ -212,18 +219,22 @@ static void test_preflight_directory_is_a_file(void **state)
 	free(file);
 }
 
+/* Not writable: mode 0555 for a user, a read-only tmpfs for root (who writes anyway). */
 static void test_preflight_directory_not_writable(void **state)
 {
 	struct fx *f = *state;
 	char *sub = xasprintf("%s/ro", f->dir);
 	char *t = xasprintf("  { label = \"a\"; path = \"%s/x.scratch\"; size = \"1M\"; }", sub);
 
-	if (geteuid() == 0) { /* root writes anyway: the e2e test uses a read-only mount */
-		free(sub);
-		free(t);
-		skip();
-	}
 	assert_int_equal(mkdir(sub, 0555), 0);
+	if (geteuid() == 0) {
+		if (mount("iom-preflight", sub, "tmpfs", MS_RDONLY, "size=64k") != 0) {
+			free(sub);
+			free(t);
+			skip();
+		}
+		f->mounted = xstrdup(sub);
+	}
 	load(f, t, "read_pct = 100;", "false");
 	check(f, NULL);
 	expect_one(f, true, TARGET_LINE, "is not writable");
