@@ -371,8 +371,8 @@ static void check_fs_target(struct pf *s, size_t t)
 			   raw ? "" : ", the scratch file on the new filesystem,");
 }
 
-/* Per target: whether it has runs to do, whether any of them writes (and the lowest
- * read_pct); with the runs still to do counted. */
+/* Per target, over its runs still to do: whether there are any, whether one writes, and the
+ * lowest read_pct (for the message). */
 struct use {
 	bool used, writes;
 	int64_t min_read_pct;
@@ -395,7 +395,9 @@ static uint64_t run_ios(const struct pf *s, const struct iom_run *r)
 	if (tm->bytes) {
 		uint64_t bs = (uint64_t)s->p->cells[r->cell].v[IOM_DIM_BLOCK_SIZE];
 
-		ios += tm->bytes / (bs ? bs : 1);
+		uint64_t n = tm->bytes / (bs ? bs : 1);
+
+		ios = ios > UINT64_MAX - n ? UINT64_MAX : ios + n;
 	}
 	return ios;
 }
