@@ -69,14 +69,14 @@ static void diag(struct pf *s, bool error, int line, const char *fmt, ...)
 static void human(uint64_t b, char *buf, size_t len)
 {
 	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	double v = (double)b;
-	int u = -1;
+	double v = (double)b / 1024;
+	size_t u = 0;
 
 	if (b < 1024) {
 		snprintf(buf, len, "%" PRIu64 " bytes", b);
 		return;
 	}
-	while (v >= 1024 && u < 5) {
+	while (v >= 1024 && u + 1 < IOM_ARRAY_SIZE(unit)) {
 		v /= 1024;
 		u++;
 	}
