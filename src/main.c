@@ -22,10 +22,12 @@
 
 #include "fsprep.h"
 #include "hooks.h"
+#include "journal.h"
 #include "diskspd.h"
 #include "keys.h"
 #include "matrix.h"
 #include "plan.h"
+#include "preflight.h"
 #include "preset.h"
 #include "report.h"
 #include "sweep.h"
@@ -54,6 +56,7 @@ enum opt_id {
 	OPT_LOG,
 	OPT_PRESET,
 	OPT_MAN,
+	OPT_MATRIX_ONLY,
 	OPT_COUNT
 };
 
@@ -71,6 +74,9 @@ static const struct option_def options[OPT_COUNT] = {
 	[OPT_PRESET] = { "preset", 'p', "NAME",
 			  "the template: quick (default), atto, diskspd, iometer or crystaldiskmark" },
 	[OPT_MAN] = { "man", 0, NULL, "print the key table as roff, for iomatrix-matrix(5)" },
+	[OPT_MATRIX_ONLY] = { "matrix-only", 0, NULL,
+			      "check the file alone, not whether this machine can run it (its "
+			      "paths, devices and free space)" },
 	[OPT_FORMAT] = { "format", 'f', "FORMAT",
 			 "plan: text|tsv|json; report: text|md|csv|json|html; trace: csv|fio" },
 	[OPT_SET] = { "set", 's', "KEY=VALUE",
@@ -134,8 +140,8 @@ static int cmd_diskspd(struct cli *cli);
 #define O(x) (1u << (x))
 
 static const struct command commands[] = {
-	{ "check", cmd_check, "MATRIX...", 1, -1, O(OPT_SET),
-	  "check matrix files: exit 0 when every one is valid" },
+	{ "check", cmd_check, "MATRIX...", 1, -1, O(OPT_SET) | O(OPT_MATRIX_ONLY),
+	  "check matrix files and that this machine can run them: exit 0 when every one can" },
 	{ "plan", cmd_plan, "MATRIX", 1, 1, O(OPT_FORMAT) | O(OPT_SET) | O(OPT_ALLOW_HOOKS),
 	  "print the ordered runs of a matrix, their count, time and memory" },
 	{ "run", cmd_run, "MATRIX", 1, 1,
@@ -400,24 +406,76 @@ static void warn_missing_mkfs(const struct iom_matrix *m)
 	}
 }
 
+/* Prints what preflight found, one line each ("FILE:LINE: message", warnings marked), also to
+ * log when given. */
+static void print_preflight(const struct iom_matrix *m, const struct iom_preflight *pf, FILE *log)
+{
+	for (size_t i = 0; i < pf->n; i++) {
+		char *line = xasprintf("%s:%d: %s%s", m->file, pf->d[i].line,
+				       pf->d[i].error ? "" : "warning: ", pf->d[i].msg);
+
+		print_error(line);
+		if (log)
+			fprintf(log, "%s\n", line);
+		free(line);
+	}
+}
+
+/* Whether this machine can run the plan of m (preflight.h), into pf: 0, or -errno with err when
+ * the plan cannot be built. */
+static int check_machine(const struct iom_matrix *m, struct iom_preflight *pf, char *err,
+			 size_t errlen)
+{
+	struct iom_preflight_opts po = { 0 };
+	struct iom_plan p;
+	char *dir;
+	int ret;
+
+	memset(pf, 0, sizeof(*pf));
+	ret = iom_plan_build(m, &p, err, errlen);
+	if (ret < 0)
+		return ret;
+	dir = iom_sweep_default_dir(m); /* where `run` puts the results without -o */
+	po.results_dir = dir;
+	ret = iom_preflight_check(&p, &po, pf);
+	free(dir);
+	iom_plan_release(&p);
+	return ret;
+}
+
 static int cmd_check(struct cli *cli)
 {
 	int code = IOM_EXIT_OK;
 
 	for (int i = 0; i < cli->nargs; i++) {
+		struct iom_preflight pf = { 0 };
 		struct iom_matrix *m;
 		char err[IOM_ERRLEN];
 		size_t nruns = 0;
 
 		if (iom_matrix_load(cli->args[i], cli->ov, cli->nov, &m, err, sizeof(err)) < 0 ||
-		    iom_plan_count(m, &nruns, err, sizeof(err)) < 0) {
+		    iom_plan_count(m, &nruns, err, sizeof(err)) < 0 ||
+		    (!cli->given[OPT_MATRIX_ONLY] && check_machine(m, &pf, err, sizeof(err)) < 0)) {
 			print_error(err);
 			iom_matrix_free(m);
 			code = IOM_EXIT_USAGE;
 			continue;
 		}
-		printf("%s: valid, %zu runs\n", cli->args[i], nruns);
+		if (pf.errors) {
+			fflush(stdout);
+			print_preflight(m, &pf, NULL);
+			fprintf(stderr, "%s: the matrix is valid (%zu runs), but this machine cannot "
+				"run it: %zu problem%s above ('iomatrix check --matrix-only' checks the "
+				"file alone)\n", cli->args[i], nruns, pf.errors,
+				pf.errors == 1 ? "" : "s");
+			code = IOM_EXIT_USAGE;
+		} else {
+			printf("%s: valid, %zu runs\n", cli->args[i], nruns);
+			fflush(stdout);
+			print_preflight(m, &pf, NULL);
+		}
 		warn_missing_mkfs(m);
+		iom_preflight_release(&pf);
 		iom_matrix_free(m);
 	}
 	return finish_output(code);
@@ -485,6 +543,35 @@ static void install_signals(void)
 static int sweep_logged(const struct iom_plan *p, const char *dir,
 			const struct iom_sweep_opts *po);
 
+/*
+ * The preflight of `run` and `resume` (preflight.h), into pf: on resume only the runs the
+ * journal leaves to do count, and a complete study or a journal that cannot be read is left to
+ * the sweep, which says so. Reads only: nothing is written.
+ */
+static void preflight_sweep(const struct iom_plan *p, const char *dir, bool resume, bool no_trace,
+			    struct iom_preflight *pf)
+{
+	struct iom_preflight_opts po = { .results_dir = dir, .no_trace = no_trace };
+	struct iom_journal_state st;
+	char err[IOM_ERRLEN];
+	uint8_t *pending = NULL;
+
+	memset(pf, 0, sizeof(*pf));
+	if (resume) {
+		if (iom_journal_replay(dir, p->nruns, &st, err, sizeof(err)) < 0 || st.ended) {
+			iom_journal_state_release(&st);
+			return;
+		}
+		pending = xcalloc(p->nruns + 1, 1);
+		for (size_t i = 1; i <= p->nruns; i++)
+			pending[i] = st.run[i] == IOM_RS_PENDING;
+		po.pending = pending;
+		iom_journal_state_release(&st);
+	}
+	iom_preflight_check(p, &po, pf);
+	free(pending);
+}
+
 /* Runs plan p into dir (new or resumed); prints the winners table; returns the exit code. */
 static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, bool resume)
 {
@@ -500,6 +587,7 @@ static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, boo
 		.allow_hooks = cli->given[OPT_ALLOW_HOOKS],
 		.tty = -1,
 	};
+	struct iom_preflight pf;
 	int ret;
 
 	if (iom_sweep_has_shell_hooks(p->m) && !o.allow_hooks) {
@@ -509,14 +597,28 @@ static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, boo
 			p->m->hooks.line);
 		return IOM_EXIT_USAGE;
 	}
+	/* before anything is written: the results directory, the log, a scratch file */
+	preflight_sweep(p, dir, resume, o.no_trace, &pf);
+	if (pf.errors) {
+		print_preflight(p->m, &pf, NULL);
+		fprintf(stderr, "iomatrix: %zu problem%s above keep%s this sweep from running; "
+			"nothing was written%s\n", pf.errors, pf.errors == 1 ? "" : "s",
+			pf.errors == 1 ? "s" : "", resume ? "" : " ('iomatrix check MATRIX' checks "
+			"again once they are fixed)");
+		iom_preflight_release(&pf);
+		return IOM_EXIT_USAGE;
+	}
 	if (cli->given[OPT_LOG]) {
 		o.log = fopen(cli->value[OPT_LOG], "a");
 		if (!o.log) {
 			fprintf(stderr, "iomatrix: cannot open log '%s': %s\n", cli->value[OPT_LOG],
 				strerror(errno));
+			iom_preflight_release(&pf);
 			return IOM_EXIT_USAGE;
 		}
 	}
+	print_preflight(p->m, &pf, o.log); /* the warnings */
+	iom_preflight_release(&pf);
 	ret = sweep_logged(p, dir, &o);
 	if (o.log)
 		fclose(o.log);

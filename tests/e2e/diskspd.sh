@@ -15,7 +15,7 @@ for want in 'block_size = "16K";' 'pattern = "random";' 'read_pct = 50;' 'queue_
     'path = "/mnt/lsi/io.dat";' '-h is DiskSpd'; do
     grep -qF -- "$want" m1.cfg || die "command 1 matrix lacks $want"
 done
-"$IOMATRIX" check m1.cfg >/dev/null 2>err || die "command 1 matrix does not check: $(cat err)"
+"$IOMATRIX" check --matrix-only m1.cfg >/dev/null 2>err || die "command 1 matrix does not check: $(cat err)"
 "$IOMATRIX" diskspd -t2 -o32 -b4K -r4K -d120 -Sh -D -L -W -w30 -c5G io.dat --matrix >m2.cfg 2>err ||
     die "published command 2: $(cat err)"
 for want in 'block_size = "4K";' 'read_pct = 70;' 'queue_depth = 32;' 'threads = 2;' \

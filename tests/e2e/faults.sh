@@ -14,7 +14,8 @@
 # With root (each skipped with a note when its tool is missing):
 #   - EIO: a device-mapper device whose second half is the `error` target, over a loop device;
 #   - a device removed mid-run (dmsetup remove --force swaps in an error table);
-#   - ENOSPC on the target: a scratch file that does not fit its 2 MiB tmpfs;
+#   - ENOSPC on the target: a scratch file that does not fit its 2 MiB tmpfs is refused before the
+#     sweep starts (preflight), nothing written;
 #   - ENOSPC in the results directory: a 96 KiB tmpfs fills up during the sweep;
 #   - an I/O error mid-run without device-mapper: the loop device under a write run is made
 #     read-only (blockdev --setro), so its writes fail with EPERM.
@@ -160,15 +161,17 @@ targets = ( { label = "full"; path = "small/big.scratch"; size = "8M"; },
 workload = { engine = "psync"; direct = false; block_size = "4K"; read_pct = 100; };
 timing = { warmup = "0s"; duration = "100ms"; repeat = 1; };
 CFG
+	# knowable before the sweep (preflight): refused, on the target's line, nothing written
+	g_before=$(ls -l --full-time g.scratch 2>&1)
 	"$IOMATRIX" run nospc.cfg -o nospc --no-trace >out.txt 2>err.txt
 	rc=$?
 	no_crash "$rc" "ENOSPC on the target"
-	[ "$rc" -eq 1 ] || die "ENOSPC on the target: exit $rc"
-	grep -q -i "no space left" err.txt ||
+	[ "$rc" -eq 2 ] || die "ENOSPC on the target: exit $rc, want 2 (refused before it starts)"
+	grep -q "^nospc.cfg:3: target 'full': scratch file 'small/big.scratch' needs 8.0 MiB more on its filesystem, which has 2.0 MiB free" err.txt ||
 		die "ENOSPC on the target: message: $(cat err.txt)"
-	error nospc 1 | grep -q "not usable" || die "ENOSPC on the target: run 1: $(error nospc 1)"
-	[ "$(status nospc 2)" = ok ] || die "ENOSPC on the target: the other target: $(error nospc 2)"
-	[ ! -e small/big.scratch ] || note "a partial scratch file was left: $(ls -l small)"
+	[ ! -e nospc ] || die "ENOSPC on the target: the refused sweep made its results directory"
+	[ ! -e small/big.scratch ] && [ "$(ls -l --full-time g.scratch 2>&1)" = "$g_before" ] ||
+		die "ENOSPC on the target: the refused sweep wrote a scratch file: $(ls -l small g.scratch)"
 else
 	note "cannot mount a tmpfs: ENOSPC parts skipped"
 fi
@@ -190,6 +193,41 @@ CFG
 	valid_runs results/out || die "ENOSPC in the results directory: a run file is not valid JSON"
 	ls results/out/runs/*.tmp* >/dev/null 2>&1 && die "temporary files were left in runs/"
 	[ "$(ls results/out/runs | wc -l)" -ge 1 ] || die "ENOSPC in the results directory: no run kept"
+fi
+
+# ENOSPC that preflight cannot know: the free space of a filesystem the sweep makes itself (an
+# ext4 of 32 MiB cannot hold a 30 MiB scratch file): that target's run fails saying so, the raw
+# one on the same device passes
+if command -v mkfs.ext4 >/dev/null 2>&1; then
+	rm -f "$img"
+	truncate -s 32M "$img"
+	loop=$(losetup -f --show "$img" 2>/dev/null) || loop=
+	if [ -n "$loop" ]; then
+		cat >fsfull.cfg <<CFG
+iomatrix = 1;
+name = "fsfull";
+targets = ( { label = "d"; device = "$loop"; destructive = true; size = "30M";
+              filesystems = [ "ext4", "raw" ]; } );
+workload = { engine = "psync"; direct = false; block_size = "4K"; read_pct = 100; };
+timing = { warmup = "0s"; duration = "100ms"; repeat = 1; };
+trace = false;
+CFG
+		"$IOMATRIX" run fsfull.cfg -o fsfull >out.txt 2>err.txt
+		rc=$?
+		no_crash "$rc" "ENOSPC on a filesystem the sweep made"
+		[ "$rc" -eq 1 ] || die "ENOSPC on a filesystem the sweep made: exit $rc, want 1: $(cat err.txt)"
+		error fsfull 1 | grep -q "no space left for scratch file" ||
+			die "ENOSPC on a filesystem the sweep made: run 1: $(error fsfull 1)"
+		[ "$(status fsfull 2)" = ok ] ||
+			die "ENOSPC on a filesystem the sweep made: the raw run: $(error fsfull 2)"
+		grep -q "$loop" /proc/mounts && die "ENOSPC on a filesystem the sweep made: left mounted"
+		losetup -d "$loop"
+		loop=
+	else
+		note "no loop device: ENOSPC on a filesystem the sweep made skipped"
+	fi
+else
+	note "mkfs.ext4 is not installed: ENOSPC on a filesystem the sweep made skipped"
 fi
 
 # An I/O error mid-run without device-mapper: the loop device is made read-only while a write

@@ -1,6 +1,6 @@
 #!/bin/sh
 # A run on a block device: a loop device over a file in /dev/shm (root only). Writing needs
-# destructive = true; the device facts name the loop driver and the backing file; the
+# destructive = true (refused before the sweep starts otherwise); the device facts name the loop driver and the backing file; the
 # submit/reap policy keys shape the submissions; a device that carries a filesystem is refused
 # even with destructive = true.
 set -u
@@ -25,9 +25,12 @@ CFG
 sed 's/DESTRUCTIVE/false/' m.cfg >safe.cfg
 sed 's/DESTRUCTIVE/true/' m.cfg >go.cfg
 
+# refused before anything is written (preflight): exit 2, on the target's line, no results
 "$IOMATRIX" run safe.cfg -o safe --no-trace >out.txt 2>err.txt; rc=$?
-[ "$rc" -eq 1 ] || die "writing without destructive: exit $rc"
-grep -q "destructive" err.txt || die "no word of destructive: $(cat err.txt)"
+[ "$rc" -eq 2 ] || die "writing without destructive: exit $rc"
+grep -q "^safe.cfg:3: target 'loop' has cells that write to block device '$dev' (read_pct 0) but not destructive = true" err.txt ||
+    die "no word of destructive: $(cat err.txt)"
+[ ! -e safe ] || die "the refused sweep created its results directory"
 
 "$IOMATRIX" run go.cfg -o go >out.txt 2>err.txt || die "run on $dev: $(cat err.txt)"
 python3 - <<PY || die "device facts or results"
