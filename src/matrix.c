@@ -1136,6 +1136,7 @@ static int expand_filesystems(struct ctx *c, const config_setting_t *s)
 	struct iom_target *nt;
 	const config_setting_t *(*ns)[IOM_DIM_COUNT];
 	size_t total = 0, k = 0;
+	bool any = false;
 
 	for (size_t i = 0; i < m->ntargets; i++) {
 		size_t n = 0;
@@ -1143,8 +1144,9 @@ static int expand_filesystems(struct ctx *c, const config_setting_t *s)
 		while (c->fs_list[i] && c->fs_list[i][n])
 			n++;
 		total += n ? n : 1;
+		any = any || c->fs_list[i];
 	}
-	if (total == m->ntargets)
+	if (!any) /* a list of one filesystem is expanded too: "d" becomes "d-ext4" */
 		return 0;
 	if (total > MAX_TARGETS)
 		return fail(c, s, "%zu targets with their filesystems: at most %d", total,

@@ -445,6 +445,20 @@ static void test_sweep_matrix_keys(void **state)
 		iom_matrix_free(m);
 		free(text);
 	}
+	{ /* a list of one filesystem is a target on that filesystem, never the raw device */
+		static const char *one =
+			"iomatrix = 1;\n"
+			"targets = ( { label = \"d\"; device = \"/dev/loop9\"; destructive = true;\n"
+			"              size = \"16M\"; filesystems = [ \"ext4\" ]; } );\n"
+			"timing = { duration = \"1s\"; };\n";
+		struct iom_matrix *m = NULL;
+
+		assert_int_equal(iom_matrix_parse("m.cfg", one, NULL, 0, &m, err, sizeof(err)), 0);
+		assert_int_equal(m->ntargets, 1);
+		assert_string_equal(m->targets[0].label, "d-ext4");
+		assert_string_equal(m->targets[0].fs_type, "ext4");
+		iom_matrix_free(m);
+	}
 
 	/* filesystems need a device and destructive = true, and a size unless raw */
 	{
