@@ -827,18 +827,22 @@ static void test_run_stall_in_worker(void **state)
 	iom_run_result_release(&r);
 }
 
-/* The whole process stopped (SIGSTOP) for 2.5 s in a 3 s window: the controller wakes late,
- * the window is longer than asked, and there is still one interval per wall-clock second, the
- * stopped ones 0. The run is in a child process, which the test stops and continues. */
-static void test_run_stopped_process(void **state)
+/* What a run in a child process measured (test_run_stopped_process). */
+struct stopped {
+	int status, stalled;
+	size_t n, zeros;
+	double elapsed, gap, window;
+};
+
+/* Runs the null engine (one thread, warmup_ms then duration_ms) in a child process, stops the
+ * child with SIGSTOP stop_at_ms after it started and continues it stop_ms later. */
+static void stopped_run(uint64_t warmup_ms, uint64_t duration_ms, long stop_at_ms, long stop_ms,
+			struct stopped *got)
 {
-	struct { int status, stalled; size_t n, zeros; double elapsed, gap, window; } got;
-	struct timespec ts = { 1, 0 };
+	struct timespec ts = { stop_at_ms / 1000, (stop_at_ms % 1000) * 1000000L };
 	int fds[2], wst;
 	pid_t pid;
-	size_t k, want;
 
-	(void)state;
 	assert_int_equal(pipe(fds), 0);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -848,32 +852,45 @@ static void test_run_stopped_process(void **state)
 		char err[IOM_ERRLEN];
 
 		close(fds[0]);
-		memset(&got, 0, sizeof(got));
+		memset(got, 0, sizeof(*got));
 		s.threads = 1;
-		s.timing = (struct iom_timing){ .warmup_ns = 0, .duration_ns = 3000 * MS };
+		s.timing = (struct iom_timing){ .warmup_ns = warmup_ms * MS,
+						.duration_ns = duration_ms * MS };
 		iom_run_execute(&s, &r, err, sizeof(err));
-		got.status = (int)r.status;
-		got.stalled = r.stall.stalled;
-		got.n = r.nintervals;
-		for (k = 0; k < r.nintervals; k++)
-			got.zeros += r.intervals[k].ios[0] + r.intervals[k].ios[1] == 0;
-		got.elapsed = r.elapsed_s;
-		got.gap = r.stall.gap_s;
-		got.window = r.stall.window_s;
+		got->status = (int)r.status;
+		got->stalled = r.stall.stalled;
+		got->n = r.nintervals;
+		for (size_t k = 0; k < r.nintervals; k++)
+			got->zeros += r.intervals[k].ios[0] + r.intervals[k].ios[1] == 0;
+		got->elapsed = r.elapsed_s;
+		got->gap = r.stall.gap_s;
+		got->window = r.stall.window_s;
 		iom_run_result_release(&r);
-		_exit(write(fds[1], &got, sizeof(got)) == (ssize_t)sizeof(got) ? 0 : 1);
+		_exit(write(fds[1], got, sizeof(*got)) == (ssize_t)sizeof(*got) ? 0 : 1);
 	}
 	close(fds[1]);
 	nanosleep(&ts, NULL);
 	kill(pid, SIGSTOP);
-	ts = (struct timespec){ 2, 500000000L };
+	ts = (struct timespec){ stop_ms / 1000, (stop_ms % 1000) * 1000000L };
 	nanosleep(&ts, NULL);
 	kill(pid, SIGCONT);
-	assert_int_equal(read(fds[0], &got, sizeof(got)), (ssize_t)sizeof(got));
+	assert_int_equal(read(fds[0], got, sizeof(*got)), (ssize_t)sizeof(*got));
 	close(fds[0]);
 	assert_int_equal(waitpid(pid, &wst, 0), pid);
 	assert_true(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
-	assert_int_equal(got.status, IOM_RUN_OK);
+	assert_int_equal(got->status, IOM_RUN_OK);
+}
+
+/* The whole process stopped (SIGSTOP) for 2.5 s in a 3 s window: the controller wakes late,
+ * the window is longer than asked, and there is still one interval per wall-clock second, the
+ * stopped ones 0. Stopped in the warm-up instead, the window is not touched: no stall. */
+static void test_run_stopped_process(void **state)
+{
+	struct stopped got;
+	size_t k, want;
+
+	(void)state;
+	stopped_run(0, 3000, 1000, 2500, &got);
 	assert_true(got.stalled);
 	assert_true(got.elapsed > 3.3);
 	assert_true(got.gap >= 2.0);
@@ -883,6 +900,13 @@ static void test_run_stopped_process(void **state)
 		want++;
 	assert_true(got.n == want || fabs(got.elapsed - (double)(k - 1) - 1.1) < 0.005);
 	assert_true(got.zeros >= 1);
+
+	/* 1.5 s of warm-up, stopped 0.3 s in for 1.5 s: the 1 s window after it ran as asked */
+	stopped_run(1500, 1000, 300, 1500, &got);
+	assert_false(got.stalled);
+	assert_true(got.elapsed < 1.1);
+	assert_int_equal(got.n, 1);
+	assert_int_equal(got.zeros, 0);
 }
 
 /* Memory the cell asks for and cannot have fails the run (never the process) with what was
