@@ -73,12 +73,14 @@ enum iom_run_status { IOM_RUN_OK, IOM_RUN_FAILED, IOM_RUN_INTERRUPTED };
 /*
  * A measured window that stalled (run.c judges it): no I/O completed for IOM_STALL_GAP_NS or
  * more while I/O was outstanding, or a duration-bound window ran more than IOM_STALL_OVERRUN_PCT
- * past the duration asked. The figures of such a run are not what the device does: the report
+ * past the duration asked (and by at least IOM_STALL_OVERRUN_MIN_NS: a 50 ms window that ends
+ * 10 ms late is a controller woken late on a busy machine, not a stall). The figures of such a run are not what the device does: the report
  * flags it and leaves it out of its verdicts. JSON "stalled": an object, or null when the run did
  * not stall (files written before stalls were judged have no such field: not stalled).
  */
 #define IOM_STALL_GAP_NS 1000000000ull
 #define IOM_STALL_OVERRUN_PCT 10
+#define IOM_STALL_OVERRUN_MIN_NS 250000000ull
 struct iom_run_stall {
 	bool stalled;
 	double gap_s;      /* the longest time in the window that no I/O completed */

@@ -53,7 +53,7 @@
  * overlap of the threads' longest stretches (never more than the truth; a thread that starves
  * for CPU while the others complete does not count, so 1024 threads on 2 CPUs are not a stall).
  * An overlap of IOM_STALL_GAP_NS or more, or a duration-bound window more than
- * IOM_STALL_OVERRUN_PCT longer than asked, marks the run stalled. Warm-up and cool-down are not
+ * IOM_STALL_OVERRUN_PCT (and IOM_STALL_OVERRUN_MIN_NS) longer than asked, marks the run stalled. Warm-up and cool-down are not
  * looked at.
  *
  * Memory whose size the matrix sets (the worker table, each thread's histograms, buffers, slot
@@ -513,8 +513,8 @@ bool iom_run_judge_stall(uint64_t gap_ns, uint64_t gap_at_ns, uint64_t window_ns
 			 uint64_t asked_ns, struct iom_run_stall *st)
 {
 	bool gap = gap_ns >= IOM_STALL_GAP_NS;
-	bool over = asked_ns && (double)window_ns > (double)asked_ns *
-						    (1 + IOM_STALL_OVERRUN_PCT / 100.0);
+	bool over = asked_ns && window_ns >= asked_ns + IOM_STALL_OVERRUN_MIN_NS &&
+		    (double)window_ns > (double)asked_ns * (1 + IOM_STALL_OVERRUN_PCT / 100.0);
 	char a[96] = "", b[96] = "";
 
 	memset(st, 0, sizeof(*st));

@@ -723,8 +723,9 @@ static void test_run_writes_are_stamped(void **state)
 	tmp_remove(&tf);
 }
 
-/* The judgement, on its own: a gap of a second or more, or a window more than 10 % longer
- * than asked (never for a bytes-bound window), is a stall, and the reason says which. */
+/* The judgement, on its own: a gap of a second or more, or a window more than 10 % (and a
+ * quarter second) longer than asked (never for a bytes-bound window), is a stall, and the
+ * reason says which. */
 static void test_run_judge_stall(void **state)
 {
 	static const struct {
@@ -740,6 +741,9 @@ static void test_run_judge_stall(void **state)
 		{ 4000, 1500, 7000, 3000, true,
 		  "no I/O completed for 4.0 s, from 1.5 s into the window; the window lasted 7.0 s "
 		  "for 3.0 s asked" },
+		{ 10, 0, 60, 50, false, NULL },       /* 20 % late, but 10 ms: a late wake-up */
+		{ 10, 0, 549, 300, false, NULL },     /* 83 % late, but under a quarter second */
+		{ 10, 0, 560, 300, true, "the window lasted 0.6 s for 0.3 s asked" },
 		{ 200, 0, 100000, 0, false, NULL },   /* bytes-bound: long, but always completing */
 		{ 1500, 50000, 100000, 0, true, "no I/O completed for 1.5 s, from 50.0 s into the window" },
 	};
