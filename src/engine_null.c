@@ -29,8 +29,15 @@ static int null_init(struct iom_engine *e, const struct iom_engine_setup *s, cha
 	if (s->depth == 0)
 		return iom_err(err, errlen, EINVAL, "queue depth must be at least 1");
 	n = xcalloc(1, sizeof(*n));
-	n->queued = xcalloc(s->depth, sizeof(*n->queued));
-	n->ring = xcalloc(s->depth, sizeof(*n->ring));
+	n->queued = iom_try_calloc(s->depth, sizeof(*n->queued)); /* the matrix sets the depth */
+	n->ring = iom_try_calloc(s->depth, sizeof(*n->ring));
+	if (!n->queued || !n->ring) {
+		free(n->queued);
+		free(n->ring);
+		free(n);
+		return iom_err(err, errlen, ENOMEM, "the null engine's queue of %u entries",
+			       s->depth);
+	}
 	n->size = s->depth;
 	e->priv = n;
 	e->depth = s->depth;

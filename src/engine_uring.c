@@ -126,7 +126,8 @@ static int setup_ring(struct iom_engine *e, struct uring_engine *u, const struct
 	else if (ret == -EPERM || ret == -EACCES)
 		why_not_permitted(why, sizeof(why));
 	else if (ret == -ENOMEM)
-		snprintf(why, sizeof(why), " (the memory-lock limit, ulimit -l, may be too low)");
+		snprintf(why, sizeof(why), " (out of memory, or the memory-lock limit, ulimit -l, "
+			 "is too low)");
 	return iom_err(err, errlen, -ret,
 		       "cannot set up io_uring with queue depth %u: %s%s; use engine = \"psync\"",
 		       s->depth, strerror(-ret), why);
@@ -148,7 +149,13 @@ static int uring_init(struct iom_engine *e, const struct iom_engine_setup *s, ch
 		free(u);
 		return ret;
 	}
-	u->queued = xcalloc(s->depth, sizeof(*u->queued));
+	u->queued = iom_try_calloc(s->depth, sizeof(*u->queued)); /* the matrix sets the depth */
+	if (!u->queued) {
+		io_uring_queue_exit(&u->ring);
+		free(u);
+		return iom_err(err, errlen, ENOMEM, "the io_uring engine's table of %u queued I/Os",
+			       s->depth);
+	}
 	u->fd = s->fd;
 
 	if (!(s->flags & IOM_ENGINE_NO_SETUP_FLAGS)) {
@@ -172,14 +179,14 @@ static int uring_init(struct iom_engine *e, const struct iom_engine_setup *s, ch
 	if (s->flags & IOM_ENGINE_NO_FIXED_BUFFERS) {
 		note(e, "plain buffers");
 	} else {
-		struct iovec *iov = xcalloc(s->depth, sizeof(*iov));
+		struct iovec *iov = iom_try_calloc(s->depth, sizeof(*iov));
 		unsigned i;
 
-		for (i = 0; i < s->depth; i++) {
+		for (i = 0; iov && i < s->depth; i++) {
 			iov[i].iov_base = (char *)s->buf + (size_t)i * s->block_size;
 			iov[i].iov_len = s->block_size;
 		}
-		ret = io_uring_register_buffers(&u->ring, iov, s->depth);
+		ret = iov ? io_uring_register_buffers(&u->ring, iov, s->depth) : -ENOMEM;
 		free(iov);
 		if (ret == 0) {
 			u->fixed_bufs = true;

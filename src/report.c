@@ -267,6 +267,7 @@ struct rec {
 	size_t raw;                  /* index of cv among the distinct raw values */
 	size_t cellx, compared;
 	enum iom_run_status status;
+	bool stalled;                /* ok, but stalled: error holds why */
 	double v[IOM_NMETRIC];
 	double x[IOM_NX];
 	char *error;
@@ -378,6 +379,9 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 	rec->ncell = f.ncell;
 	rec->status = r->status;
 	rec->error = r->error ? xstrdup(r->error) : NULL;
+	rec->stalled = r->status == IOM_RUN_OK && r->stall.stalled;
+	if (rec->stalled && !rec->error)
+		rec->error = xstrdup(r->stall.reason ? r->stall.reason : "the window stalled");
 	rec->v[IOM_METRIC_IOPS] = t->iops;
 	rec->v[IOM_METRIC_MB_S] = t->mb_s;
 	rec->v[IOM_METRIC_LAT_MEAN] = t->lat.mean;
@@ -492,7 +496,7 @@ static void build_reps(struct iom_report *m, struct rec *recs, size_t nrecs)
 	for (size_t i = 0; i < nrecs; i++) {
 		struct iom_report_reps *r = &m->cells[recs[i].cellx].by[recs[i].compared];
 
-		if (recs[i].status == IOM_RUN_OK)
+		if (recs[i].status == IOM_RUN_OK && !recs[i].stalled)
 			r->n++;
 	}
 	for (size_t c = 0; c < m->ncells; c++) {
@@ -513,7 +517,7 @@ static void build_reps(struct iom_report *m, struct rec *recs, size_t nrecs)
 		struct iom_report_reps *r = &m->cells[recs[i].cellx].by[recs[i].compared];
 
 		m->src[recs[i].src].nruns++;
-		if (recs[i].status == IOM_RUN_OK) {
+		if (recs[i].status == IOM_RUN_OK && !recs[i].stalled) {
 			r->run[r->n] = recs[i].run;
 			r->src[r->n] = recs[i].src;
 			for (int k = 0; k < IOM_NMETRIC; k++)
@@ -525,14 +529,16 @@ static void build_reps(struct iom_report *m, struct rec *recs, size_t nrecs)
 			m->src[recs[i].src].nok++;
 			continue;
 		}
-		if (recs[i].status == IOM_RUN_FAILED)
+		if (recs[i].stalled)
+			r->stalled++;
+		else if (recs[i].status == IOM_RUN_FAILED)
 			r->failed++;
 		else
 			r->interrupted++;
 		m->excluded[m->nexcluded++] = (struct iom_report_excluded){
 			.run = recs[i].run, .src = recs[i].src, .cell = recs[i].cellx,
 			.compared = recs[i].compared, .status = recs[i].status,
-			.error = recs[i].error,
+			.stalled = recs[i].stalled, .error = recs[i].error,
 		};
 		recs[i].error = NULL;
 	}
@@ -1554,13 +1560,49 @@ static void entry_text(const struct iom_report *m, size_t cell, size_t cv, enum 
 
 	if (r->n == 0) {
 		snprintf(buf, len, "%s", k != IOM_METRIC_IOPS ? "-" : r->failed ? "failed" :
-					 r->interrupted ? "intr." : "-");
+					 r->stalled ? "stalled" : r->interrupted ? "intr." : "-");
 		return;
 	}
 	noisy = r->n >= 2 && iom_stats_cv(r->v[k], r->n) * 100 > m->opts.max_cv_pct;
 	iom_report_fmt_value(num, sizeof(num), k, iom_report_mean(r, k));
-	snprintf(buf, len, "%s%s%s", winners && vd->winner == (int)cv ? "*" : "", num,
-		 noisy ? "~" : "");
+	snprintf(buf, len, "%s%s%s%s", winners && vd->winner == (int)cv ? "*" : "", num,
+		 noisy ? "~" : "", r->stalled && k == IOM_METRIC_IOPS ? "!" : "");
+}
+
+const char *iom_report_excluded_status(const struct iom_report_excluded *e)
+{
+	return e->stalled ? "stalled" : iom_run_status_name(e->status);
+}
+
+/* Beneath the table: "stalled runs left out of verdicts: run 5 (no I/O completed for 4.0 s,
+ * from 1.2 s into the window)", wrapped. */
+static void stalled_note(FILE *out, const struct iom_report *m, unsigned width)
+{
+	struct sb b = { 0 };
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nexcluded; i++) {
+		const struct iom_report_excluded *e = &m->excluded[i];
+
+		if (!e->stalled)
+			continue;
+		if (n == MAX_EXCLUDED_SHOWN) {
+			sb_printf(&b, ", …");
+			break;
+		}
+		sb_printf(&b, "%s run %" PRIu32 "%s%s (%s)", n ? "," : "", e->run,
+			  m->nsrc > 1 ? " of " : "", m->nsrc > 1 ? m->src[e->src].name : "",
+			  e->error ? e->error : "stalled");
+		n++;
+	}
+	if (n) {
+		char *line = xasprintf("stalled runs left out of verdicts:%s", sb_get(&b));
+
+		fputc('\n', out);
+		print_wrapped(out, line, width, 2);
+		free(line);
+	}
+	free(b.s);
 }
 
 /* What the line beneath a row shows under the best value: "+20.8%", "tie", "(+3.1%)". */
@@ -1596,6 +1638,7 @@ struct table {
 	struct iom_report_verdict *vd;     /* per cell × metric */
 	unsigned nkind[4];                 /* verdicts of each kind */
 	bool noisy;
+	bool stalled;                      /* some shown value left a stalled run out */
 };
 
 #define GROUP_GAP 3
@@ -1870,15 +1913,24 @@ static void print_excluded(FILE *out, const struct iom_report *m)
 
 	if (!m->nexcluded)
 		return;
+	for (size_t i = 0; i < m->nexcluded; i++)
+		if (!m->excluded[i].stalled)
+			break;
+		else if (i + 1 == m->nexcluded)
+			return; /* every one stalled: the note beneath the table named them */
 	fprintf(out, "\nruns left out:\n");
 	for (size_t i = 0; i < shown; i++) {
 		const struct iom_report_excluded *e = &m->excluded[i];
-		char *words = cell_words(m, e->cell, true);
+		char *words;
+
+		if (e->stalled)
+			continue; /* named beneath the table */
+		words = cell_words(m, e->cell, true);
 
 		fprintf(out, "  run %" PRIu32 "%s%s (%s%s%s): %s%s%s\n", e->run,
 			m->nsrc > 1 ? " of " : "", m->nsrc > 1 ? m->src[e->src].name : "",
 			m->compared[e->compared], *words ? " " : "", words,
-			iom_run_status_name(e->status), e->error ? ": " : "", e->error ? e->error : "");
+			iom_report_excluded_status(e), e->error ? ": " : "", e->error ? e->error : "");
 		free(words);
 	}
 	if (m->nexcluded > shown)
@@ -1981,8 +2033,15 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 	t.color = color < 0 ? isatty(fileno(out)) : color > 0;
 	t.winners = m->ncompared > 1;
 	fprintf(out, "%zu run%s: %zu ok", m->nruns, m->nruns == 1 ? "" : "s", m->nok);
-	if (m->nexcluded)
-		fprintf(out, ", %zu left out (failed or interrupted)", m->nexcluded);
+	if (m->nexcluded) {
+		size_t nstalled = 0;
+
+		for (size_t i = 0; i < m->nexcluded; i++)
+			nstalled += m->excluded[i].stalled;
+		fprintf(out, ", %zu left out (%s)", m->nexcluded,
+			nstalled == m->nexcluded ? "stalled" :
+			nstalled ? "failed, interrupted or stalled" : "failed or interrupted");
+	}
 	if (m->ndamaged)
 		fprintf(out, "; %zu more missing or damaged (listed below)", m->ndamaged);
 	fprintf(out, "\ncompared: %s", m->compare);
@@ -2019,6 +2078,7 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		for (size_t v = 0; v < m->ncompared; v++) {
 			size_t n = m->cells[c].by[v].n;
 
+			t.stalled |= n && m->cells[c].by[v].stalled;
 			if (n) {
 				nmin = IOM_MIN(nmin, n);
 				nmax = IOM_MAX(nmax, n);
@@ -2041,6 +2101,8 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		fprintf(out, "; one %s: no winners", m->compare);
 	if (nmax && t.noisy)
 		fprintf(out, "; ~ noisy: CV above %g%%", m->opts.max_cv_pct);
+	if (nmax && t.stalled)
+		fprintf(out, "; ! a stalled run left out");
 	if (nmax)
 		fputc('\n', out);
 	if (nmax && t.winners && (t.nkind[IOM_VERDICT_WIN] || t.nkind[IOM_VERDICT_TIE]))
@@ -2066,6 +2128,7 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		table_block(out, &t, from, to);
 		from = to;
 	}
+	stalled_note(out, m, width);
 	if (t.winners && nmax) {
 		fputc('\n', out);
 		verdict_block(out, &t, width);

@@ -72,6 +72,7 @@ struct iom_report_reps {
 	double *x[IOM_NX];          /* the chart figures per repetition (heap, n entries) */
 	unsigned failed;            /* runs of this (cell, value) that failed: excluded */
 	unsigned interrupted;       /* runs that were interrupted: excluded */
+	unsigned stalled;           /* runs that finished but stalled (result.h): excluded */
 };
 
 struct iom_report_cell {
@@ -80,11 +81,12 @@ struct iom_report_cell {
 	bool *in_src;               /* per source: the directory has a run of this cell */
 };
 
-/* A run left out of the figures, with its reason. */
+/* A run left out of the figures, with its reason (for a stalled run: why it stalled). */
 struct iom_report_excluded {
 	uint32_t run;
 	size_t src, cell, compared;
 	enum iom_run_status status;
+	bool stalled;               /* status ok, but the window stalled */
 	char *error;
 };
 
@@ -97,6 +99,9 @@ struct iom_report_damaged {
 	uint32_t run;
 	char *why;                  /* heap: "result file missing", or the parser's message */
 };
+
+/* What an excluded run is called in reports: "failed", "interrupted" or "stalled". */
+const char *iom_report_excluded_status(const struct iom_report_excluded *e);
 
 /* One results directory of the model. */
 struct iom_report_source {

@@ -72,7 +72,8 @@ static void md_value(FILE *out, const struct iom_report *m, size_t c, size_t v, 
 	char a[48], b[48];
 
 	if (r->n == 0) {
-		fputs(r->failed ? "failed" : r->interrupted ? "interrupted" : "–", out);
+		fputs(r->failed ? "failed" : r->stalled ? "stalled" : r->interrupted ? "interrupted" :
+		      "–", out);
 		return;
 	}
 	iom_report_summary(r, k, &s);
@@ -84,6 +85,8 @@ static void md_value(FILE *out, const struct iom_report *m, size_t c, size_t v, 
 		if (s.cv * 100 > m->opts.max_cv_pct)
 			fprintf(out, " ⚠ CV %.1f%%", s.cv * 100);
 	}
+	if (r->stalled)
+		fprintf(out, " ⚠ %u stalled left out", r->stalled);
 }
 
 static void md_verdict(FILE *out, const struct iom_report *m, enum iom_metric k,
@@ -362,7 +365,7 @@ int iom_report_write_md(FILE *out, const struct iom_report *m)
 			md_text(out, m->compared[e->compared]);
 			fputs(" ", out);
 			md_text(out, label);
-			fprintf(out, "): %s%s", iom_run_status_name(e->status), e->error ? ": " : "");
+			fprintf(out, "): %s%s", iom_report_excluded_status(e), e->error ? ": " : "");
 			md_text(out, e->error ? e->error : "");
 			fputc('\n', out);
 			free(label);
@@ -625,6 +628,8 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 			add(x, "failed", json_object_new_int64(r->failed));
 		if (r->interrupted)
 			add(x, "interrupted", json_object_new_int64(r->interrupted));
+		if (r->stalled)
+			add(x, "stalled", json_object_new_int64(r->stalled));
 		add(vals, m->compared[v], x);
 	}
 	add(o, "values", vals);
@@ -771,7 +776,7 @@ int iom_report_write_json(FILE *out, const struct iom_report *m)
 		add(x, "run", json_object_new_int64(e->run));
 		add(x, "label", json_object_new_string(label));
 		add(x, "compared", json_object_new_string(m->compared[e->compared]));
-		add(x, "status", json_object_new_string(iom_run_status_name(e->status)));
+		add(x, "status", json_object_new_string(iom_report_excluded_status(e)));
 		add(x, "error", jstr(e->error));
 		json_object_array_add(a, x);
 		free(label);

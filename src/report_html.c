@@ -670,6 +670,7 @@ static void heat_cell(FILE *out, const struct iom_report *m, size_t c, size_t v,
 
 	if (r->n == 0) {
 		fprintf(out, "<td class=\"none\">%s</td>", r->failed ? "failed" :
+							    r->stalled ? "stalled" :
 							    r->interrupted ? "intr." : "–");
 		return;
 	}
@@ -714,6 +715,9 @@ static void heat_cell(FILE *out, const struct iom_report *m, size_t c, size_t v,
 	if (noisy)
 		fprintf(out, "<span class=\"noisy\" title=\"noisy: CV %.1f%%\">~</span>",
 			s.cv * 100);
+	if (r->stalled)
+		fprintf(out, "<span class=\"noisy\" title=\"%u stalled run%s left out\">!</span>",
+			r->stalled, r->stalled == 1 ? "" : "s");
 	if (vd->best == (int)v) {
 		char mb[40];
 
@@ -863,7 +867,7 @@ static void notes(FILE *out, const struct iom_report *m)
 			esc(out, m->compared[e->compared]);
 			fputc(' ', out);
 			esc(out, label);
-			fprintf(out, "): %s", iom_run_status_name(e->status));
+			fprintf(out, "): %s", iom_report_excluded_status(e));
 			if (e->error) {
 				fputs(": ", out);
 				esc(out, e->error);

@@ -233,6 +233,9 @@ int iom_report_print_run(FILE *out, const struct iom_study_info *s,
 	if (r->status == IOM_RUN_INTERRUPTED)
 		fprintf(out, "run interrupted%s%s: the figures cover part of the window\n",
 			r->error ? ": " : "", r->error ? r->error : "");
+	if (r->stall.stalled)
+		fprintf(out, "run stalled: %s; its figures are not the device's, and the winners "
+			"leave it out\n", r->stall.reason ? r->stall.reason : "the window stalled");
 	fprintf(out, "actual test time: %.2fs\n", r->elapsed_s);
 	fprintf(out, "thread count: %u\n", r->nthreads);
 	fprintf(out, "proc count: %u\n\n", r->cpu.ncpu);

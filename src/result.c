@@ -77,6 +77,8 @@ void iom_run_result_release(struct iom_run_result *r)
 	free(r->verify.first);
 	r->verify.first = NULL;
 	r->verify.nfirst = 0;
+	free(r->stall.reason);
+	r->stall.reason = NULL;
 	r->error = NULL;
 	r->intervals = NULL;
 	r->threads = NULL;
@@ -422,6 +424,22 @@ static json_object *intervals_json(const struct iom_run_result *r)
 	return o;
 }
 
+/* "stalled": { gap_s, at_s, window_s, asked_s (null: bytes-bound), reason }, or null. */
+static json_object *stall_json(const struct iom_run_stall *st)
+{
+	json_object *o;
+
+	if (!st->stalled)
+		return NULL;
+	o = json_object_new_object();
+	add(o, "gap_s", jdouble(st->gap_s));
+	add(o, "at_s", jdouble(st->at_s));
+	add(o, "window_s", jdouble(st->window_s));
+	add(o, "asked_s", st->asked_s > 0 ? jdouble(st->asked_s) : NULL);
+	add(o, "reason", jstr(st->reason));
+	return on_one_line(o);
+}
+
 static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *c,
 			     const struct iom_run_result *r)
 {
@@ -493,6 +511,7 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 	} else {
 		add(o, "verify", NULL);
 	}
+	add(o, "stalled", stall_json(&r->stall));
 	return o;
 }
 
@@ -1037,6 +1056,21 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 			rd_u64(&c, v, "verify.", "sectors_checked", &r->verify.sectors_checked);
 			rd_u64(&c, v, "verify.", "sectors_unwritten", &r->verify.sectors_unwritten);
 			rd_u64(&c, v, "verify.", "mismatches", &r->verify.mismatches);
+		}
+	}
+	{
+		/* absent in files written before stalls were judged: null, not stalled */
+		json_object *v = rd_obj(&c, root, "", "stalled");
+
+		if (v) {
+			r->stall.stalled = true;
+			rd_double(&c, v, "stalled", "gap_s", &r->stall.gap_s);
+			rd_double(&c, v, "stalled", "at_s", &r->stall.at_s);
+			rd_double(&c, v, "stalled", "window_s", &r->stall.window_s);
+			rd_double(&c, v, "stalled", "asked_s", &r->stall.asked_s);
+			if (isnan(r->stall.asked_s))
+				r->stall.asked_s = 0; /* null: bytes-bound */
+			rd_str(&c, v, "stalled", "reason", &r->stall.reason);
 		}
 	}
 	json_object_put(root);

@@ -70,6 +70,26 @@ struct iom_interval {
 
 enum iom_run_status { IOM_RUN_OK, IOM_RUN_FAILED, IOM_RUN_INTERRUPTED };
 
+/*
+ * A measured window that stalled (run.c judges it): no I/O completed for IOM_STALL_GAP_NS or
+ * more while I/O was outstanding, or a duration-bound window ran more than IOM_STALL_OVERRUN_PCT
+ * past the duration asked (and by at least IOM_STALL_OVERRUN_MIN_NS: a 50 ms window that ends
+ * 10 ms late is a controller woken late on a busy machine, not a stall). The figures of such a run are not what the device does: the report
+ * flags it and leaves it out of its verdicts. JSON "stalled": an object, or null when the run did
+ * not stall (files written before stalls were judged have no such field: not stalled).
+ */
+#define IOM_STALL_GAP_NS 1000000000ull
+#define IOM_STALL_OVERRUN_PCT 10
+#define IOM_STALL_OVERRUN_MIN_NS 250000000ull
+struct iom_run_stall {
+	bool stalled;
+	double gap_s;      /* the longest time in the window that no I/O completed */
+	double at_s;       /* when it began, seconds into the window */
+	double window_s;   /* the measured window */
+	double asked_s;    /* the duration asked; 0 for a bytes-bound window */
+	char *reason;      /* heap: "no I/O completed for 4.0 s, from 1.2 s into the window" */
+};
+
 /* One sector whose data did not verify (verify.h): where, and what was expected and found. */
 struct iom_verify_mismatch {
 	uint64_t offset;     /* byte offset of the 512-byte sector on the target */
@@ -133,6 +153,7 @@ struct iom_run_result {
 	} trace;
 	char *engine_notes;                  /* setup facts: "SINGLE_ISSUER DEFER_TASKRUN", fallbacks */
 	struct iom_run_verify verify;        /* enabled false when the cell does not verify */
+	struct iom_run_stall stall;          /* stalled false: the window ran as asked */
 };
 
 /* Frees what the result owns (not r itself). */

@@ -33,10 +33,35 @@
  * I/Os as iomatrix sees them, from submission until reaped; with the default policy (wait for
  * a quarter of the queue) the device itself has between 3/4 and all of them at any moment.
  *
- * Intervals: every one is IOM_INTERVAL_NS long give or take the controller's wake-up, except
- * the last, which ends with the window and may be shorter; together they add up exactly to the
- * totals. The IOPS and MB/s spread (iops_stddev, mb_s_stddev: sample stddev) is taken over the
- * intervals at least 0.9 s long.
+ * Intervals are the wall-clock seconds of the measured window: interval k is [t0 + k s,
+ * t0 + (k+1) s), the last one ends with the window (a remainder under a tenth of a second joins
+ * the second before), so a window of w seconds has about w intervals whatever happened in it.
+ * Each holds what the workers had counted when the controller took it, at the second's end, give
+ * or take its wake-up; when the controller wakes more than a second late (the whole process was
+ * stopped, or this thread starved), what it finds goes into the first second it missed and the
+ * other missed seconds read 0. Together they add up exactly to the totals. The IOPS and MB/s
+ * spread (iops_stddev, mb_s_stddev: sample stddev) is taken over the intervals at least 0.9 s
+ * long, empty seconds included.
+ *
+ * Stalls (result.h, struct iom_run_stall). Each worker keeps the reap stamps of its counted
+ * completions: the first, the last and the longest time between two in a row. Its longest
+ * stretch without a completion is the longest of: window start → first, that gap, and last →
+ * window end (not for a thread whose bytes share is complete: it has nothing outstanding that
+ * counts). Every worker always has I/O outstanding in the window (it refills before it waits;
+ * for psync and null, "outstanding" is the loop itself, which is never idle), so a stretch in
+ * which no thread completed anything is a stall of the I/O or of the process: its length is the
+ * overlap of the threads' longest stretches (never more than the truth; a thread that starves
+ * for CPU while the others complete does not count, so 1024 threads on 2 CPUs are not a stall).
+ * An overlap of IOM_STALL_GAP_NS or more, or a duration-bound window more than
+ * IOM_STALL_OVERRUN_PCT (and IOM_STALL_OVERRUN_MIN_NS) longer than asked, marks the run stalled. Warm-up and cool-down are not
+ * looked at.
+ *
+ * Memory whose size the matrix sets (the worker table, each thread's histograms, buffers, slot
+ * tables and engine queues) comes through util.h's graceful path: when it is not there the run
+ * fails with what it asked for ("cannot allocate 4096 I/O slots × 1024 threads (16384 MiB with
+ * 4096-byte blocks) for run 3: out of memory (thread 517: 16.0 MiB of I/O buffers …)"), as it
+ * does when a worker thread cannot be started; nothing aborts. The threads free their buffers
+ * as they exit, so the result is made with that memory back.
  */
 #include "run.h"
 
@@ -90,7 +115,7 @@ struct ctl {
 	struct iom_interval *iv;   /* intervals, with their lengths in iv_ns */
 	uint64_t *iv_ns;
 	size_t niv, cap;
-	uint64_t last_ios[2], last_bytes[2], last_tick;
+	uint64_t last_ios[2], last_bytes[2];
 
 	uint64_t watchdog;         /* monotonic deadline of timing.timeout; 0: none */
 	unsigned abandoned;        /* workers that did not exit after a timeout (detached) */
@@ -163,11 +188,38 @@ static void set_phase(struct ctl *c, int phase)
 	atomic_store_explicit(&c->phase, phase, memory_order_release);
 }
 
-/* Sums the workers' live counters into a new interval that ends at `now`. */
-static void take_interval(struct ctl *c, uint64_t now)
+/* Appends an interval of len ns holding ios and bytes (NULL: an empty second). The array grows
+ * by doubling: 40 bytes per second of window (7 days, the longest duration, is 24 MB). */
+static void push_interval(struct ctl *c, uint64_t len, const uint64_t *ios, const uint64_t *bytes)
 {
-	uint64_t ios[2] = { 0, 0 }, bytes[2] = { 0, 0 };
 	struct iom_interval *iv;
+	unsigned d;
+
+	if (c->niv == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		c->iv = xrealloc(c->iv, c->cap * sizeof(*c->iv));
+		c->iv_ns = xrealloc(c->iv_ns, c->cap * sizeof(*c->iv_ns));
+	}
+	iv = &c->iv[c->niv];
+	c->iv_ns[c->niv] = len;
+	c->niv++;
+	for (d = 0; d < 2; d++) {
+		iv->ios[d] = ios ? ios[d] : 0;
+		iv->bytes[d] = bytes ? bytes[d] : 0;
+	}
+}
+
+/*
+ * Brings the intervals up to `now` (see the top of this file): every second of the window that
+ * has ended by now becomes an interval, and with `final` so does the rest of the window, up to
+ * now. What the workers counted since the last take goes into the first interval made (into the
+ * last one made before, when the window ends before the second that take opened); the others
+ * read 0. Nothing is made while no second has ended: the counts wait for the next take.
+ */
+static void take_intervals(struct ctl *c, uint64_t now, bool final)
+{
+	uint64_t ios[2] = { 0, 0 }, bytes[2] = { 0, 0 }, dios[2], dbytes[2];
+	bool first = true;
 	unsigned i, d;
 
 	for (i = 0; i < c->nstarted; i++) {
@@ -177,21 +229,44 @@ static void take_interval(struct ctl *c, uint64_t now)
 							 memory_order_relaxed);
 		}
 	}
-	if (c->niv == c->cap) {
-		c->cap = c->cap ? 2 * c->cap : 64;
-		c->iv = xrealloc(c->iv, c->cap * sizeof(*c->iv));
-		c->iv_ns = xrealloc(c->iv_ns, c->cap * sizeof(*c->iv_ns));
-	}
-	iv = &c->iv[c->niv];
-	c->iv_ns[c->niv] = now - c->last_tick;
-	c->niv++;
 	for (d = 0; d < 2; d++) {
-		iv->ios[d] = ios[d] - c->last_ios[d];
-		iv->bytes[d] = bytes[d] - c->last_bytes[d];
+		dios[d] = ios[d] - c->last_ios[d];
+		dbytes[d] = bytes[d] - c->last_bytes[d];
+	}
+	for (;;) {
+		uint64_t start = c->t0 + (uint64_t)c->niv * IOM_INTERVAL_NS;
+		uint64_t b = start + IOM_INTERVAL_NS;
+
+		if (final && now <= start && c->niv) {
+			/* bytes-bound: the window ended just before the second the last take
+			 * opened; its end belongs to the interval before */
+			struct iom_interval *iv = &c->iv[c->niv - 1];
+
+			for (d = 0; d < 2; d++) {
+				iv->ios[d] += dios[d];
+				iv->bytes[d] += dbytes[d];
+			}
+			first = false;
+			break;
+		}
+		if (b <= now && !(final && b + IOM_INTERVAL_NS / 10 >= now)) {
+			push_interval(c, IOM_INTERVAL_NS, first ? dios : NULL, first ? dbytes : NULL);
+			first = false;
+			continue;
+		}
+		if (final) {
+			push_interval(c, now > start ? now - start : 0, first ? dios : NULL,
+				      first ? dbytes : NULL);
+			first = false;
+		}
+		break;
+	}
+	if (first)
+		return;
+	for (d = 0; d < 2; d++) {
 		c->last_ios[d] = ios[d];
 		c->last_bytes[d] = bytes[d];
 	}
-	c->last_tick = now;
 	if (c->spec->live && now > c->t0) {
 		__atomic_store_n(&c->spec->live->ios, c->last_ios[0] + c->last_ios[1],
 				 __ATOMIC_RELAXED);
@@ -263,6 +338,11 @@ static int start_workers(struct ctl *c, char *err, size_t errlen)
 				ret = iom_err(err, errlen, ret, "cannot start worker thread %u on CPU %u: "
 					      "not a CPU this process may run on", i,
 					      spec->cpus[i % spec->ncpus]);
+			else if (ret == EAGAIN || ret == ENOMEM)
+				ret = iom_err(err, errlen, ret, "cannot start worker thread %u of %u for "
+					      "run %u: out of memory or of threads (%s; each thread "
+					      "needs a stack: see ulimit -v, ulimit -u)", i,
+					      c->conf.threads, spec->index, strerror(ret));
 			else
 				ret = iom_err(err, errlen, ret, "cannot start worker thread %u of %u: %s",
 					      i, c->conf.threads, strerror(ret));
@@ -318,15 +398,40 @@ static void stop_workers(struct ctl *c)
 	c->joined = true;
 }
 
-/* The first failed worker's message and errno (by thread number). */
+/* Memory the run's cell asked for and did not get (thread -1: not a thread's own): "cannot
+ * allocate 4096 I/O slots × 1024 threads (16384 MiB with 4096-byte blocks) for run 3: out of
+ * memory (thread 17: 16.0 MiB of I/O buffers (4096 × 4096 bytes))". Returns -ENOMEM. */
+static int out_of_memory(const struct iom_run_spec *s, int thread, const char *what, char *err,
+			 size_t errlen)
+{
+	unsigned depth = iom_engine_depth(s->engine, s->queue_depth);
+	double mib = (double)depth * s->block_size * s->threads / (1024.0 * 1024.0);
+	char who[32] = "";
+
+	if (thread >= 0)
+		snprintf(who, sizeof(who), "thread %d: ", thread);
+	return iom_err(err, errlen, ENOMEM,
+		       "cannot allocate %u I/O slot%s × %u thread%s (%.*f MiB with %u-byte blocks) "
+		       "for run %u: out of memory (%s%s)", depth, depth == 1 ? "" : "s",
+		       s->threads, s->threads == 1 ? "" : "s", mib < 10 ? 1 : 0, mib,
+		       s->block_size, s->index, who, what);
+}
+
+/* The first failed worker's message and errno (by thread number); out of memory says what the
+ * whole run asked for. */
 static int worker_failure(const struct ctl *c, char *err, size_t errlen)
 {
 	unsigned i;
 
-	for (i = 0; i < c->nstarted; i++)
-		if (state_of(&c->w[i]) == IOM_WORKER_FAILED)
-			return iom_err(err, errlen, c->w[i].error_code ? c->w[i].error_code : EIO,
-				       "%s", c->w[i].error);
+	for (i = 0; i < c->nstarted; i++) {
+		const struct iom_worker *w = &c->w[i];
+
+		if (state_of(w) != IOM_WORKER_FAILED)
+			continue;
+		if (w->error_code == ENOMEM)
+			return out_of_memory(c->spec, (int)i, w->error, err, errlen);
+		return iom_err(err, errlen, w->error_code ? w->error_code : EIO, "%s", w->error);
+	}
 	return iom_err(err, errlen, EIO, "a worker failed");
 }
 
@@ -404,6 +509,71 @@ static void fill_cpu(struct iom_run_result *r, const struct iom_cpu_sample *a,
 	}
 }
 
+bool iom_run_judge_stall(uint64_t gap_ns, uint64_t gap_at_ns, uint64_t window_ns,
+			 uint64_t asked_ns, struct iom_run_stall *st)
+{
+	bool gap = gap_ns >= IOM_STALL_GAP_NS;
+	bool over = asked_ns && window_ns >= asked_ns + IOM_STALL_OVERRUN_MIN_NS &&
+		    (double)window_ns > (double)asked_ns * (1 + IOM_STALL_OVERRUN_PCT / 100.0);
+	char a[96] = "", b[96] = "";
+
+	memset(st, 0, sizeof(*st));
+	st->gap_s = (double)gap_ns / 1e9;
+	st->at_s = (double)gap_at_ns / 1e9;
+	st->window_s = (double)window_ns / 1e9;
+	st->asked_s = (double)asked_ns / 1e9;
+	if (!gap && !over)
+		return false;
+	st->stalled = true;
+	if (gap)
+		snprintf(a, sizeof(a), "no I/O completed for %.1f s, from %.1f s into the window",
+			 st->gap_s, st->at_s);
+	if (over)
+		snprintf(b, sizeof(b), "the window lasted %.1f s for %.1f s asked", st->window_s,
+			 st->asked_s);
+	st->reason = xasprintf("%s%s%s", a, gap && over ? "; " : "", b);
+	return true;
+}
+
+/* The longest stretch of the window [t0, t1] in which no thread completed counted I/O (the
+ * overlap of every thread's longest stretch; see the top of this file), into *lo and *hi. */
+static void stall_gap(const struct ctl *c, uint64_t *lo, uint64_t *hi)
+{
+	const bool bytes_bound = c->conf.bytes != 0;
+	uint64_t a = c->t0, b = c->t1;
+	unsigned i, n = 0;
+
+	for (i = 0; i < c->nstarted; i++) {
+		const struct iom_worker *w = &c->w[i];
+		bool complete = bytes_bound &&
+				atomic_load_explicit(&w->live.done_ns, memory_order_relaxed) != 0;
+		uint64_t glo = c->t0, ghi = c->t1;
+
+		if (bytes_bound && w->share_ios == 0)
+			continue; /* nothing of its own to count */
+		if (w->first_ns) {
+			/* the longest of: start → first, the gap between two, last → end */
+			glo = c->t0;
+			ghi = IOM_MAX(w->first_ns, c->t0);
+			if (w->gap_hi - w->gap_lo > ghi - glo) {
+				glo = w->gap_lo;
+				ghi = w->gap_hi;
+			}
+			if (!complete && c->t1 > w->last_ns && c->t1 - w->last_ns > ghi - glo) {
+				glo = w->last_ns;
+				ghi = c->t1;
+			}
+		}
+		a = IOM_MAX(a, glo);
+		b = IOM_MIN(b, ghi);
+		n++;
+	}
+	if (!n || b <= a)
+		a = b = c->t0;
+	*lo = a;
+	*hi = b;
+}
+
 static void fill_result(const struct ctl *c, struct iom_run_result *r)
 {
 	struct iom_hist *h[IOM_NDIR], *tmp = xmalloc(sizeof(*tmp));
@@ -416,12 +586,13 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 		iom_hist_init(h[d]);
 	}
 	r->elapsed_s = secs;
-	r->nthreads = c->nstarted;
-	r->threads = xcalloc(c->nstarted ? c->nstarted : 1, sizeof(*r->threads));
+	/* per thread (the matrix sets how many): without the memory, no per-thread figures */
+	r->threads = iom_try_calloc(c->nstarted ? c->nstarted : 1, sizeof(*r->threads));
+	r->nthreads = r->threads ? c->nstarted : 0;
 	r->registered_buffers = c->nstarted > 0;
 	for (i = 0; i < c->nstarted; i++) {
 		const struct iom_worker *w = &c->w[i];
-		struct iom_thread_stats *ts = &r->threads[i];
+		struct iom_thread_stats dummy, *ts = r->threads ? &r->threads[i] : &dummy;
 
 		iom_hist_init(tmp);
 		for (d = 0; d < 2; d++) {
@@ -464,6 +635,13 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 		r->qd_mean = IOM_MIN(r->qd_mean, depth);
 	}
 	interval_spread(c, &r->iops_stddev, &r->mb_s_stddev);
+	if (c->measured) {
+		uint64_t lo, hi;
+
+		stall_gap(c, &lo, &hi);
+		iom_run_judge_stall(hi - lo, lo - c->t0, c->t1 - c->t0,
+				    c->conf.bytes ? 0 : c->spec->timing.duration_ns, &r->stall);
+	}
 	if (c->niv) {
 		r->intervals = xmalloc(c->niv * sizeof(*r->intervals));
 		memcpy(r->intervals, c->iv, c->niv * sizeof(*r->intervals));
@@ -599,16 +777,26 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		c->conf.hooks = &c->hooks;
 	}
 	atomic_init(&c->phase, IOM_PHASE_WARMUP);
-	iom_worker_gate_init(&c->gate);
-	if (posix_memalign((void **)&c->w, 64, spec->threads * sizeof(*c->w))) {
-		iom_worker_gate_destroy(&c->gate);
-		ret = iom_err(msg, sizeof(msg), ENOMEM, "cannot allocate %u workers",
-			      spec->threads);
+	c->w = iom_try_aligned(64, spec->threads, sizeof(*c->w));
+	c->tid = iom_try_calloc(spec->threads, sizeof(*c->tid));
+	if (!c->w || !c->tid) {
+		free(c->w);
+		free(c->tid);
+		ret = out_of_memory(spec, -1, "the table of worker threads", msg, sizeof(msg));
 		goto failed;
 	}
-	c->tid = xcalloc(spec->threads, sizeof(*c->tid));
-	for (i = 0; i < spec->threads; i++)
-		iom_worker_init(&c->w[i], &c->conf, i, &c->phase, &c->gate);
+	for (i = 0; i < spec->threads; i++) {
+		if (iom_worker_init(&c->w[i], &c->conf, i, &c->phase, &c->gate) == 0)
+			continue;
+		while (i--)
+			iom_worker_release(&c->w[i]);
+		free(c->w);
+		free(c->tid);
+		ret = out_of_memory(spec, -1, "the latency histograms of every thread", msg,
+				    sizeof(msg));
+		goto failed;
+	}
+	iom_worker_gate_init(&c->gate);
 
 	/* 1. start, and wait until every engine is set up */
 	ret = start_workers(c, msg, sizeof(msg));
@@ -630,21 +818,23 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	/* 3. the measured window */
 	have_cpu = iom_cpu_sample(&cpu_a, spec->irq_drivers) == 0;
 	cpu_t0 = iom_now_ns();
-	c->t0 = c->last_tick = iom_now_ns();
+	c->t0 = iom_now_ns();
 	out->start_wall_ns = iom_wall_ns();
 	set_phase(c, IOM_PHASE_MEASURE);
 	c->measuring = true;
 	open_gate(c);
 	for (;;) {
-		uint64_t tick = c->last_tick + IOM_INTERVAL_NS;
-		uint64_t end = bytes_bound ? UINT64_MAX : c->t0 + tm->duration_ns;
+		/* the end of the second being counted: the boundaries are t0 + k s */
+		uint64_t tick = c->t0 + (uint64_t)(c->niv + 1) * IOM_INTERVAL_NS;
+		uint64_t end = bytes_bound ? UINT64_MAX : c->t0 + tm->duration_ns, now;
 
 		why = wait_until(c, IOM_MIN(tick, end), bytes_bound);
 		if (why != WAKE_TIME)
 			break;
-		if (iom_now_ns() >= end)
+		now = iom_now_ns();
+		if (now >= end)
 			break;
-		take_interval(c, iom_now_ns());
+		take_intervals(c, now, false);
 	}
 	if (why == WAKE_STOP || why == WAKE_FAILED || why == WAKE_TIMEOUT) {
 		c->t1 = iom_now_ns();
@@ -667,7 +857,7 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		cpu_t1 = iom_now_ns();
 	}
 	wait_ack(c, IOM_PHASE_COOLDOWN);
-	take_interval(c, IOM_MAX(c->t1, c->last_tick));
+	take_intervals(c, c->t1, true);
 	c->measuring = false;
 	c->measured = true;
 	why = check(c, false);
@@ -693,7 +883,7 @@ bad:
 	if (c->measuring) {
 		/* Interrupted or failed inside the window: keep what was counted until then (the
 		 * workers have exited, so their counts are final). */
-		take_interval(c, IOM_MAX(c->t1, c->last_tick));
+		take_intervals(c, c->t1, true);
 		c->measured = true;
 		have_cpu = false;
 	}

@@ -91,4 +91,14 @@ void iom_run_spec_set_cell(struct iom_run_spec *s, const struct iom_cell *c);
 int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out, char *err,
 		    size_t errlen);
 
+/*
+ * Judges a measured window of window_ns (see run.c): gap_ns is the longest time no I/O
+ * completed, from gap_at_ns into the window; asked_ns the duration asked (0: bytes-bound). A gap
+ * of IOM_STALL_GAP_NS or more, or a window more than IOM_STALL_OVERRUN_PCT (and at least
+ * IOM_STALL_OVERRUN_MIN_NS) longer than asked, is a stall. Overwrites st; when stalled, st->reason is new heap text (the result owns it, freed by
+ * iom_run_result_release()). Returns st->stalled.
+ */
+bool iom_run_judge_stall(uint64_t gap_ns, uint64_t gap_at_ns, uint64_t window_ns,
+			 uint64_t asked_ns, struct iom_run_stall *st);
+
 #endif

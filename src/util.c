@@ -45,6 +45,24 @@ void *xrealloc(void *p, size_t n)
 	return q;
 }
 
+void *iom_try_calloc(size_t nmemb, size_t size)
+{
+	if (size && nmemb > SIZE_MAX / size)
+		return NULL;
+	return calloc(nmemb ? nmemb : 1, size ? size : 1);
+}
+
+void *iom_try_aligned(size_t align, size_t nmemb, size_t size)
+{
+	void *p;
+
+	if (size && nmemb > SIZE_MAX / size)
+		return NULL;
+	if (posix_memalign(&p, align, nmemb * size != 0 ? nmemb * size : 1) != 0)
+		return NULL;
+	return p;
+}
+
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s ? s : "");

@@ -1,7 +1,8 @@
 /*
  * util — the few helpers every module needs: allocation that aborts on failure (small objects
- * only; large I/O buffers return -ENOMEM instead), the monotonic clock, error text, and
- * writing a file whole or not at all.
+ * of fixed size only), the one graceful allocation path for everything whose size a matrix
+ * controls (iom_try_*: NULL, never an abort), the monotonic clock, error text, and writing a
+ * file whole or not at all.
  */
 #ifndef IOM_UTIL_H
 #define IOM_UTIL_H
@@ -30,6 +31,16 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+
+/*
+ * The graceful path, for memory whose size a matrix controls (queue depth, threads, block size,
+ * trace rings, histograms per thread): nmemb × size bytes — zeroed by iom_try_calloc, left as
+ * they are by iom_try_aligned (align: a power of two, at least sizeof(void *)) — or NULL when
+ * the product overflows or the memory is not there. Never aborts; the caller fails with -ENOMEM
+ * and says what it asked for. Free with free().
+ */
+void *iom_try_calloc(size_t nmemb, size_t size);
+void *iom_try_aligned(size_t align, size_t nmemb, size_t size);
 /* printf into a new string; the caller frees it. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

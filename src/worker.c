@@ -38,14 +38,14 @@
  */
 #define HUGE_BUF (UINT64_C(2) << 20)
 
-static int alloc_buffers(void **buf, size_t len)
+static void *alloc_buffers(size_t len)
 {
 	size_t align = len >= HUGE_BUF ? HUGE_BUF : 4096;
-	int ret = posix_memalign(buf, align, len);
+	void *buf = iom_try_aligned(align, 1, len);
 
-	if (ret == 0 && align == HUGE_BUF)
-		(void)madvise(*buf, len, MADV_HUGEPAGE);
-	return ret;
+	if (buf && align == HUGE_BUF)
+		(void)madvise(buf, len, MADV_HUGEPAGE);
+	return buf;
 }
 
 int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *c, unsigned thread,
@@ -129,8 +129,8 @@ static void gate_arrive(struct iom_worker_gate *g)
 
 /* ---- set-up ----------------------------------------------------------------------------- */
 
-void iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, unsigned id,
-		     _Atomic int *phase, struct iom_worker_gate *gate)
+int iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, unsigned id,
+		    _Atomic int *phase, struct iom_worker_gate *gate)
 {
 	unsigned d;
 
@@ -140,7 +140,13 @@ void iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, u
 	w->phase = phase;
 	w->gate = gate;
 	for (d = 0; d < 2; d++) {
-		w->hist[d] = xmalloc(sizeof(*w->hist[d]));
+		/* 36 KiB each, per thread: the matrix sets how many */
+		w->hist[d] = iom_try_calloc(1, sizeof(*w->hist[d]));
+		if (!w->hist[d]) {
+			free(w->hist[0]);
+			w->hist[0] = NULL;
+			return -ENOMEM;
+		}
 		iom_hist_init(w->hist[d]);
 	}
 	if (conf->bytes && conf->block_size && conf->threads) {
@@ -150,19 +156,26 @@ void iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, u
 	}
 	atomic_init(&w->live.state, IOM_WORKER_STARTING);
 	atomic_init(&w->live.phase_seen, -1);
+	return 0;
 }
 
-void iom_worker_release(struct iom_worker *w)
+/* Frees the I/O buffers and slots (the thread's own, once its engine is released). */
+static void free_io(struct iom_worker *w)
 {
 	free(w->buf);
 	free(w->slots);
 	free(w->free_slots);
 	free(w->done);
-	free(w->hist[0]);
-	free(w->hist[1]);
 	w->buf = NULL;
 	w->slots = NULL;
 	w->free_slots = w->done = NULL;
+}
+
+void iom_worker_release(struct iom_worker *w)
+{
+	free_io(w);
+	free(w->hist[0]);
+	free(w->hist[1]);
 	w->hist[0] = w->hist[1] = NULL;
 }
 
@@ -199,13 +212,12 @@ static int prepare(struct iom_worker *w)
 		return -EINVAL;
 	}
 	len = (size_t)depth * c->block_size;
-	ret = alloc_buffers(&w->buf, len);
-	if (ret) {
-		w->buf = NULL;
+	w->buf = alloc_buffers(len);
+	if (!w->buf) {
 		snprintf(w->error, sizeof(w->error),
-			 "cannot allocate %zu bytes of I/O buffers (%u × %u) for thread %u: %s", len,
-			 depth, c->block_size, w->id, strerror(ret));
-		return -ret;
+			 "%.1f MiB of I/O buffers (%u × %u bytes)",
+			 (double)len / (1024.0 * 1024.0), depth, c->block_size);
+		return -ENOMEM;
 	}
 	if (c->read_pct < 100) {
 		struct iom_rng r;
@@ -216,9 +228,13 @@ static int prepare(struct iom_worker *w)
 	} else {
 		memset(w->buf, 0, len); /* fault the pages in before the clock runs */
 	}
-	w->slots = xcalloc(depth, sizeof(*w->slots));
-	w->free_slots = xcalloc(depth, sizeof(*w->free_slots));
-	w->done = xcalloc(depth, sizeof(*w->done));
+	w->slots = iom_try_calloc(depth, sizeof(*w->slots));
+	w->free_slots = iom_try_calloc(depth, sizeof(*w->free_slots));
+	w->done = iom_try_calloc(depth, sizeof(*w->done));
+	if (!w->slots || !w->free_slots || !w->done) {
+		snprintf(w->error, sizeof(w->error), "its table of %u I/O slots", depth);
+		return -ENOMEM;
+	}
 	for (i = 0; i < depth; i++) {
 		w->slots[i].buf = (char *)w->buf + (size_t)i * c->block_size;
 		w->slots[i].len = c->block_size;
@@ -325,6 +341,7 @@ static int run_loop(struct iom_worker *w)
 	phase = observe_phase(w, &stopping, bytes_bound && share_left == 0);
 	for (;;) {
 		unsigned n, i, counted = 0;
+		uint64_t stamp = 0;    /* the latest counted completion of the batch */
 		int ret;
 
 		/* 1. refill */
@@ -386,6 +403,7 @@ static int run_loop(struct iom_worker *w)
 				ios[d]++;
 				bytes[d] += io->len;
 				counted++;
+				stamp = IOM_MAX(stamp, io->complete_ns);
 				if (bytes_bound && --share_left == 0)
 					atomic_store_explicit(&w->live.done_ns, io->complete_ns, RELAXED);
 			} else if (phase == IOM_PHASE_WARMUP) {
@@ -402,6 +420,14 @@ static int run_loop(struct iom_worker *w)
 
 		/* 4. publish */
 		if (counted) {
+			if (!w->first_ns) {
+				w->first_ns = stamp;
+			} else if (stamp > w->last_ns &&
+				   stamp - w->last_ns > w->gap_hi - w->gap_lo) {
+				w->gap_lo = w->last_ns;
+				w->gap_hi = stamp;
+			}
+			w->last_ns = IOM_MAX(w->last_ns, stamp);
 			atomic_store_explicit(&w->live.ios[0], ios[0], RELAXED);
 			atomic_store_explicit(&w->live.ios[1], ios[1], RELAXED);
 			atomic_store_explicit(&w->live.bytes[0], bytes[0], RELAXED);
@@ -428,6 +454,7 @@ void *iom_worker_main(void *arg)
 	if (ret == 0 && atomic_load_explicit(w->phase, memory_order_acquire) != IOM_PHASE_STOP)
 		ret = run_loop(w);
 	iom_engine_release(&w->engine);
+	free_io(w);
 	if (ret == 0 && atomic_load_explicit(&w->live.state, RELAXED) != IOM_WORKER_FAILED)
 		atomic_store_explicit(&w->live.state, IOM_WORKER_EXITED, memory_order_release);
 	return NULL;

@@ -229,6 +229,10 @@ struct iom_worker {
 	struct iom_hist *hist[2];      /* counted latencies, by direction */
 	uint64_t warmup_ios, cooldown_ios;
 	uint64_t write_seq;            /* writes issued, for the dedup stamp */
+	/* When counted I/O completed (reap stamps, monotonic ns; 0: none yet): the first, the
+	 * last, and the longest time between two in a row, [gap_lo, gap_hi) — how run.c finds a
+	 * stall (run.c). The worker writes them; the controller reads them after joining it. */
+	uint64_t first_ns, last_ns, gap_lo, gap_hi;
 	char error[256];               /* why the worker failed … */
 	int error_code;                /* … and the errno that goes with it */
 
@@ -239,17 +243,21 @@ struct iom_worker {
 /*
  * Prepares w as thread `id` of conf (the caller's storage; conf, phase and gate must outlive
  * it): allocates its histograms and sets its share. Buffers and engine are set up by the thread
- * itself. Release with iom_worker_release() after the thread was joined.
+ * itself. 0, or -ENOMEM when the histograms cannot be had (nothing to release then). Release
+ * with iom_worker_release() after the thread was joined.
  */
-void iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, unsigned id,
-		     _Atomic int *phase, struct iom_worker_gate *gate);
+int iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, unsigned id,
+		    _Atomic int *phase, struct iom_worker_gate *gate);
 
 /* The thread's body (pthread_create it with w): sets up buffers and engine, reports ready at
  * the gate, runs the loop until the phase is STOP or an error, drains what is in flight and
- * releases the engine. Its outcome is in w->live.state and w->error. */
+ * releases the engine and its I/O buffers and slots (so that a run that ran out of memory has
+ * it back as soon as its threads are joined). Its outcome is in w->live.state and w->error;
+ * every allocation whose size the matrix controls fails the worker with -ENOMEM (error_code
+ * ENOMEM and what it asked for in error), never aborts. */
 void *iom_worker_main(void *w);
 
-/* Frees the worker's buffers and histograms. */
+/* Frees the worker's histograms (and any buffers a thread that never ran still holds). */
 void iom_worker_release(struct iom_worker *w);
 
 #endif

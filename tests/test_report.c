@@ -699,6 +699,118 @@ static void test_report_failed_runs_excluded(void **state)
 	free(text);
 }
 
+/* Rewrites run index of dir as stalled, for reason. */
+static void mark_stalled(const char *dir, uint32_t index, const char *reason)
+{
+	char *path = iom_result_path(dir, index), *text = NULL, *at, *out;
+
+	assert_int_equal(iom_read_file(path, &text, NULL), 0);
+	at = strstr(text, "\"stalled\": null");
+	assert_non_null(at);
+	*at = '\0';
+	out = xasprintf("%s\"stalled\": { \"gap_s\": 4, \"at_s\": 1.2, \"window_s\": 7, "
+			"\"asked_s\": 3, \"reason\": \"%s\" }%s", text, reason,
+			at + strlen("\"stalled\": null"));
+	assert_int_equal(iom_write_file_atomic(path, out, strlen(out)), 0);
+	free(out);
+	free(text);
+	free(path);
+}
+
+/* A run that finished but stalled is left out of the figures and the verdicts like a failed
+ * one, its value marked '!' (or "stalled" when it was the only run), and named beneath the
+ * table with why; the other formats say "stalled" too. */
+static void test_report_stalled_runs_excluded(void **state)
+{
+	static const char gap[] = "no I/O completed for 4.0 s, from 1.2 s into the window";
+	static const struct spec runs[] = {
+		{ 0, 1, 1, IOM_RUN_OK, 10000, 100, 200, 20, NULL },
+		{ 0, 1, 2, IOM_RUN_OK, 10100, 100, 200, 20, NULL },
+		{ 0, 1, 3, IOM_RUN_OK, 3000, 300, 4e6, 20, NULL },  /* stalled */
+		{ 1, 1, 1, IOM_RUN_OK, 9000, 110, 220, 21, NULL },
+		{ 1, 1, 2, IOM_RUN_OK, 9050, 110, 220, 21, NULL },
+		{ 1, 1, 3, IOM_RUN_OK, 9020, 110, 220, 21, NULL },
+		{ 0, 32, 1, IOM_RUN_OK, 50000, 500, 900, 6, NULL }, /* stalled */
+		{ 1, 32, 1, IOM_RUN_OK, 60000, 500, 900, 6, NULL },
+	};
+	const char *dir = *state;
+	const char *const dirs[] = { dir };
+	struct iom_report_opts_cli o = { .color = 0 };
+	struct iom_report m;
+	struct iom_report_verdict v;
+	char err[IOM_ERRLEN] = "";
+	char *text;
+	const char *line;
+
+	make_study(dir, runs, IOM_ARRAY_SIZE(runs), 2);
+	mark_stalled(dir, 3, gap);
+	mark_stalled(dir, 7, "the window lasted 7.0 s for 3.0 s asked");
+	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.nruns, 8);
+	assert_int_equal(m.nok, 6);
+	assert_int_equal(m.nexcluded, 2);
+	assert_int_equal(m.cells[0].by[0].n, 2);
+	assert_int_equal(m.cells[0].by[0].stalled, 1);
+	assert_int_equal(m.cells[0].by[0].failed, 0);
+	assert_int_equal(m.excluded[0].run, 3);
+	assert_true(m.excluded[0].stalled);
+	assert_int_equal(m.excluded[0].status, IOM_RUN_OK);
+	assert_string_equal(iom_report_excluded_status(&m.excluded[0]), "stalled");
+	assert_string_equal(m.excluded[0].error, gap);
+	/* Without the stalled run lsi wins (10050 against 9023); with it, it would lose. */
+	iom_report_verdict(&m, 0, IOM_METRIC_IOPS, &v);
+	assert_int_equal(v.best, 0);
+	assert_int_equal(v.winner, 0);
+	assert_near(iom_report_mean(&m.cells[0].by[0], IOM_METRIC_IOPS), 10050, 1e-12);
+	/* The cell whose only lsi run stalled has nothing to compare. */
+	iom_report_verdict(&m, 1, IOM_METRIC_IOPS, &v);
+	assert_int_equal(v.kind, IOM_VERDICT_NONE);
+	iom_report_release(&m);
+
+	text = winners_text(dir, NULL, 0);
+	assert_non_null(strstr(text, "8 runs: 6 ok, 2 left out (stalled)"));
+	assert_non_null(strstr(text, "; ! a stalled run left out"));
+	line = line_with(text, "qd1 ");
+	assert_non_null(line);
+	assert_non_null(strstr(line, "*10.05K!"));
+	line = line_with(text, "qd32 ");
+	assert_non_null(line);
+	assert_non_null(strstr(line, "stalled"));
+	assert_non_null(strstr(text, "stalled runs left out of verdicts: run 3 (no I/O completed "
+				     "for 4.0 s, from 1.2 s into the window),"));
+	assert_non_null(strstr(text, "7.0 s for 3.0 s asked)\n")); /* run 7, wrapped */
+	assert_null(strstr(text, "runs left out:")); /* named once, beneath the table */
+	free(text);
+
+	o.format = "json";
+	text = report_of(dirs, 1, &o);
+	assert_non_null(strstr(text, "\"status\": \"stalled\""));
+	assert_non_null(strstr(text, "\"stalled\": 1"));
+	free(text);
+	o.format = "md";
+	text = report_of(dirs, 1, &o);
+	assert_non_null(strstr(text, "): stalled: no I/O completed for 4.0 s"));
+	assert_non_null(strstr(text, "⚠ 1 stalled left out"));
+	free(text);
+	o.format = "html";
+	text = report_of(dirs, 1, &o);
+	assert_non_null(strstr(text, "1 stalled run left out"));
+	assert_non_null(strstr(text, "): stalled: no I/O completed for 4.0 s"));
+	free(text);
+
+	/* The DiskSpd view of the stalled run says so. */
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_int_equal(iom_report_run(f, dir, 3, NULL, err, sizeof(err)), 0);
+		fclose(f);
+		assert_non_null(strstr(buf, "run stalled: no I/O completed for 4.0 s"));
+		free(buf);
+	}
+}
+
 static void test_report_single_compared_value(void **state)
 {
 	static const struct spec runs[] = {
@@ -1740,6 +1852,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_report_median_margin, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_report_lower_is_better, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_report_failed_runs_excluded, make_dir,
+						remove_dir),
+		cmocka_unit_test_setup_teardown(test_report_stalled_runs_excluded, make_dir,
 						remove_dir),
 		cmocka_unit_test_setup_teardown(test_report_single_compared_value, make_dir,
 						remove_dir),

@@ -195,6 +195,13 @@ static void assert_results_equal(const struct iom_run_result *a, const struct io
 	assert_true(a->cooldown_ios == b->cooldown_ios);
 	assert_int_equal(a->registered_buffers, b->registered_buffers);
 	assert_string_equal(a->engine_notes, b->engine_notes);
+	assert_int_equal(a->stall.stalled, b->stall.stalled);
+	assert_close(a->stall.gap_s, b->stall.gap_s);
+	assert_close(a->stall.at_s, b->stall.at_s);
+	assert_close(a->stall.window_s, b->stall.window_s);
+	assert_close(a->stall.asked_s, b->stall.asked_s);
+	if (a->stall.reason || b->stall.reason)
+		assert_string_equal(a->stall.reason, b->stall.reason);
 }
 
 static int make_dir(void **state)
@@ -260,6 +267,44 @@ static void test_result_round_trip(void **state)
 	iom_result_file_release(&f);
 	iom_run_result_release(&r);
 	free(path);
+}
+
+/* "stalled" goes out and comes back: an object with the gap (asked_s null for a bytes-bound
+ * window), or null for a run that did not stall. */
+static void test_result_stall_round_trip(void **state)
+{
+	static const struct iom_run_stall cases[] = {
+		{ .stalled = true, .gap_s = 4.0012, .at_s = 1.25, .window_s = 7.0034, .asked_s = 3,
+		  .reason = "no I/O completed for 4.0 s, from 1.2 s into the window; the window "
+			    "lasted 7.0 s for 3.0 s asked" },
+		{ .stalled = true, .gap_s = 1.5, .at_s = 50, .window_s = 100.5, .asked_s = 0,
+		  .reason = "no I/O completed for 1.5 s, from 50.0 s into the window" },
+		{ .stalled = false },
+	};
+	const char *dir = *state;
+
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		struct iom_run_result r;
+		struct iom_result_file f;
+		char err[IOM_ERRLEN] = "", *path, *text;
+
+		fill_result(&r, 9);
+		r.stall = cases[i];
+		r.stall.reason = cases[i].reason ? xstrdup(cases[i].reason) : NULL;
+		assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+		path = iom_result_path(dir, 9);
+		text = slurp(path);
+		if (!cases[i].stalled)
+			assert_non_null(strstr(text, "\"stalled\": null"));
+		else if (cases[i].asked_s == 0)
+			assert_non_null(strstr(text, "\"asked_s\": null"));
+		assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
+		assert_results_equal(&r, &f.r);
+		iom_result_file_release(&f);
+		iom_run_result_release(&r);
+		free(text);
+		free(path);
+	}
 }
 
 static void test_result_writes_readable_numbers(void **state)
@@ -567,6 +612,10 @@ static void test_result_rejects_bad_files(void **state)
 		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
 			"\"cell\": {}, \"write\": {\"bytes\": 36893488147419103232}}",
 		  "'write.bytes' is out of range (2^64 or more)" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}, \"stalled\": 4}", "'stalled' is not an object" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}, \"stalled\": {\"gap_s\": \"4\"}}", "'stalled.gap_s' is not a number" },
 	};
 
 	(void)state;
@@ -667,6 +716,9 @@ static void test_result_reads_fixture(void **state)
 	assert_true(f.r.dir[IOM_DIR_TOTAL].bytes == 60457844736ull);
 	assert_true(f.r.threads[0].dir[IOM_DIR_TOTAL].ios == 924730);
 	assert_string_equal(iom_result_cell_get(&f, "block_size"), "16384");
+	/* written before stalls were judged: no "stalled" field, read as not stalled */
+	assert_false(f.r.stall.stalled);
+	assert_null(f.r.stall.reason);
 	iom_result_file_release(&f);
 }
 
@@ -768,6 +820,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_result_round_trip, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_result_stall_round_trip, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_result_writes_readable_numbers, make_dir,
 						remove_dir),
 		cmocka_unit_test(test_result_path_digits),

@@ -2,7 +2,9 @@
  * test_run — whole runs, short: the null engine (counts, percentiles, totals, intervals,
  * per-thread figures), bytes-bound windows that complete exactly their bytes, psync and
  * io_uring on a temp file, I/O errors that fail the run with a clear message, setup errors,
- * and the stop flag. No timing is asserted.
+ * and the stop flag; stalls (a worker that stops completing, a process stopped with SIGSTOP) and
+ * the wall-clock intervals; memory the matrix asks for and cannot have. No timing is asserted
+ * beyond what a stall of seconds makes certain.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,11 +14,14 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -129,6 +134,10 @@ static void test_run_null_engine(void **state)
 	assert_true(r.cooldown_ios > 0);
 	assert_non_null(strstr(r.engine_notes, "null"));
 	assert_false(r.registered_buffers);
+	/* An ordinary run did not stall, and its window is its seconds: 500 ms is one interval. */
+	assert_false(r.stall.stalled);
+	assert_null(r.stall.reason);
+	assert_int_equal(r.nintervals, 1);
 	/* Never more in flight than threads × queue depth. */
 	assert_true(r.qd_mean >= 0 && r.qd_mean <= 16.0 + 1e-9);
 	assert_true(r.start_wall_ns > 0);
@@ -189,6 +198,7 @@ static void test_run_bytes_bound(void **state)
 		assert_int_equal(r.dir[IOM_DIR_TOTAL].ios, bc->expect_ios);
 		assert_int_equal(r.dir[IOM_DIR_TOTAL].bytes, bc->expect_ios * bc->bs);
 		check_consistent(&r, bc->threads);
+		assert_false(r.stall.stalled); /* bytes-bound: no duration to overrun */
 		iom_run_result_release(&r);
 	}
 	tmp_remove(&tf);
@@ -713,6 +723,225 @@ static void test_run_writes_are_stamped(void **state)
 	tmp_remove(&tf);
 }
 
+/* The judgement, on its own: a gap of a second or more, or a window more than 10 % (and a
+ * quarter second) longer than asked (never for a bytes-bound window), is a stall, and the
+ * reason says which. */
+static void test_run_judge_stall(void **state)
+{
+	static const struct {
+		uint64_t gap_ms, at_ms, window_ms, asked_ms;
+		bool stalled;
+		const char *reason;
+	} cases[] = {
+		{ 500, 100, 3000, 3000, false, NULL },
+		{ 999, 100, 3000, 3000, false, NULL },
+		{ 1000, 200, 3000, 3000, true, "no I/O completed for 1.0 s, from 0.2 s into the window" },
+		{ 100, 0, 3290, 3000, false, NULL },
+		{ 100, 0, 3310, 3000, true, "the window lasted 3.3 s for 3.0 s asked" },
+		{ 4000, 1500, 7000, 3000, true,
+		  "no I/O completed for 4.0 s, from 1.5 s into the window; the window lasted 7.0 s "
+		  "for 3.0 s asked" },
+		{ 10, 0, 60, 50, false, NULL },       /* 20 % late, but 10 ms: a late wake-up */
+		{ 10, 0, 549, 300, false, NULL },     /* 83 % late, but under a quarter second */
+		{ 10, 0, 560, 300, true, "the window lasted 0.6 s for 0.3 s asked" },
+		{ 200, 0, 100000, 0, false, NULL },   /* bytes-bound: long, but always completing */
+		{ 1500, 50000, 100000, 0, true, "no I/O completed for 1.5 s, from 50.0 s into the window" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		struct iom_run_stall st;
+		bool got = iom_run_judge_stall(cases[i].gap_ms * MS, cases[i].at_ms * MS,
+					       cases[i].window_ms * MS, cases[i].asked_ms * MS, &st);
+
+		print_message("case %zu\n", i);
+		assert_int_equal(got, cases[i].stalled);
+		assert_int_equal(st.stalled, cases[i].stalled);
+		assert_true(fabs(st.gap_s - (double)cases[i].gap_ms / 1e3) < 1e-9);
+		assert_true(fabs(st.window_s - (double)cases[i].window_ms / 1e3) < 1e-9);
+		assert_true(fabs(st.asked_s - (double)cases[i].asked_ms / 1e3) < 1e-9);
+		if (cases[i].reason)
+			assert_string_equal(st.reason, cases[i].reason);
+		else
+			assert_null(st.reason);
+		free(st.reason);
+	}
+}
+
+/* A record hook that blocks its thread once, for block_ms, at the first measured completion
+ * after_ms into the measured I/O: the worker completes nothing meanwhile (a device that stops
+ * answering looks the same). */
+struct stall_hook {
+	uint64_t first, after_ms, block_ms;
+	int blocked;
+};
+
+static void hook_stall(void *ctx, unsigned thread, const struct iom_io *io)
+{
+	struct stall_hook *h = ctx;
+	struct timespec ts;
+
+	(void)thread;
+	if (io->phase != IOM_IO_MEASURED || h->blocked)
+		return;
+	if (!h->first)
+		h->first = io->complete_ns;
+	if (io->complete_ns - h->first < h->after_ms * MS)
+		return;
+	h->blocked = 1;
+	ts.tv_sec = (time_t)(h->block_ms / 1000);
+	ts.tv_nsec = (long)(h->block_ms % 1000) * 1000000L;
+	nanosleep(&ts, NULL);
+}
+
+/* A worker that completes nothing for 2.2 s of a 3 s window: the run is stalled with that gap
+ * (the window itself ran as asked), and the second in which nothing completed reads 0 (the
+ * controller, not stopped, took every second on time). */
+static void test_run_stall_in_worker(void **state)
+{
+	static struct stall_hook h;
+	const struct iom_worker_hooks hooks = { .record_ctx = &h, .record = hook_stall };
+	struct iom_run_spec s = spec_null();
+	struct iom_run_result r;
+	char err[IOM_ERRLEN];
+	size_t i, zeros = 0;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	h.after_ms = 300;
+	h.block_ms = 2200;
+	s.hooks = &hooks;
+	s.threads = 1;
+	s.timing = (struct iom_timing){ .warmup_ns = 0, .duration_ns = 3000 * MS };
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.status, IOM_RUN_OK);
+	check_consistent(&r, 1);
+	assert_int_equal(h.blocked, 1);
+	assert_true(r.stall.stalled);
+	assert_true(r.stall.gap_s >= 2.0 && r.stall.gap_s < 3.0);
+	assert_true(r.stall.at_s >= 0.25 && r.stall.at_s < 1.0);
+	assert_true(fabs(r.stall.asked_s - 3.0) < 1e-9);
+	assert_non_null(strstr(r.stall.reason, "no I/O completed for 2."));
+	for (i = 0; i < r.nintervals; i++)
+		zeros += r.intervals[i].ios[0] + r.intervals[i].ios[1] == 0;
+	assert_true(zeros >= 1);
+	/* one interval per second of the window (3 s, give or take the controller's wake-up) */
+	assert_true(r.nintervals == 3 || (r.elapsed_s > 3.1 && r.nintervals == 4));
+	iom_run_result_release(&r);
+}
+
+/* What a run in a child process measured (test_run_stopped_process). */
+struct stopped {
+	int status, stalled;
+	size_t n, zeros;
+	double elapsed, gap, window;
+};
+
+/* Runs the null engine (one thread, warmup_ms then duration_ms) in a child process, stops the
+ * child with SIGSTOP stop_at_ms after it started and continues it stop_ms later. */
+static void stopped_run(uint64_t warmup_ms, uint64_t duration_ms, long stop_at_ms, long stop_ms,
+			struct stopped *got)
+{
+	struct timespec ts = { stop_at_ms / 1000, (stop_at_ms % 1000) * 1000000L };
+	int fds[2], wst;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct iom_run_spec s = spec_null();
+		struct iom_run_result r;
+		char err[IOM_ERRLEN];
+
+		close(fds[0]);
+		memset(got, 0, sizeof(*got));
+		s.threads = 1;
+		s.timing = (struct iom_timing){ .warmup_ns = warmup_ms * MS,
+						.duration_ns = duration_ms * MS };
+		iom_run_execute(&s, &r, err, sizeof(err));
+		got->status = (int)r.status;
+		got->stalled = r.stall.stalled;
+		got->n = r.nintervals;
+		for (size_t k = 0; k < r.nintervals; k++)
+			got->zeros += r.intervals[k].ios[0] + r.intervals[k].ios[1] == 0;
+		got->elapsed = r.elapsed_s;
+		got->gap = r.stall.gap_s;
+		got->window = r.stall.window_s;
+		iom_run_result_release(&r);
+		_exit(write(fds[1], got, sizeof(*got)) == (ssize_t)sizeof(*got) ? 0 : 1);
+	}
+	close(fds[1]);
+	nanosleep(&ts, NULL);
+	kill(pid, SIGSTOP);
+	ts = (struct timespec){ stop_ms / 1000, (stop_ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+	kill(pid, SIGCONT);
+	assert_int_equal(read(fds[0], got, sizeof(*got)), (ssize_t)sizeof(*got));
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &wst, 0), pid);
+	assert_true(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
+	assert_int_equal(got->status, IOM_RUN_OK);
+}
+
+/* The whole process stopped (SIGSTOP) for 2.5 s in a 3 s window: the controller wakes late,
+ * the window is longer than asked, and there is still one interval per wall-clock second, the
+ * stopped ones 0. Stopped in the warm-up instead, the window is not touched: no stall. */
+static void test_run_stopped_process(void **state)
+{
+	struct stopped got;
+	size_t k, want;
+
+	(void)state;
+	stopped_run(0, 3000, 1000, 2500, &got);
+	assert_true(got.stalled);
+	assert_true(got.elapsed > 3.3);
+	assert_true(got.gap >= 2.0);
+	assert_true(fabs(got.window - got.elapsed) < 1e-9);
+	/* one per second of the window: a remainder under 0.1 s joins the last */
+	for (want = 1, k = 1; (double)k + 0.1 < got.elapsed; k++)
+		want++;
+	assert_true(got.n == want || fabs(got.elapsed - (double)(k - 1) - 1.1) < 0.005);
+	assert_true(got.zeros >= 1);
+
+	/* 1.5 s of warm-up, stopped 0.3 s in for 1.5 s: the 1 s window after it ran as asked */
+	stopped_run(1500, 1000, 300, 1500, &got);
+	assert_false(got.stalled);
+	assert_true(got.elapsed < 1.1);
+	assert_int_equal(got.n, 1);
+	assert_int_equal(got.zeros, 0);
+}
+
+/* Memory the cell asks for and cannot have fails the run (never the process) with what was
+ * asked for: 65536 slots of 64 MiB are 4 TiB of buffers. */
+static void test_run_out_of_memory(void **state)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	(void)state;
+	skip(); /* AddressSanitizer's allocator aborts on an allocation this large */
+#else
+	struct iom_run_spec s = spec_null();
+	struct iom_run_result r;
+	char err[IOM_ERRLEN] = "";
+
+	(void)state;
+	s.threads = 1;
+	s.block_size = 64u << 20;
+	s.queue_depth = 65536;
+	s.timing = (struct iom_timing){ .duration_ns = 50 * MS };
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), -ENOMEM);
+	assert_int_equal(r.status, IOM_RUN_FAILED);
+	assert_string_equal(r.error, err);
+	assert_non_null(strstr(r.error, "cannot allocate 65536 I/O slots × 1 thread (4194304 MiB "
+					"with 67108864-byte blocks) for run 7: out of memory "
+					"(thread 0: 4194304.0 MiB of I/O buffers"));
+	assert_int_equal(r.dir[IOM_DIR_TOTAL].ios, 0);
+	assert_false(r.stall.stalled);
+	iom_run_result_release(&r);
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -728,6 +957,10 @@ int main(void)
 		cmocka_unit_test(test_run_cpus),
 		cmocka_unit_test(test_run_huge_buffers),
 		cmocka_unit_test(test_run_writes_are_stamped),
+		cmocka_unit_test(test_run_judge_stall),
+		cmocka_unit_test(test_run_stall_in_worker),
+		cmocka_unit_test(test_run_stopped_process),
+		cmocka_unit_test(test_run_out_of_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
