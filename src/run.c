@@ -592,7 +592,7 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 	r->registered_buffers = c->nstarted > 0;
 	for (i = 0; i < c->nstarted; i++) {
 		const struct iom_worker *w = &c->w[i];
-		struct iom_thread_stats dummy, *ts = r->threads ? &r->threads[i] : &dummy;
+		struct iom_thread_stats dummy = { 0 }, *ts = r->threads ? &r->threads[i] : &dummy;
 
 		iom_hist_init(tmp);
 		for (d = 0; d < 2; d++) {
