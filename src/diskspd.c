@@ -756,14 +756,16 @@ void iom_diskspd_usage(FILE *out)
 }
 
 int iom_diskspd_run(const struct iom_diskspd *d, FILE *out, FILE *progress,
-		    volatile sig_atomic_t *stop, char *err, size_t errlen)
+		    volatile sig_atomic_t *stop, struct iom_diskspd_outcome *res, char *err,
+		    size_t errlen)
 {
-	struct iom_sweep_outcome res;
+	struct iom_sweep_outcome so;
 	struct iom_matrix *m = NULL;
 	struct iom_plan p;
 	char *text = NULL, *dir = NULL, e[IOM_ERRLEN];
 	int ret;
 
+	memset(res, 0, sizeof(*res));
 	if ((ret = iom_diskspd_matrix(d, &text, err, errlen)) < 0)
 		return ret;
 	if ((ret = iom_matrix_parse("diskspd", text, NULL, 0, &m, err, errlen)) < 0)
@@ -783,26 +785,27 @@ int iom_diskspd_run(const struct iom_diskspd *d, FILE *out, FILE *progress,
 			fprintf(progress, "note: %s\n", d->notes[i]);
 		fprintf(progress, "diskspd %s: 1 run into %s\n", d->command, dir);
 	}
-	ret = iom_sweep_execute(&p, &o, &res, err, errlen);
+	ret = iom_sweep_execute(&p, &o, &so, err, errlen);
 	iom_plan_release(&p);
 	if (ret < 0)
 		goto out;
-	if (res.interrupted) {
-		ret = iom_err(err, errlen, EINTR, "interrupted; the results so far are in %s", dir);
-		ret = 3;
+	if (so.interrupted) {
+		res->interrupted = true;
+		iom_err(err, errlen, EINTR, "interrupted; the results so far are in %s", dir);
 		goto out;
 	}
+	res->failed = so.failed != 0;
 	fprintf(out, "\nCommand Line: iomatrix diskspd %s\n\n", d->command);
 	if (iom_report_run(out, dir, 1, NULL, e, sizeof(e)) < 0) {
 		/* a failed run has no figures: say why, from the sweep */
-		ret = res.failed ? 1 : iom_err(err, errlen, EIO, "%s", e);
-		if (res.failed)
+		if (res->failed)
 			iom_err(err, errlen, EIO, "the run failed (see %s/runs): %s", dir, e);
+		else
+			ret = iom_err(err, errlen, EIO, "%s", e);
 		goto out;
 	}
 	fprintf(out, "\nresults in %s (iomatrix report %s)\n", dir, dir);
-	ret = res.failed ? 1 : 0;
-	if (res.failed)
+	if (res->failed)
 		iom_err(err, errlen, EIO, "the run failed; see %s", dir);
 out:
 	iom_matrix_free(m);

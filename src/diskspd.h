@@ -69,13 +69,20 @@ int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size
 /* The usage text of `iomatrix diskspd` (the flags it takes and how each maps). */
 void iom_diskspd_usage(FILE *out);
 
+/* What a study run by iom_diskspd_run() came to. */
+struct iom_diskspd_outcome {
+	bool interrupted; /* stopped through *stop: the results so far are in the directory */
+	bool failed;      /* the run failed (its reason printed by the sweep) */
+};
+
 /*
  * Runs the study into d->output (or results/diskspd-<time>): progress to progress (NULL:
- * none), then "Command Line: …" and the DiskSpd-style report of the run to out. Returns 0,
- * 1 when the run failed (its reason printed), 3 when stopped through *stop, or -errno with err
- * when the study could not start or its report could not be read.
+ * none), then "Command Line: …" and the DiskSpd-style report of the run to out. Returns 0 with
+ * *res filled (when res->interrupted or res->failed, err says so and where the results are),
+ * or -errno with err when the study could not start or its report could not be read.
  */
 int iom_diskspd_run(const struct iom_diskspd *d, FILE *out, FILE *progress,
-		    volatile sig_atomic_t *stop, char *err, size_t errlen);
+		    volatile sig_atomic_t *stop, struct iom_diskspd_outcome *res, char *err,
+		    size_t errlen);
 
 #endif

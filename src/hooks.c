@@ -680,49 +680,6 @@ static void free_strv(char **v)
 	free(v);
 }
 
-/* mkdir -p of the directory that holds path. */
-static int make_parent(const char *path)
-{
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
-	int ret = 0;
-
-	if (slash && slash != dir) {
-		*slash = '\0';
-		for (char *p = dir + 1; ; p++) {
-			if (*p == '/' || *p == '\0') {
-				char c = *p;
-
-				*p = '\0';
-				if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-					ret = -errno;
-					break;
-				}
-				*p = c;
-				if (!c)
-					break;
-			}
-		}
-	}
-	free(dir);
-	return ret;
-}
-
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		s += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* The last lines of [from, to) of fd, at most TAIL_LINES and TAIL_BYTES, control characters
  * replaced, trailing white space dropped. */
 static char *read_tail(int fd, off_t from, off_t to)
@@ -842,7 +799,7 @@ static int run_program(const char *what, const char *command, const char *const 
 
 	r->outcome = IOM_HOOK_NOT_STARTED;
 	if (o->log_path) {
-		if ((ret = make_parent(o->log_path)) < 0)
+		if ((ret = iom_mkdir_parent(o->log_path)) < 0)
 			return iom_err(err, errlen, -ret, "cannot create the directory of '%s': %s",
 				       o->log_path, strerror(-ret));
 		fd = open(o->log_path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
@@ -873,7 +830,7 @@ static int run_program(const char *what, const char *command, const char *const 
 		sb_str(&b, "\n");
 		hdr = sb_take(&b);
 	}
-	ret = write_all(fd, hdr, strlen(hdr));
+	ret = iom_write_all(fd, hdr, strlen(hdr));
 	free(hdr);
 	if (ret < 0) {
 		close(fd);
@@ -905,7 +862,7 @@ static int run_program(const char *what, const char *command, const char *const 
 	if (ret != 0) {
 		char *line = xasprintf("# cannot start '%s': %s\n", argv[0], strerror(ret));
 
-		write_all(fd, line, strlen(line));
+		iom_write_all(fd, line, strlen(line));
 		free(line);
 		close(fd);
 		return iom_err(err, errlen, ret, "cannot start %s ('%s'): %s", what, argv[0],
@@ -992,7 +949,7 @@ static int run_program(const char *what, const char *command, const char *const 
 		iom_duration_human(r->elapsed_ns, d, sizeof(d));
 		line = ret == 0 ? xasprintf("# exited with status 0 after %s\n", d)
 				: xasprintf("# failed after %s: %s\n", d, m);
-		write_all(fd, line, strlen(line));
+		iom_write_all(fd, line, strlen(line));
 		free(line);
 		if (ret < 0 && o->log_path)
 			fdatasync(fd); /* the output of a failure is kept */

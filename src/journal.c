@@ -131,8 +131,9 @@ int iom_journal_append(struct iom_journal *j, enum iom_journal_event ev, uint32_
 		       const char *detail)
 {
 	char when[32], *line, *p;
-	size_t len, off = 0;
 	struct stat st;
+	size_t len;
+	int ret;
 
 	iom_format_utc(when, sizeof(when), iom_wall_ns());
 	line = xasprintf("%s\t%s\t%u\t%s\n", when, iom_journal_event_name(ev), index,
@@ -147,21 +148,13 @@ int iom_journal_append(struct iom_journal *j, enum iom_journal_event ev, uint32_
 			*p = ' ';
 	if (fstat(j->fd, &st) < 0)
 		st.st_size = -1;
-	while (off < len) {
-		ssize_t n = write(j->fd, line + off, len - off);
-
-		if (n < 0) {
-			int e = errno;
-
-			if (e == EINTR)
-				continue;
-			/* undo a partial line (we hold the lock: nobody else appends) */
-			if (off && st.st_size >= 0 && ftruncate(j->fd, st.st_size) == 0)
-				fsync(j->fd);
-			free(line);
-			return -e;
-		}
-		off += (size_t)n;
+	ret = iom_write_all(j->fd, line, len);
+	if (ret < 0) {
+		/* undo a partial line (we hold the lock: nobody else appends) */
+		if (st.st_size >= 0 && ftruncate(j->fd, st.st_size) == 0)
+			fsync(j->fd);
+		free(line);
+		return ret;
 	}
 	free(line);
 	return fsync(j->fd) < 0 ? -errno : 0;

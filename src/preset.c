@@ -592,7 +592,7 @@ int iom_preset_write(const char *name, const char *const *paths, size_t npaths, 
 
 int iom_preset_save(const char *path, const char *text, char *err, size_t errlen)
 {
-	size_t len = strlen(text), done = 0;
+	size_t len = strlen(text);
 	struct stat st;
 	char *tmp;
 	int fd, ret = 0;
@@ -608,17 +608,7 @@ int iom_preset_save(const char *path, const char *text, char *err, size_t errlen
 		free(tmp);
 		return iom_err(err, errlen, -ret, "cannot create '%s': %s", path, strerror(-ret));
 	}
-	while (done < len) {
-		ssize_t n = write(fd, text + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = n < 0 ? -errno : -EIO;
-			break;
-		}
-		done += (size_t)n;
-	}
+	ret = iom_write_all(fd, text, len);
 	if (ret == 0 && fsync(fd) < 0)
 		ret = -errno;
 	if (close(fd) < 0 && ret == 0)

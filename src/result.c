@@ -209,41 +209,10 @@ static char *to_text(json_object *o)
 
 /* ---- paths and directories ---- */
 
-static int mkdir_p(const char *path)
-{
-	char *p = xstrdup(path);
-	int ret = 0;
-
-	for (char *s = p + 1; ; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-
-			*s = '\0';
-			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-				ret = -errno;
-				break;
-			}
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	if (ret == 0) {
-		struct stat st;
-
-		if (stat(path, &st) < 0)
-			ret = -errno;
-		else if (!S_ISDIR(st.st_mode))
-			ret = -ENOTDIR;
-	}
-	free(p);
-	return ret;
-}
-
 int iom_results_dir_create(const char *dir, char *err, size_t errlen)
 {
 	char *runs = xasprintf("%s/runs", dir);
-	int ret = mkdir_p(runs);
+	int ret = iom_mkdir_p(runs);
 
 	if (ret < 0)
 		iom_err(err, errlen, -ret, "cannot create '%s': %s", runs, strerror(-ret));
@@ -1278,22 +1247,6 @@ static void cell_pairs(const struct iom_matrix *m, const struct iom_cell *c,
 	json_object_put(o);
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 int iom_summary_append(const char *dir, const struct iom_matrix *m, const struct iom_cell *c,
 		       const struct iom_run_result *r, char *err, size_t errlen)
 {
@@ -1323,7 +1276,7 @@ int iom_summary_append(const char *dir, const struct iom_matrix *m, const struct
 		ret = iom_err(err, errlen, ENOMEM, "out of memory");
 		goto out;
 	}
-	ret = write_all(fd, buf, len);
+	ret = iom_write_all(fd, buf, len);
 	if (ret == 0 && fsync(fd) < 0)
 		ret = -errno;
 	if (ret == 0 && st.st_size == 0)

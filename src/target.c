@@ -1105,25 +1105,6 @@ static int mark_write(const char *path, int fd, uint64_t filled, char *err, size
 
 /* ---- filling scratch files -------------------------------------------------------------- */
 
-static int pwrite_full(int fd, const char *buf, size_t n, uint64_t off)
-{
-	while (n > 0) {
-		ssize_t w = pwrite(fd, buf, n, (off_t)off);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (w == 0)
-			return -EIO;
-		buf += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
 static int fill_error(const char *path, int code, uint64_t off, uint64_t to, char *err,
 		      size_t errlen)
 {
@@ -1181,11 +1162,11 @@ static int fill(const char *path, int fd, uint64_t from, uint64_t to,
 		}
 
 		iom_rng_fill(&rng, buf, n);
-		r = pwrite_full(direct ? dfd : fd, buf, n, off);
+		r = iom_pwrite_all(direct ? dfd : fd, buf, n, off);
 		if (r == -EINVAL && direct) { /* alignment the device will not take: buffered */
 			close(dfd);
 			dfd = -1;
-			r = pwrite_full(fd, buf, n, off);
+			r = iom_pwrite_all(fd, buf, n, off);
 		}
 		if (r) {
 			r = fill_error(path, -r, off, to, err, errlen);

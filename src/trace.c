@@ -268,24 +268,6 @@ void iom_trace_resume(struct iom_trace *t)
 
 /* ---- compressed output (writer thread) ---- */
 
-static int full_write(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int writer_fail(struct iom_trace *t, int code, const char *what)
 {
 	if (!t->werr)
@@ -302,7 +284,7 @@ static int drain_out(struct iom_trace *t)
 
 	if (have == 0)
 		return 0;
-	ret = full_write(t->fd, t->out, have);
+	ret = iom_write_all(t->fd, t->out, have);
 	if (ret < 0)
 		return writer_fail(t, -ret, strerror(-ret));
 	t->bytes_out += have;

@@ -1,5 +1,6 @@
 /*
- * util — allocation, clocks, error text and atomic file writes shared by every module.
+ * util — allocation, clocks, error text, the write loop, mkdir -p and atomic file writes shared
+ * by every module.
  */
 #include "util.h"
 
@@ -140,10 +141,83 @@ int iom_fsync_dir(const char *path)
 	return ret;
 }
 
+/* The one write loop: write() when off is negative, else pwrite() at off. */
+static int write_loop(int fd, const char *p, size_t len, int64_t off)
+{
+	while (len > 0) {
+		ssize_t n = off < 0 ? write(fd, p, len) : pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+		if (off >= 0)
+			off += n;
+	}
+	return 0;
+}
+
+int iom_write_all(int fd, const void *buf, size_t len)
+{
+	return write_loop(fd, buf, len, -1);
+}
+
+int iom_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	if (off > (uint64_t)INT64_MAX)
+		return -EINVAL;
+	return write_loop(fd, buf, len, (int64_t)off);
+}
+
+int iom_mkdir_p(const char *path)
+{
+	char *p = xstrdup(path);
+	struct stat st;
+	int ret = 0;
+
+	for (char *s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+				ret = -errno;
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	if (ret == 0 && stat(path, &st) < 0)
+		ret = -errno;
+	else if (ret == 0 && !S_ISDIR(st.st_mode))
+		ret = -ENOTDIR;
+	free(p);
+	return ret;
+}
+
+int iom_mkdir_parent(const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int ret = 0;
+
+	if (slash && slash != dir) {
+		*slash = '\0';
+		ret = iom_mkdir_p(dir);
+	}
+	free(dir);
+	return ret;
+}
+
 int iom_write_file_atomic(const char *path, const void *data, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	const char *p = data;
 	int fd, ret = 0;
 
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -151,18 +225,7 @@ int iom_write_file_atomic(const char *path, const void *data, size_t len)
 		ret = -errno;
 		goto out;
 	}
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			break;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
+	ret = iom_write_all(fd, data, len);
 	if (ret == 0 && fsync(fd) < 0)
 		ret = -errno;
 	if (close(fd) < 0 && ret == 0)

@@ -1,8 +1,8 @@
 /*
  * util — the few helpers every module needs: allocation that aborts on failure (small objects
  * of fixed size only), the one graceful allocation path for everything whose size a matrix
- * controls (iom_try_*: NULL, never an abort), the monotonic clock, error text, and writing a
- * file whole or not at all.
+ * controls (iom_try_*: NULL, never an abort), the monotonic clock, error text, the one write
+ * loop (iom_write_all), the one mkdir -p, and writing a file whole or not at all.
  */
 #ifndef IOM_UTIL_H
 #define IOM_UTIL_H
@@ -62,6 +62,21 @@ uint64_t iom_wall_ns(void);
 
 /* Formats a UTC time as "2026-11-29T23:55:00Z" into buf (at least 21 bytes). */
 void iom_format_utc(char *buf, size_t len, uint64_t wall_ns);
+
+/*
+ * Writes all len bytes of buf to fd, going on after short writes and EINTR: 0, or -errno
+ * (-EIO when the kernel writes nothing). iom_pwrite_all does the same at offset off, with
+ * pwrite(), leaving the file offset alone.
+ */
+int iom_write_all(int fd, const void *buf, size_t len);
+int iom_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
+
+/* mkdir -p: creates path and every missing directory above it (mode 0755). 0 when path is a
+ * directory at the end, -ENOTDIR when it is something else, or -errno of the mkdir that
+ * failed. iom_mkdir_parent does it for the directory that holds path (nothing for a path
+ * without a directory part). */
+int iom_mkdir_p(const char *path);
+int iom_mkdir_parent(const char *path);
 
 /*
  * Writes len bytes to path whole or not at all: a temporary file beside it, fsync, rename, fsync

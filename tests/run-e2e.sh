@@ -10,6 +10,7 @@ pass=0 fail=0 skip=0 failed=""
 for t in "$top"/tests/e2e/*.sh; do
     [ -f "$t" ] || continue
     name=$(basename "$t" .sh)
+    [ "$name" = lib ] && continue # the preamble the scripts source, not a test
     [ -n "${E2E_ONLY:-}" ] && case " $E2E_ONLY " in *" $name "*) ;; *) continue ;; esac
     work=$(mktemp -d "${TMPDIR:-/tmp}/iomatrix-e2e.XXXXXX")
     log="$work.log"

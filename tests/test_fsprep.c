@@ -34,6 +34,7 @@
 #include "hooks.h"
 #include "target.h"
 #include "util.h"
+#include "tmpdir.h"
 
 #define MAX_MOUNTS 4
 
@@ -47,14 +48,6 @@ struct lo {
 };
 
 /* ---- helpers ---------------------------------------------------------------------------- */
-
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
 
 static void assert_contains(const char *s, const char *part)
 {
@@ -132,7 +125,7 @@ static int loop_teardown(void **state)
 	if (s->backing[0])
 		unlink(s->backing);
 	if (s->tmp) {
-		nftw(s->tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		test_tmpdir_remove(s->tmp);
 		free(s->tmp);
 	}
 	free(s);

@@ -29,6 +29,7 @@
 
 #include "hooks.h"
 #include "util.h"
+#include "tmpdir.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -37,14 +38,6 @@ struct st {
 	char *dir;
 	struct iom_hook_vars vars;
 };
-
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
 
 static int setup(void **state)
 {
@@ -82,7 +75,7 @@ static int teardown(void **state)
 
 	if (chdir(s->cwd) != 0)
 		return -1;
-	nftw(s->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	test_tmpdir_remove(s->dir);
 	free(s->dir);
 	iom_hook_vars_release(&s->vars);
 	free(s);

@@ -19,24 +19,7 @@
 
 #include "journal.h"
 #include "util.h"
-
-static int make_dir(void **state)
-{
-	char tmpl[] = "/tmp/iom-journal-XXXXXX";
-
-	*state = xstrdup(mkdtemp(tmpl));
-	return *state ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	char *cmd = xasprintf("rm -rf '%s'", (char *)*state);
-	int rc = system(cmd);
-
-	free(cmd);
-	free(*state);
-	return rc;
-}
+#include "tmpdir.h"
 
 static void test_journal_replays_events(void **state)
 {
@@ -217,16 +200,13 @@ static void test_journal_lock_refuses_second_writer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_journal_replays_events, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_journal_ignores_torn_last_line, make_dir,
-						remove_dir),
-		cmocka_unit_test_setup_teardown(test_journal_replays_mkfs, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_journal_rejects_foreign_lines, make_dir,
-						remove_dir),
-		cmocka_unit_test_setup_teardown(test_journal_replays_study_plan, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_journal_lock_before_open, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_journal_lock_refuses_second_writer, make_dir,
-						remove_dir),
+		TEST_IN_TMPDIR(test_journal_replays_events),
+		TEST_IN_TMPDIR(test_journal_ignores_torn_last_line),
+		TEST_IN_TMPDIR(test_journal_replays_mkfs),
+		TEST_IN_TMPDIR(test_journal_rejects_foreign_lines),
+		TEST_IN_TMPDIR(test_journal_replays_study_plan),
+		TEST_IN_TMPDIR(test_journal_lock_before_open),
+		TEST_IN_TMPDIR(test_journal_lock_refuses_second_writer),
 	};
 
 	return cmocka_run_group_tests_name("journal", tests, NULL, NULL);

@@ -31,6 +31,7 @@
 #include "plan.h"
 #include "preflight.h"
 #include "util.h"
+#include "tmpdir.h"
 
 /* The first target is on line TARGET_LINE of every matrix made here, the next on the next. */
 #define TARGET_LINE 7
@@ -62,15 +63,13 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = xasprintf("rm -rf '%s'", f->dir);
 	int rc;
 
 	if (f->mounted) {
 		umount(f->mounted);
 		free(f->mounted);
 	}
-	rc = system(cmd);
-	free(cmd);
+	rc = test_tmpdir_remove(f->dir);
 	iom_preflight_release(&f->pf);
 	if (f->m) {
 		iom_plan_release(&f->p);

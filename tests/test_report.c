@@ -29,6 +29,7 @@
 #include "report.h"
 #include "result.h"
 #include "util.h"
+#include "tmpdir.h"
 
 #define FIXTURES "tests/fixtures/results"
 #define BOOT1 "tests/fixtures/report/boot1"
@@ -91,26 +92,6 @@ static void make_study_with(const char *dir, const struct spec *runs, size_t n,
 static void make_study(const char *dir, const struct spec *runs, size_t n, size_t ntargets)
 {
 	make_study_with(dir, runs, n, targets, ntargets, NULL);
-}
-
-static int make_dir(void **state)
-{
-	char tmpl[] = "/tmp/iom-report-XXXXXX";
-
-	if (!mkdtemp(tmpl))
-		return -1;
-	*state = xstrdup(tmpl);
-	return 0;
-}
-
-static int remove_dir(void **state)
-{
-	char *cmd = xasprintf("rm -rf '%s'", (char *)*state);
-	int rc = system(cmd);
-
-	free(cmd);
-	free(*state);
-	return rc;
 }
 
 /* The report of dirs in the format of o, as a string; fails the test on an error. */
@@ -1841,43 +1822,34 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_numbers_for_people),
-		cmocka_unit_test_setup_teardown(test_report_model_keeps_repetitions, make_dir,
-						remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_clear_win, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_tie_by_p_noisy, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_tie_by_min_effect, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_single_run, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_single_vs_repeated, make_dir,
-						remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_median_margin, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_lower_is_better, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_failed_runs_excluded, make_dir,
-						remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_stalled_runs_excluded, make_dir,
-						remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_single_compared_value, make_dir,
-						remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_compare_other_dimension, make_dir,
-						remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_fits_100_columns_or_wraps, make_dir,
-						remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_bad_directories, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_names_missing_and_damaged_runs, make_dir,
-						remove_dir),
+		TEST_IN_TMPDIR(test_report_model_keeps_repetitions),
+		TEST_IN_TMPDIR(test_report_clear_win),
+		TEST_IN_TMPDIR(test_report_tie_by_p_noisy),
+		TEST_IN_TMPDIR(test_report_tie_by_min_effect),
+		TEST_IN_TMPDIR(test_report_single_run),
+		TEST_IN_TMPDIR(test_report_single_vs_repeated),
+		TEST_IN_TMPDIR(test_report_median_margin),
+		TEST_IN_TMPDIR(test_report_lower_is_better),
+		TEST_IN_TMPDIR(test_report_failed_runs_excluded),
+		TEST_IN_TMPDIR(test_report_stalled_runs_excluded),
+		TEST_IN_TMPDIR(test_report_single_compared_value),
+		TEST_IN_TMPDIR(test_report_compare_other_dimension),
+		TEST_IN_TMPDIR(test_report_fits_100_columns_or_wraps),
+		TEST_IN_TMPDIR(test_report_bad_directories),
+		TEST_IN_TMPDIR(test_report_names_missing_and_damaged_runs),
 		cmocka_unit_test(test_report_merge_partial_overlap),
 		cmocka_unit_test(test_report_provenance_differences),
-		cmocka_unit_test_setup_teardown(test_report_same_label_qualified, make_dir,
-						remove_dir),
+		TEST_IN_TMPDIR(test_report_same_label_qualified),
 		cmocka_unit_test(test_report_find_cell_and_run),
-		cmocka_unit_test_setup_teardown(test_report_csv_parses, make_dir, remove_dir),
+		TEST_IN_TMPDIR(test_report_csv_parses),
 		cmocka_unit_test(test_report_json_parses),
 		cmocka_unit_test(test_report_md_tables),
-		cmocka_unit_test_setup_teardown(test_report_html, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_main_options, make_dir, remove_dir),
+		TEST_IN_TMPDIR(test_report_html),
+		TEST_IN_TMPDIR(test_report_main_options),
 		cmocka_unit_test(test_report_diskspd_layout),
 		cmocka_unit_test(test_report_run_missing),
-		cmocka_unit_test_setup_teardown(test_report_failed_run_report, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_report_read_only_run, make_dir, remove_dir),
+		TEST_IN_TMPDIR(test_report_failed_run_report),
+		TEST_IN_TMPDIR(test_report_read_only_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

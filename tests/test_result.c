@@ -22,6 +22,7 @@
 #include "plan.h"
 #include "result.h"
 #include "util.h"
+#include "tmpdir.h"
 
 #define FIXTURES "tests/fixtures/results"
 
@@ -204,26 +205,17 @@ static void assert_results_equal(const struct iom_run_result *a, const struct io
 		assert_string_equal(a->stall.reason, b->stall.reason);
 }
 
+/* A temporary directory made a results directory. */
 static int make_dir(void **state)
 {
-	char tmpl[] = "/tmp/iom-result-XXXXXX";
 	char err[IOM_ERRLEN];
 
-	if (!mkdtemp(tmpl))
+	if (test_tmpdir_setup(state) != 0)
 		return -1;
-	*state = xstrdup(tmpl);
-	return iom_results_dir_create(tmpl, err, sizeof(err));
+	return iom_results_dir_create(*state, err, sizeof(err));
 }
 
-static int remove_dir(void **state)
-{
-	char *cmd = xasprintf("rm -rf '%s'", (char *)*state);
-	int rc = system(cmd);
-
-	free(cmd);
-	free(*state);
-	return rc;
-}
+#define IN_RESULTS_DIR(f) cmocka_unit_test_setup_teardown(f, make_dir, test_tmpdir_teardown)
 
 static char *slurp(const char *path)
 {
@@ -819,21 +811,18 @@ static void test_result_study_newer_schema(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_result_round_trip, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_result_stall_round_trip, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_result_writes_readable_numbers, make_dir,
-						remove_dir),
+		IN_RESULTS_DIR(test_result_round_trip),
+		IN_RESULTS_DIR(test_result_stall_round_trip),
+		IN_RESULTS_DIR(test_result_writes_readable_numbers),
 		cmocka_unit_test(test_result_path_digits),
-		cmocka_unit_test_setup_teardown(test_result_list_ignores_other_files, make_dir,
-						remove_dir),
-		cmocka_unit_test_setup_teardown(test_result_summary_csv, make_dir, remove_dir),
+		IN_RESULTS_DIR(test_result_list_ignores_other_files),
+		IN_RESULTS_DIR(test_result_summary_csv),
 		cmocka_unit_test(test_result_rejects_bad_files),
 		cmocka_unit_test(test_result_accepts_consistent_edges),
 		cmocka_unit_test(test_result_missing_file),
-		cmocka_unit_test_setup_teardown(test_result_every_truncation_refused, make_dir,
-						remove_dir),
+		IN_RESULTS_DIR(test_result_every_truncation_refused),
 		cmocka_unit_test(test_result_reads_fixture),
-		cmocka_unit_test_setup_teardown(test_result_study_round_trip, make_dir, remove_dir),
+		IN_RESULTS_DIR(test_result_study_round_trip),
 		cmocka_unit_test(test_result_study_newer_schema),
 	};
 

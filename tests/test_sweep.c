@@ -31,6 +31,7 @@
 #include "run.h"
 #include "sweep.h"
 #include "util.h"
+#include "tmpdir.h"
 
 #define MS 1000000ull
 
@@ -132,10 +133,7 @@ static void dir_make(struct dir *d)
 
 static void dir_remove(struct dir *d)
 {
-	char *cmd = xasprintf("rm -rf '%s'", d->path);
-
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	assert_int_equal(test_tmpdir_remove(d->path), 0);
 }
 
 static const char *matrix_text =

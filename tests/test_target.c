@@ -34,23 +34,16 @@
 #include "loopdev.h"
 #include "target.h"
 #include "util.h"
+#include "tmpdir.h"
 
 #define FIX "tests/fixtures/target/"
 #define LOOP_BYTES (32u << 20)
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static void rm_rf(const char *dir)
 {
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	test_tmpdir_remove(dir);
 }
 
 static char *make_tmpdir(const char *base)

@@ -30,6 +30,7 @@
 #include "rng.h"
 #include "trace.h"
 #include "util.h"
+#include "tmpdir.h"
 
 #define FIXTURES "tests/fixtures/trace"
 #define START_NS UINT64_C(5000000000000)
@@ -39,24 +40,6 @@ struct gen {
 	struct iom_io io;
 	uint8_t phase;
 };
-
-static int make_dir(void **state)
-{
-	char tmpl[] = "/tmp/iom-trace-XXXXXX";
-
-	*state = xstrdup(mkdtemp(tmpl));
-	return *state ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	char *cmd = xasprintf("rm -rf '%s'", (char *)*state);
-	int rc = system(cmd);
-
-	free(cmd);
-	free(*state);
-	return rc;
-}
 
 static double expo(struct iom_rng *r)
 {
@@ -882,21 +865,18 @@ static void test_trace_enospc_names_the_trace(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_trace_round_trip, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_trace_truncated, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_trace_crash_keeps_flushed_blocks, make_dir,
-						remove_dir),
-		cmocka_unit_test_setup_teardown(test_trace_corrupt_bytes, make_dir, remove_dir),
+		TEST_IN_TMPDIR(test_trace_round_trip),
+		TEST_IN_TMPDIR(test_trace_truncated),
+		TEST_IN_TMPDIR(test_trace_crash_keeps_flushed_blocks),
+		TEST_IN_TMPDIR(test_trace_corrupt_bytes),
 		cmocka_unit_test(test_trace_foreign_files),
-		cmocka_unit_test_setup_teardown(test_trace_drops_counted, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_trace_size_and_percentiles, make_dir,
-						remove_dir),
+		TEST_IN_TMPDIR(test_trace_drops_counted),
+		TEST_IN_TMPDIR(test_trace_size_and_percentiles),
 		cmocka_unit_test(test_trace_golden_fixture),
-		cmocka_unit_test_setup_teardown(test_trace_export, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_trace_export_truncated, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_trace_enospc_names_the_trace, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_trace_open_defaults_and_errors, make_dir,
-						remove_dir),
+		TEST_IN_TMPDIR(test_trace_export),
+		TEST_IN_TMPDIR(test_trace_export_truncated),
+		TEST_IN_TMPDIR(test_trace_enospc_names_the_trace),
+		TEST_IN_TMPDIR(test_trace_open_defaults_and_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,9 +10,7 @@
 #   - traces handed to `trace`: empty, not a trace, not gzip, truncated, bytes flipped, a newer
 #     version — a clear error, never a crash.
 # "Never a crash": exit status below 128 (no signal), stderr free of sanitizer reports.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
+. "$TOP/tests/e2e/lib.sh"
 
 # expect RC PATTERN CMD...: runs CMD, wants exit RC ("nz" = any failure below 128) and PATTERN
 # in its stderr.

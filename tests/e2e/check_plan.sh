@@ -4,9 +4,7 @@
 # named on their lines; `plan` of atto.cfg has 21 sizes x 2 directions
 # x 2 targets x 3 repetitions = 252 runs, matches the golden TSV, and is the same bytes every
 # time in every format; the TSV has a header; docs/matrix.md carries the current key table.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
+. "$TOP/tests/e2e/lib.sh"
 
 for f in "$TOP"/matrices/*.cfg; do
     "$IOMATRIX" check --matrix-only "$f" >out 2>err || die "check --matrix-only $(basename "$f"): $(cat err)"

@@ -3,9 +3,8 @@
 # contrib/summary-gnuplot.sh draws an SVG with a line per series (when gnuplot is installed) and
 # contrib/summary-pandas.py prints a table of the two targets side by side (when a python3 with
 # pandas is found: python3 on PATH, else /usr/bin/python3). Skips (77) when neither can run.
-set -u
-fail=0 tried=0
-die() { echo "FAIL: $*"; fail=1; }
+. "$TOP/tests/e2e/lib.sh"
+tried=0
 
 "$IOMATRIX" new -o q.cfg fast.dat slow.dat >/dev/null 2>err || die "new: $(cat err)"
 "$IOMATRIX" run q.cfg -o res -q --no-trace --set duration=100ms --set warmup=0s --set repeat=2 \

@@ -2,9 +2,7 @@
 # The demo, as `make demo` runs it: matrices/quick.cfg from a fresh directory, no root needed.
 # It must finish, print the winners table, and leave a complete results directory: the matrix as
 # run, study.json, one JSON per run, summary.csv with a header and one row per run, traces.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
+. "$TOP/tests/e2e/lib.sh"
 
 start=$(date +%s)
 "$IOMATRIX" run "$TOP/matrices/quick.cfg" -o out >run.txt 2>err.txt

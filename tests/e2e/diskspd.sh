@@ -3,9 +3,7 @@
 # expected matrices (--matrix); a short real run (-d1 on a 16 MiB scratch file in the cwd)
 # prints DiskSpd's report sections and leaves an ordinary results directory that `report`
 # reads; unknown and unsupported flags are refused with exit 2 and a message naming the flag.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
+. "$TOP/tests/e2e/lib.sh"
 
 # the published commands (Linux paths), as matrices
 "$IOMATRIX" diskspd -b16K -d1800 -h -L -o2 -t4 -r -w50 -c10G /mnt/lsi/io.dat --matrix >m1.cfg 2>err ||

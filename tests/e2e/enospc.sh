@@ -5,15 +5,13 @@
 # A trace that fills the directory is named in that message (traces/NNNNN.trace.gz, not "a
 # result file"), its partial file removed and its run left for resume, which redoes it.
 # Needs root for tiny tmpfs mounts (skipped otherwise); the mounts are always undone.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
-[ "$(id -u)" -eq 0 ] || { echo "needs root to mount a small tmpfs"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
+. "$TOP/tests/e2e/lib.sh"
+need_root "needs root to mount a small tmpfs"
+need_cmd python3
 mkdir small
 mount -t tmpfs -o size=40k tmpfs small 2>err || { echo "cannot mount a tmpfs: $(cat err)"; exit 77; }
 mkdir tiny
-trap 'umount small 2>/dev/null; umount tiny 2>/dev/null' EXIT
+on_exit 'umount small 2>/dev/null; umount tiny 2>/dev/null'
 
 cat >m.cfg <<'CFG'
 iomatrix = 1;

@@ -19,9 +19,7 @@
 #   - ENOSPC in the results directory: a 96 KiB tmpfs fills up during the sweep;
 #   - an I/O error mid-run without device-mapper: the loop device under a write run is made
 #     read-only (blockdev --setro), so its writes fail with EPERM.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
+. "$TOP/tests/e2e/lib.sh"
 note() { echo "note: $*"; }
 
 # valid_runs DIR: every runs/*.json of DIR parses
@@ -133,10 +131,7 @@ no_crash "$rc" "results under /proc"
 	die "results under /proc: exit $rc: $(cat err.txt)"
 
 # ---- root only -----------------------------------------------------------------------------
-if [ "$(id -u)" -ne 0 ]; then
-	echo "root parts skipped: not root"
-	exit $fail
-fi
+root_or_finish
 
 img=/dev/shm/iom-faults-$$.img
 loop= dm= mnt1= mnt2=
@@ -147,7 +142,7 @@ cleanup() {
 	[ -n "$mnt2" ] && umount "$mnt2" 2>/dev/null
 	rm -f "$img"
 }
-trap cleanup EXIT INT TERM
+on_exit cleanup
 
 # ENOSPC on the target, and in the results directory (tmpfs mounts)
 mkdir -p small results

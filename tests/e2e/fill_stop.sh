@@ -4,10 +4,8 @@
 # the mark records the filled length; `resume` goes on from the mark (the bytes before it are
 # the same, so they were not written again) and, left alone, completes the fill and the run.
 # Needs 6 GiB free on a disk filesystem (not tmpfs, which would hold 4 GiB in memory).
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
-command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
+. "$TOP/tests/e2e/lib.sh"
+need_cmd python3
 dir=$PWD
 [ "$(stat -f -c %T "$dir")" = tmpfs ] && dir=/var/tmp
 [ "$(stat -f -c %T "$dir")" = tmpfs ] && { echo "no disk filesystem for a 4 GiB scratch file"; exit 77; }
@@ -19,7 +17,7 @@ cleanup() {
     [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
     rm -rf "$scratch"
 }
-trap cleanup EXIT
+on_exit cleanup
 
 cat >m.cfg <<CFG
 iomatrix = 1;

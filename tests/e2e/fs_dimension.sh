@@ -5,13 +5,9 @@
 # next one replaces it; killed with a filesystem mounted, it resumes. A filesystem iomatrix did
 # not make is never replaced: with a foreign ext4 on the device the sweep refuses to touch it. Root only; every mount and the loop device
 # are undone in a trap.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
-[ "$(id -u)" -eq 0 ] || { echo "needs root for loop devices and mounts"; exit 77; }
-for tool in losetup mkfs.ext4 wipefs blkid python3; do
-    command -v $tool >/dev/null 2>&1 || { echo "$tool is not installed"; exit 77; }
-done
+. "$TOP/tests/e2e/lib.sh"
+need_root "needs root for loop devices and mounts"
+need_cmd losetup mkfs.ext4 wipefs blkid python3
 img=$(mktemp /dev/shm/iom-fsdim.XXXXXX)
 loop=""
 cleanup() {
@@ -21,7 +17,7 @@ cleanup() {
     fi
     rm -f "$img"
 }
-trap cleanup EXIT
+on_exit cleanup
 truncate -s 320M "$img"
 loop=$(losetup -f --show "$img" 2>err) || { echo "no loop device: $(cat err)"; exit 77; }
 

@@ -3,10 +3,8 @@
 # `plan` shows the hooks and built-ins; with --allow-hooks they run with their variables, their
 # output is kept under DIR/hooks/, and a failing before_run fails its run (with the reason and
 # the log) while the sweep goes on. The built-ins drop_caches and precondition run too.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
-command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
+. "$TOP/tests/e2e/lib.sh"
+need_cmd python3
 
 cat >m.cfg <<'CFG'
 iomatrix = 1;

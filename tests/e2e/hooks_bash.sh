@@ -7,11 +7,9 @@
 # /bin/sh in a private mount namespace and once with dash: no PWNED file appears, and each
 # printed value equals the path byte for byte. `check` refuses "$$${target.path}" naming the
 # file and line. Needs root (for the mount namespace), bash, dash and python3; skips otherwise.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
-[ "$(id -u)" -eq 0 ] || { echo "needs root for a private mount namespace"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
+. "$TOP/tests/e2e/lib.sh"
+need_root "needs root for a private mount namespace"
+need_cmd python3
 bash=$(command -v bash) || { echo "bash is not installed"; exit 77; }
 dash=$(command -v dash) || { echo "dash is not installed"; exit 77; }
 unshare -m sh -c 'mount --bind "$1" /bin/sh && [ -n "$(/bin/sh -c "echo \$BASH_VERSION")" ]' \

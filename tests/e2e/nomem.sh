@@ -7,10 +7,8 @@
 # not be started), and the journal ends run-failed, study-end. Buffers larger than the memory
 # there is are refused before anything runs (check_memory), under the limit too. A sanitizer
 # build, which cannot run under `ulimit -v`, is tested with its allocator's size limit instead.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
-command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
+. "$TOP/tests/e2e/lib.sh"
+need_cmd python3
 
 cat >m.cfg <<'CFG'
 iomatrix = 1;

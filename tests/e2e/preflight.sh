@@ -9,9 +9,7 @@
 # estimate against a small results filesystem (a warning, exit 0), and on a loop device
 # read_pct = 67 without destructive = true, a region larger than the device, and a
 # filesystem-dimension target, which is checked only for what exists before its mkfs.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
+. "$TOP/tests/e2e/lib.sh"
 # snap: everything a write in the current directory would change (names, types, sizes, mtimes)
 snap() { find . -path ./o -prune -o -printf '%p %y %s %T@\n' | sort; }
 mkdir o # what the commands print goes here, outside what snap looks at
@@ -120,10 +118,7 @@ mkdir sub
 [ -f study/runs/00002.json ] || die "the resumed run was not redone"
 
 # ---- root only -----------------------------------------------------------------------------
-if [ "$(id -u)" -ne 0 ]; then
-    echo "root parts skipped: not root"
-    exit $fail
-fi
+root_or_finish
 loop="" img=""
 cleanup() {
     for m in small ro results; do mountpoint -q "$m" 2>/dev/null && umount "$m"; done
@@ -131,7 +126,7 @@ cleanup() {
     [ -n "$img" ] && rm -f "$img"
     rm -f "$shm"
 }
-trap cleanup EXIT INT TERM
+on_exit cleanup
 mkdir small ro results
 mount -t tmpfs -o size=2M iom-preflight small || { echo "cannot mount a tmpfs"; exit 77; }
 mount -t tmpfs -o ro,size=1M iom-preflight-ro ro || die "cannot mount a read-only tmpfs"

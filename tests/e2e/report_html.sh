@@ -5,9 +5,7 @@
 # compared values' bars and lines. Skips (77) when the report command cannot write HTML yet or
 # Chromium is missing. SAVE_SCREENSHOT=PATH keeps the screenshot (docs/report-screenshot.png
 # is made that way).
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
+. "$TOP/tests/e2e/lib.sh"
 
 fix="$TOP/tests/fixtures/report"
 help=$("$IOMATRIX" report --help 2>&1) || {

@@ -11,9 +11,7 @@
 #     anything; resume sets each aside (renamed runs/NNNNN.json.corrupt-<UTC>, content kept),
 #     redoes each run exactly once, and the report is whole again.
 # Exit codes and messages are asserted exactly.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
+. "$TOP/tests/e2e/lib.sh"
 
 cat >m.cfg <<'CFG'
 iomatrix = 1;

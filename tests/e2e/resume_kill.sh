@@ -3,10 +3,8 @@
 # killed with SIGKILL six times at random moments, then `iomatrix resume` carries it to the end.
 # Afterwards every run exists exactly once in runs/, every JSON file parses, summary.csv has one
 # row per run, the journal has one run-done per run, and no temporary file is left behind.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
-command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
+. "$TOP/tests/e2e/lib.sh"
+need_cmd python3
 
 cat >m.cfg <<'CFG'
 iomatrix = 1;

@@ -3,17 +3,15 @@
 # destructive = true (refused before the sweep starts otherwise); the device facts name the loop driver and the backing file; the
 # submit/reap policy keys shape the submissions; a device that carries a filesystem is refused
 # even with destructive = true.
-set -u
-[ "$(id -u)" -eq 0 ] || { echo "needs root for a loop device"; exit 77; }
+. "$TOP/tests/e2e/lib.sh"
+need_root "needs root for a loop device"
 command -v losetup >/dev/null 2>&1 || { echo "losetup not installed"; exit 77; }
 back=$(mktemp /dev/shm/iomatrix-e2e.XXXXXX)
 dev=""
 cleanup() { [ -n "$dev" ] && losetup -d "$dev" 2>/dev/null; rm -f "$back"; }
-trap cleanup EXIT INT TERM
+on_exit cleanup
 truncate -s 64M "$back"
 dev=$(losetup -f --show "$back") || { echo "cannot attach a loop device"; exit 77; }
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
 
 cat >m.cfg <<CFG
 iomatrix = 1;

@@ -3,10 +3,8 @@
 # SIGINT during a run stops it cleanly — exit 3, the
 # partial result written with status "interrupted" and journalled run-interrupted, the resume
 # command printed — and `iomatrix resume` then completes the sweep with every run ok.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
-command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
+. "$TOP/tests/e2e/lib.sh"
+need_cmd python3
 
 cat >m.cfg <<'CFG'
 iomatrix = 1;

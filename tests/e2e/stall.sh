@@ -4,10 +4,8 @@
 # second of its window with the stopped seconds at 0, and the report flags it, leaves it out of
 # the verdicts and says so beneath the table. The run after it, not stopped, is not flagged;
 # neither is a bytes-bound run.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
-command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
+. "$TOP/tests/e2e/lib.sh"
+need_cmd python3
 
 cat >m.cfg <<'CFG'
 iomatrix = 1;

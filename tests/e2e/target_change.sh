@@ -12,13 +12,9 @@
 #     partitions the kernel still lists after the table on disk was wiped (and then with ext4
 #     on the partition): refused.
 # Mounts, partitions and loop devices are undone in a trap.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
-[ "$(id -u)" -eq 0 ] || { echo "needs root for loop devices and mounts"; exit 77; }
-for tool in losetup mkfs.ext4 fsck.ext4 mount umount python3 cmp; do
-    command -v $tool >/dev/null 2>&1 || { echo "$tool is not installed"; exit 77; }
-done
+. "$TOP/tests/e2e/lib.sh"
+need_root "needs root for loop devices and mounts"
+need_cmd losetup mkfs.ext4 fsck.ext4 mount umount python3 cmp
 imgs="" loops="" mnt="$PWD/mnt" pid=""
 cleanup() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null
@@ -29,8 +25,7 @@ cleanup() {
     done
     for i in $imgs; do rm -f "$i"; done
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+on_exit cleanup
 # a new loop device over a new 64 MiB file in /dev/shm, its path in $loop
 new_loop() {
     img=$(mktemp /dev/shm/iom-change.XXXXXX) || { echo "no file in /dev/shm"; exit 77; }

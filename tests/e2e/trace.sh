@@ -3,9 +3,7 @@
 # exports CSV (header row, one row per completed I/O = ios + warm-up + cool-down of the run) and
 # fio latency logs that fio's own fio_generate_plots and fio2gnuplot plot; a truncated copy and a
 # foreign file give exit 2 with a clear message.
-set -u
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
+. "$TOP/tests/e2e/lib.sh"
 command -v fio_generate_plots >/dev/null 2>&1 && command -v fio2gnuplot >/dev/null 2>&1 &&
     command -v gnuplot >/dev/null 2>&1 || { echo "fio or gnuplot not installed"; exit 77; }
 

@@ -10,11 +10,9 @@
 # error message and the progress line, and in runs/00001.json. A third sweep on a clean device
 # passes. A unit test (tests/test_verify.c) covers a sector zeroed after a verified run of the
 # same sweep. Needs root and a loop device; skips (77) otherwise.
-set -u
-[ "$(id -u)" -eq 0 ] || { echo "skip: needs root (loop device)"; exit 77; }
+. "$TOP/tests/e2e/lib.sh"
+need_root "skip: needs root (loop device)"
 command -v losetup >/dev/null || { echo "skip: no losetup"; exit 77; }
-fail=0
-die() { echo "FAIL: $*"; fail=1; }
 
 img=/dev/shm/iom-verify-$$.img
 dev=
@@ -22,7 +20,7 @@ cleanup() {
 	[ -n "$dev" ] && losetup -d "$dev" 2>/dev/null
 	rm -f "$img"
 }
-trap cleanup EXIT INT TERM
+on_exit cleanup
 dd if=/dev/zero of="$img" bs=1M count=16 status=none || { echo "skip: cannot create $img"; exit 77; }
 dev=$(losetup -f --show "$img" 2>/dev/null) || { dev=; echo "skip: no loop device"; exit 77; }
 

@@ -1,0 +1,63 @@
+/*
+ * cmd_report — the commands that read what a sweep left: `report` (the winners of one or more
+ * results directories, in any format, or one run DiskSpd-style) and `trace` (a run's trace
+ * decoded to CSV or fio logs). Both are thin: the report and trace modules do the work; here
+ * the options are handed over and a failure mapped to an exit code (cmd.h).
+ */
+#include <stdio.h>
+
+#include "cmd.h"
+#include "report.h"
+#include "trace.h"
+#include "util.h"
+
+int iom_cmd_report(struct cli *cli)
+{
+	struct iom_report_opts_cli o = {
+		.compare = cli->value[OPT_COMPARE],
+		.color = -1,
+		.format = cli->value[OPT_FORMAT],
+		.alpha = cli->value[OPT_ALPHA],
+		.min_effect = cli->value[OPT_MIN_EFFECT],
+		.max_cv = cli->value[OPT_MAX_CV],
+		.cell = cli->value[OPT_CELL],
+		.run = cli->value[OPT_RUN],
+		.output = cli->value[OPT_OUTPUT],
+	};
+	char err[IOM_ERRLEN];
+	int ret;
+
+	ret = iom_report_main(stdout, (const char *const *)cli->args, (size_t)cli->nargs, &o, err,
+			      sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "iomatrix: %s\n", err);
+		return iom_cmd_exit(ret, IOM_IN_INVALID | IOM_IN_MISSING | IOM_IN_NOTDIR);
+	}
+	return iom_cmd_finish(IOM_EXIT_OK);
+}
+
+int iom_cmd_trace(struct cli *cli)
+{
+	struct iom_trace_export x = {
+		.format = IOM_TRACE_CSV,
+		.out = cli->value[OPT_OUTPUT],
+		.measured_only = cli->given[OPT_MEASURED],
+	};
+	char err[IOM_ERRLEN];
+	int ret;
+
+	if (cli->given[OPT_FORMAT]) {
+		int f = iom_trace_format_parse(cli->value[OPT_FORMAT]);
+
+		if (f < 0)
+			return iom_cmd_usage_error("unknown format '%s' (use csv or fio)",
+						   cli->value[OPT_FORMAT]);
+		x.format = (enum iom_trace_format)f;
+	}
+	ret = iom_trace_export(cli->args[0], &x, NULL, err, sizeof(err));
+	if (ret == 0)
+		return iom_cmd_finish(IOM_EXIT_OK);
+	fprintf(stderr, "iomatrix: %s\n", err);
+	/* damaged, foreign or missing input: 2 (what was intact has been written); output: 1 */
+	return iom_cmd_exit(ret, IOM_IN_INVALID | IOM_IN_MISSING | IOM_IN_DAMAGED | IOM_IN_DENIED);
+}

@@ -1,0 +1,311 @@
+/*
+ * cmd_run — the commands that take a matrix: `check` (is the file valid, can this machine run
+ * it), `plan` (its ordered runs), `run` (a sweep into a new results directory) and `resume`
+ * (carry on an interrupted one). Each loads the matrix into a plan, runs preflight before
+ * anything is written, and maps what failed to an exit code through cmd.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "fsprep.h"
+#include "hooks.h"
+#include "journal.h"
+#include "matrix.h"
+#include "plan.h"
+#include "preflight.h"
+#include "report.h"
+#include "sweep.h"
+#include "util.h"
+
+/* Warns (this machine only: the matrix stays valid) about a filesystem of the matrix whose mkfs
+ * is not installed, so that it shows before a night starts rather than at its target's turn. */
+static void warn_missing_mkfs(const struct iom_matrix *m)
+{
+	for (size_t t = 0; t < m->ntargets; t++) {
+		const char *fs = m->targets[t].fs_type;
+		char err[IOM_ERRLEN], *path = NULL;
+		bool seen = false;
+
+		for (size_t u = 0; fs && u < t; u++)
+			seen |= m->targets[u].fs_type && strcmp(m->targets[u].fs_type, fs) == 0;
+		if (!fs || seen || strcmp(fs, "raw") == 0)
+			continue;
+		if (iom_fs_tool_find(fs, NULL, NULL, &path, err, sizeof(err)) < 0)
+			fprintf(stderr, "%s:%d: warning: target '%s': %s\n", m->file, m->targets[t].line,
+				m->targets[t].label, err);
+		free(path);
+	}
+}
+
+/* Whether this machine can run the plan of m (preflight.h), into pf: 0, or -errno with err when
+ * the plan cannot be built. */
+static int check_machine(const struct iom_matrix *m, struct iom_preflight *pf, char *err,
+			 size_t errlen)
+{
+	struct iom_preflight_opts po = { 0 };
+	struct iom_plan p;
+	char *dir;
+	int ret;
+
+	memset(pf, 0, sizeof(*pf));
+	ret = iom_plan_build(m, &p, err, errlen);
+	if (ret < 0)
+		return ret;
+	dir = iom_sweep_default_dir(m); /* where `run` puts the results without -o */
+	po.results_dir = dir;
+	ret = iom_preflight_check(&p, &po, pf);
+	free(dir);
+	iom_plan_release(&p);
+	return ret;
+}
+
+int iom_cmd_check(struct cli *cli)
+{
+	int code = IOM_EXIT_OK;
+
+	for (int i = 0; i < cli->nargs; i++) {
+		struct iom_preflight pf = { 0 };
+		struct iom_matrix *m;
+		char err[IOM_ERRLEN];
+		size_t nruns = 0;
+
+		if (iom_matrix_load(cli->args[i], cli->ov, cli->nov, &m, err, sizeof(err)) < 0 ||
+		    iom_plan_count(m, &nruns, err, sizeof(err)) < 0 ||
+		    (!cli->given[OPT_MATRIX_ONLY] && check_machine(m, &pf, err, sizeof(err)) < 0)) {
+			iom_cmd_print_error(err);
+			iom_matrix_free(m);
+			code = IOM_EXIT_USAGE;
+			continue;
+		}
+		if (pf.errors) {
+			fflush(stdout);
+			iom_cmd_print_preflight(m, &pf, NULL);
+			fprintf(stderr, "%s: the matrix is valid (%zu runs), but this machine cannot "
+				"run it: %zu problem%s above ('iomatrix check --matrix-only' checks the "
+				"file alone)\n", cli->args[i], nruns, pf.errors,
+				pf.errors == 1 ? "" : "s");
+			code = IOM_EXIT_USAGE;
+		} else {
+			printf("%s: valid, %zu runs\n", cli->args[i], nruns);
+			fflush(stdout);
+			iom_cmd_print_preflight(m, &pf, NULL);
+		}
+		warn_missing_mkfs(m);
+		iom_preflight_release(&pf);
+		iom_matrix_free(m);
+	}
+	return iom_cmd_finish(code);
+}
+
+int iom_cmd_plan(struct cli *cli)
+{
+	enum iom_plan_format fmt = IOM_PLAN_TEXT;
+	struct iom_matrix *m;
+	struct iom_plan p;
+	int ret;
+
+	if (cli->given[OPT_FORMAT]) {
+		const char *f = cli->value[OPT_FORMAT];
+
+		if (strcmp(f, "text") == 0)
+			fmt = IOM_PLAN_TEXT;
+		else if (strcmp(f, "tsv") == 0)
+			fmt = IOM_PLAN_TSV;
+		else if (strcmp(f, "json") == 0)
+			fmt = IOM_PLAN_JSON;
+		else
+			return iom_cmd_usage_error("unknown format '%s' (use text, tsv or json)",
+						   f);
+	}
+	if ((ret = iom_cmd_load_plan(cli, cli->args[0], &m, &p)) != 0)
+		return ret;
+	ret = iom_plan_write(stdout, &p, fmt);
+	if (ret == 0 && fmt == IOM_PLAN_TEXT) {
+		struct iom_hook_desc d;
+
+		iom_sweep_hook_desc(m, cli->given[OPT_ALLOW_HOOKS], &d);
+		if (iom_hooks_any(&d)) {
+			putchar('\n');
+			ret = iom_hooks_describe(stdout, &d);
+		}
+	}
+	iom_plan_release(&p);
+	iom_matrix_free(m);
+	if (ret < 0) {
+		fprintf(stderr, "iomatrix: cannot write the plan: %s\n", strerror(-ret));
+		return IOM_EXIT_FAIL;
+	}
+	return iom_cmd_finish(IOM_EXIT_OK);
+}
+
+static int sweep_logged(const struct iom_plan *p, const char *dir,
+			const struct iom_sweep_opts *po);
+
+/*
+ * The preflight of `run` and `resume` (preflight.h), into pf: on resume only the runs the
+ * journal leaves to do count, and a complete study or a journal that cannot be read is left to
+ * the sweep, which says so. Reads only: nothing is written.
+ */
+static void preflight_sweep(const struct iom_plan *p, const char *dir, bool resume, bool no_trace,
+			    struct iom_preflight *pf)
+{
+	struct iom_preflight_opts po = { .results_dir = dir, .no_trace = no_trace };
+	struct iom_journal_state st;
+	char err[IOM_ERRLEN];
+	uint8_t *pending = NULL;
+
+	memset(pf, 0, sizeof(*pf));
+	if (resume) {
+		if (iom_journal_replay(dir, p->nruns, &st, err, sizeof(err)) < 0 || st.ended) {
+			iom_journal_state_release(&st);
+			return;
+		}
+		pending = xcalloc(p->nruns + 1, 1);
+		for (size_t i = 1; i <= p->nruns; i++)
+			pending[i] = st.run[i] == IOM_RS_PENDING;
+		po.pending = pending;
+		iom_journal_state_release(&st);
+	}
+	iom_preflight_check(p, &po, pf);
+	free(pending);
+}
+
+/* Runs plan p into dir (new or resumed); prints the winners table; returns the exit code. */
+static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, bool resume)
+{
+	struct iom_sweep_opts o = {
+		.dir = dir,
+		.resume = resume,
+		.quiet = cli->given[OPT_QUIET],
+		.out = stdout,
+		.ov = cli->ov,
+		.nov = cli->nov,
+		.no_trace = cli->given[OPT_NO_TRACE],
+		.allow_hooks = cli->given[OPT_ALLOW_HOOKS],
+		.tty = -1,
+	};
+	struct iom_preflight pf;
+	int ret;
+
+	if (iom_sweep_has_shell_hooks(p->m) && !o.allow_hooks) {
+		fprintf(stderr, "%s:%d: this matrix has shell hooks, which run only with "
+			"--allow-hooks (a matrix file can come from anyone: running its commands "
+			"must be your choice; 'iomatrix plan' shows them)\n", p->m->file,
+			p->m->hooks.line);
+		return IOM_EXIT_USAGE;
+	}
+	/* before anything is written: the results directory, the log, a scratch file */
+	preflight_sweep(p, dir, resume, o.no_trace, &pf);
+	if (pf.errors) {
+		iom_cmd_print_preflight(p->m, &pf, NULL);
+		fprintf(stderr, "iomatrix: %zu problem%s above keep%s this sweep from running; "
+			"nothing was written%s\n", pf.errors, pf.errors == 1 ? "" : "s",
+			pf.errors == 1 ? "s" : "", resume ? "" : " ('iomatrix check MATRIX' checks "
+			"again once they are fixed)");
+		iom_preflight_release(&pf);
+		return IOM_EXIT_USAGE;
+	}
+	if (cli->given[OPT_LOG]) {
+		o.log = fopen(cli->value[OPT_LOG], "a");
+		if (!o.log) {
+			fprintf(stderr, "iomatrix: cannot open log '%s': %s\n", cli->value[OPT_LOG],
+				strerror(errno));
+			iom_preflight_release(&pf);
+			return IOM_EXIT_USAGE;
+		}
+	}
+	iom_cmd_print_preflight(p->m, &pf, o.log); /* the warnings */
+	iom_preflight_release(&pf);
+	ret = sweep_logged(p, dir, &o);
+	if (o.log)
+		fclose(o.log);
+	return ret;
+}
+
+/* The body of sweep(), once the options are ready and the log open. */
+static int sweep_logged(const struct iom_plan *p, const char *dir, const struct iom_sweep_opts *po)
+{
+	struct iom_sweep_opts o = *po;
+	struct iom_sweep_outcome res;
+	char err[IOM_ERRLEN];
+	int ret;
+
+	o.stop = iom_cmd_stop_on_signals();
+	if (!o.quiet)
+		printf("%s: %zu runs into %s\n", p->m->file, p->nruns, dir);
+	ret = iom_sweep_execute(p, &o, &res, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "iomatrix: %s\n", err);
+		if (o.log)
+			fprintf(o.log, "error: %s\n", err);
+		/* hooks not allowed, or resume of a changed plan: what the user asked is refused */
+		if (res.plan_changed)
+			return IOM_EXIT_USAGE;
+		return iom_cmd_exit(ret, IOM_IN_REFUSED);
+	}
+	if (res.interrupted) {
+		fprintf(stderr, "iomatrix: interrupted after %zu runs; carry on with: iomatrix resume "
+			"%s%s\n", res.ok + res.failed, dir, o.allow_hooks ? " --allow-hooks" : "");
+		if (o.log)
+			fprintf(o.log, "interrupted after %zu runs; carry on with: iomatrix resume "
+				"%s%s\n", res.ok + res.failed, dir,
+				o.allow_hooks ? " --allow-hooks" : "");
+		return iom_cmd_finish(iom_cmd_outcome(true, false));
+	}
+	putchar('\n');
+	ret = iom_report_after_sweep(stdout, dir, err, sizeof(err));
+	if (ret < 0)
+		fprintf(stderr, "iomatrix: %s\n", err);
+	printf("\n%zu runs ok, %zu failed%s; results in %s\n", res.ok, res.failed,
+	       res.skipped ? " (resumed)" : "", dir);
+	return iom_cmd_finish(iom_cmd_outcome(false, ret < 0 || res.failed));
+}
+
+int iom_cmd_run(struct cli *cli)
+{
+	struct iom_matrix *m;
+	struct iom_plan p;
+	char *dir;
+	int ret;
+
+	if ((ret = iom_cmd_load_plan(cli, cli->args[0], &m, &p)) != 0)
+		return ret;
+	dir = cli->given[OPT_OUTPUT] ? xstrdup(cli->value[OPT_OUTPUT]) : iom_sweep_default_dir(m);
+	ret = sweep(cli, &p, dir, false);
+	free(dir);
+	iom_plan_release(&p);
+	iom_matrix_free(m);
+	return ret;
+}
+
+int iom_cmd_resume(struct cli *cli)
+{
+	const char *dir = cli->args[0];
+	struct iom_matrix *m;
+	struct iom_plan p;
+	struct stat st;
+	char *path;
+	int ret;
+
+	path = xasprintf("%s/journal", dir);
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "iomatrix: '%s' is not a results directory (no journal)\n", dir);
+		free(path);
+		return IOM_EXIT_USAGE;
+	}
+	free(path);
+	/* The matrix as run, with its overrides applied, is the one in the directory. */
+	path = xasprintf("%s/matrix.cfg", dir);
+	ret = iom_cmd_load_plan(cli, path, &m, &p);
+	free(path);
+	if (ret != 0)
+		return ret;
+	ret = sweep(cli, &p, dir, true);
+	iom_plan_release(&p);
+	iom_matrix_free(m);
+	return ret;
+}

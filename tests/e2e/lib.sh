@@ -1,0 +1,41 @@
+# lib.sh — the preamble every end-to-end script shares, sourced first: . "$TOP/tests/e2e/lib.sh"
+# (tests/run-e2e.sh exports TOP, the top of the tree, and IOMATRIX, the binary under test).
+#
+# It sets -u and a failure counter: die MESSAGE prints "FAIL: MESSAGE" and marks the script
+# failed, and the script ends with `exit $fail`. A script that cannot run here skips with
+# exit 77 and one line saying why (skip, need_root, need_cmd); one whose later parts need root
+# ends there with what passed so far (root_or_finish). on_exit FUNC runs FUNC once however the
+# script ends (done, failed, or stopped by INT/TERM from the runner's timeout), so loop
+# devices, mounts and /dev/shm files never outlive the test.
+set -u
+fail=0
+
+# Marks the script failed, saying what went wrong.
+die() { echo "FAIL: $*"; fail=1; }
+
+# Skips the script (exit 77) with MESSAGE as its last line.
+skip() { echo "$*"; exit 77; }
+
+# Skips unless root; MESSAGE says what needs root.
+need_root() { [ "$(id -u)" -eq 0 ] || skip "$1"; }
+
+# Skips unless every COMMAND is installed ("COMMAND is not installed").
+need_cmd() {
+    for _c in "$@"; do
+        command -v "$_c" >/dev/null 2>&1 || skip "$_c is not installed"
+    done
+}
+
+# Ends the script with its result so far when not root: the rest needs root.
+root_or_finish() {
+    [ "$(id -u)" -eq 0 ] && return 0
+    echo "root parts skipped: not root"
+    exit "$fail"
+}
+
+# Runs CMD (a function name or a command line) when the script exits, also when INT or TERM
+# stops it.
+on_exit() {
+    trap "$1" EXIT
+    trap 'exit 1' INT TERM
+}
