@@ -272,11 +272,14 @@ int iom_section_from_name(const char *name)
 
 int iom_key_store(const struct iom_key *k, void *base, int64_t v)
 {
-	char *dst = (char *)base + k->off;
-
 	if (k->type == IOM_TYPE_STRING || k->type == IOM_TYPE_FLOAT)
 		return -EINVAL;
-	switch (k->size) {
+	return iom_store_int((char *)base + k->off, k->size, v);
+}
+
+int iom_store_int(void *dst, size_t size, int64_t v)
+{
+	switch (size) {
 	case 1: {
 		bool b = v != 0;
 

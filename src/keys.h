@@ -146,6 +146,10 @@ int iom_section_from_name(const char *name);
  */
 int iom_key_store(const struct iom_key *k, void *base, int64_t v);
 
+/* Stores v at dst, a field of size bytes: 1 a bool (v != 0), 4 32 bits, 8 64 bits. Returns 0, or
+ * -EINVAL for another size. For landings of stored values outside the model (the run spec). */
+int iom_store_int(void *dst, size_t size, int64_t v);
+
 /*
  * A cell's dimension in words. iom_dim_describe writes value as iom_cell_describe shows it
  * ("qd=32", "rd=70%", "random", "buffered"; "" for a word the table leaves out, such as verify
