@@ -37,6 +37,7 @@ struct fs_kind {
 	const char *package; /* Debian package of mkfs.<name> */
 };
 
+/* The package of each of keys.h's iom_fs_types (the names a matrix may give). */
 static const struct fs_kind kinds[] = {
 	{ "ext4", "e2fsprogs" },
 	{ "xfs", "xfsprogs" },
@@ -44,22 +45,12 @@ static const struct fs_kind kinds[] = {
 	{ "raw", NULL },
 };
 
-const char *const iom_fs_types_text = "ext4, xfs, btrfs or raw";
-
 static const struct fs_kind *kind_of(const char *fstype)
 {
 	for (size_t i = 0; fstype && i < IOM_ARRAY_SIZE(kinds); i++)
 		if (strcmp(kinds[i].name, fstype) == 0)
 			return &kinds[i];
 	return NULL;
-}
-
-int iom_fs_check_type(const char *fstype, char *err, size_t errlen)
-{
-	if (kind_of(fstype))
-		return 0;
-	return iom_err(err, errlen, EINVAL, "unknown filesystem '%s' (%s)", fstype ? fstype : "",
-		       iom_fs_types_text);
 }
 
 const char *iom_fs_package(const char *fstype)

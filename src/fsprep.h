@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "keys.h"
+
 #define IOM_FS_UUID_LEN 36
 #define IOM_FS_LABEL_PREFIX "iom-"
 
@@ -31,12 +33,8 @@ struct iom_fs_made {
 	char label[16];                  /* "iom-0b5e12ab" */
 };
 
-/* The filesystem types iomatrix can make, for messages and help: "ext4, xfs, btrfs or raw". */
-extern const char *const iom_fs_types_text;
-
-/* 0 when fstype is one of ext4, xfs, btrfs, raw; -EINVAL with "unknown filesystem 'zfs' (ext4,
- * xfs, btrfs or raw)" otherwise. For the matrix reader. */
-int iom_fs_check_type(const char *fstype, char *err, size_t errlen);
+/* The filesystem types iomatrix can make (iom_fs_types, iom_fs_types_text) and their check
+ * (iom_fs_check_type) are the matrix's vocabulary: keys.h. */
 
 /* The Debian package that holds mkfs for fstype ("e2fsprogs", "xfsprogs", "btrfs-progs"), or
  * NULL for raw and unknown types. */

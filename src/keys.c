@@ -3,9 +3,11 @@
  * finding keys, "did you mean" suggestions, parsing and range-checking scalar values written as
  * text, formatting them back, and printing the table for `iomatrix help keys` and docs/matrix.md.
  *
- * The matrix reader (matrix.c) walks libconfig's tree and asks this table what each key may be;
- * nothing here knows libconfig. Adding a key is one line in iom_keys[] (and, for a new dimension,
- * a value in enum iom_dim).
+ * The matrix reader (matrix.c) walks libconfig's tree and asks this table what each key may be
+ * and where its value lands in the model; nothing here knows libconfig. The rows name fields of
+ * the model's structs (matrix.h) by offset, as fio's option table names its thread options: the
+ * table is the schema of that model, which is plain data. Adding a key is one row in iom_keys[]
+ * (for a new dimension also a value in enum iom_dim; docs/architecture.md has the recipe).
  */
 #include "keys.h"
 
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "matrix.h"
 #include "units.h"
 #include "util.h"
 
@@ -30,6 +33,12 @@
 static const char *const pattern_choices[] = { "random", "sequential", NULL };
 static const char *const engine_choices[] = { "io_uring", "psync", "null", NULL };
 static const char *const repeat_order_choices[] = { "grouped", "interleaved", NULL };
+static const char *const pattern_words[] = { "rnd", "seq" };
+static const char *const direct_words[] = { "buffered", "direct" }; /* false, true */
+static const char *const verify_words[] = { "", "verify" };         /* no word for off */
+
+#define MAX_LABEL 64  /* names and labels */
+#define MAX_TEXT 1024 /* one-line texts and option strings */
 
 #define NODIM (-1)
 
@@ -39,12 +48,15 @@ const struct iom_key iom_keys[] = {
 	  .min = 1, .max = 1, .flags = IOM_KEY_REQUIRED,
 	  .help = "schema version of the file; this iomatrix reads 1" },
 	{ .name = "name", .section = IOM_SEC_TOP, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  IOM_AT(iom_matrix, name), .max = MAX_LABEL, .chars = IOM_CHARS_NAME,
 	  .help = "short name of the study, used in the results directory name (letters, digits, "
 		  "'.', '_', '-'; default: the file name without .cfg)" },
 	{ .name = "description", .section = IOM_SEC_TOP, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  IOM_AT(iom_matrix, description), .max = MAX_TEXT,
 	  .help = "one line on what the study is for" },
 	{ .name = "seed", .section = IOM_SEC_TOP, .type = IOM_TYPE_UINT, .dim = NODIM,
-	  .min = 0, .max = INT64_MAX, .def = "1",
+	  .min = 0, .max = INT64_MAX, .def = "1", IOM_AT(iom_matrix, seed),
+	  .flags = IOM_KEY_INT_ONLY,
 	  .help = "base of every run's seed: the same seed gives the same offsets" },
 	{ .name = "targets", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
 	  .flags = IOM_KEY_REQUIRED,
@@ -60,7 +72,7 @@ const struct iom_key iom_keys[] = {
 	{ .name = "compare", .section = IOM_SEC_TOP, .type = IOM_TYPE_STRING, .dim = NODIM,
 	  .def = "target", .help = "the dimension whose values compete in the report" },
 	{ .name = "repeat_order", .section = IOM_SEC_TOP, .type = IOM_TYPE_ENUM, .dim = NODIM,
-	  .def = "grouped", .choices = repeat_order_choices,
+	  .def = "grouped", .choices = repeat_order_choices, IOM_AT(iom_matrix, repeat_order),
 	  .help = "grouped: a cell's repetitions back to back; interleaved: every cell once, then "
 		  "every cell again" },
 	{ .name = "shuffle", .section = IOM_SEC_TOP, .type = IOM_TYPE_UINT, .dim = NODIM,
@@ -68,7 +80,7 @@ const struct iom_key iom_keys[] = {
 	  .help = "a seed: when given, the runs are put in a random order, the same for the "
 		  "same seed" },
 	{ .name = "trace", .section = IOM_SEC_TOP, .type = IOM_TYPE_BOOL, .dim = NODIM,
-	  .def = "true",
+	  .def = "true", IOM_AT(iom_matrix, trace),
 	  .help = "record every I/O of every run in a compressed trace, traces/NNNNN.trace.gz "
 		  "(docs/trace.md); --no-trace turns it off for one sweep" },
 	{ .name = "cpus", .section = IOM_SEC_TOP, .type = IOM_TYPE_STRING, .dim = NODIM,
@@ -102,19 +114,21 @@ const struct iom_key iom_keys[] = {
 	  .flags = IOM_KEY_REQUIRED,
 	  .help = "a scratch file (created when missing) or a block device under /dev/" },
 	{ .name = "size", .section = IOM_SEC_TARGET, .type = IOM_TYPE_SIZE, .dim = NODIM,
-	  .unit = "bytes", .min = 4 * KIB, .max = 1024 * TIB,
+	  .unit = "bytes", .min = 4 * KIB, .max = 1024 * TIB, IOM_AT(iom_target, size),
 	  .help = "size of the scratch file, or the region [0, size) of a device; required for "
 		  "files, default for devices: the whole device" },
 	{ .name = "filesystem", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  IOM_AT(iom_target, filesystem), .max = MAX_LABEL, .chars = IOM_CHARS_NAME,
 	  .help = "a label for the report, e.g. \"ext4\"" },
 	{ .name = "controller", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
-	  .def = "auto",
+	  .def = "auto", IOM_AT(iom_target, controller), .max = MAX_LABEL, .chars = IOM_CHARS_NAME,
 	  .help = "a label for the report; \"auto\" reads the device's driver from sysfs" },
 	{ .name = "overwrite", .section = IOM_SEC_TARGET, .type = IOM_TYPE_BOOL, .dim = NODIM,
-	  .def = "false",
+	  .def = "false", IOM_AT(iom_target, overwrite),
 	  .help = "may take over an existing file that iomatrix did not create" },
 	{ .name = "destructive", .section = IOM_SEC_TARGET, .type = IOM_TYPE_BOOL, .dim = NODIM,
-	  .def = "false", .help = "may write to a block device, destroying its contents" },
+	  .def = "false", IOM_AT(iom_target, destructive),
+	  .help = "may write to a block device, destroying its contents" },
 	{ .name = "device", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
 	  .help = "a block device under /dev/, instead of path (with filesystems: the device "
 		  "iomatrix formats)" },
@@ -125,67 +139,76 @@ const struct iom_key iom_keys[] = {
 		  "destructive = true), mounts it privately and runs the cells on a scratch file of "
 		  "size bytes there (raw: on the device)" },
 	{ .name = "mkfs_options", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING,
-	  .dim = NODIM, .help = "extra mkfs arguments for filesystems, split at white space" },
+	  .dim = NODIM, IOM_AT(iom_target, mkfs_options), .max = MAX_TEXT,
+	  .help = "extra mkfs arguments for filesystems, split at white space" },
 	{ .name = "mount_options", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING,
-	  .dim = NODIM, .help = "mount options for filesystems, as mount(8) takes them "
-				"(\"noatime,discard\")" },
+	  .dim = NODIM, IOM_AT(iom_target, mount_options), .max = MAX_TEXT,
+	  .help = "mount options for filesystems, as mount(8) takes them (\"noatime,discard\")" },
 
 	/* workload = { … } — the dimensions */
 	{ .name = "block_size", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_SIZE,
 	  .dim = IOM_DIM_BLOCK_SIZE, .unit = "bytes", .min = 512, .max = 64 * MIB, .def = "4K",
+	  .describe = "bs=%s", .word_pos = 2,
 	  .help = "bytes per I/O; a multiple of 512 with direct I/O" },
 	{ .name = "queue_depth", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_UINT,
 	  .dim = IOM_DIM_QUEUE_DEPTH, .min = 1, .max = 65536, .def = "1",
+	  .describe = "qd=%s", .word = "qd%s", .word_pos = 5,
 	  .help = "I/Os in flight per thread" },
 	{ .name = "threads", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_UINT,
 	  .dim = IOM_DIM_THREADS, .min = 1, .max = 1024, .def = "1",
+	  .describe = "t=%s", .word = "t%s", .word_pos = 6,
 	  .help = "threads, each with its own queue of queue_depth I/Os" },
 	{ .name = "read_pct", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_PCT,
 	  .dim = IOM_DIM_READ_PCT, .unit = "%", .min = 0, .max = 100, .def = "100",
+	  .describe = "rd=%s%%", .word = "rd%s", .word_zero = "wr100", .word_pos = 4,
 	  .help = "share of reads; the rest are writes (0 = all writes)" },
 	{ .name = "pattern", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_ENUM,
 	  .dim = IOM_DIM_PATTERN, .def = "random", .choices = pattern_choices,
+	  .words = pattern_words, .word_pos = 3,
 	  .help = "random offsets (aligned to block_size) or sequential" },
 	{ .name = "engine", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_ENUM,
 	  .dim = IOM_DIM_ENGINE, .def = "io_uring", .choices = engine_choices,
+	  .word_pos = 7,
 	  .help = "how I/O is issued; null does no I/O and measures iomatrix itself" },
 	{ .name = "direct", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_BOOL,
 	  .dim = IOM_DIM_DIRECT, .def = "true",
+	  .words = direct_words, .word_pos = 8,
 	  .help = "O_DIRECT: bypass the page cache" },
 	{ .name = "verify", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_BOOL,
 	  .dim = IOM_DIM_VERIFY, .def = "false",
+	  .words = verify_words,
 	  .help = "writes carry a checked header per 512 bytes; reads check it (docs/hardening.md)" },
 
 	/* timing = { … } */
-	{ .name = "warmup", .section = IOM_SEC_TIMING, .type = IOM_TYPE_DURATION, .dim = NODIM,
+	{ .name = "warmup", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, warmup_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,
 	  .unit = "ns", .min = 0, .max = DAY, .def = "1s",
 	  .help = "I/O before the measured window, not counted" },
-	{ .name = "duration", .section = IOM_SEC_TIMING, .type = IOM_TYPE_DURATION, .dim = NODIM,
+	{ .name = "duration", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, duration_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,
 	  .unit = "ns", .min = MS, .max = 7 * DAY,
 	  .help = "length of the measured window; exactly one of duration and bytes" },
-	{ .name = "bytes", .section = IOM_SEC_TIMING, .type = IOM_TYPE_SIZE, .dim = NODIM,
+	{ .name = "bytes", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, bytes), .type = IOM_TYPE_SIZE, .dim = NODIM,
 	  .unit = "bytes", .min = 512, .max = 1024 * TIB,
 	  .help = "measured I/O per run (ATTO's total length) instead of a duration" },
-	{ .name = "cooldown", .section = IOM_SEC_TIMING, .type = IOM_TYPE_DURATION, .dim = NODIM,
+	{ .name = "cooldown", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, cooldown_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,
 	  .unit = "ns", .min = 0, .max = DAY, .def = "0s",
 	  .help = "I/O after the measured window, not counted (DiskSpd's -C)" },
-	{ .name = "rest", .section = IOM_SEC_TIMING, .type = IOM_TYPE_DURATION, .dim = NODIM,
+	{ .name = "rest", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, rest_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,
 	  .unit = "ns", .min = 0, .max = DAY, .def = "0s",
 	  .help = "idle pause after each run" },
-	{ .name = "timeout", .section = IOM_SEC_TIMING, .type = IOM_TYPE_DURATION, .dim = NODIM,
+	{ .name = "timeout", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, timeout_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,
 	  .unit = "ns", .min = 0, .max = 30 * DAY, .def = "0s",
 	  .help = "a run taking longer fails; 0: twice the expected time plus 60s" },
-	{ .name = "repeat", .section = IOM_SEC_TIMING, .type = IOM_TYPE_UINT, .dim = NODIM,
+	{ .name = "repeat", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, repeat), .type = IOM_TYPE_UINT, .dim = NODIM,
 	  .min = 1, .max = 1000, .def = "1", .help = "repetitions of each cell" },
 
 	/* report = { … } */
-	{ .name = "alpha", .section = IOM_SEC_REPORT, .type = IOM_TYPE_FLOAT, .dim = NODIM,
+	{ .name = "alpha", .section = IOM_SEC_REPORT, IOM_AT(iom_report_opts, alpha), .type = IOM_TYPE_FLOAT, .dim = NODIM,
 	  .fmin = 0.0001, .fmax = 0.5, .def = "0.05",
 	  .help = "significance threshold of the test that decides a winner" },
-	{ .name = "min_effect", .section = IOM_SEC_REPORT, .type = IOM_TYPE_FLOAT, .dim = NODIM,
+	{ .name = "min_effect", .section = IOM_SEC_REPORT, IOM_AT(iom_report_opts, min_effect_pct), .type = IOM_TYPE_FLOAT, .dim = NODIM,
 	  .unit = "%", .fmin = 0, .fmax = 100, .def = "2%",
 	  .help = "smallest difference that counts as a win" },
-	{ .name = "max_cv", .section = IOM_SEC_REPORT, .type = IOM_TYPE_FLOAT, .dim = NODIM,
+	{ .name = "max_cv", .section = IOM_SEC_REPORT, IOM_AT(iom_report_opts, max_cv_pct), .type = IOM_TYPE_FLOAT, .dim = NODIM,
 	  .unit = "%", .fmin = 0, .fmax = 1000, .def = "5%",
 	  .help = "coefficient of variation above which a cell is called noisy" },
 
@@ -202,10 +225,10 @@ const struct iom_key iom_keys[] = {
 	  .dim = NODIM, .help = "shell command run after a target's last run" },
 	{ .name = "after_study", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING, .dim = NODIM,
 	  .help = "shell command run after the last run" },
-	{ .name = "drop_caches", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_BOOL, .dim = NODIM,
+	{ .name = "drop_caches", .section = IOM_SEC_HOOKS, IOM_AT(iom_hooks, drop_caches), .type = IOM_TYPE_BOOL, .dim = NODIM,
 	  .def = "false",
 	  .help = "built-in: sync and drop the page cache before each run (root)" },
-	{ .name = "fstrim", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_BOOL, .dim = NODIM,
+	{ .name = "fstrim", .section = IOM_SEC_HOOKS, IOM_AT(iom_hooks, fstrim), .type = IOM_TYPE_BOOL, .dim = NODIM,
 	  .def = "false",
 	  .help = "built-in: trim the free space of a file target's filesystem before the "
 		  "target's first run (root)" },
@@ -217,22 +240,10 @@ const struct iom_key iom_keys[] = {
 
 	/* exclude = ( { … }, … ) — and every workload key */
 	{ .name = "target", .section = IOM_SEC_EXCLUDE, .type = IOM_TYPE_STRING,
-	  .dim = IOM_DIM_TARGET, .help = "a target label, or a list of labels" },
+	  .dim = IOM_DIM_TARGET, .word_pos = 1, .help = "a target label, or a list of labels" },
 };
 
 const size_t iom_nkeys = IOM_ARRAY_SIZE(iom_keys);
-
-static const char *const dim_names[IOM_DIM_COUNT] = {
-	[IOM_DIM_TARGET] = "target",
-	[IOM_DIM_BLOCK_SIZE] = "block_size",
-	[IOM_DIM_QUEUE_DEPTH] = "queue_depth",
-	[IOM_DIM_THREADS] = "threads",
-	[IOM_DIM_READ_PCT] = "read_pct",
-	[IOM_DIM_PATTERN] = "pattern",
-	[IOM_DIM_ENGINE] = "engine",
-	[IOM_DIM_DIRECT] = "direct",
-	[IOM_DIM_VERIFY] = "verify",
-};
 
 static const char *const section_names[] = {
 	[IOM_SEC_TOP] = "top level",
@@ -249,6 +260,43 @@ const char *iom_section_name(enum iom_section section)
 	if ((size_t)section >= IOM_ARRAY_SIZE(section_names))
 		return "?";
 	return section_names[section];
+}
+
+int iom_section_from_name(const char *name)
+{
+	for (size_t i = IOM_SEC_TARGET; name && i < IOM_ARRAY_SIZE(section_names); i++)
+		if (strcmp(section_names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int iom_key_store(const struct iom_key *k, void *base, int64_t v)
+{
+	if (k->type == IOM_TYPE_STRING || k->type == IOM_TYPE_FLOAT)
+		return -EINVAL;
+	return iom_store_int((char *)base + k->off, k->size, v);
+}
+
+int iom_store_int(void *dst, size_t size, int64_t v)
+{
+	switch (size) {
+	case 1: {
+		bool b = v != 0;
+
+		memcpy(dst, &b, 1);
+		return 0;
+	}
+	case 4: {
+		uint32_t x = (uint32_t)v;
+
+		memcpy(dst, &x, 4);
+		return 0;
+	}
+	case 8:
+		memcpy(dst, &v, 8);
+		return 0;
+	}
+	return -EINVAL;
 }
 
 /* Sections whose keys are also valid in section s. */
@@ -354,17 +402,18 @@ const struct iom_key *iom_dim_key(enum iom_dim dim)
 	return NULL;
 }
 
+/* A dimension's name is its key's: "target" is the row of exclude conditions. */
 const char *iom_dim_name(enum iom_dim dim)
 {
-	if ((unsigned)dim >= IOM_DIM_COUNT)
-		return "?";
-	return dim_names[dim];
+	const struct iom_key *k = (unsigned)dim < IOM_DIM_COUNT ? iom_dim_key(dim) : NULL;
+
+	return k ? k->name : "?";
 }
 
 int iom_dim_from_name(const char *name)
 {
 	for (int d = 0; name && d < IOM_DIM_COUNT; d++)
-		if (strcmp(dim_names[d], name) == 0)
+		if (strcmp(iom_dim_name((enum iom_dim)d), name) == 0)
 			return d;
 	return -1;
 }
@@ -606,6 +655,113 @@ void iom_dim_format(enum iom_dim dim, int64_t value, char *buf, size_t len)
 		return;
 	}
 	iom_key_format(k, value, buf, len);
+}
+
+/* Writes tmpl with each "%s" replaced by value and "%%" by '%' (the table's word formats). */
+static void fill(char *buf, size_t len, const char *tmpl, const char *value)
+{
+	size_t o = 0;
+
+	if (!len)
+		return;
+	for (const char *p = tmpl; *p && o + 1 < len; p++) {
+		if (p[0] == '%' && p[1] == 's') {
+			for (const char *q = value; *q && o + 1 < len; q++)
+				buf[o++] = *q;
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			buf[o++] = '%';
+			p++;
+		} else {
+			buf[o++] = *p;
+		}
+	}
+	buf[o] = '\0';
+}
+
+void iom_dim_describe(enum iom_dim dim, int64_t value, char *buf, size_t len)
+{
+	const struct iom_key *k = dim == IOM_DIM_TARGET ? NULL : iom_dim_key(dim);
+	char v[64];
+
+	iom_dim_format(dim, value, v, sizeof(v));
+	if (k && k->describe)
+		fill(buf, len, k->describe, v);
+	else if (k && k->type == IOM_TYPE_BOOL && k->words)
+		snprintf(buf, len, "%s", k->words[value != 0]);
+	else
+		snprintf(buf, len, "%s", v);
+}
+
+void iom_dim_word(const char *dim, const char *value, char *buf, size_t len)
+{
+	int d = iom_dim_from_name(dim);
+	const struct iom_key *k = d >= 0 ? iom_dim_key((enum iom_dim)d) : NULL;
+	char *end, v[64];
+	long long x;
+
+	if (!k)
+		goto other;
+	switch (k->type) {
+	case IOM_TYPE_STRING:
+		snprintf(buf, len, "%s", value);
+		return;
+	case IOM_TYPE_BOOL:
+		if (!k->words)
+			break;
+		snprintf(buf, len, "%s", k->words[strcmp(value, "true") == 0]);
+		return;
+	case IOM_TYPE_ENUM:
+		if (!k->words)
+			break;
+		for (size_t i = 0; k->choices[i]; i++) {
+			if (strcmp(k->choices[i], value) == 0) {
+				snprintf(buf, len, "%s", k->words[i]);
+				return;
+			}
+		}
+		goto other;
+	default: /* a number as the results record it */
+		x = strtoll(value, &end, 10);
+		if (!*value || *end)
+			goto other;
+		if (x == 0 && k->word_zero) {
+			snprintf(buf, len, "%s", k->word_zero);
+			return;
+		}
+		iom_key_format(k, x, v, sizeof(v));
+		if (k->word)
+			fill(buf, len, k->word, v);
+		else
+			snprintf(buf, len, "%s", v);
+		return;
+	}
+	snprintf(buf, len, "%s", value);
+	return;
+other:
+	snprintf(buf, len, "%s=%s", dim, value);
+}
+
+int iom_dim_word_rank(const char *dim)
+{
+	int d = iom_dim_from_name(dim), last = 0;
+	const struct iom_key *k = d >= 0 ? iom_dim_key((enum iom_dim)d) : NULL;
+
+	for (size_t i = 0; i < iom_nkeys; i++)
+		last = IOM_MAX(last, iom_keys[i].word_pos);
+	return k && k->word_pos ? k->word_pos - 1 : last;
+}
+
+const char *const iom_fs_types[] = { "ext4", "xfs", "btrfs", "raw", NULL };
+const char *const iom_fs_types_text = "ext4, xfs, btrfs or raw";
+
+int iom_fs_check_type(const char *fstype, char *err, size_t errlen)
+{
+	for (size_t i = 0; fstype && iom_fs_types[i]; i++)
+		if (strcmp(iom_fs_types[i], fstype) == 0)
+			return 0;
+	return iom_err(err, errlen, EINVAL, "unknown filesystem '%s' (%s)", fstype ? fstype : "",
+		       iom_fs_types_text);
 }
 
 /* The name of a key as a user finds it: "workload.block_size", "iomatrix". */

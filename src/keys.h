@@ -1,7 +1,10 @@
 /*
  * keys — the one table of matrix keys. Each key has a name, the section it lives in, a type, a
  * unit, a range, a default and a help line; the matrix reader validates with it, `iomatrix help
- * keys` prints it and docs/matrix.md is generated from it. Adding a key is one edit here.
+ * keys` prints it and docs/matrix.md is generated from it. Each row also says where its value
+ * lands (an offset into the model of matrix.h, as fio's .off1) and, for a dimension, the words
+ * that name its value in a cell ("qd32", "rnd"). Adding a plain key is one row here plus the
+ * code that uses the value (docs/architecture.md, "adding a key").
  *
  * The workload keys are also the dimensions of a study: any of them may be given as a list, and
  * each list is a dimension of the plan. The target is a dimension too (IOM_DIM_TARGET), so a
@@ -28,6 +31,14 @@ enum iom_section {
 /* Key flags. */
 #define IOM_KEY_REQUIRED 0x1u /* must be given (in its section; `size` only for files) */
 #define IOM_KEY_RESERVED 0x2u /* accepted and checked, not acted on by this version */
+#define IOM_KEY_INT_ONLY 0x4u /* an integer literal: the same number as a string is refused */
+
+/* The characters a string key allows. */
+enum iom_chars {
+	IOM_CHARS_TEXT,   /* anything but control characters (the zero value) */
+	IOM_CHARS_NAME,   /* letters, digits, '.', '_', '-'; not starting with '.' */
+	IOM_CHARS_ANY,    /* anything but NUL (shell commands) */
+};
 
 enum iom_type {
 	IOM_TYPE_SIZE,     /* bytes: 4096, "4K", "1M", "64M" (K, M, G, T are powers of 1024) */
@@ -72,7 +83,33 @@ struct iom_key {
 	const char *help;
 	unsigned flags;             /* IOM_KEY_* */
 	double fmin, fmax;          /* range of IOM_TYPE_FLOAT */
+
+	/* Where the value lands: an offset into the struct of the key's section in the model
+	 * (matrix.h: top level → struct iom_matrix, targets → struct iom_target, timing →
+	 * struct iom_timing, report → struct iom_report_opts, hooks → struct iom_hooks), and the
+	 * field's size. The reader stores by type: numbers, bools and choices by size (1: bool,
+	 * 4: 32 bits, 8: 64 bits), IOM_TYPE_FLOAT as a double, IOM_TYPE_STRING as a new string
+	 * (char *). A missing key lands its default. size 0: no plain landing — a dimension (in
+	 * struct iom_values per dimension), a group, or one of the few keys matrix.c reads by
+	 * name (schema, cpus, shuffle, reap_wait, submit_batch, order, compare, labels and paths,
+	 * filesystems, hook commands, precondition). */
+	size_t off;
+	unsigned char size;
+	enum iom_chars chars;       /* IOM_TYPE_STRING: the characters allowed; max: the length */
+
+	/* A dimension's value in words (iom_dim_describe, iom_dim_word). */
+	const char *describe;       /* in a cell's description: a format of the value as written
+				     * ("qd=%s"); NULL: a bool's word, else the value itself */
+	const char *word;           /* the short word: a format of the value ("qd%s"); NULL: a
+				     * choice's word, else the value itself */
+	const char *word_zero;      /* the short word of the value 0, when it is not word's */
+	const char *const *words;   /* a choice's short word (bool: false, true); "" for none */
+	int word_pos;               /* where the word goes among a cell's words, from 1; 0: after
+				     * those with a place, in dimension order */
 };
+
+/* The offset and size of field f of struct s, for a row's landing: IOM_AT(iom_timing, repeat). */
+#define IOM_AT(s, f) .off = offsetof(struct s, f), .size = sizeof(((struct s *)0)->f)
 
 extern const struct iom_key iom_keys[];
 extern const size_t iom_nkeys;
@@ -97,6 +134,44 @@ int iom_dim_from_name(const char *name);
 
 /* The name of a section as written in a file ("workload", "timing", …). */
 const char *iom_section_name(enum iom_section section);
+
+/* The section of the top-level group key called name ("workload" → IOM_SEC_WORKLOAD, also
+ * "targets", "timing", "report", "hooks", "exclude"), or -1. */
+int iom_section_from_name(const char *name);
+
+/*
+ * Stores v, a value of key k in its stored form (bytes, ns, 0/1, choice index), at k's landing
+ * in base (the struct of k's section): by k->size. Keys without a plain landing, strings and
+ * floats are not stored here. Returns 0, or -EINVAL when k has no integer landing.
+ */
+int iom_key_store(const struct iom_key *k, void *base, int64_t v);
+
+/* Stores v at dst, a field of size bytes: 1 a bool (v != 0), 4 32 bits, 8 64 bits. Returns 0, or
+ * -EINVAL for another size. For landings of stored values outside the model (the run spec). */
+int iom_store_int(void *dst, size_t size, int64_t v);
+
+/*
+ * A cell's dimension in words. iom_dim_describe writes value as iom_cell_describe shows it
+ * ("qd=32", "rd=70%", "random", "buffered"; "" for a word the table leaves out, such as verify
+ * off). iom_dim_word writes the short word of the report ("qd32", "rd70", "wr100", "rnd", "4K")
+ * for value as a results file records it (a decimal number, a choice's name, "true"/"false");
+ * for a dimension the table does not know, or a value that is not of the dimension's type, it
+ * writes "dim=value". iom_dim_word_rank is the place of dim's word among a cell's words (0 first);
+ * dimensions without a place, known or not, share the last.
+ */
+void iom_dim_describe(enum iom_dim dim, int64_t value, char *buf, size_t len);
+void iom_dim_word(const char *dim, const char *value, char *buf, size_t len);
+int iom_dim_word_rank(const char *dim);
+
+/* The filesystems iomatrix can make on a target's device (the values of a target's filesystems
+ * list), NULL-terminated: "ext4", "xfs", "btrfs", "raw"; and the same for messages and help:
+ * "ext4, xfs, btrfs or raw". fsprep.c makes them, matrix.c checks names against them. */
+extern const char *const iom_fs_types[];
+extern const char *const iom_fs_types_text;
+
+/* 0 when fstype is one of iom_fs_types; -EINVAL with "unknown filesystem 'zfs' (ext4, xfs,
+ * btrfs or raw)" otherwise. */
+int iom_fs_check_type(const char *fstype, char *err, size_t errlen);
 
 /*
  * Formats a dimension value as a user writes it: block sizes as "4K"/"64M"/"512", enums by

@@ -13,7 +13,10 @@
  *      override instead of a line.
  *   4. validation walks the tree with the key table (keys.c): every key known, every value of
  *      its type and in range, then the checks across keys. The first problem found is the one
- *      reported, as "FILE:LINE: message".
+ *      reported, as "FILE:LINE: message". A plain scalar lands where its row says (read_landed:
+ *      one reader per type, the default when the key is missing); what is not plain — the
+ *      schema, labels and paths, filesystems lists, cpus, shuffle, submit_batch, reap_wait,
+ *      order and compare, hook commands, precondition, exclude — is read by name below.
  *
  * Every value of a workload key becomes a list (struct iom_values): a scalar is a list of one,
  * [ … ] and ( … ) are lists, and { from; to; [step] } is a range. Targets receive the effective
@@ -32,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsprep.h"
 #include "hooks.h"
 #include "units.h"
 #include "util.h"
@@ -619,16 +621,14 @@ static int apply_override(struct ctx *c, const struct iom_override *ov)
 	} else {
 		*dot = '\0';
 		name = dot + 1;
-		k = iom_key_find(IOM_SEC_TOP, key);
-		if (k && k->type == IOM_TYPE_GROUP && strcmp(key, "targets") != 0 &&
-		    strcmp(key, "exclude") != 0) {
-			enum iom_section sec = strcmp(key, "workload") == 0 ? IOM_SEC_WORKLOAD
-					       : strcmp(key, "timing") == 0 ? IOM_SEC_TIMING
-					       : strcmp(key, "report") == 0 ? IOM_SEC_REPORT
-									   : IOM_SEC_HOOKS;
+		int sec;
 
-			k = iom_key_find(sec, name);
-			if (k && k->section == sec)
+		k = iom_key_find(IOM_SEC_TOP, key);
+		sec = k && k->type == IOM_TYPE_GROUP ? iom_section_from_name(key) : -1;
+		if (sec == (int)IOM_SEC_WORKLOAD || sec == (int)IOM_SEC_TIMING ||
+		    sec == (int)IOM_SEC_REPORT || sec == (int)IOM_SEC_HOOKS) {
+			k = iom_key_find((enum iom_section)sec, name);
+			if (k && (int)k->section == sec)
 				parent = section_group(root, key);
 			else
 				k = NULL;
@@ -997,6 +997,90 @@ static int read_string(struct ctx *c, const config_setting_t *s, const char *wha
 	return 0;
 }
 
+/* A real value of an IOM_TYPE_FLOAT key: a number, or a string such as "2%"; range-checked. */
+static int read_float(struct ctx *c, const struct iom_key *k, const config_setting_t *s, double *x)
+{
+	char sub[IOM_ERRLEN];
+
+	if (config_setting_is_number(s)) {
+		*x = is_int(s) ? (double)config_setting_get_int64(s) : config_setting_get_float(s);
+		if (iom_key_check_float(k, *x, sub, sizeof(sub)) < 0)
+			return fail(c, s, "%s", sub);
+		return 0;
+	}
+	if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+		if (iom_key_parse_float(k, config_setting_get_string(s), x, sub, sizeof(sub)) < 0)
+			return fail(c, s, "%s", sub);
+		return 0;
+	}
+	return wrong_type(c, s, k);
+}
+
+static enum charset charset_of(enum iom_chars chars)
+{
+	return chars == IOM_CHARS_NAME ? CS_NAME : chars == IOM_CHARS_ANY ? CS_ANY : CS_TEXT;
+}
+
+/*
+ * Reads key k (a row with a landing) of the section group g (NULL when the section is absent)
+ * into its field of base, the section's struct: a value given by its type, a missing one as its
+ * default (a string without a default stays NULL).
+ */
+static int read_landed(struct ctx *c, const struct iom_key *k, const config_setting_t *g,
+		       void *base)
+{
+	const config_setting_t *s = g ? config_setting_get_member(g, k->name) : NULL;
+	char *dst = (char *)base + k->off;
+	int64_t v;
+	int ret;
+
+	if (k->type == IOM_TYPE_STRING) {
+		char *str = NULL;
+
+		if (s && (ret = read_string(c, s, k->name, (size_t)k->max, charset_of(k->chars),
+					    &str)) < 0)
+			return ret;
+		if (!s && k->def)
+			str = xstrdup(k->def);
+		if (str)
+			memcpy(dst, &str, sizeof(str));
+		return 0;
+	}
+	if (k->type == IOM_TYPE_FLOAT) {
+		double x = 0;
+
+		if (!s)
+			iom_key_parse_float(k, k->def, &x, NULL, 0);
+		else if ((ret = read_float(c, k, s, &x)) < 0)
+			return ret;
+		memcpy(dst, &x, sizeof(x));
+		return 0;
+	}
+	if (!s) {
+		v = default_of(k);
+	} else {
+		if ((k->flags & IOM_KEY_INT_ONLY) && !is_int(s))
+			return wrong_type(c, s, k);
+		if ((ret = read_scalar(c, k, s, &v)) < 0)
+			return ret;
+	}
+	iom_key_store(k, base, v);
+	return 0;
+}
+
+/* Reads every key of section sec that has a landing, in table order, from group g into base. */
+static int read_landed_section(struct ctx *c, enum iom_section sec, const config_setting_t *g,
+			       void *base)
+{
+	int ret;
+
+	for (size_t i = 0; i < iom_nkeys; i++)
+		if (iom_keys[i].section == sec && iom_keys[i].size &&
+		    (ret = read_landed(c, &iom_keys[i], g, base)) < 0)
+			return ret;
+	return 0;
+}
+
 /* ---- step 4: sections -------------------------------------------------------------------- */
 
 /* Checks every member of group g is a key of section sec. */
@@ -1061,22 +1145,16 @@ static bool is_device_path(const char *path)
 	return strncmp(path, "/dev/", 5) == 0;
 }
 
-/* filesystems = [ … ], mkfs_options, mount_options of target idx (into c->fs_list[idx]). */
+/* filesystems = [ … ] of target idx (into c->fs_list[idx]), with its mkfs and mount options
+ * (already read). */
 static int read_filesystems(struct ctx *c, const config_setting_t *g, size_t idx)
 {
 	struct iom_target *t = &c->m->targets[idx];
-	const config_setting_t *s = config_setting_get_member(g, "filesystems"), *o;
+	const config_setting_t *s = config_setting_get_member(g, "filesystems");
 	bool any_fs = false;
 	char sub[IOM_ERRLEN];
 	int n, ret;
 
-	o = config_setting_get_member(g, "mkfs_options");
-	if (o && (ret = read_string(c, o, "mkfs_options", MAX_TEXT, CS_TEXT, &t->mkfs_options)) < 0)
-		return ret;
-	o = config_setting_get_member(g, "mount_options");
-	if (o && (ret = read_string(c, o, "mount_options", MAX_TEXT, CS_TEXT,
-				    &t->mount_options)) < 0)
-		return ret;
 	if (!s) {
 		if (t->mkfs_options || t->mount_options)
 			return fail(c, g, "target '%s' has mkfs or mount options but no filesystems",
@@ -1215,7 +1293,6 @@ static int read_target(struct ctx *c, const config_setting_t *g, size_t idx)
 	struct iom_matrix *m = c->m;
 	struct iom_target *t = &m->targets[idx];
 	const config_setting_t *s;
-	int64_t v;
 	int ret;
 
 	t->line = line_of(g);
@@ -1249,35 +1326,12 @@ static int read_target(struct ctx *c, const config_setting_t *g, size_t idx)
 		if (strcmp(m->targets[i].path, t->path) == 0)
 			return fail(c, s, "target '%s' has the same path as target '%s'", t->label,
 				    m->targets[i].label);
-	s = config_setting_get_member(g, "size");
-	if (s) {
-		if ((ret = read_scalar(c, iom_key_find(IOM_SEC_TARGET, "size"), s, &v)) < 0)
-			return ret;
-		t->size = (uint64_t)v;
-	} else if (!is_device_path(t->path)) {
+	if (!config_setting_get_member(g, "size") && !is_device_path(t->path))
 		return fail(c, g, "target '%s' has no size (required for a scratch file, e.g. "
 				  "size = \"1G\";)", t->label);
-	}
-	s = config_setting_get_member(g, "filesystem");
-	if (s && (ret = read_string(c, s, "filesystem", MAX_LABEL, CS_NAME, &t->filesystem)) < 0)
+	/* size, filesystem, controller, overwrite, destructive, mkfs and mount options */
+	if ((ret = read_landed_section(c, IOM_SEC_TARGET, g, t)) < 0)
 		return ret;
-	s = config_setting_get_member(g, "controller");
-	if (s && (ret = read_string(c, s, "controller", MAX_LABEL, CS_NAME, &t->controller)) < 0)
-		return ret;
-	if (!t->controller)
-		t->controller = xstrdup("auto");
-	s = config_setting_get_member(g, "overwrite");
-	if (s) {
-		if ((ret = read_scalar(c, iom_key_find(IOM_SEC_TARGET, "overwrite"), s, &v)) < 0)
-			return ret;
-		t->overwrite = v;
-	}
-	s = config_setting_get_member(g, "destructive");
-	if (s) {
-		if ((ret = read_scalar(c, iom_key_find(IOM_SEC_TARGET, "destructive"), s, &v)) < 0)
-			return ret;
-		t->destructive = v;
-	}
 	if ((ret = read_filesystems(c, g, idx)) < 0)
 		return ret;
 	for (int d = 1; d < IOM_DIM_COUNT; d++) {
@@ -1353,15 +1407,6 @@ static int read_timing(struct ctx *c)
 {
 	struct iom_timing *tm = &c->m->timing;
 	const config_setting_t *g, *sd, *sb;
-	struct {
-		const char *name;
-		uint64_t *dst;
-	} fields[] = {
-		{ "warmup", &tm->warmup_ns },   { "duration", &tm->duration_ns },
-		{ "bytes", &tm->bytes },        { "cooldown", &tm->cooldown_ns },
-		{ "rest", &tm->rest_ns },       { "timeout", &tm->timeout_ns },
-	};
-	int64_t v;
 	int ret;
 
 	if ((ret = get_group(c, "timing", &g)) < 0)
@@ -1379,27 +1424,8 @@ static int read_timing(struct ctx *c)
 			return fail(c, e, "timing.%s must be a single value (only workload keys "
 					  "can be lists)", config_setting_name(e));
 	}
-	for (size_t i = 0; i < IOM_ARRAY_SIZE(fields); i++) {
-		const struct iom_key *k = iom_key_find(IOM_SEC_TIMING, fields[i].name);
-		const config_setting_t *s = config_setting_get_member(g, fields[i].name);
-
-		if (s) {
-			if ((ret = read_scalar(c, k, s, &v)) < 0)
-				return ret;
-		} else {
-			v = default_of(k);
-		}
-		*fields[i].dst = (uint64_t)v;
-	}
-	{
-		const struct iom_key *k = iom_key_find(IOM_SEC_TIMING, "repeat");
-		const config_setting_t *s = config_setting_get_member(g, "repeat");
-
-		v = default_of(k);
-		if (s && (ret = read_scalar(c, k, s, &v)) < 0)
-			return ret;
-		tm->repeat = (uint32_t)v;
-	}
+	if ((ret = read_landed_section(c, IOM_SEC_TIMING, g, tm)) < 0)
+		return ret;
 	sd = config_setting_get_member(g, "duration");
 	sb = config_setting_get_member(g, "bytes");
 	if (sd && sb)
@@ -1416,43 +1442,13 @@ static int read_report(struct ctx *c)
 {
 	struct iom_report_opts *r = &c->m->report;
 	const config_setting_t *g;
-	struct {
-		const char *name;
-		double *dst;
-	} fields[] = {
-		{ "alpha", &r->alpha },
-		{ "min_effect", &r->min_effect_pct },
-		{ "max_cv", &r->max_cv_pct },
-	};
-	char sub[IOM_ERRLEN];
 	int ret;
 
 	if ((ret = get_group(c, "report", &g)) < 0)
 		return ret;
 	if (g && (ret = check_members(c, g, IOM_SEC_REPORT)) < 0)
 		return ret;
-	for (size_t i = 0; i < IOM_ARRAY_SIZE(fields); i++) {
-		const struct iom_key *k = iom_key_find(IOM_SEC_REPORT, fields[i].name);
-		const config_setting_t *s = g ? config_setting_get_member(g, k->name) : NULL;
-		double x = 0;
-
-		if (!s) {
-			iom_key_parse_float(k, k->def, &x, NULL, 0);
-		} else if (config_setting_is_number(s)) {
-			x = is_int(s) ? (double)config_setting_get_int64(s)
-				      : config_setting_get_float(s);
-			if (iom_key_check_float(k, x, sub, sizeof(sub)) < 0)
-				return fail(c, s, "%s", sub);
-		} else if (config_setting_type(s) == CONFIG_TYPE_STRING) {
-			if (iom_key_parse_float(k, config_setting_get_string(s), &x, sub,
-						sizeof(sub)) < 0)
-				return fail(c, s, "%s", sub);
-		} else {
-			return wrong_type(c, s, k);
-		}
-		*fields[i].dst = x;
-	}
-	return 0;
+	return read_landed_section(c, IOM_SEC_REPORT, g, r);
 }
 
 /* precondition = { pattern = "sequential"; bytes = "2x"; } (bytes: a multiple of the region or
@@ -1513,10 +1509,8 @@ static int read_hooks(struct ctx *c)
 		{ "before_run", &h->before_run },     { "after_run", &h->after_run },
 		{ "after_target", &h->after_target }, { "after_study", &h->after_study },
 	};
-	int ret;
-
 	const config_setting_t *s;
-	int64_t v;
+	int ret;
 
 	if ((ret = get_group(c, "hooks", &g)) < 0 || !g)
 		return ret;
@@ -1534,18 +1528,9 @@ static int read_hooks(struct ctx *c)
 					sizeof(sub)) < 0)
 			return fail(c, s, "hooks.%s: %s", fields[i].name, sub);
 	}
-	s = config_setting_get_member(g, "drop_caches");
-	if (s) {
-		if ((ret = read_scalar(c, iom_key_find(IOM_SEC_HOOKS, "drop_caches"), s, &v)) < 0)
-			return ret;
-		h->drop_caches = v != 0;
-	}
-	s = config_setting_get_member(g, "fstrim");
-	if (s) {
-		if ((ret = read_scalar(c, iom_key_find(IOM_SEC_HOOKS, "fstrim"), s, &v)) < 0)
-			return ret;
-		h->fstrim = v != 0;
-	}
+	/* the built-ins drop_caches, fstrim */
+	if ((ret = read_landed_section(c, IOM_SEC_HOOKS, g, h)) < 0)
+		return ret;
 	s = config_setting_get_member(g, "precondition");
 	if (s)
 		return read_precondition(c, s, h);
@@ -1601,48 +1586,25 @@ static int read_reap_wait(struct ctx *c, const config_setting_t *s)
 	return 0;
 }
 
-static int read_top_scalars(struct ctx *c)
+/* The top-level scalars that are not plain: shuffle (a seed that also turns the shuffle on),
+ * cpus (a CPU list), submit_batch and reap_wait (io_uring's, read here until the engines own
+ * their keys). Other keys without a landing are read by their own step; 0 for them. */
+static int read_top_special(struct ctx *c, const struct iom_key *k, const config_setting_t *s)
 {
 	struct iom_matrix *m = c->m;
-	const config_setting_t *root = config_root_setting(&c->cfg), *s;
 	int64_t v;
 	int ret;
 
-	s = config_setting_get_member(root, "name");
-	if (s && (ret = read_string(c, s, "name", MAX_LABEL, CS_NAME, &m->name)) < 0)
-		return ret;
-	s = config_setting_get_member(root, "description");
-	if (s && (ret = read_string(c, s, "description", MAX_TEXT, CS_TEXT, &m->description)) < 0)
-		return ret;
-	m->seed = (uint64_t)default_of(top_key("seed"));
-	s = config_setting_get_member(root, "seed");
-	if (s) {
-		if (!is_int(s))
-			return wrong_type(c, s, top_key("seed"));
-		if ((ret = read_scalar(c, top_key("seed"), s, &v)) < 0)
-			return ret;
-		m->seed = (uint64_t)v;
-	}
-	s = config_setting_get_member(root, "shuffle");
-	if (s) {
+	if (strcmp(k->name, "shuffle") == 0 && s) {
 		if (!is_int(s))
 			return fail(c, s, "shuffle must be a seed (a whole number such as "
 					  "shuffle = 7;), not %s",
 				    config_type_name(config_setting_type(s)));
-		if ((ret = read_scalar(c, top_key("shuffle"), s, &v)) < 0)
+		if ((ret = read_scalar(c, k, s, &v)) < 0)
 			return ret;
 		m->shuffle = true;
 		m->shuffle_seed = (uint64_t)v;
-	}
-	m->trace = default_of(top_key("trace")) != 0;
-	s = config_setting_get_member(root, "trace");
-	if (s) {
-		if ((ret = read_scalar(c, top_key("trace"), s, &v)) < 0)
-			return ret;
-		m->trace = v != 0;
-	}
-	s = config_setting_get_member(root, "cpus");
-	if (s) {
+	} else if (strcmp(k->name, "cpus") == 0 && s) {
 		char *list = NULL, why[IOM_ERRLEN];
 
 		if ((ret = read_string(c, s, "cpus", MAX_TEXT, CS_TEXT, &list)) < 0)
@@ -1651,22 +1613,35 @@ static int read_top_scalars(struct ctx *c)
 		free(list);
 		if (ret < 0)
 			return fail(c, s, "cpus: %s", why);
+	} else if (strcmp(k->name, "submit_batch") == 0) {
+		m->submit_batch = (unsigned)default_of(k);
+		if (s) {
+			if ((ret = read_scalar(c, k, s, &v)) < 0)
+				return ret;
+			m->submit_batch = (unsigned)v;
+		}
+	} else if (strcmp(k->name, "reap_wait") == 0) {
+		return read_reap_wait(c, s);
 	}
-	m->submit_batch = (unsigned)default_of(top_key("submit_batch"));
-	s = config_setting_get_member(root, "submit_batch");
-	if (s) {
-		if ((ret = read_scalar(c, top_key("submit_batch"), s, &v)) < 0)
+	return 0;
+}
+
+/* The scalars of the top level, in table order: the plain ones by their landing (name,
+ * description, seed, repeat_order, trace), the others by name. */
+static int read_top_scalars(struct ctx *c)
+{
+	const config_setting_t *root = config_root_setting(&c->cfg);
+	int ret;
+
+	for (size_t i = 0; i < iom_nkeys; i++) {
+		const struct iom_key *k = &iom_keys[i];
+
+		if (k->section != IOM_SEC_TOP)
+			continue;
+		ret = k->size ? read_landed(c, k, root, c->m)
+			      : read_top_special(c, k, config_setting_get_member(root, k->name));
+		if (ret < 0)
 			return ret;
-		m->submit_batch = (unsigned)v;
-	}
-	if ((ret = read_reap_wait(c, config_setting_get_member(root, "reap_wait"))) < 0)
-		return ret;
-	m->repeat_order = IOM_REPEAT_GROUPED;
-	s = config_setting_get_member(root, "repeat_order");
-	if (s) {
-		if ((ret = read_scalar(c, top_key("repeat_order"), s, &v)) < 0)
-			return ret;
-		m->repeat_order = (enum iom_repeat_order)v;
 	}
 	return 0;
 }

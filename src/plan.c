@@ -334,15 +334,23 @@ static int enumerate(struct builder *b, struct iom_plan *p, uint64_t ncells, boo
 	return 0;
 }
 
-/* The default value of every workload dimension (def[IOM_DIM_TARGET] unused). */
-static void dim_defaults(int64_t def[IOM_DIM_COUNT])
+/* What a run's seed takes of each dimension: its default value (def[IOM_DIM_TARGET] unused) and
+ * the hash of its name, worked out once per plan. */
+struct seed_dims {
+	int64_t def[IOM_DIM_COUNT];
+	uint64_t name_hash[IOM_DIM_COUNT];
+};
+
+static void seed_dims_init(struct seed_dims *sd)
 {
 	for (int d = 0; d < IOM_DIM_COUNT; d++) {
 		const struct iom_key *k = d == IOM_DIM_TARGET ? NULL : iom_dim_key((enum iom_dim)d);
+		const char *name = iom_dim_name((enum iom_dim)d);
 
-		def[d] = 0;
+		sd->def[d] = 0;
 		if (k && k->def)
-			iom_key_parse_text(k, k->def, &def[d], NULL, 0);
+			iom_key_parse_text(k, k->def, &sd->def[d], NULL, 0);
+		sd->name_hash[d] = fnv1a(FNV_OFFSET, name, strlen(name));
 	}
 }
 
@@ -352,22 +360,21 @@ static void dim_defaults(int64_t def[IOM_DIM_COUNT])
  * default that keeps today's behaviour) leaves the seeds of every existing study as they were.
  */
 static uint64_t run_seed(const struct iom_matrix *m, const struct iom_cell *c, uint32_t rep,
-			 const int64_t def[IOM_DIM_COUNT])
+			 const struct seed_dims *sd)
 {
 	uint64_t h = iom_mix64(m->seed);
 
 	for (int d = 0; d < IOM_DIM_COUNT; d++) {
-		const char *name = iom_dim_name((enum iom_dim)d);
 		uint64_t v = (uint64_t)c->v[d];
 
 		if (d == IOM_DIM_TARGET) {
 			const char *label = m->targets[c->v[d]].label;
 
 			v = fnv1a(FNV_OFFSET, label, strlen(label));
-		} else if (c->v[d] == def[d]) {
+		} else if (c->v[d] == sd->def[d]) {
 			continue;
 		}
-		h = iom_mix64(h ^ iom_mix64(v ^ fnv1a(FNV_OFFSET, name, strlen(name))));
+		h = iom_mix64(h ^ iom_mix64(v ^ sd->name_hash[d]));
 	}
 	return iom_mix64(h ^ rep);
 }
@@ -485,7 +492,7 @@ int iom_plan_count(const struct iom_matrix *m, size_t *nruns, char *err, size_t 
 int iom_plan_build(const struct iom_matrix *m, struct iom_plan *p, char *err, size_t errlen)
 {
 	struct builder b = { .m = m };
-	int64_t def[IOM_DIM_COUNT];
+	struct seed_dims sd;
 	uint64_t exact = 0;
 	int ret;
 
@@ -545,12 +552,12 @@ int iom_plan_build(const struct iom_matrix *m, struct iom_plan *p, char *err, si
 		}
 	}
 	/* 5. indices and seeds */
-	dim_defaults(def);
+	seed_dims_init(&sd);
 	for (size_t i = 0; i < p->nruns; i++) {
 		struct iom_run *r = &p->runs[i];
 
 		r->index = (uint32_t)i + 1;
-		r->seed = run_seed(m, &p->cells[r->cell], r->repetition, def);
+		r->seed = run_seed(m, &p->cells[r->cell], r->repetition, &sd);
 	}
 	p->hash = plan_hash(p);
 	return 0;
@@ -586,32 +593,9 @@ void iom_cell_describe(const struct iom_plan *p, const struct iom_cell *c, char 
 	for (int d = 1; d < IOM_DIM_COUNT && off < len; d++) {
 		if (!p->varies[d])
 			continue;
-		iom_cell_value(p, c, (enum iom_dim)d, v, sizeof(v));
-		switch (d) {
-		case IOM_DIM_BLOCK_SIZE:
-			off += (size_t)snprintf(buf + off, len - off, " bs=%s", v);
-			break;
-		case IOM_DIM_QUEUE_DEPTH:
-			off += (size_t)snprintf(buf + off, len - off, " qd=%s", v);
-			break;
-		case IOM_DIM_THREADS:
-			off += (size_t)snprintf(buf + off, len - off, " t=%s", v);
-			break;
-		case IOM_DIM_READ_PCT:
-			off += (size_t)snprintf(buf + off, len - off, " rd=%s%%", v);
-			break;
-		case IOM_DIM_DIRECT:
-			off += (size_t)snprintf(buf + off, len - off, " %s",
-						c->v[d] ? "direct" : "buffered");
-			break;
-		case IOM_DIM_VERIFY:
-			if (c->v[d])
-				off += (size_t)snprintf(buf + off, len - off, " verify");
-			break;
-		default:
+		iom_dim_describe((enum iom_dim)d, c->v[d], v, sizeof(v));
+		if (*v)
 			off += (size_t)snprintf(buf + off, len - off, " %s", v);
-			break;
-		}
 	}
 }
 
@@ -691,10 +675,13 @@ static void write_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* A dimension written as a JSON number: the numeric types of the key table. */
 static bool dim_is_number(int d)
 {
-	return d == IOM_DIM_BLOCK_SIZE || d == IOM_DIM_QUEUE_DEPTH || d == IOM_DIM_THREADS ||
-	       d == IOM_DIM_READ_PCT;
+	const struct iom_key *k = d == IOM_DIM_TARGET ? NULL : iom_dim_key((enum iom_dim)d);
+
+	return k && (k->type == IOM_TYPE_SIZE || k->type == IOM_TYPE_UINT ||
+		     k->type == IOM_TYPE_PCT);
 }
 
 static void write_json(FILE *out, const struct iom_plan *p)
@@ -743,7 +730,7 @@ static void write_json(FILE *out, const struct iom_plan *p)
 			fprintf(out, ", \"%s\": ", iom_dim_name((enum iom_dim)d));
 			if (dim_is_number(d)) {
 				fprintf(out, "%" PRId64, c->v[d]);
-			} else if (d == IOM_DIM_DIRECT) {
+			} else if (d == IOM_DIM_DIRECT) { /* verify, later, is "true"/"false" */
 				fprintf(out, "%s", c->v[d] ? "true" : "false");
 			} else {
 				iom_cell_value(p, c, (enum iom_dim)d, v, sizeof(v));

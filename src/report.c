@@ -1298,44 +1298,13 @@ size_t iom_report_missing(const struct iom_report *m, size_t s, size_t **cells)
 
 void iom_report_word(const char *dim, const char *value, char *buf, size_t len)
 {
-	char *end;
-	long long v = strtoll(value, &end, 10);
-	bool num = *value && !*end;
-
-	if (strcmp(dim, "block_size") == 0 && num)
-		iom_dim_format(IOM_DIM_BLOCK_SIZE, v, buf, len);
-	else if (strcmp(dim, "pattern") == 0 && strcmp(value, "random") == 0)
-		snprintf(buf, len, "rnd");
-	else if (strcmp(dim, "pattern") == 0 && strcmp(value, "sequential") == 0)
-		snprintf(buf, len, "seq");
-	else if (strcmp(dim, "read_pct") == 0 && num)
-		snprintf(buf, len, v == 0 ? "wr100" : "rd%lld", v);
-	else if (strcmp(dim, "queue_depth") == 0 && num)
-		snprintf(buf, len, "qd%lld", v);
-	else if (strcmp(dim, "threads") == 0 && num)
-		snprintf(buf, len, "t%lld", v);
-	else if (strcmp(dim, "direct") == 0)
-		snprintf(buf, len, "%s", strcmp(value, "true") == 0 ? "direct" : "buffered");
-	else if (strcmp(dim, "verify") == 0) /* no word for the usual case, off */
-		snprintf(buf, len, "%s", strcmp(value, "true") == 0 ? "verify" : "");
-	else if (strcmp(dim, "target") == 0 || strcmp(dim, "engine") == 0)
-		snprintf(buf, len, "%s", value);
-	else
-		snprintf(buf, len, "%s=%s", dim, value);
+	iom_dim_word(dim, value, buf, len); /* the words are the key table's (keys.c) */
 }
 
-/* The order words are written in: "lsi 4K rnd rd70 qd32 t4 psync direct". */
+/* The order words are written in: "lsi 4K rnd rd70 qd32 t4 psync direct" (the key table's). */
 static int word_rank(const char *dim)
 {
-	static const char *const order[] = {
-		"target", "block_size", "pattern", "read_pct", "queue_depth", "threads", "engine",
-		"direct",
-	};
-
-	for (size_t i = 0; i < IOM_ARRAY_SIZE(order); i++)
-		if (strcmp(dim, order[i]) == 0)
-			return (int)i;
-	return (int)IOM_ARRAY_SIZE(order);
+	return iom_dim_word_rank(dim);
 }
 
 /* The cell's words for the dimensions that vary (want_varying) or those that do not. */

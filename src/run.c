@@ -85,15 +85,29 @@
 #define ACK_POLL_NS 100000ull /* 0.1 ms while waiting for the workers to acknowledge a phase */
 #define WATCHDOG_GRACE_NS 2000000000ull /* a timed-out run's workers' time to drain and exit */
 
+/*
+ * Where each dimension's value lands in the spec: the spec's half of a dimension's row of the key
+ * table (keys.c lies below run.h and cannot name these fields). A dimension not listed (verify,
+ * which sweep.c turns into the run's hooks) is not the spec's. Values are stored by the field's
+ * size, as the matrix reader stores the model's (keys.h, iom_store_int).
+ */
+#define LAND(d, f) { (d), offsetof(struct iom_run_spec, f), sizeof(((struct iom_run_spec *)0)->f) }
+static const struct {
+	enum iom_dim dim;
+	size_t off, size;
+} spec_lands[] = {
+	LAND(IOM_DIM_BLOCK_SIZE, block_size), LAND(IOM_DIM_QUEUE_DEPTH, queue_depth),
+	LAND(IOM_DIM_THREADS, threads),       LAND(IOM_DIM_READ_PCT, read_pct),
+	LAND(IOM_DIM_PATTERN, pattern),       LAND(IOM_DIM_ENGINE, engine),
+	LAND(IOM_DIM_DIRECT, direct),
+};
+#undef LAND
+
 void iom_run_spec_set_cell(struct iom_run_spec *s, const struct iom_cell *c)
 {
-	s->block_size = (uint32_t)c->v[IOM_DIM_BLOCK_SIZE];
-	s->queue_depth = (uint32_t)c->v[IOM_DIM_QUEUE_DEPTH];
-	s->threads = (uint32_t)c->v[IOM_DIM_THREADS];
-	s->read_pct = (uint32_t)c->v[IOM_DIM_READ_PCT];
-	s->pattern = (enum iom_pattern)c->v[IOM_DIM_PATTERN];
-	s->engine = (enum iom_engine_kind)c->v[IOM_DIM_ENGINE];
-	s->direct = c->v[IOM_DIM_DIRECT] != 0;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(spec_lands); i++)
+		iom_store_int((char *)s + spec_lands[i].off, spec_lands[i].size,
+			      c->v[spec_lands[i].dim]);
 }
 
 /* The controller's state. */

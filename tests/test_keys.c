@@ -1,8 +1,9 @@
 /*
  * Tests of the key table: it is consistent (every dimension has exactly one key, names are
  * unique within a section, defaults parse and lie in range, ranges make sense), lookups and
- * "did you mean" work, scalar values parse and format back, and both printed forms list every
- * key.
+ * "did you mean" work, scalar values parse and format back, both printed forms list every
+ * key, every landing fits its section's struct, and a cell's words come from the table as the
+ * report and the cell descriptions have always written them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "keys.h"
+#include "matrix.h"
 #include "util.h"
 
 static void test_keys_every_dimension_has_one_key(void **state)
@@ -230,6 +232,189 @@ static void test_keys_print_lists_every_key(void **state)
 	free(md);
 }
 
+/* The struct a section's landings point into (matrix.h), by size. */
+static size_t section_struct_size(enum iom_section sec)
+{
+	switch (sec) {
+	case IOM_SEC_TOP: return sizeof(struct iom_matrix);
+	case IOM_SEC_TARGET: return sizeof(struct iom_target);
+	case IOM_SEC_TIMING: return sizeof(struct iom_timing);
+	case IOM_SEC_REPORT: return sizeof(struct iom_report_opts);
+	case IOM_SEC_HOOKS: return sizeof(struct iom_hooks);
+	default: return 0; /* workload values are dimensions; exclude conditions land nowhere */
+	}
+}
+
+static void test_keys_landings_fit(void **state)
+{
+	size_t landed = 0;
+
+	(void)state;
+	for (size_t i = 0; i < iom_nkeys; i++) {
+		const struct iom_key *k = &iom_keys[i];
+
+		if (!k->size)
+			continue;
+		landed++;
+		if (k->dim >= 0 || k->type == IOM_TYPE_GROUP || k->type == IOM_TYPE_LIST)
+			fail_msg("%s: a dimension or group has no plain landing", k->name);
+		if (k->off + k->size > section_struct_size(k->section))
+			fail_msg("%s lands outside its section's struct", k->name);
+		switch (k->type) {
+		case IOM_TYPE_STRING:
+			assert_int_equal(k->size, sizeof(char *));
+			assert_true(k->max > 0); /* the longest value */
+			break;
+		case IOM_TYPE_FLOAT:
+			assert_int_equal(k->size, sizeof(double));
+			break;
+		case IOM_TYPE_BOOL:
+			assert_int_equal(k->size, sizeof(bool));
+			break;
+		default:
+			assert_true(k->size == 4 || k->size == 8);
+			/* the widest value fits the field */
+			if (k->size == 4)
+				assert_true(k->type == IOM_TYPE_ENUM || k->max <= UINT32_MAX);
+			break;
+		}
+		/* two keys of a section never share a field */
+		for (size_t j = 0; j < i; j++)
+			if (iom_keys[j].size && iom_keys[j].section == k->section &&
+			    iom_keys[j].off < k->off + k->size && k->off < iom_keys[j].off +
+								     iom_keys[j].size)
+				fail_msg("%s and %s land on the same bytes", k->name, iom_keys[j].name);
+	}
+	assert_true(landed >= 20);
+	/* a few landings by name */
+	assert_int_equal(iom_key_find(IOM_SEC_TIMING, "repeat")->off,
+			 offsetof(struct iom_timing, repeat));
+	assert_int_equal(iom_key_find(IOM_SEC_TOP, "seed")->off, offsetof(struct iom_matrix, seed));
+	assert_int_equal(iom_key_find(IOM_SEC_TOP, "cpus")->size, 0); /* read by name */
+}
+
+static void test_keys_store_by_size(void **state)
+{
+	struct iom_timing t = { 0 };
+	struct iom_matrix m = { 0 };
+	struct {
+		uint32_t u32;
+		bool b;
+		uint64_t u64;
+	} x = { 0 };
+
+	(void)state;
+	assert_int_equal(iom_key_store(iom_key_find(IOM_SEC_TIMING, "repeat"), &t, 7), 0);
+	assert_int_equal(t.repeat, 7);
+	assert_int_equal(iom_key_store(iom_key_find(IOM_SEC_TIMING, "warmup"), &t, 1500000000), 0);
+	assert_int_equal(t.warmup_ns, 1500000000ull);
+	assert_int_equal(iom_key_store(iom_key_find(IOM_SEC_TOP, "repeat_order"), &m, 1), 0);
+	assert_int_equal(m.repeat_order, IOM_REPEAT_INTERLEAVED);
+	assert_int_equal(iom_key_store(iom_key_find(IOM_SEC_TOP, "trace"), &m, 1), 0);
+	assert_true(m.trace);
+	assert_int_equal(iom_key_store(iom_key_find(IOM_SEC_TOP, "name"), &m, 1), -EINVAL);
+	assert_int_equal(iom_key_store(iom_key_find(IOM_SEC_TOP, "cpus"), &m, 1), -EINVAL);
+	assert_int_equal(iom_store_int(&x.u32, 4, 65536), 0);
+	assert_int_equal(iom_store_int(&x.b, 1, 2), 0);
+	assert_int_equal(iom_store_int(&x.u64, 8, INT64_MAX), 0);
+	assert_int_equal(x.u32, 65536);
+	assert_true(x.b);
+	assert_int_equal(x.u64, (uint64_t)INT64_MAX);
+	assert_int_equal(iom_store_int(&x.u32, 2, 1), -EINVAL);
+}
+
+/* The short words the report has always written ("lsi 4K rnd rd70 qd32 t4 psync direct"). */
+static void test_keys_dim_words(void **state)
+{
+	static const struct {
+		const char *dim, *value, *word;
+	} cases[] = {
+		{ "target", "lsi-sas", "lsi-sas" },
+		{ "block_size", "4096", "4K" },     { "block_size", "512", "512" },
+		{ "block_size", "67108864", "64M" }, { "block_size", "4K", "block_size=4K" },
+		{ "pattern", "random", "rnd" },     { "pattern", "sequential", "seq" },
+		{ "pattern", "zigzag", "pattern=zigzag" },
+		{ "read_pct", "70", "rd70" },       { "read_pct", "100", "rd100" },
+		{ "read_pct", "0", "wr100" },       { "read_pct", "x", "read_pct=x" },
+		{ "queue_depth", "32", "qd32" },    { "queue_depth", "", "queue_depth=" },
+		{ "threads", "4", "t4" },
+		{ "engine", "psync", "psync" },     { "engine", "libfoo", "libfoo" },
+		{ "direct", "true", "direct" },     { "direct", "false", "buffered" },
+		{ "direct", "yes", "buffered" },
+		{ "verify", "true", "verify" },     { "verify", "false", "" },
+		{ "nosuch", "3", "nosuch=3" },
+	};
+	char w[64];
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		iom_dim_word(cases[i].dim, cases[i].value, w, sizeof(w));
+		if (strcmp(w, cases[i].word) != 0)
+			fail_msg("%s=%s: '%s', want '%s'", cases[i].dim, cases[i].value, w,
+				 cases[i].word);
+	}
+	/* the order of the words: target, block size, pattern, read %, depth, threads, engine,
+	 * direct, then the rest (verify, unknown dimensions) together */
+	assert_int_equal(iom_dim_word_rank("target"), 0);
+	assert_int_equal(iom_dim_word_rank("block_size"), 1);
+	assert_int_equal(iom_dim_word_rank("pattern"), 2);
+	assert_int_equal(iom_dim_word_rank("read_pct"), 3);
+	assert_int_equal(iom_dim_word_rank("queue_depth"), 4);
+	assert_int_equal(iom_dim_word_rank("threads"), 5);
+	assert_int_equal(iom_dim_word_rank("engine"), 6);
+	assert_int_equal(iom_dim_word_rank("direct"), 7);
+	assert_int_equal(iom_dim_word_rank("verify"), 8);
+	assert_int_equal(iom_dim_word_rank("nosuch"), 8);
+	assert_int_equal(iom_dim_word_rank(""), 8);
+}
+
+/* A cell's description as iom_cell_describe has always written it: "bs=4K qd=32 t=1 rd=70%". */
+static void test_keys_dim_describe(void **state)
+{
+	static const struct {
+		enum iom_dim dim;
+		int64_t v;
+		const char *text;
+	} cases[] = {
+		{ IOM_DIM_BLOCK_SIZE, 4096, "bs=4K" }, { IOM_DIM_QUEUE_DEPTH, 32, "qd=32" },
+		{ IOM_DIM_THREADS, 1, "t=1" },         { IOM_DIM_READ_PCT, 70, "rd=70%" },
+		{ IOM_DIM_READ_PCT, 0, "rd=0%" },      { IOM_DIM_PATTERN, 0, "random" },
+		{ IOM_DIM_PATTERN, 1, "sequential" },  { IOM_DIM_ENGINE, 1, "psync" },
+		{ IOM_DIM_DIRECT, 1, "direct" },       { IOM_DIM_DIRECT, 0, "buffered" },
+		{ IOM_DIM_VERIFY, 1, "verify" },       { IOM_DIM_VERIFY, 0, "" },
+	};
+	char t[64], small[4];
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		iom_dim_describe(cases[i].dim, cases[i].v, t, sizeof(t));
+		if (strcmp(t, cases[i].text) != 0)
+			fail_msg("%s %lld: '%s', want '%s'", iom_dim_name(cases[i].dim),
+				 (long long)cases[i].v, t, cases[i].text);
+	}
+	iom_dim_describe(IOM_DIM_READ_PCT, 100, small, sizeof(small)); /* cut, terminated */
+	assert_string_equal(small, "rd=");
+}
+
+static void test_keys_fs_types(void **state)
+{
+	char err[IOM_ERRLEN];
+
+	(void)state;
+	for (size_t i = 0; iom_fs_types[i]; i++) {
+		assert_int_equal(iom_fs_check_type(iom_fs_types[i], err, sizeof(err)), 0);
+		assert_non_null(strstr(iom_fs_types_text, iom_fs_types[i]));
+	}
+	assert_int_equal(iom_fs_check_type("zfs", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "unknown filesystem 'zfs' (ext4, xfs, btrfs or raw)");
+	assert_int_equal(iom_fs_check_type(NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(iom_section_from_name("workload"), IOM_SEC_WORKLOAD);
+	assert_int_equal(iom_section_from_name("targets"), IOM_SEC_TARGET);
+	assert_int_equal(iom_section_from_name("hooks"), IOM_SEC_HOOKS);
+	assert_int_equal(iom_section_from_name("top level"), -1);
+	assert_int_equal(iom_section_from_name("nosuch"), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +425,11 @@ int main(void)
 		cmocka_unit_test(test_keys_parse_text),
 		cmocka_unit_test(test_keys_format),
 		cmocka_unit_test(test_keys_print_lists_every_key),
+		cmocka_unit_test(test_keys_landings_fit),
+		cmocka_unit_test(test_keys_store_by_size),
+		cmocka_unit_test(test_keys_dim_words),
+		cmocka_unit_test(test_keys_dim_describe),
+		cmocka_unit_test(test_keys_fs_types),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
 /*
  * Tests of the matrix reader: a table of bad inputs, each checked for its line and message; the
  * corpus of malformed files in tests/bad/; good inputs read into the expected model (defaults,
- * lists, ranges, per-target overrides, order, excludes); --set overrides; and robustness — every
+ * lists, ranges, per-target overrides, order, excludes); every plain key landing where its row of
+ * the key table says, from the file and from --set alike; --set overrides; and robustness — every
  * truncation and many random corruptions of a shipped matrix give a result or a message, never a
  * crash.
  */
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keys.h"
 #include "matrix.h"
 #include "rng.h"
 #include "util.h"
@@ -301,6 +303,195 @@ static void test_matrix_large_integers(void **state)
 	iom_matrix_free(m);
 }
 
+/* A value for every key with a landing, unlike its default: as libconfig text, and as the text
+ * the key table parses (NULL: the same). mkfs_options and mount_options belong to target b. */
+static const struct {
+	const char *key, *cfg, *plain;
+} landed_values[] = {
+	{ "name", "\"study1\"", "study1" },
+	{ "description", "\"about it\"", "about it" },
+	{ "seed", "42", NULL },
+	{ "repeat_order", "\"interleaved\"", "interleaved" },
+	{ "trace", "false", NULL },
+	{ "size", "\"2M\"", "2M" },
+	{ "filesystem", "\"ext4\"", "ext4" },
+	{ "controller", "\"ctl\"", "ctl" },
+	{ "overwrite", "true", NULL },
+	{ "destructive", "true", NULL },
+	{ "mkfs_options", "\"-q\"", "-q" },
+	{ "mount_options", "\"noatime\"", "noatime" },
+	{ "warmup", "\"2s\"", "2s" },
+	{ "duration", "\"3s\"", "3s" },
+	{ "cooldown", "\"1s\"", "1s" },
+	{ "rest", "\"250ms\"", "250ms" },
+	{ "timeout", "\"1h\"", "1h" },
+	{ "repeat", "4", NULL },
+	{ "alpha", "0.01", NULL },
+	{ "min_effect", "\"3%\"", "3%" },
+	{ "max_cv", "7.5", NULL },
+	{ "drop_caches", "true", NULL },
+	{ "fstrim", "true", NULL },
+};
+
+/* The model's struct that key k of target b, or of section k->section, lands in. */
+static void *landing_base(struct iom_matrix *m, const struct iom_key *k)
+{
+	switch (k->section) {
+	case IOM_SEC_TOP: return m;
+	case IOM_SEC_TARGET: return &m->targets[strstr(k->name, "_options") ? 1 : 0];
+	case IOM_SEC_TIMING: return &m->timing;
+	case IOM_SEC_REPORT: return &m->report;
+	case IOM_SEC_HOOKS: return &m->hooks;
+	default: return NULL;
+	}
+}
+
+/* Checks that every landed key of the table holds its landed_values[] value in m. */
+static void check_landed(struct iom_matrix *m, const char *how)
+{
+	size_t seen = 0;
+
+	for (size_t i = 0; i < iom_nkeys; i++) {
+		const struct iom_key *k = &iom_keys[i];
+		const char *cfg = NULL, *plain = NULL;
+		const char *field;
+
+		if (!k->size)
+			continue;
+		for (size_t j = 0; j < IOM_ARRAY_SIZE(landed_values); j++)
+			if (strcmp(landed_values[j].key, k->name) == 0) {
+				cfg = landed_values[j].cfg;
+				plain = landed_values[j].plain ? landed_values[j].plain : cfg;
+			}
+		if (!cfg && strcmp(k->name, "bytes") == 0)
+			continue; /* exactly one of duration and bytes: duration is given */
+		if (!cfg)
+			fail_msg("%s: key %s has a landing but no test value", how, k->name);
+		seen++;
+		field = (const char *)landing_base(m, k) + k->off;
+		if (k->type == IOM_TYPE_STRING) {
+			const char *str;
+
+			memcpy(&str, field, sizeof(str));
+			assert_non_null(str);
+			if (strcmp(str, plain) != 0)
+				fail_msg("%s: %s is '%s', want '%s'", how, k->name, str, plain);
+		} else if (k->type == IOM_TYPE_FLOAT) {
+			double x, want;
+
+			memcpy(&x, field, sizeof(x));
+			assert_int_equal(iom_key_parse_float(k, plain, &want, NULL, 0), 0);
+			if (x != want)
+				fail_msg("%s: %s is %g, want %g", how, k->name, x, want);
+		} else {
+			int64_t want, got = 0;
+			char def[32];
+
+			assert_int_equal(iom_key_parse_text(k, plain, &want, NULL, 0), 0);
+			if (k->size == 1)
+				got = *(const bool *)field;
+			else if (k->size == 4)
+				got = *(const uint32_t *)field;
+			else
+				memcpy(&got, field, 8);
+			if (got != want)
+				fail_msg("%s: %s is %lld, want %lld", how, k->name, (long long)got,
+					 (long long)want);
+			/* and it is not the default, so the test tells a landing from none */
+			iom_key_format(k, want, def, sizeof(def));
+			if (k->def && strcmp(def, k->def) == 0)
+				fail_msg("%s: the test value of %s is its default", how, k->name);
+		}
+	}
+	assert_int_equal(seen, IOM_ARRAY_SIZE(landed_values));
+}
+
+static const char *landed_value(const char *key)
+{
+	for (size_t j = 0; j < IOM_ARRAY_SIZE(landed_values); j++)
+		if (strcmp(landed_values[j].key, key) == 0)
+			return landed_values[j].cfg;
+	return NULL;
+}
+
+static void test_matrix_every_landed_key_lands(void **state)
+{
+	char text[2048];
+	struct iom_matrix *m;
+	struct iom_override ov[IOM_ARRAY_SIZE(landed_values)];
+	char keys[IOM_ARRAY_SIZE(landed_values)][64], err[IOM_ERRLEN] = "";
+	size_t nov = 0;
+	/* the same study with every landed key at its default, for the overrides */
+	static const char *const plain_text =
+		"iomatrix = 1;\n"
+		"targets = ( { label = \"a\"; path = \"a.scratch\"; },\n"
+		"  { label = \"b\"; device = \"/dev/loop9\"; filesystems = [ \"raw\" ];\n"
+		"    destructive = true; } );\n"
+		"timing = { duration = \"1s\"; };\n";
+
+	(void)state;
+	snprintf(text, sizeof(text),
+		 "iomatrix = 1;\nname = %s;\ndescription = %s;\nseed = %s;\nrepeat_order = %s;\n"
+		 "trace = %s;\n"
+		 "targets = ( { label = \"a\"; path = \"a.scratch\"; size = %s; filesystem = %s;\n"
+		 "  controller = %s; overwrite = %s; destructive = %s; },\n"
+		 "  { label = \"b\"; device = \"/dev/loop9\"; destructive = true;\n"
+		 "    filesystems = [ \"raw\" ]; mkfs_options = %s; mount_options = %s; } );\n"
+		 "timing = { warmup = %s; duration = %s; cooldown = %s; rest = %s; timeout = %s;\n"
+		 "  repeat = %s; };\n"
+		 "report = { alpha = %s; min_effect = %s; max_cv = %s; };\n"
+		 "hooks = { drop_caches = %s; fstrim = %s; };\n",
+		 landed_value("name"), landed_value("description"), landed_value("seed"),
+		 landed_value("repeat_order"), landed_value("trace"), landed_value("size"),
+		 landed_value("filesystem"), landed_value("controller"), landed_value("overwrite"),
+		 landed_value("destructive"), landed_value("mkfs_options"),
+		 landed_value("mount_options"), landed_value("warmup"), landed_value("duration"),
+		 landed_value("cooldown"), landed_value("rest"), landed_value("timeout"),
+		 landed_value("repeat"), landed_value("alpha"), landed_value("min_effect"),
+		 landed_value("max_cv"), landed_value("drop_caches"), landed_value("fstrim"));
+	m = parse_ok(text);
+	check_landed(m, "file");
+	iom_matrix_free(m);
+
+	/* --set takes the same path: each key set from the command line lands the same */
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(landed_values); i++) {
+		const struct iom_key *k = NULL;
+
+		for (size_t j = 0; j < iom_nkeys && !k; j++)
+			if (iom_keys[j].size && strcmp(iom_keys[j].name, landed_values[i].key) == 0)
+				k = &iom_keys[j];
+		assert_non_null(k);
+		if (k->section == IOM_SEC_TOP)
+			snprintf(keys[nov], sizeof(keys[nov]), "%s", k->name);
+		else if (k->section == IOM_SEC_TARGET)
+			snprintf(keys[nov], sizeof(keys[nov]), "targets.%s.%s",
+				 strstr(k->name, "_options") ? "b" : "a", k->name);
+		else
+			snprintf(keys[nov], sizeof(keys[nov]), "%s.%s", iom_section_name(k->section),
+				 k->name);
+		ov[nov].key = keys[nov];
+		ov[nov++].value = landed_values[i].cfg;
+	}
+	if (iom_matrix_parse("t.cfg", plain_text, ov, nov, &m, err, sizeof(err)) != 0)
+		fail_msg("--set refused: %s", err);
+	check_landed(m, "--set");
+	iom_matrix_free(m);
+
+	/* a missing key lands its default */
+	ov[0] = (struct iom_override){ "targets.a.size", "\"2M\"" };
+	if (iom_matrix_parse("t.cfg", plain_text, ov, 1, &m, err, sizeof(err)) != 0)
+		fail_msg("refused: %s", err);
+	assert_true(m->seed == 1);
+	assert_true(m->trace);
+	assert_string_equal(m->targets[0].controller, "auto");
+	assert_true(m->timing.warmup_ns == 1000000000ull);
+	assert_true(m->report.alpha == 0.05);
+	assert_true(m->report.max_cv_pct == 5.0);
+	assert_null(m->description);
+	assert_false(m->hooks.drop_caches);
+	iom_matrix_free(m);
+}
+
 static void test_matrix_overrides(void **state)
 {
 	const char *text = HEAD "workload = { queue_depth = [ 1, 2 ]; };\n# a comment\n";
@@ -438,6 +629,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matrix_bad_inputs),
+		cmocka_unit_test(test_matrix_every_landed_key_lands),
 		cmocka_unit_test(test_matrix_bad_corpus),
 		cmocka_unit_test(test_matrix_good_model),
 		cmocka_unit_test(test_matrix_policy),

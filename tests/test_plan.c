@@ -493,6 +493,34 @@ static void test_plan_crystaldiskmark_tests(void **state)
 	iom_matrix_free(m);
 }
 
+/* A cell's description names the target and every dimension that varies, in dimension order,
+ * with the key table's words; a dimension that does not vary is left out. */
+static void test_plan_cell_describe(void **state)
+{
+	struct fixture f = { 0 };
+	char d[256];
+	const struct iom_cell *last;
+
+	(void)state;
+	build(&f, TARGETS2 "workload = { block_size = [ \"4K\", \"1M\" ]; queue_depth = [ 1, 32 ];\n"
+			   "  threads = [ 1, 2 ]; read_pct = [ 0, 70 ]; pattern = [ \"random\",\n"
+			   "  \"sequential\" ]; engine = [ \"io_uring\", \"psync\" ];\n"
+			   "  direct = [ true, false ]; verify = [ false, true ]; };\n"
+			   "timing = { duration = \"1s\"; };\n");
+	iom_cell_describe(&f.p, &f.p.cells[0], d, sizeof(d));
+	assert_string_equal(d, "a bs=4K qd=1 t=1 rd=0% random io_uring direct");
+	last = &f.p.cells[f.p.ncells - 1];
+	iom_cell_describe(&f.p, last, d, sizeof(d));
+	assert_string_equal(d, "b bs=1M qd=32 t=2 rd=70% sequential psync buffered verify");
+	release(&f);
+
+	build(&f, TARGETS2 "workload = { queue_depth = [ 1, 32 ]; read_pct = 70; };\n"
+			   "timing = { duration = \"1s\"; };\n");
+	iom_cell_describe(&f.p, &f.p.cells[1], d, sizeof(d));
+	assert_string_equal(d, "a qd=32");
+	release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -509,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_plan_golden_atto),
 		cmocka_unit_test(test_plan_shipped_matrices),
 		cmocka_unit_test(test_plan_crystaldiskmark_tests),
+		cmocka_unit_test(test_plan_cell_describe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
