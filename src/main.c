@@ -365,6 +365,13 @@ static void print_error(char *err)
 	fprintf(stderr, "%s\n", err);
 }
 
+/* Prints the matrix's notes on its file (an old spelling still read) to stderr. */
+static void print_matrix_notes(const struct iom_matrix *m)
+{
+	if (m && m->notes)
+		fputs(m->notes, stderr);
+}
+
 /* Loads a matrix and builds its plan; on failure prints the one-line error, returns an exit code. */
 static int load_plan(struct cli *cli, const char *path, struct iom_matrix **m, struct iom_plan *p)
 {
@@ -376,6 +383,7 @@ static int load_plan(struct cli *cli, const char *path, struct iom_matrix **m, s
 		print_error(err);
 		return IOM_EXIT_USAGE;
 	}
+	print_matrix_notes(*m);
 	ret = iom_plan_build(*m, p, err, sizeof(err));
 	if (ret < 0) {
 		print_error(err);
@@ -461,6 +469,7 @@ static int cmd_check(struct cli *cli)
 			code = IOM_EXIT_USAGE;
 			continue;
 		}
+		print_matrix_notes(m);
 		if (pf.errors) {
 			fflush(stdout);
 			print_preflight(m, &pf, NULL);

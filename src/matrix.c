@@ -625,6 +625,7 @@ static int apply_override(struct ctx *c, const struct iom_override *ov)
 			enum iom_section sec = strcmp(key, "workload") == 0 ? IOM_SEC_WORKLOAD
 					       : strcmp(key, "timing") == 0 ? IOM_SEC_TIMING
 					       : strcmp(key, "report") == 0 ? IOM_SEC_REPORT
+					       : strcmp(key, "io_uring") == 0 ? IOM_SEC_IO_URING
 									   : IOM_SEC_HOOKS;
 
 			k = iom_key_find(sec, name);
@@ -1581,7 +1582,8 @@ static int read_reap_wait(struct ctx *c, const config_setting_t *s)
 	const char *str;
 
 	if (!s)
-		return parse_reap_wait(top_key("reap_wait")->def, &m->reap_wait, &m->reap_wait_div);
+		return parse_reap_wait(iom_key_find(IOM_SEC_IO_URING, "reap_wait")->def,
+				       &m->reap_wait, &m->reap_wait_div);
 	if (is_int(s)) {
 		snprintf(text, sizeof(text), "%lld", (long long)config_setting_get_int64(s));
 		str = text;
@@ -1597,6 +1599,72 @@ static int read_reap_wait(struct ctx *c, const config_setting_t *s)
 		return fail(c, s, "reap_wait '%s' is neither a number of completions from 1 to "
 				  "65536 (8) nor a fraction \"1/N\" of the I/Os in flight with N "
 				  "from 1 to 65536 (\"1/4\")", shown);
+	}
+	return 0;
+}
+
+/*
+ * The io_uring engine's keys, io_uring = { submit_batch; reap_wait; sqpoll; iopoll; }; and
+ * submit_batch and reap_wait at the top level, their old place, still read with a note in
+ * m->notes (set in both places, they are an error).
+ */
+static int read_io_uring(struct ctx *c)
+{
+	static const char *const moved[] = { "submit_batch", "reap_wait" };
+	const config_setting_t *root = config_root_setting(&c->cfg), *g, *s;
+	struct iom_matrix *m = c->m;
+	const struct iom_key *k;
+	int64_t v;
+	int ret;
+
+	if ((ret = get_group(c, "io_uring", &g)) < 0)
+		return ret;
+	if (g && (ret = check_members(c, g, IOM_SEC_IO_URING)) < 0)
+		return ret;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(moved); i++) {
+		const config_setting_t *old = config_setting_get_member(root, moved[i]);
+		const config_setting_t *now = g ? config_setting_get_member(g, moved[i]) : NULL;
+		char *notes;
+
+		if (old && now)
+			return fail(c, old, "'%s' is set twice: here at the top level (its old "
+					    "place) and as io_uring.%s on line %d; keep the second",
+				    moved[i], moved[i], line_of(now));
+		if (!old)
+			continue;
+		notes = xasprintf("%s%s:%d: warning: '%s' at the top level is now io_uring.%s\n",
+				  m->notes ? m->notes : "", c->file, line_of(old), moved[i],
+				  moved[i]);
+		free(m->notes);
+		m->notes = notes;
+	}
+
+	k = iom_key_find(IOM_SEC_IO_URING, "submit_batch");
+	m->submit_batch = (unsigned)default_of(k);
+	s = g ? config_setting_get_member(g, "submit_batch") : NULL;
+	if (!s)
+		s = config_setting_get_member(root, "submit_batch");
+	if (s) {
+		if ((ret = read_scalar(c, k, s, &v)) < 0)
+			return ret;
+		m->submit_batch = (unsigned)v;
+	}
+	s = g ? config_setting_get_member(g, "reap_wait") : NULL;
+	if ((ret = read_reap_wait(c, s ? s : config_setting_get_member(root, "reap_wait"))) < 0)
+		return ret;
+	k = iom_key_find(IOM_SEC_IO_URING, "sqpoll");
+	m->sqpoll = default_of(k) != 0;
+	if (g && (s = config_setting_get_member(g, "sqpoll")) != NULL) {
+		if ((ret = read_scalar(c, k, s, &v)) < 0)
+			return ret;
+		m->sqpoll = v != 0;
+	}
+	k = iom_key_find(IOM_SEC_IO_URING, "iopoll");
+	m->iopoll = default_of(k) != 0;
+	if (g && (s = config_setting_get_member(g, "iopoll")) != NULL) {
+		if ((ret = read_scalar(c, k, s, &v)) < 0)
+			return ret;
+		m->iopoll = v != 0;
 	}
 	return 0;
 }
@@ -1652,14 +1720,7 @@ static int read_top_scalars(struct ctx *c)
 		if (ret < 0)
 			return fail(c, s, "cpus: %s", why);
 	}
-	m->submit_batch = (unsigned)default_of(top_key("submit_batch"));
-	s = config_setting_get_member(root, "submit_batch");
-	if (s) {
-		if ((ret = read_scalar(c, top_key("submit_batch"), s, &v)) < 0)
-			return ret;
-		m->submit_batch = (unsigned)v;
-	}
-	if ((ret = read_reap_wait(c, config_setting_get_member(root, "reap_wait"))) < 0)
+	if ((ret = read_io_uring(c)) < 0)
 		return ret;
 	m->repeat_order = IOM_REPEAT_GROUPED;
 	s = config_setting_get_member(root, "repeat_order");
@@ -2099,6 +2160,7 @@ void iom_matrix_free(struct iom_matrix *m)
 	free(m->name);
 	free(m->description);
 	free(m->cpus);
+	free(m->notes);
 	free(m);
 }
 
