@@ -310,6 +310,11 @@ static void uring_release(struct iom_engine *e)
 {
 	struct uring_engine *u = e->priv;
 
+	/* The ring's teardown runs later in a kernel worker, which would drop the registered
+	 * file's reference after this thread has closed the target: the next run's exclusive open
+	 * of a device would find it still held. Unregistered here, the reference goes now. */
+	if (u->sqe_flags & IOSQE_FIXED_FILE)
+		io_uring_unregister_files(&u->ring);
 	io_uring_queue_exit(&u->ring);
 	free(u->queued);
 	free(u);

@@ -1628,8 +1628,8 @@ static int read_io_uring(struct ctx *c)
 
 		if (old && now)
 			return fail(c, old, "'%s' is set twice: here at the top level (its old "
-					    "place) and as io_uring.%s on line %d; keep the second",
-				    moved[i], moved[i], line_of(now));
+					    "place) and as io_uring.%s on line %d; keep io_uring.%s",
+				    moved[i], moved[i], line_of(now), moved[i]);
 		if (!old)
 			continue;
 		notes = xasprintf("%s%s:%d: warning: '%s' at the top level is now io_uring.%s\n",
