@@ -77,8 +77,8 @@ const struct iom_key iom_keys[] = {
 		  "\"0,2\"): thread i on the i-th CPU listed, round-robin (DiskSpd's -a); the "
 		  "trace writer and the controller are not pinned. Default: no pinning" },
 	{ .name = "io_uring", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
-	  .help = "the io_uring engine's own keys (submit_batch, reap_wait, sqpoll, iopoll); "
-		  "other engines ignore them" },
+	  .help = "the io_uring engine's own keys: submit_batch and reap_wait (libaio follows "
+		  "them too), sqpoll and iopoll (other engines ignore them)" },
 	/* the io_uring keys' old place, still read with a note */
 	{ .name = "submit_batch", .section = IOM_SEC_TOP, .type = IOM_TYPE_UINT, .dim = NODIM,
 	  .min = 1, .max = 65536, .def = "1", .flags = IOM_KEY_MOVED,
@@ -148,7 +148,9 @@ const struct iom_key iom_keys[] = {
 	  .help = "random offsets (aligned to block_size) or sequential" },
 	{ .name = "engine", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_ENUM,
 	  .dim = IOM_DIM_ENGINE, .def = "io_uring", .choices = engine_choices,
-	  .help = "how I/O is issued; null does no I/O and measures iomatrix itself" },
+	  .help = "how I/O is issued: io_uring; psync (pread/pwrite, one I/O at a time); null "
+		  "(no I/O: measures iomatrix itself); libaio (Linux AIO, io_submit/io_getevents, "
+		  "as fio's libaio)" },
 	{ .name = "direct", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_BOOL,
 	  .dim = IOM_DIM_DIRECT, .def = "true",
 	  .help = "O_DIRECT: bypass the page cache" },
