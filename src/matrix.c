@@ -1613,6 +1613,10 @@ static int read_io_uring(struct ctx *c)
 	static const char *const moved[] = { "submit_batch", "reap_wait" };
 	const config_setting_t *root = config_root_setting(&c->cfg), *g, *s;
 	struct iom_matrix *m = c->m;
+	const struct {
+		const char *name;
+		bool *dst;
+	} flags[] = { { "sqpoll", &m->sqpoll }, { "iopoll", &m->iopoll } };
 	const struct iom_key *k;
 	int64_t v;
 	int ret;
@@ -1652,19 +1656,14 @@ static int read_io_uring(struct ctx *c)
 	s = g ? config_setting_get_member(g, "reap_wait") : NULL;
 	if ((ret = read_reap_wait(c, s ? s : config_setting_get_member(root, "reap_wait"))) < 0)
 		return ret;
-	k = iom_key_find(IOM_SEC_IO_URING, "sqpoll");
-	m->sqpoll = default_of(k) != 0;
-	if (g && (s = config_setting_get_member(g, "sqpoll")) != NULL) {
-		if ((ret = read_scalar(c, k, s, &v)) < 0)
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(flags); i++) {
+		k = iom_key_find(IOM_SEC_IO_URING, flags[i].name);
+		*flags[i].dst = default_of(k) != 0;
+		s = g ? config_setting_get_member(g, flags[i].name) : NULL;
+		if (s && (ret = read_scalar(c, k, s, &v)) < 0)
 			return ret;
-		m->sqpoll = v != 0;
-	}
-	k = iom_key_find(IOM_SEC_IO_URING, "iopoll");
-	m->iopoll = default_of(k) != 0;
-	if (g && (s = config_setting_get_member(g, "iopoll")) != NULL) {
-		if ((ret = read_scalar(c, k, s, &v)) < 0)
-			return ret;
-		m->iopoll = v != 0;
+		if (s)
+			*flags[i].dst = v != 0;
 	}
 	return 0;
 }
