@@ -29,7 +29,9 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla -Wmissing-prototypes
             -Wstrict-prototypes -Wpointer-arith -Wno-format-nonliteral
 BASE     := -std=gnu11 -D_GNU_SOURCE -DIOM_VERSION='"$(VERSION)"' -pthread -MMD -MP
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+# libaio (engine_aio.c) ships no pkg-config file on Debian: -laio when pkg-config does not know it.
+AIO_LIBS   = $(shell pkg-config --libs libaio 2>/dev/null || echo -laio)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(AIO_LIBS) -lm
 TEST_CFLAGS = $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
 TEST_LIBS   = $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 

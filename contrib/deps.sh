@@ -15,6 +15,8 @@ have_pc libisal   || need="$need libisal-dev"
 have_pc json-c    || need="$need libjson-c-dev"
 have_pc blkid     || need="$need libblkid-dev"
 have_pc cmocka    || need="$need libcmocka-dev"
+# libaio has no pkg-config file on Debian: its header says it is there
+have_pc libaio || [ -e /usr/include/libaio.h ] || need="$need libaio-dev"
 [ -z "$need" ] && exit 0
 
 if [ "${1:-}" = "--install" ] && command -v apt-get >/dev/null 2>&1; then

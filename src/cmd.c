@@ -94,6 +94,7 @@ int iom_cmd_load_plan(const struct cli *cli, const char *path, struct iom_matrix
 		iom_cmd_print_error(err);
 		return IOM_EXIT_USAGE;
 	}
+	iom_cmd_print_matrix_notes(*m);
 	ret = iom_plan_build(*m, p, err, sizeof(err));
 	if (ret < 0) {
 		iom_cmd_print_error(err);
@@ -102,6 +103,12 @@ int iom_cmd_load_plan(const struct cli *cli, const char *path, struct iom_matrix
 		return IOM_EXIT_USAGE;
 	}
 	return 0;
+}
+
+void iom_cmd_print_matrix_notes(const struct iom_matrix *m)
+{
+	if (m && m->notes)
+		fputs(m->notes, stderr);
 }
 
 void iom_cmd_print_preflight(const struct iom_matrix *m, const struct iom_preflight *pf,

@@ -98,6 +98,9 @@ int iom_cmd_finish(int code);
 int iom_cmd_load_plan(const struct cli *cli, const char *path, struct iom_matrix **m,
 		      struct iom_plan *p);
 
+/* Prints the matrix's notes on its file (an old spelling still read) to stderr. */
+void iom_cmd_print_matrix_notes(const struct iom_matrix *m);
+
 /* Prints what preflight found, one line each ("FILE:LINE: message", warnings marked), also to
  * log when given. */
 void iom_cmd_print_preflight(const struct iom_matrix *m, const struct iom_preflight *pf,

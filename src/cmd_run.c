@@ -81,6 +81,7 @@ int iom_cmd_check(struct cli *cli)
 			code = IOM_EXIT_USAGE;
 			continue;
 		}
+		iom_cmd_print_matrix_notes(m);
 		if (pf.errors) {
 			fflush(stdout);
 			iom_cmd_print_preflight(m, &pf, NULL);

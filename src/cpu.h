@@ -29,7 +29,10 @@ struct iom_cpu_sample {
 	struct iom_cpu_ticks total;                /* the "cpu" line */
 	struct iom_cpu_ticks *cpu;                 /* per CPU by number, ncpu entries (heap);
 						      all zero for a CPU absent (offline) */
-	double proc_user_s, proc_sys_s;            /* getrusage(RUSAGE_SELF) */
+	double proc_user_s, proc_sys_s;            /* getrusage(RUSAGE_SELF): every thread of
+						      the process, io_uring's SQPOLL pollers
+						      (iou-sqp-PID, threads of the process since
+						      Linux 5.12) too — test_engine checks it */
 	uint64_t irqs;                             /* sum over the chosen IRQ lines */
 	unsigned irq_lines;                        /* how many IRQ lines were matched */
 };

@@ -1,8 +1,15 @@
 /*
  * engine — how an I/O reaches the kernel, behind one small table of function pointers per
  * engine (fio's shape): io_uring (engine_uring.c, the only file that includes <liburing.h>),
- * psync (engine_psync.c: pread/pwrite, one I/O at a time) and null (engine_null.c: completes
- * every I/O at once without a system call, so it measures iomatrix's own overhead).
+ * libaio (engine_aio.c, the only file that includes <libaio.h>: io_submit/io_getevents), psync
+ * (engine_psync.c: pread/pwrite, one I/O at a time) and null (engine_null.c: completes every
+ * I/O at once without a system call, so it measures iomatrix's own overhead).
+ *
+ * The registry (engine.c, iom_engines[]) has one row per engine: its name as the matrix writes
+ * it, what it can do (IOM_ENGINE_CAP_*), its operations and the group of matrix keys it owns
+ * (io_uring = { submit_batch; reap_wait; sqpoll; iopoll; }). Code above this module asks a
+ * capability (iom_engine_has()) and never compares an engine's name or kind; adding an engine
+ * is its file, its row and a Makefile line (docs/architecture.md).
  *
  * One engine instance belongs to one worker thread and is only ever touched by it (io_uring's
  * SINGLE_ISSUER depends on that: init runs in the worker thread). The worker owns the I/O slots
@@ -62,12 +69,28 @@ struct iom_io {
 	uint8_t phase;        /* enum iom_io_phase, set before the record hook sees the I/O */
 };
 
-/* Setup switches, for tests and experiments; 0 in real use (every one then falls back by
- * itself when the kernel or the limits refuse it). */
+/* Setup switches. The NO_* ones are for tests and experiments, 0 in real use (every one then
+ * falls back by itself when the kernel or the limits refuse it); SQPOLL and IOPOLL are the
+ * matrix's io_uring.sqpoll and io_uring.iopoll, and do not fall back: refused, init fails. */
 enum {
 	IOM_ENGINE_NO_FIXED_BUFFERS = 1u << 0, /* io_uring: do not register the buffers */
 	IOM_ENGINE_NO_FIXED_FILES = 1u << 1,   /* io_uring: do not register the file */
 	IOM_ENGINE_NO_SETUP_FLAGS = 1u << 2,   /* io_uring: no SINGLE_ISSUER / DEFER_TASKRUN */
+	IOM_ENGINE_SQPOLL = 1u << 3,           /* io_uring: a kernel thread polls the SQ */
+	IOM_ENGINE_IOPOLL = 1u << 4,           /* io_uring: completions are polled, not IRQs */
+};
+
+/* What an engine can do: the capabilities of its registry row. */
+enum {
+	IOM_ENGINE_CAP_FD = 1u << 0,            /* needs an open target (a file descriptor) */
+	IOM_ENGINE_CAP_QUEUES = 1u << 1,        /* keeps more than one I/O in flight: a queue
+						 * depth above 1 means something */
+	IOM_ENGINE_CAP_POLICY = 1u << 2,        /* submit() waits for wait_nr completions: the
+						 * submit/reap policy (submit_batch, reap_wait)
+						 * applies and is named in the run's notes */
+	IOM_ENGINE_CAP_FIXED_BUFFERS = 1u << 3, /* can register its buffers with the kernel */
+	IOM_ENGINE_CAP_POLLED = 1u << 4,        /* can poll for completions (IOM_ENGINE_IOPOLL) */
+	IOM_ENGINE_CAP_DATA = 1u << 5,          /* moves data (null does not: nothing to verify) */
 };
 
 struct iom_engine_setup {
@@ -109,22 +132,53 @@ struct iom_engine {
 };
 
 extern const struct iom_engine_ops iom_engine_uring_ops;
+extern const struct iom_engine_ops iom_engine_aio_ops;
 extern const struct iom_engine_ops iom_engine_psync_ops;
 extern const struct iom_engine_ops iom_engine_null_ops;
+
+/* One row of the registry. */
+struct iom_engine_info {
+	const char *name;                 /* as the matrix writes it: a choice of key engine */
+	unsigned caps;                    /* IOM_ENGINE_CAP_* */
+	const struct iom_engine_ops *ops;
+	int keys;                         /* the enum iom_section of the key group it owns
+					   * (named as the engine), or -1: none */
+};
+
+/* The registry, indexed by enum iom_engine_kind (the index of the engine key's choice). */
+extern const struct iom_engine_info iom_engines[IOM_ENGINE_COUNT];
+
+/* The row of kind; an out-of-range kind gets the default engine's (io_uring). */
+static inline const struct iom_engine_info *iom_engine_info(enum iom_engine_kind kind)
+{
+	return &iom_engines[(unsigned)kind < IOM_ENGINE_COUNT ? kind : IOM_ENGINE_IO_URING];
+}
+
+/* Whether engines of kind have every capability of caps (IOM_ENGINE_CAP_*). */
+static inline bool iom_engine_has(enum iom_engine_kind kind, unsigned caps)
+{
+	return (iom_engine_info(kind)->caps & caps) == caps;
+}
 
 /* The operations of an engine kind. */
 static inline const struct iom_engine_ops *iom_engine_ops_of(enum iom_engine_kind kind)
 {
-	switch (kind) {
-	case IOM_ENGINE_PSYNC:
-		return &iom_engine_psync_ops;
-	case IOM_ENGINE_NULL:
-		return &iom_engine_null_ops;
-	case IOM_ENGINE_IO_URING:
-	default:
-		return &iom_engine_uring_ops;
-	}
+	return iom_engine_info(kind)->ops;
 }
+
+/* The engine named name ("io_uring", "libaio", …) as *kind; -ENOENT when there is none. */
+int iom_engine_find(const char *name, enum iom_engine_kind *kind);
+
+/*
+ * Checks, before a run, what the setup flags ask of the target open at fd (direct: opened with
+ * O_DIRECT): IOM_ENGINE_IOPOLL needs O_DIRECT and a block device with poll queues (for a file,
+ * the device of its filesystem), read from /sys/block/X/queue/io_poll — without them the kernel
+ * refuses every I/O or spins in polling for completions that come by interrupt. Returns 0, or
+ * -EOPNOTSUPP/-EINVAL with a message in err that names the sysfs file and what to change.
+ * sysfs is the root of /sys (NULL: "/sys"; tests pass a fake tree).
+ */
+int iom_engine_check(enum iom_engine_kind kind, int fd, unsigned flags, bool direct,
+		     const char *sysfs, char *err, size_t errlen);
 
 /* The queue depth an engine of kind takes when depth is asked for: the number of buffer slots
  * the caller provides. */

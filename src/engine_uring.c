@@ -13,6 +13,11 @@
  *   - the target registered as fixed file 0 (no per-I/O file reference), else the plain fd;
  *   - the buffers registered, one per slot (no per-I/O page pinning), else plain buffers — the
  *     memory-lock limit (RLIMIT_MEMLOCK) refuses them to unprivileged users (ENOMEM/EPERM).
+ * The matrix's io_uring.sqpoll and io_uring.iopoll add IORING_SETUP_SQPOLL (a kernel thread,
+ * iou-sqp-PID, a thread of this process, polls the SQ: submitting makes no system call; it takes
+ * none of the task-run flags) and IORING_SETUP_IOPOLL (the waiting submit polls the device for
+ * completions; run.c has checked the device has poll queues, engine.c). They do not fall back:
+ * refused, init fails and names the key.
  * When no ring can be made at all (ENOSYS; EPERM from the kernel.io_uring_disabled sysctl or a
  * seccomp filter) init fails with the reason and names engine = "psync".
  *
@@ -35,6 +40,9 @@
 
 /* The kernel's limit on SQ entries (IORING_MAX_ENTRIES); the CQ may have twice as many. */
 #define MAX_SQ_ENTRIES 32768u
+/* How long an SQPOLL thread spins without work before it sleeps (and submit must wake it):
+ * longer than any pause of a run's steady state, short enough to idle between runs. */
+#define SQ_THREAD_IDLE_MS 1000u
 
 struct uring_engine {
 	struct io_uring ring;
@@ -95,7 +103,9 @@ static int setup_ring(struct iom_engine *e, struct uring_engine *u, const struct
 		{ IORING_SETUP_COOP_TASKRUN, "COOP_TASKRUN" },
 		{ 0, "plain setup" },
 	};
-	size_t i = (s->flags & IOM_ENGINE_NO_SETUP_FLAGS) ? IOM_ARRAY_SIZE(tries) - 1 : 0;
+	/* SQPOLL takes none of the task-run flags (the kernel refuses them with it) */
+	bool sqpoll = s->flags & IOM_ENGINE_SQPOLL, iopoll = s->flags & IOM_ENGINE_IOPOLL;
+	size_t i = (s->flags & IOM_ENGINE_NO_SETUP_FLAGS) || sqpoll ? IOM_ARRAY_SIZE(tries) - 1 : 0;
 	unsigned sq = IOM_MIN(s->depth, MAX_SQ_ENTRIES);
 	char why[160] = "";
 	int ret = -EINVAL;
@@ -105,6 +115,12 @@ static int setup_ring(struct iom_engine *e, struct uring_engine *u, const struct
 
 		memset(&p, 0, sizeof(p));
 		p.flags = tries[i].flags;
+		if (sqpoll) {
+			p.flags |= IORING_SETUP_SQPOLL;
+			p.sq_thread_idle = SQ_THREAD_IDLE_MS;
+		}
+		if (iopoll)
+			p.flags |= IORING_SETUP_IOPOLL;
 		if (s->depth > sq) {
 			/* A deeper queue than the SQ may be: the CQ still holds every completion,
 			 * and queue() submits early when the SQ is full. */
@@ -113,8 +129,11 @@ static int setup_ring(struct iom_engine *e, struct uring_engine *u, const struct
 		}
 		ret = io_uring_queue_init_params(sq, &u->ring, &p);
 		if (ret == 0) {
-			note(e, "io_uring: %s", tries[i].name);
-			if (i > 0 && !(s->flags & IOM_ENGINE_NO_SETUP_FLAGS))
+			if (sqpoll)
+				note(e, "io_uring: SQPOLL%s", iopoll ? " IOPOLL" : "");
+			else
+				note(e, "io_uring: %s%s", tries[i].name, iopoll ? " IOPOLL" : "");
+			if (i > 0 && !sqpoll && !(s->flags & IOM_ENGINE_NO_SETUP_FLAGS))
 				note(e, "(%s refused)", tries[0].name);
 			return 0;
 		}
@@ -128,6 +147,11 @@ static int setup_ring(struct iom_engine *e, struct uring_engine *u, const struct
 	else if (ret == -ENOMEM)
 		snprintf(why, sizeof(why), " (out of memory, or the memory-lock limit, ulimit -l, "
 			 "is too low)");
+	if (sqpoll || iopoll)
+		return iom_err(err, errlen, -ret,
+			       "cannot set up io_uring with queue depth %u and %s: %s%s; set "
+			       "io_uring.%s = false", s->depth, sqpoll ? "SQPOLL" : "IOPOLL",
+			       strerror(-ret), why, sqpoll ? "sqpoll" : "iopoll");
 	return iom_err(err, errlen, -ret,
 		       "cannot set up io_uring with queue depth %u: %s%s; use engine = \"psync\"",
 		       s->depth, strerror(-ret), why);
@@ -286,6 +310,11 @@ static void uring_release(struct iom_engine *e)
 {
 	struct uring_engine *u = e->priv;
 
+	/* The ring's teardown runs later in a kernel worker, which would drop the registered
+	 * file's reference after this thread has closed the target: the next run's exclusive open
+	 * of a device would find it still held. Unregistered here, the reference goes now. */
+	if (u->sqe_flags & IOSQE_FIXED_FILE)
+		io_uring_unregister_files(&u->ring);
 	io_uring_queue_exit(&u->ring);
 	free(u->queued);
 	free(u);

@@ -31,7 +31,8 @@
 #define DAY (24ll * HOUR)
 
 static const char *const pattern_choices[] = { "random", "sequential", NULL };
-static const char *const engine_choices[] = { "io_uring", "psync", "null", NULL };
+/* In the order of enum iom_engine_kind and engine.c's registry (test_engine.c checks it). */
+static const char *const engine_choices[] = { "io_uring", "psync", "null", "libaio", NULL };
 static const char *const repeat_order_choices[] = { "grouped", "interleaved", NULL };
 static const char *const pattern_words[] = { "rnd", "seq" };
 static const char *const direct_words[] = { "buffered", "direct" }; /* false, true */
@@ -87,16 +88,15 @@ const struct iom_key iom_keys[] = {
 	  .help = "CPUs the worker threads run on, as taskset writes them (\"2\", \"0-3\", "
 		  "\"0,2\"): thread i on the i-th CPU listed, round-robin (DiskSpd's -a); the "
 		  "trace writer and the controller are not pinned. Default: no pinning" },
+	{ .name = "io_uring", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
+	  .help = "the io_uring engine's own keys: submit_batch and reap_wait (libaio follows "
+		  "them too), sqpoll and iopoll (other engines ignore them)" },
+	/* the io_uring keys' old place, still read with a note */
 	{ .name = "submit_batch", .section = IOM_SEC_TOP, .type = IOM_TYPE_UINT, .dim = NODIM,
-	  .min = 1, .max = 65536, .def = "1",
-	  .help = "io_uring: a worker refills its queue only when at least this many slots are "
-		  "free, and submits them together (fio's iodepth_batch_submit; at most "
-		  "queue_depth). 1: every completed I/O is replaced at once" },
+	  .min = 1, .max = 65536, .def = "1", .flags = IOM_KEY_MOVED,
+	  .help = "now io_uring.submit_batch" },
 	{ .name = "reap_wait", .section = IOM_SEC_TOP, .type = IOM_TYPE_STRING, .dim = NODIM,
-	  .def = "1/4",
-	  .help = "io_uring: the completions each wait of a worker waits for, a number (8) or a "
-		  "fraction of the I/Os in flight (\"1/2\"); at least 1, at most all in flight. "
-		  "Fewer wake-ups cost less CPU, but the queue drains further (docs/performance.md)" },
+	  .def = "1/4", .flags = IOM_KEY_MOVED, .help = "now io_uring.reap_wait" },
 	{ .name = "exclude", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
 	  .help = "a list of conditions such as { threads = 8; queue_depth = 64; }; a cell that "
 		  "matches every key of a condition is dropped" },
@@ -169,7 +169,9 @@ const struct iom_key iom_keys[] = {
 	{ .name = "engine", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_ENUM,
 	  .dim = IOM_DIM_ENGINE, .def = "io_uring", .choices = engine_choices,
 	  .word_pos = 7,
-	  .help = "how I/O is issued; null does no I/O and measures iomatrix itself" },
+	  .help = "how I/O is issued: io_uring; psync (pread/pwrite, one I/O at a time); null "
+		  "(no I/O: measures iomatrix itself); libaio (Linux AIO, io_submit/io_getevents, "
+		  "as fio's libaio)" },
 	{ .name = "direct", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_BOOL,
 	  .dim = IOM_DIM_DIRECT, .def = "true",
 	  .words = direct_words, .word_pos = 8,
@@ -238,6 +240,30 @@ const struct iom_key iom_keys[] = {
 		  "sequential writes (a multiple of its region, or a size) before its first "
 		  "write cell, as SNIA's test specification asks" },
 
+	/* io_uring = { … } — the keys the io_uring engine owns (engine.c's registry); libaio
+	 * follows submit_batch and reap_wait too */
+	{ .name = "submit_batch", .section = IOM_SEC_IO_URING, .type = IOM_TYPE_UINT,
+	  .dim = NODIM, .min = 1, .max = 65536, .def = "1",
+	  .help = "a worker refills its queue only when at least this many slots are free, and "
+		  "submits them together (fio's iodepth_batch_submit; at most queue_depth). 1: "
+		  "every completed I/O is replaced at once. libaio follows it too" },
+	{ .name = "reap_wait", .section = IOM_SEC_IO_URING, .type = IOM_TYPE_STRING,
+	  .dim = NODIM, .def = "1/4",
+	  .help = "the completions each wait of a worker waits for, a number (8) or a fraction "
+		  "of the I/Os in flight (\"1/2\"); at least 1, at most all in flight. Fewer "
+		  "wake-ups cost less CPU, but the queue drains further (docs/performance.md). "
+		  "libaio follows it too" },
+	{ .name = "sqpoll", .section = IOM_SEC_IO_URING, .type = IOM_TYPE_BOOL, .dim = NODIM,
+	  .def = "false",
+	  .help = "IORING_SETUP_SQPOLL: a kernel thread per worker (iou-sqp-PID) polls the "
+		  "submission queue, so submitting makes no system call; its CPU time is counted "
+		  "in the run's process CPU" },
+	{ .name = "iopoll", .section = IOM_SEC_IO_URING, .type = IOM_TYPE_BOOL, .dim = NODIM,
+	  .def = "false",
+	  .help = "IORING_SETUP_IOPOLL: completions are polled instead of interrupts; needs "
+		  "direct = true and a device with poll queues (/sys/block/X/queue/io_poll reads "
+		  "1; NVMe with poll_queues=N), else the run fails before any I/O" },
+
 	/* exclude = ( { … }, … ) — and every workload key */
 	{ .name = "target", .section = IOM_SEC_EXCLUDE, .type = IOM_TYPE_STRING,
 	  .dim = IOM_DIM_TARGET, .word_pos = 1, .help = "a target label, or a list of labels" },
@@ -253,6 +279,7 @@ static const char *const section_names[] = {
 	[IOM_SEC_REPORT] = "report",
 	[IOM_SEC_HOOKS] = "hooks",
 	[IOM_SEC_EXCLUDE] = "exclude",
+	[IOM_SEC_IO_URING] = "io_uring",
 };
 
 const char *iom_section_name(enum iom_section section)
@@ -815,6 +842,8 @@ void iom_keys_print_man(FILE *out)
 	for (size_t i = 0; i < iom_nkeys; i++) {
 		const struct iom_key *k = &iom_keys[i];
 
+		if (k->flags & IOM_KEY_MOVED)
+			continue;
 		qualified_name(k, name, sizeof(name));
 		iom_key_range_text(k, range, sizeof(range));
 		default_text(k, def, sizeof(def));
@@ -869,6 +898,8 @@ void iom_keys_print(FILE *out, bool markdown)
 					      ? " (reserved: checked, not yet acted on)"
 					      : "";
 
+		if (k->flags & IOM_KEY_MOVED)
+			continue;
 		qualified_name(k, name, sizeof(name));
 		iom_key_range_text(k, range, sizeof(range));
 		default_text(k, def, sizeof(def));

@@ -626,7 +626,8 @@ static int apply_override(struct ctx *c, const struct iom_override *ov)
 		k = iom_key_find(IOM_SEC_TOP, key);
 		sec = k && k->type == IOM_TYPE_GROUP ? iom_section_from_name(key) : -1;
 		if (sec == (int)IOM_SEC_WORKLOAD || sec == (int)IOM_SEC_TIMING ||
-		    sec == (int)IOM_SEC_REPORT || sec == (int)IOM_SEC_HOOKS) {
+		    sec == (int)IOM_SEC_REPORT || sec == (int)IOM_SEC_HOOKS ||
+		    sec == (int)IOM_SEC_IO_URING) {
 			k = iom_key_find((enum iom_section)sec, name);
 			if (k && (int)k->section == sec)
 				parent = section_group(root, key);
@@ -1566,7 +1567,8 @@ static int read_reap_wait(struct ctx *c, const config_setting_t *s)
 	const char *str;
 
 	if (!s)
-		return parse_reap_wait(top_key("reap_wait")->def, &m->reap_wait, &m->reap_wait_div);
+		return parse_reap_wait(iom_key_find(IOM_SEC_IO_URING, "reap_wait")->def,
+				       &m->reap_wait, &m->reap_wait_div);
 	if (is_int(s)) {
 		snprintf(text, sizeof(text), "%lld", (long long)config_setting_get_int64(s));
 		str = text;
@@ -1586,9 +1588,74 @@ static int read_reap_wait(struct ctx *c, const config_setting_t *s)
 	return 0;
 }
 
-/* The top-level scalars that are not plain: shuffle (a seed that also turns the shuffle on),
- * cpus (a CPU list), submit_batch and reap_wait (io_uring's, read here until the engines own
- * their keys). Other keys without a landing are read by their own step; 0 for them. */
+/*
+ * The io_uring engine's keys, io_uring = { submit_batch; reap_wait; sqpoll; iopoll; }; and
+ * submit_batch and reap_wait at the top level, their old place, still read with a note in
+ * m->notes (set in both places, they are an error).
+ */
+static int read_io_uring(struct ctx *c)
+{
+	static const char *const moved[] = { "submit_batch", "reap_wait" };
+	const config_setting_t *root = config_root_setting(&c->cfg), *g, *s;
+	struct iom_matrix *m = c->m;
+	const struct {
+		const char *name;
+		bool *dst;
+	} flags[] = { { "sqpoll", &m->sqpoll }, { "iopoll", &m->iopoll } };
+	const struct iom_key *k;
+	int64_t v;
+	int ret;
+
+	if ((ret = get_group(c, "io_uring", &g)) < 0)
+		return ret;
+	if (g && (ret = check_members(c, g, IOM_SEC_IO_URING)) < 0)
+		return ret;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(moved); i++) {
+		const config_setting_t *old = config_setting_get_member(root, moved[i]);
+		const config_setting_t *now = g ? config_setting_get_member(g, moved[i]) : NULL;
+		char *notes;
+
+		if (old && now)
+			return fail(c, old, "'%s' is set twice: here at the top level (its old "
+					    "place) and as io_uring.%s on line %d; keep io_uring.%s",
+				    moved[i], moved[i], line_of(now), moved[i]);
+		if (!old)
+			continue;
+		notes = xasprintf("%s%s:%d: warning: '%s' at the top level is now io_uring.%s\n",
+				  m->notes ? m->notes : "", c->file, line_of(old), moved[i],
+				  moved[i]);
+		free(m->notes);
+		m->notes = notes;
+	}
+
+	k = iom_key_find(IOM_SEC_IO_URING, "submit_batch");
+	m->submit_batch = (unsigned)default_of(k);
+	s = g ? config_setting_get_member(g, "submit_batch") : NULL;
+	if (!s)
+		s = config_setting_get_member(root, "submit_batch");
+	if (s) {
+		if ((ret = read_scalar(c, k, s, &v)) < 0)
+			return ret;
+		m->submit_batch = (unsigned)v;
+	}
+	s = g ? config_setting_get_member(g, "reap_wait") : NULL;
+	if ((ret = read_reap_wait(c, s ? s : config_setting_get_member(root, "reap_wait"))) < 0)
+		return ret;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(flags); i++) {
+		k = iom_key_find(IOM_SEC_IO_URING, flags[i].name);
+		*flags[i].dst = default_of(k) != 0;
+		s = g ? config_setting_get_member(g, flags[i].name) : NULL;
+		if (s && (ret = read_scalar(c, k, s, &v)) < 0)
+			return ret;
+		if (s)
+			*flags[i].dst = v != 0;
+	}
+	return 0;
+}
+
+/* The top-level scalars that are not plain: shuffle (a seed that also turns the shuffle on) and
+ * cpus (a CPU list). Other keys without a landing are read by their own step (submit_batch and
+ * reap_wait, the old spelling, by read_io_uring()); 0 for them. */
 static int read_top_special(struct ctx *c, const struct iom_key *k, const config_setting_t *s)
 {
 	struct iom_matrix *m = c->m;
@@ -1613,15 +1680,6 @@ static int read_top_special(struct ctx *c, const struct iom_key *k, const config
 		free(list);
 		if (ret < 0)
 			return fail(c, s, "cpus: %s", why);
-	} else if (strcmp(k->name, "submit_batch") == 0) {
-		m->submit_batch = (unsigned)default_of(k);
-		if (s) {
-			if ((ret = read_scalar(c, k, s, &v)) < 0)
-				return ret;
-			m->submit_batch = (unsigned)v;
-		}
-	} else if (strcmp(k->name, "reap_wait") == 0) {
-		return read_reap_wait(c, s);
 	}
 	return 0;
 }
@@ -1643,7 +1701,7 @@ static int read_top_scalars(struct ctx *c)
 		if (ret < 0)
 			return ret;
 	}
-	return 0;
+	return read_io_uring(c);
 }
 
 /* Whether dimension d has more than one value somewhere (or was set from the command line). */
@@ -2074,6 +2132,7 @@ void iom_matrix_free(struct iom_matrix *m)
 	free(m->name);
 	free(m->description);
 	free(m->cpus);
+	free(m->notes);
 	free(m);
 }
 

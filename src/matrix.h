@@ -103,9 +103,14 @@ struct iom_matrix {
 	bool trace;        /* record every I/O in traces/NNNNN.trace.gz (default true) */
 	unsigned *cpus;    /* worker thread i runs on cpus[i % ncpus]; ncpus 0: not pinned */
 	unsigned ncpus;
-	unsigned submit_batch; /* io_uring: refill when this many slots are free (default 1) */
-	unsigned reap_wait;    /* io_uring: completions each wait waits for; 0: … */
+	/* io_uring = { … } (submit_batch and reap_wait also at the top level, their old place) */
+	unsigned submit_batch; /* refill when this many slots are free (default 1) */
+	unsigned reap_wait;    /* completions each wait waits for; 0: … */
 	unsigned reap_wait_div; /* … the I/Os in flight / reap_wait_div (default 4) */
+	bool sqpoll, iopoll;   /* IORING_SETUP_SQPOLL, IORING_SETUP_IOPOLL */
+	/* Notes on the file for the user, "FILE:LINE: warning: …\n" each (an old spelling still
+	 * read); NULL: none. check and run print them. */
+	char *notes;
 	uint64_t shuffle_seed;
 
 	struct iom_exclude *excludes;

@@ -644,7 +644,7 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 		double depth = (double)c->spec->queue_depth * c->spec->threads;
 
 		r->qd_mean = (double)h[IOM_DIR_TOTAL]->sum / ((double)(c->t1 - c->t0));
-		if (c->spec->engine == IOM_ENGINE_PSYNC)
+		if (!iom_engine_has(c->spec->engine, IOM_ENGINE_CAP_QUEUES))
 			depth = c->spec->threads;
 		r->qd_mean = IOM_MIN(r->qd_mean, depth);
 	}
@@ -664,12 +664,12 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 
 	/* Engine notes: thread 0's, and any thread's that differ. */
 	if (c->nstarted) {
-		/* io_uring's notes name the submit/reap policy too (psync has one I/O at a
-		 * time; the null engine completes every I/O as it is submitted) */
+		/* the notes of an engine the submit/reap policy applies to name it too (psync
+		 * has one I/O at a time; null completes every I/O as it is submitted) */
 		struct iom_policy pol = iom_policy_resolve(c->conf.policy);
 		char polt[80] = "", *notes;
 
-		if (c->conf.engine == IOM_ENGINE_IO_URING)
+		if (iom_engine_has(c->conf.engine, IOM_ENGINE_CAP_POLICY))
 			iom_policy_describe(&pol, polt, sizeof(polt));
 		notes = xasprintf("%s%s%s", c->w[0].engine.notes, *polt ? ", " : "", polt);
 		len = strlen(notes);
@@ -709,9 +709,11 @@ static int check_spec(const struct iom_run_spec *s, char *err, size_t errlen)
 		return iom_err(err, errlen, EINVAL,
 			       "the region of %llu bytes holds no block of %u bytes",
 			       (unsigned long long)s->region, s->block_size);
-	if (s->engine != IOM_ENGINE_NULL && s->fd < 0)
+	if (iom_engine_has(s->engine, IOM_ENGINE_CAP_FD) && s->fd < 0)
 		return iom_err(err, errlen, EBADF, "the target is not open");
-	return 0;
+	/* what the engine's setup flags need of the target (IOPOLL: poll queues), before any
+	 * thread starts */
+	return iom_engine_check(s->engine, s->fd, s->engine_flags, s->direct, NULL, err, errlen);
 }
 
 /* Why the run ended early (into msg): interrupted, or a worker's failure. */

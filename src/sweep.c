@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "fsprep.h"
 #include "hooks.h"
 #include "journal.h"
@@ -392,7 +393,8 @@ static void warn_shared_device(struct sweep *s, size_t i)
 
 	for (size_t k = 0; k < s->p->ncells; k++)
 		does_io |= (size_t)s->p->cells[k].v[IOM_DIM_TARGET] == i &&
-			   s->p->cells[k].v[IOM_DIM_ENGINE] != IOM_ENGINE_NULL;
+			   iom_engine_has((enum iom_engine_kind)s->p->cells[k].v[IOM_DIM_ENGINE],
+					  IOM_ENGINE_CAP_DATA);
 	if (!does_io || !s->m->trace || s->o->no_trace || stat(s->o->dir, &rs) < 0 ||
 	    stat(info->path, &ts) < 0)
 		return;
@@ -927,7 +929,7 @@ static int builtins_before_run(struct sweep *s, const struct iom_run *run, char 
 /* Executes one run of the plan into r. Never fails the sweep: a failure is r's status. */
 /*
  * Data verification (verify.h): a verified run gets its target's verifier as its hooks (*v set);
- * the null engine moves no data, so it is not verified. A non-verified run that writes, or any
+ * an engine that moves no data (null) is not verified. A non-verified run that writes, or any
  * shell hook (which may write), makes the verifier forget which sectors it knows are written.
  */
 static int verify_begin(struct sweep *s, const struct iom_cell *c, const struct iom_run *run,
@@ -935,7 +937,8 @@ static int verify_begin(struct sweep *s, const struct iom_cell *c, const struct 
 			struct iom_verify **v, char *err, size_t errlen)
 {
 	size_t t = (size_t)c->v[IOM_DIM_TARGET];
-	bool on = c->v[IOM_DIM_VERIFY] && c->v[IOM_DIM_ENGINE] != IOM_ENGINE_NULL;
+	bool on = c->v[IOM_DIM_VERIFY] &&
+		  iom_engine_has((enum iom_engine_kind)c->v[IOM_DIM_ENGINE], IOM_ENGINE_CAP_DATA);
 
 	*v = NULL;
 	if (!s->verify)
@@ -1040,6 +1043,8 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	spec.policy = (struct iom_policy){ .submit_batch = s->m->submit_batch,
 					   .wait_min = s->m->reap_wait,
 					   .wait_div = s->m->reap_wait_div };
+	spec.engine_flags = (s->m->sqpoll ? IOM_ENGINE_SQPOLL : 0u) |
+			    (s->m->iopoll ? IOM_ENGINE_IOPOLL : 0u);
 	memset(&s->live, 0, sizeof(s->live));
 	spec.live = &s->live;
 	if (s->m->trace && !s->o->no_trace) {

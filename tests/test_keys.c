@@ -184,7 +184,7 @@ static void test_keys_format(void **state)
 	iom_dim_format(IOM_DIM_READ_PCT, 70, buf, sizeof(buf));
 	assert_string_equal(buf, "70");
 	iom_key_range_text(iom_dim_key(IOM_DIM_ENGINE), buf, sizeof(buf));
-	assert_string_equal(buf, "io_uring | psync | null");
+	assert_string_equal(buf, "io_uring | psync | null | libaio");
 	iom_key_range_text(iom_key_find(IOM_SEC_TIMING, "warmup"), buf, sizeof(buf));
 	assert_string_equal(buf, "0s to 24h");
 }

@@ -287,6 +287,87 @@ static void test_matrix_policy(void **state)
 	}
 }
 
+/* The io_uring engine's keys as a group: the same policy as the old top-level spelling, which
+ * is still read with a note naming the new place; sqpoll and iopoll; a key in both places, an
+ * unknown key in the group and a wrong type are errors naming the line; --set reaches the
+ * group. */
+static void test_matrix_io_uring_group(void **state)
+{
+	static const struct {
+		const char *keys;
+		unsigned batch, wait, div;
+		bool sqpoll, iopoll;
+		const char *note; /* NULL: no note */
+	} cases[] = {
+		{ "", 1, 0, 4, false, false, NULL },
+		{ "io_uring = { submit_batch = 16; reap_wait = 16; };\n", 16, 16, 0, false, false,
+		  NULL },
+		{ "io_uring = { reap_wait = \"1/2\"; sqpoll = true; };\n", 1, 0, 2, true, false,
+		  NULL },
+		{ "io_uring = { iopoll = true; sqpoll = false; };\n", 1, 0, 4, false, true, NULL },
+		{ "submit_batch = 16;\n", 16, 0, 4, false, false,
+		  "t.cfg:4: warning: 'submit_batch' at the top level is now io_uring.submit_batch\n" },
+		{ "io_uring = { sqpoll = true; };\nreap_wait = 8;\n", 1, 8, 0, true, false,
+		  "t.cfg:5: warning: 'reap_wait' at the top level is now io_uring.reap_wait\n" },
+	};
+	static const struct {
+		const char *keys;
+		int line;
+		const char *msg;
+	} bad[] = {
+		{ "submit_batch = 4;\nio_uring = { submit_batch = 8; };\n", 4,
+		  "'submit_batch' is set twice: here at the top level (its old place) and as "
+		  "io_uring.submit_batch on line 5" },
+		{ "io_uring = { sqpol = true; };\n", 4,
+		  "unknown key 'sqpol' in io_uring (did you mean 'sqpoll'?)" },
+		{ "io_uring = { iopoll = 1; };\n", 4, "iopoll must be" },
+		{ "io_uring = { submit_batch = 0; };\n", 4,
+		  "submit_batch 0 is out of range (1 to 65536)" },
+		{ "io_uring = { reap_wait = \"2/3\"; };\n", 4, "reap_wait '2/3' is neither" },
+		{ "io_uring = 16;\n", 4, "io_uring must be a group { ... }" },
+	};
+	const struct iom_override ov[] = { { "io_uring.sqpoll", "true" },
+					   { "io_uring.submit_batch", "4" } };
+	struct iom_matrix *m;
+	char err[IOM_ERRLEN];
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		char text[512];
+
+		snprintf(text, sizeof(text), HEAD "%s", cases[i].keys);
+		m = parse_ok(text);
+		if (m->submit_batch != cases[i].batch || m->reap_wait != cases[i].wait ||
+		    m->reap_wait_div != cases[i].div || m->sqpoll != cases[i].sqpoll ||
+		    m->iopoll != cases[i].iopoll)
+			fail_msg("case %zu: submit_batch %u, reap_wait %u, 1/%u, sqpoll %d, iopoll %d",
+				 i, m->submit_batch, m->reap_wait, m->reap_wait_div, m->sqpoll,
+				 m->iopoll);
+		if (cases[i].note)
+			assert_string_equal(m->notes, cases[i].note);
+		else
+			assert_null(m->notes);
+		iom_matrix_free(m);
+	}
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(bad); i++) {
+		char text[512], want[64];
+
+		snprintf(text, sizeof(text), HEAD "%s", bad[i].keys);
+		m = NULL;
+		assert_int_equal(iom_matrix_parse("t.cfg", text, NULL, 0, &m, err, sizeof(err)),
+				 -EINVAL);
+		assert_null(m);
+		snprintf(want, sizeof(want), "t.cfg:%d: ", bad[i].line);
+		if (strncmp(err, want, strlen(want)) != 0 || !strstr(err, bad[i].msg))
+			fail_msg("case %zu: got '%s', want '%s%s'", i, err, want, bad[i].msg);
+	}
+	assert_int_equal(iom_matrix_parse("t.cfg", HEAD, ov, IOM_ARRAY_SIZE(ov), &m, err,
+					  sizeof(err)), 0);
+	assert_true(m->sqpoll);
+	assert_int_equal(m->submit_batch, 4);
+	iom_matrix_free(m);
+}
+
 static void test_matrix_large_integers(void **state)
 {
 	/* libconfig 1.5 would wrap these at 32 bits; the reader must not */
@@ -633,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_bad_corpus),
 		cmocka_unit_test(test_matrix_good_model),
 		cmocka_unit_test(test_matrix_policy),
+		cmocka_unit_test(test_matrix_io_uring_group),
 		cmocka_unit_test(test_matrix_large_integers),
 		cmocka_unit_test(test_matrix_overrides),
 		cmocka_unit_test(test_matrix_override_errors),

@@ -1,8 +1,9 @@
 #!/bin/sh
 # A run on a block device: a loop device over a file in /dev/shm (root only). Writing needs
 # destructive = true (refused before the sweep starts otherwise); the device facts name the loop driver and the backing file; the
-# submit/reap policy keys shape the submissions; a device that carries a filesystem is refused
-# even with destructive = true.
+# submit/reap policy keys (io_uring = { submit_batch; reap_wait; }, or at the top level, their
+# old place, with a warning) shape the submissions of io_uring and libaio alike; a device that
+# carries a filesystem is refused even with destructive = true.
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for a loop device"
 command -v losetup >/dev/null 2>&1 || { echo "losetup not installed"; exit 77; }
@@ -17,7 +18,8 @@ cat >m.cfg <<CFG
 iomatrix = 1;
 name = "loop";
 targets = ( { label = "loop"; path = "$dev"; size = "32M"; destructive = DESTRUCTIVE; } );
-workload = { block_size = "4K"; queue_depth = [1, 16]; read_pct = [100, 0]; };
+workload = { block_size = "4K"; queue_depth = [1, 16]; read_pct = [100, 0];
+             engine = ["io_uring", "libaio"]; };
 timing = { warmup = "100ms"; duration = "300ms"; repeat = 1; };
 CFG
 sed 's/DESTRUCTIVE/false/' m.cfg >safe.cfg
@@ -37,31 +39,37 @@ s = json.load(open("go/study.json"))
 f = s["targets"][0]["facts"]
 assert f["driver"] == "loop", f
 assert f.get("backing_file", "$back") == "$back" or "$back" in json.dumps(f), f
-assert len(os.listdir("go/runs")) == 4
+assert len(os.listdir("go/runs")) == 8
 for n in os.listdir("go/runs"):
     r = json.load(open("go/runs/" + n))
     assert r["status"] == "ok" and r["total"]["ios"] > 0, (n, r.get("error"))
 PY
 
 # The submit/reap policy reaches the worker: with submit_batch = 16 every submission of a QD32
-# run carries at least 16 I/Os (the I/Os of one submission share one submit stamp in the trace);
-# the default, which refills as soon as a quarter of the queue is reaped, submits fewer.
+# run carries at least 16 I/Os (the I/Os of one submission share one submit stamp in the trace),
+# with io_uring and with libaio; the default, which refills as soon as a quarter of the queue is
+# reaped, submits fewer. The keys' old place, the top level, is still read, with a warning.
 cat >pol.cfg <<CFG
 iomatrix = 1;
 name = "policy";
-submit_batch = SB;
-reap_wait = RW;
+io_uring = { submit_batch = SB; reap_wait = RW; };
 targets = ( { label = "loop"; path = "$dev"; size = "32M"; } );
-workload = { block_size = "4K"; queue_depth = 32; read_pct = 100; };
+workload = { block_size = "4K"; queue_depth = 32; read_pct = 100; engine = "ENGINE"; };
 timing = { warmup = "0s"; duration = "300ms"; };
 CFG
-sed 's/SB/16/; s/RW/16/' pol.cfg >pol16.cfg
-sed 's/SB/1/; s|RW|"1/4"|' pol.cfg >pol1.cfg
-for p in 16 1; do
-    "$IOMATRIX" run pol$p.cfg -o pol$p >out.txt 2>err.txt || die "policy run: $(cat err.txt)"
+sed 's/SB/16/; s/RW/16/; s/ENGINE/io_uring/' pol.cfg >pol16.cfg
+sed 's/SB/16/; s/RW/16/; s/ENGINE/libaio/' pol.cfg >pol116.cfg
+sed 's/^io_uring = { submit_batch = SB; reap_wait = RW; };$/submit_batch = 1;\nreap_wait = "1\/4";/
+     s/ENGINE/io_uring/' pol.cfg >pol1.cfg
+for p in 16 116 1; do
+    "$IOMATRIX" run pol$p.cfg -o pol$p >out.txt 2>err$p.txt || die "policy run: $(cat err$p.txt)"
     "$IOMATRIX" trace pol$p/traces/00001.trace.gz -o pol$p.csv 2>err.txt ||
         die "policy trace: $(cat err.txt)"
 done
+grep -q "^pol1.cfg:3: warning: 'submit_batch' at the top level is now io_uring.submit_batch$" err1.txt &&
+    grep -q "^pol1.cfg:4: warning: 'reap_wait' at the top level is now io_uring.reap_wait$" err1.txt ||
+    die "no warning for the old spelling: $(cat err1.txt)"
+! grep -q "warning" err16.txt || die "a warning for the new spelling: $(cat err16.txt)"
 python3 - <<'PY' || die "the policy"
 import collections, csv, json, statistics
 def batches(csvfile):
@@ -69,14 +77,17 @@ def batches(csvfile):
     for row in csv.DictReader(open(csvfile)):
         n[(row["thread"], row["time_ns"])] += 1  # time_ns: when the I/O was submitted
     return list(n.values())
-notes = {p: json.load(open("pol%d/runs/00001.json" % p))["engine_notes"] for p in (16, 1)}
+notes = {p: json.load(open("pol%d/runs/00001.json" % p))["engine_notes"] for p in (16, 116, 1)}
 assert "submit_batch 16, reap_wait 16" in notes[16], notes
+assert notes[116].startswith("libaio") and "submit_batch 16, reap_wait 16" in notes[116], notes
 assert "submit_batch 1, reap_wait 1/4" in notes[1], notes
-b16, b1 = batches("pol16.csv"), batches("pol1.csv")
+b16, baio, b1 = batches("pol16.csv"), batches("pol116.csv"), batches("pol1.csv")
 assert len(b16) > 10 and min(b16) >= 16, (len(b16), min(b16), sorted(b16)[:10])
+assert len(baio) > 10 and min(baio) >= 16, (len(baio), min(baio), sorted(baio)[:10])
 assert statistics.median(b1) < 16, sorted(b1)[len(b1) // 2]
-print("submissions: %d with submit_batch 16 (smallest %d), %d by default (median %g)" %
-      (len(b16), min(b16), len(b1), statistics.median(b1)))
+print("submissions: %d with submit_batch 16 (smallest %d), %d with libaio (smallest %d), "
+      "%d by default (median %g)" % (len(b16), min(b16), len(baio), min(baio), len(b1),
+                                      statistics.median(b1)))
 PY
 
 # a filesystem signature makes the device untouchable

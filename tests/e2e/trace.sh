@@ -2,39 +2,41 @@
 # Traces end to end: a short run writes traces/00001.trace.gz; zcat opens it; `iomatrix trace`
 # exports CSV (header row, one row per completed I/O = ios + warm-up + cool-down of the run) and
 # fio latency logs that fio's own fio_generate_plots and fio2gnuplot plot; a truncated copy and a
-# foreign file give exit 2 with a clear message.
+# foreign file give exit 2 with a clear message. The trace's own checks are made for each engine
+# that batches its I/O (io_uring, libaio).
 . "$TOP/tests/e2e/lib.sh"
 command -v fio_generate_plots >/dev/null 2>&1 && command -v fio2gnuplot >/dev/null 2>&1 &&
     command -v gnuplot >/dev/null 2>&1 || { echo "fio or gnuplot not installed"; exit 77; }
 
-cat >m.cfg <<'CFG'
+for engine in libaio io_uring; do
+cat >m.cfg <<CFG
 iomatrix = 1;
 name = "trace";
 targets = ( { label = "a"; path = "a.scratch"; size = "16M"; } );
-workload = { engine = "io_uring"; direct = false; pattern = "random"; block_size = "4K";
+workload = { engine = "$engine"; direct = false; pattern = "random"; block_size = "4K";
              read_pct = 70; queue_depth = 8; threads = 2; };
 timing = { warmup = "100ms"; duration = "500ms"; rest = "0s"; repeat = 1; };
 CFG
-"$IOMATRIX" run m.cfg -o out >run.txt 2>&1 || die "run: $(cat run.txt)"   # LEAD: run's options
-grep -q "bytes per I/O" run.txt || die "the run summary does not print bytes per I/O"
-tr=out/traces/00001.trace.gz
-[ -s "$tr" ] || die "no $tr"
-[ "$(zcat "$tr" | head -c 8)" = IOMTRACE ] || die "zcat does not open the trace"
+"$IOMATRIX" run m.cfg -o out-$engine >run.txt 2>&1 || die "$engine: run: $(cat run.txt)"   # LEAD: run's options
+grep -q "bytes per I/O" run.txt || die "$engine: the run summary does not print bytes per I/O"
+tr=out-$engine/traces/00001.trace.gz
+[ -s "$tr" ] || die "$engine: no $tr"
+[ "$(zcat "$tr" | head -c 8)" = IOMTRACE ] || die "$engine: zcat does not open the trace"
 
-"$IOMATRIX" trace "$tr" --format csv -o t.csv 2>err || die "trace --format csv: $(cat err)"
-[ "$(head -n 1 t.csv)" = "time_ns,latency_ns,op,offset,bytes,thread" ] || die "csv header"
-rows=$(($(wc -l <t.csv) - 1))
+"$IOMATRIX" trace "$tr" --format csv -o t-$engine.csv 2>err || die "$engine: trace --format csv: $(cat err)"
+[ "$(head -n 1 t-$engine.csv)" = "time_ns,latency_ns,op,offset,bytes,thread" ] || die "$engine: csv header"
+rows=$(($(wc -l <t-$engine.csv) - 1))
 # Every completed I/O is in the trace (measured, warm-up and cool-down), unless the writer fell
 # behind: then the record was dropped and counted, never lost silently.
 counts=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]));
-t=r["trace"]; print(t["records"], t["dropped"], r["total"]["ios"] + r["warmup_ios"] + r["cooldown_ios"])' out/runs/00001.json)
+t=r["trace"]; print(t["records"], t["dropped"], r["total"]["ios"] + r["warmup_ios"] + r["cooldown_ios"])' out-$engine/runs/00001.json)
 set -- $counts
-[ "$rows" -eq "$1" ] || die "csv has $rows rows, the trace says $1 records"
-[ $(($1 + $2)) -eq "$3" ] || die "records $1 + dropped $2 != the run's $3 I/Os"
+[ "$rows" -eq "$1" ] || die "$engine: csv has $rows rows, the trace says $1 records"
+[ $(($1 + $2)) -eq "$3" ] || die "$engine: records $1 + dropped $2 != the run's $3 I/Os"
 # The measured window's records give back the run's own percentiles, within the histogram's
 # stated error (bucket midpoints: 1/256 relative; exact below 256 ns), when nothing was dropped.
-"$IOMATRIX" trace "$tr" --measured-only -o m.csv 2>err || die "trace --measured-only: $(cat err)"
-python3 - out/runs/00001.json m.csv <<'PY' || die "percentiles from the trace differ from the run's"
+"$IOMATRIX" trace "$tr" --measured-only -o m-$engine.csv 2>err || die "$engine: trace --measured-only: $(cat err)"
+python3 - out-$engine/runs/00001.json m-$engine.csv <<'PY' || die "$engine: percentiles from the trace differ from the run's"
 import csv, json, math, sys
 r = json.load(open(sys.argv[1]))
 if r["trace"]["dropped"]:
@@ -47,6 +49,9 @@ for p, want in r["total"]["lat_ns"]["percentiles"].items():
     assert abs(got - want) <= tol, (p, got, want)
 assert lat[0] == r["total"]["lat_ns"]["min"] and lat[-1] == r["total"]["lat_ns"]["max"]
 PY
+
+done
+# io_uring's trace (the last) from here on
 
 mkdir fio
 ( cd fio && "$IOMATRIX" trace "../$tr" --format fio ) 2>err || die "trace --format fio: $(cat err)"

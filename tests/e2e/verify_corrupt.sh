@@ -9,7 +9,9 @@
 # at least 2 mismatched sectors and naming both offsets with expected and found, first in the
 # error message and the progress line, and in runs/00001.json. A third sweep on a clean device
 # passes. A unit test (tests/test_verify.c) covers a sector zeroed after a verified run of the
-# same sweep. Needs root and a loop device; skips (77) otherwise.
+# same sweep. Each engine that moves data does it all (io_uring, libaio), each in its own
+# directory, the write sweep making the device whole again. Needs root and a loop device; skips
+# (77) otherwise.
 . "$TOP/tests/e2e/lib.sh"
 need_root "skip: needs root (loop device)"
 command -v losetup >/dev/null || { echo "skip: no losetup"; exit 77; }
@@ -24,21 +26,23 @@ on_exit cleanup
 dd if=/dev/zero of="$img" bs=1M count=16 status=none || { echo "skip: cannot create $img"; exit 77; }
 dev=$(losetup -f --show "$img" 2>/dev/null) || { dev=; echo "skip: no loop device"; exit 77; }
 
-matrix() { # READ_PCT
+matrix() { # READ_PCT ENGINE
 	cat <<CFG
 iomatrix = 1;
 name = "verify";
 targets = ( { label = "loop"; path = "$dev"; destructive = true; } );
-workload = { engine = "io_uring"; direct = true; pattern = "sequential"; block_size = "4K";
+workload = { engine = "$2"; direct = true; pattern = "sequential"; block_size = "4K";
              queue_depth = 4; read_pct = $1; verify = true; };
 timing = { warmup = "0s"; bytes = "16M"; repeat = 1; };
 CFG
 }
 
-matrix 0 >write.cfg
-matrix 100 >read.cfg
-"$IOMATRIX" run write.cfg -o w --no-trace >w.txt 2>&1 || die "write sweep failed: $(cat w.txt)"
-python3 - <<'PY' || die "write run: no verify block"
+for engine in io_uring libaio; do
+mkdir "$engine" && cd "$engine" || exit 1
+matrix 0 "$engine" >write.cfg
+matrix 100 "$engine" >read.cfg
+"$IOMATRIX" run write.cfg -o w --no-trace >w.txt 2>&1 || die "$engine: write sweep failed: $(cat w.txt)"
+python3 - <<'PY' || die "$engine: write run: no verify block"
 import json
 r = json.load(open("w/runs/00001.json"))
 assert r["status"] == "ok", r.get("error")
@@ -48,8 +52,8 @@ assert v["mismatches"] == 0, v
 PY
 
 # a clean read passes and checks every sector
-"$IOMATRIX" run read.cfg -o clean --no-trace >clean.txt 2>&1 || die "clean read failed: $(cat clean.txt)"
-python3 - <<'PY' || die "clean read"
+"$IOMATRIX" run read.cfg -o clean --no-trace >clean.txt 2>&1 || die "$engine: clean read failed: $(cat clean.txt)"
+python3 - <<'PY' || die "$engine: clean read"
 import json
 r = json.load(open("clean/runs/00001.json"))
 assert r["status"] == "ok", r.get("error")
@@ -65,12 +69,12 @@ blockdev --flushbufs "$dev" 2>/dev/null
 
 "$IOMATRIX" run read.cfg -o r --no-trace >r.txt 2>&1
 rc=$?
-[ "$rc" -ne 0 ] || die "the corrupt read sweep exited 0"
+[ "$rc" -ne 0 ] || die "$engine: the corrupt read sweep exited 0"
 grep -q "data verification failed: [0-9]* mismatched sectors" r.txt ||
-	die "progress line: $(cat r.txt)"
+	die "$engine: progress line: $(cat r.txt)"
 grep -q "first at offset 5243904: expected crc32 [0-9a-f]* (run 1, thread 0, write [0-9]*), found crc32 [0-9a-f]* of the sector as read" r.txt ||
-	die "first offset not reported: $(cat r.txt)"
-python3 - <<'PY' || die "corrupt read result"
+	die "$engine: first offset not reported: $(cat r.txt)"
+python3 - <<'PY' || die "$engine: corrupt read result"
 import json
 r = json.load(open("r/runs/00001.json"))
 assert r["status"] == "failed", r["status"]
@@ -84,4 +88,6 @@ assert m1["expected"] == "a header for offset 7340032", m1
 assert m1["found"].startswith("a header for offset 1048576 (run 1"), m1
 assert "5243904" in r["error"], r["error"]
 PY
+cd ..
+done
 exit $fail
