@@ -616,7 +616,7 @@ void iom_hook_vars_release(struct iom_hook_vars *vs)
 /* ---- running hooks ---------------------------------------------------------------------- */
 
 /* The values of vars as the hook's environment: IOMATRIX_<NAME> (dots → '_'), then
- * IOMATRIX_HOOK=<point>; NULL-terminated, the caller frees it with free_strv. */
+ * IOMATRIX_HOOK=<point>; NULL-terminated, the caller frees each entry and the array. */
 static char **hook_env(const struct iom_hook_vars *vars, const char *point)
 {
 	size_t k = 0;
@@ -633,13 +633,6 @@ static char **hook_env(const struct iom_hook_vars *vars, const char *point)
 	e[k++] = xasprintf("IOMATRIX_HOOK=%s", point);
 	e[k] = NULL;
 	return e;
-}
-
-static void free_strv(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
 }
 
 int iom_hook_run(enum iom_hook_point point, const char *tmpl, const struct iom_hook_vars *vars,
@@ -672,7 +665,9 @@ int iom_hook_run(enum iom_hook_point point, const char *tmpl, const struct iom_h
 				     .stop = o->stop, .env = (const char *const *)env,
 				     .command = command };
 	ret = iom_proc_run(what, argv, &po, r, err, errlen);
-	free_strv(env);
+	for (char **p = env; *p; p++)
+		free(*p);
+	free(env);
 	free(command);
 	return ret;
 }

@@ -268,7 +268,7 @@ static int run_program(const char *what, const char *command, const char *const 
 				       o->log_path, strerror(-ret));
 		fd = open(o->log_path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	} else {
-		fd = memfd_create("iomatrix-hook", MFD_CLOEXEC);
+		fd = memfd_create("iomatrix-proc", MFD_CLOEXEC);
 	}
 	if (fd < 0) {
 		ret = errno;
