@@ -4,8 +4,8 @@
  * Order of a visit, as sweep.c drives it:
  *   begin_visit (mkfs → mount → scratch file; fstrim/discard) → [before_target hook] →
  *   for each run: before_run (precondition, drop_caches) → [before_run hook] → the target
- *   opened → start_run (verify armed) → the run → after_run (verify ended) → [after_run hook]
- *   → … → [after_target hook] → end_visit (unmount).
+ *   opened → start_run (verify armed) → the run → after_run (verify ended) →
+ *   [after_run hook] → … → [after_target hook] → end_visit (unmount).
  */
 #include "stage.h"
 
@@ -178,8 +178,8 @@ void iom_stage_target_changed(struct iom_stage *st, size_t t, const char *reason
 }
 
 /* Opens target t (prepared for writing) for writing as its runs open it (the pinned identity
- * checked; a device held O_EXCL and its write checks repeated), for a built-in that writes. An fd, or -errno with the reason in err
- * (-ESTALE: the target is now unusable). */
+ * checked; a device held O_EXCL and its write checks repeated), for a built-in that writes.
+ * An fd, or -errno with the reason in err (-ESTALE: the target is now unusable). */
 static int open_for_builtin(struct iom_stage *st, size_t t, char *err, size_t errlen)
 {
 	int fd = iom_target_open(&st->info[t], false, true, err, errlen);

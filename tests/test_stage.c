@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "loopdev.h"
 #include "matrix.h"
 #include "plan.h"
 #include "stage.h"
@@ -227,6 +228,80 @@ static void test_stage_failed_visit_fails_its_runs(void **state)
 	assert_int_equal(iom_stage_begin_visit(&v.st, 0), 0);
 	assert_int_equal(iom_stage_before_run(&v.st, &v.p.runs[0], err, sizeof(err)), 0);
 	visit_close(&v);
+}
+
+/* fstrim on a destructive device discards its region only when the study writes it: a device
+ * prepared for reading only had no write checks, and its data stays. */
+static void test_stage_discard_only_of_a_device_prepared_for_writing(void **state)
+{
+	static const char *text =
+		"iomatrix = 1;\n"
+		"targets = ( { label = \"d\"; path = \"%s\"; destructive = true; } );\n"
+		"workload = { engine = \"null\"; direct = false; block_size = \"4K\"; "
+		"read_pct = %d; };\n"
+		"timing = { warmup = \"0s\"; duration = \"20ms\"; };\n"
+		"trace = false;\n"
+		"hooks = { fstrim = true; };\n";
+	char backing[64], dev[32], err[IOM_ERRLEN], block[4096], back[4096];
+	int lfd;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("needs root (a loop device)\n");
+		skip();
+	}
+	assert_int_equal(test_loop_backing(backing, sizeof(backing), "iom-stage", 16 << 20), 0);
+	lfd = test_loop_attach(backing, dev, sizeof(dev));
+	if (lfd < 0) {
+		unlink(backing);
+		print_message("no loop device\n");
+		skip();
+	}
+	memset(block, 0x5a, sizeof(block));
+	assert_int_equal(pwrite(lfd, block, sizeof(block), 0), (ssize_t)sizeof(block));
+	assert_int_equal(fsync(lfd), 0);
+	for (int read_pct = 100; read_pct >= 0; read_pct -= 100) {
+		char *m_text = xasprintf(text, dev, read_pct);
+		struct iom_matrix *m;
+		struct iom_plan p;
+		struct iom_stage st;
+		struct heard h = { 0 };
+
+		print_message("read_pct %d\n", read_pct);
+		assert_int_equal(iom_matrix_parse("m.cfg", m_text, NULL, 0, &m, err, sizeof(err)), 0);
+		assert_int_equal(iom_plan_build(m, &p, err, sizeof(err)), 0);
+		h.f = open_memstream(&h.text, &h.len);
+		iom_stage_init(&st, &p, "/nonexistent", NULL, false, hear, &h);
+		assert_int_equal(iom_stage_prepare_target(&st, 0, err, sizeof(err)), 0);
+		assert_int_equal(iom_stage_begin_visit(&st, 0), 0);
+		fflush(h.f);
+		assert_int_equal(pread(lfd, back, sizeof(back), 0), (ssize_t)sizeof(back));
+		if (read_pct == 100) {
+			char *want = xasprintf("warn 0 0: fstrim of target 'd' skipped: '%s' is only "
+					       "read in this study: not discarded\n", dev);
+
+			assert_string_equal(h.text, want);
+			assert_memory_equal(back, block, sizeof(block));
+			free(want);
+		} else if (strstr(h.text, "does not support discard")) {
+			print_message("%s", h.text);
+		} else {
+			/* discarded, through the checked descriptor: a loop device over tmpfs
+			 * punches the hole, and the block reads back as zeros */
+			assert_contains(h.text, "note 0 0: fstrim target 'd' done\n");
+			memset(block, 0, sizeof(block));
+			assert_memory_equal(back, block, sizeof(block));
+		}
+		iom_stage_end_visit(&st);
+		iom_stage_release(&st);
+		fclose(h.f);
+		free(h.text);
+		iom_plan_release(&p);
+		iom_matrix_free(m);
+		free(m_text);
+	}
+	close(lfd);
+	unlink(backing);
 }
 
 /* ---- the plan's text --------------------------------------------------------------------- */
@@ -509,6 +584,7 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stage_failed_visit_fails_its_runs, setup,
 						teardown),
+		cmocka_unit_test(test_stage_discard_only_of_a_device_prepared_for_writing),
 		cmocka_unit_test(test_stage_describe),
 		cmocka_unit_test(test_stage_drop_caches),
 		cmocka_unit_test_setup_teardown(test_stage_fstrim_discard_cannot_apply, setup,
