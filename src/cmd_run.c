@@ -12,12 +12,12 @@
 
 #include "cmd.h"
 #include "fsprep.h"
-#include "hooks.h"
 #include "journal.h"
 #include "matrix.h"
 #include "plan.h"
 #include "preflight.h"
 #include "report.h"
+#include "stage.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -126,12 +126,12 @@ int iom_cmd_plan(struct cli *cli)
 		return ret;
 	ret = iom_plan_write(stdout, &p, fmt);
 	if (ret == 0 && fmt == IOM_PLAN_TEXT) {
-		struct iom_hook_desc d;
+		struct iom_stage_desc d;
 
-		iom_sweep_hook_desc(m, cli->given[OPT_ALLOW_HOOKS], &d);
-		if (iom_hooks_any(&d)) {
+		iom_stage_desc_of(m, cli->given[OPT_ALLOW_HOOKS], &d);
+		if (iom_stage_desc_any(&d)) {
 			putchar('\n');
-			ret = iom_hooks_describe(stdout, &d);
+			ret = iom_stage_describe(stdout, &d);
 		}
 	}
 	iom_plan_release(&p);

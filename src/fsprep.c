@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hooks.h"
+#include "proc.h"
 #include "target.h"
 #include "units.h"
 #include "util.h"
@@ -196,16 +196,16 @@ static int split_options(const char *opts, const char ***argv, size_t *n, char *
 static int run_tool(const char *what, const char *const *argv, const struct iom_fs_opts *o,
 		    char *err, size_t errlen)
 {
-	struct iom_hook_opts ho = {
+	struct iom_proc_opts po = {
 		.log_path = o->log_path,
 		.timeout_ns = o->timeout_ns ? o->timeout_ns : DEFAULT_MKFS_TIMEOUT_NS,
 		.stop = o->stop,
 	};
-	struct iom_hook_result r;
+	struct iom_proc_result r;
 	int ret;
 
-	ret = iom_hook_exec(what, argv, &ho, &r, err, errlen);
-	iom_hook_result_release(&r);
+	ret = iom_proc_run(what, argv, &po, &r, err, errlen);
+	iom_proc_result_release(&r);
 	return ret;
 }
 
@@ -487,7 +487,7 @@ int iom_fs_unmount(const char *mount_dir, uint64_t busy_wait_ns, char *msg, size
 				"'%s' was still in use after %s and was detached lazily: its "
 				"filesystem stays mounted until its last user lets go",
 				mount_dir, w);
-			ret = IOM_HOOK_NOTE;
+			ret = IOM_FS_NOTE;
 			break;
 		}
 		if (e == EINVAL)

@@ -11,7 +11,7 @@
  * is recognised as our own only when both its UUID and its label match.
  * (The label is 12 characters because XFS allows no more; ext4 allows 16.)
  *
- * Programs run through hooks.h (iom_hook_exec): no shell, a timeout, output to a log.
+ * Programs run through proc.h (iom_proc_run): no shell, a timeout, output to a log.
  */
 #ifndef IOM_FSPREP_H
 #define IOM_FSPREP_H
@@ -25,6 +25,10 @@
 
 #define IOM_FS_UUID_LEN 36
 #define IOM_FS_LABEL_PREFIX "iom-"
+
+/* Returned by iom_fs_unmount when it did what it could but not all (msg says what): not a
+ * failure, a warning. */
+#define IOM_FS_NOTE 1
 
 /* What iom_fs_make made; "raw" has empty uuid and label. */
 struct iom_fs_made {
@@ -97,7 +101,7 @@ int iom_fs_mount(const char *device, const char *fstype, const char *options, ch
 
 /*
  * Unmounts mount_dir and removes the directory. A busy filesystem is retried for busy_wait_ns
- * (0: 5 s), then detached lazily (MNT_DETACH) as a last resort: IOM_HOOK_NOTE with a warning in
+ * (0: 5 s), then detached lazily (MNT_DETACH) as a last resort: IOM_FS_NOTE with a warning in
  * msg. 0, or -errno with a message.
  */
 int iom_fs_unmount(const char *mount_dir, uint64_t busy_wait_ns, char *msg, size_t msglen);

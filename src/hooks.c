@@ -1,44 +1,19 @@
 /*
- * hooks — variable expansion and running of the user's hook commands, and the built-ins that need
- * no shell (drop caches, fstrim, discard, precondition). See hooks.h.
- *
- * Programs are started with posix_spawn (safe in a threaded process, and exec failures come
- * back as errors) in a new process group, with default signal dispositions, an empty signal
- * mask, stdin from /dev/null and every descriptor above 2 closed, so a hook that leaves a
- * process behind never holds the results directory's lock. The parent polls for the exit
- * without reaping (waitid WNOWAIT), so the process group id stays valid until it has killed
- * what it meant to kill.
+ * hooks — the template language of the user's hook commands: variables, checking, expansion
+ * and quoting, and a hook run as /bin/sh -c through proc.c. See hooks.h.
  */
 #include "hooks.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <linux/fs.h>
 #include <math.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "keys.h"
-#include "rng.h"
 #include "units.h"
 #include "util.h"
-
-extern char **environ;
-
-#define TAIL_LINES 10
-#define TAIL_BYTES 2048
-#define LAST_LINE_MAX 240
-#define KILL_GRACE_NS 2000000000ull
-#define PROGRESS_EVERY_NS 250000000ull
 
 /* ---- points and variables --------------------------------------------------------------- */
 
@@ -638,526 +613,66 @@ void iom_hook_vars_release(struct iom_hook_vars *vs)
 	memset(vs, 0, sizeof(*vs));
 }
 
-/* ---- running programs ------------------------------------------------------------------- */
+/* ---- running hooks ---------------------------------------------------------------------- */
 
-void iom_hook_result_release(struct iom_hook_result *r)
+/* The values of vars as the hook's environment: IOMATRIX_<NAME> (dots → '_'), then
+ * IOMATRIX_HOOK=<point>; NULL-terminated, the caller frees each entry and the array. */
+static char **hook_env(const struct iom_hook_vars *vars, const char *point)
 {
-	free(r->command);
-	free(r->tail);
-	r->command = r->tail = NULL;
-}
+	size_t k = 0;
+	char **e = xcalloc((vars ? vars->n : 0) + 2, sizeof(*e));
 
-/* The environment of a child: ours without stale IOMATRIX_* entries, plus env and hook. */
-static char **build_env(const struct iom_hook_vars *env, const char *hook)
-{
-	size_t n = 0, k = 0;
-	char **e;
-
-	while (environ && environ[n])
-		n++;
-	e = xcalloc(n + (env ? env->n : 0) + 2, sizeof(*e));
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "IOMATRIX_", 9) != 0)
-			e[k++] = xstrdup(environ[i]);
-	for (size_t i = 0; env && i < env->n; i++) {
-		char *s = xasprintf("IOMATRIX_%s=%s", env->v[i].name, env->v[i].value);
+	for (size_t i = 0; vars && i < vars->n; i++) {
+		char *s = xasprintf("IOMATRIX_%s=%s", vars->v[i].name, vars->v[i].value);
 
 		for (char *p = s + 9; *p != '='; p++)
 			*p = (*p == '.' || *p == '-') ? '_' :
 			     (*p >= 'a' && *p <= 'z') ? (char)(*p - 'a' + 'A') : *p;
 		e[k++] = s;
 	}
-	if (hook)
-		e[k++] = xasprintf("IOMATRIX_HOOK=%s", hook);
+	e[k++] = xasprintf("IOMATRIX_HOOK=%s", point);
 	e[k] = NULL;
 	return e;
 }
 
-static void free_strv(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
-/* The last lines of [from, to) of fd, at most TAIL_LINES and TAIL_BYTES, control characters
- * replaced, trailing white space dropped. */
-static char *read_tail(int fd, off_t from, off_t to)
-{
-	char buf[TAIL_BYTES + 1];
-	off_t start = to - from > TAIL_BYTES ? to - TAIL_BYTES : from;
-	ssize_t n = to > start ? pread(fd, buf, (size_t)(to - start), start) : 0;
-	size_t len, lines = 0;
-	char *p;
-
-	if (n < 0)
-		n = 0;
-	len = (size_t)n;
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r' || buf[len - 1] == ' ' ||
-			   buf[len - 1] == '\t'))
-		len--;
-	buf[len] = '\0';
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)buf[i];
-
-		if (c == '\t' || c == '\r')
-			buf[i] = ' ';
-		else if (c < 0x20 && c != '\n')
-			buf[i] = '?';
-		else if (c == 0x7f)
-			buf[i] = '?';
-	}
-	p = buf + len;
-	while (p > buf) {
-		if (p[-1] == '\n' && ++lines == TAIL_LINES)
-			break;
-		p--;
-	}
-	/* a cut in the middle of the first line read: drop that partial line */
-	if (p == buf && start > from) {
-		char *nl = strchr(buf, '\n');
-
-		p = nl ? nl + 1 : buf;
-	}
-	return xstrdup(p);
-}
-
-/* The last line of tail for a message: ": line", or " (no output)". */
-static char *last_line(const char *tail)
-{
-	const char *nl = strrchr(tail, '\n'), *line = nl ? nl + 1 : tail;
-
-	while (*line == ' ')
-		line++;
-	if (!*line)
-		return xstrdup(" (no output)");
-	if (strlen(line) > LAST_LINE_MAX) {
-		int cut = LAST_LINE_MAX;
-
-		while (cut > 0 && ((unsigned char)line[cut] & 0xc0) == 0x80)
-			cut--; /* not inside a UTF-8 character */
-		return xasprintf(": %.*s…", cut, line);
-	}
-	return xasprintf(": %s", line);
-}
-
-static const char *signal_name(int sig, char *buf, size_t len)
-{
-	const char *abbrev = sigabbrev_np(sig);
-
-	if (abbrev)
-		snprintf(buf, len, "SIG%s", abbrev);
-	else
-		snprintf(buf, len, "signal %d", sig);
-	return buf;
-}
-
-static char *argv_text(const char *const argv[])
-{
-	struct sbuf b = { 0 };
-
-	for (size_t i = 0; argv[i]; i++) {
-		bool plain = *argv[i] != '\0';
-
-		for (const char *p = argv[i]; *p && plain; p++)
-			plain = name_char(*p) || strchr("/=,:+@%", *p);
-		if (i)
-			sb_add(&b, " ", 1);
-		if (plain)
-			sb_str(&b, argv[i]);
-		else
-			sb_quoted(&b, argv[i]);
-	}
-	return sb_take(&b);
-}
-
-static void nap(uint64_t ns)
-{
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
-			       .tv_nsec = (long)(ns % 1000000000u) };
-
-	nanosleep(&ts, NULL);
-}
-
-/*
- * Runs argv with envp as o says, command being what the log's header shows. Fills r; returns 0
- * or -errno with the message in err.
- */
-static int run_program(const char *what, const char *command, const char *const argv[],
-		       char *const envp[], const struct iom_hook_opts *o,
-		       struct iom_hook_result *r, char *err, size_t errlen)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, all;
-	enum iom_hook_outcome killed_for = IOM_HOOK_OK;
-	uint64_t start, deadline, kill_at = 0, wait_ns = 1000000;
-	char when[32], m[IOM_ERRLEN], *hdr, *msg_tail = NULL;
-	off_t out_start, out_end;
-	int fd, ret, status = 0;
-	pid_t pid;
-
-	r->outcome = IOM_HOOK_NOT_STARTED;
-	if (o->log_path) {
-		if ((ret = iom_mkdir_parent(o->log_path)) < 0)
-			return iom_err(err, errlen, -ret, "cannot create the directory of '%s': %s",
-				       o->log_path, strerror(-ret));
-		fd = open(o->log_path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-	} else {
-		fd = memfd_create("iomatrix-hook", MFD_CLOEXEC);
-	}
-	if (fd < 0) {
-		ret = errno;
-		return iom_err(err, errlen, ret, "cannot create the log %s%s%s of %s: %s",
-			       o->log_path ? "'" : "", o->log_path ? o->log_path : "(memory)",
-			       o->log_path ? "'" : "", what, strerror(ret));
-	}
-	iom_format_utc(when, sizeof(when), iom_wall_ns());
-	{
-		struct sbuf b = { 0 };
-
-		sb_str(&b, "# ");
-		sb_str(&b, what);
-		sb_str(&b, " at ");
-		sb_str(&b, when);
-		sb_str(&b, ":\n# ");
-		for (const char *p = command; *p; p++) {
-			if (*p == '\n')
-				sb_str(&b, "\n# ");
-			else
-				sb_add(&b, p, 1);
-		}
-		sb_str(&b, "\n");
-		hdr = sb_take(&b);
-	}
-	ret = iom_write_all(fd, hdr, strlen(hdr));
-	free(hdr);
-	if (ret < 0) {
-		close(fd);
-		return iom_err(err, errlen, -ret, "cannot write the log '%s': %s",
-			       o->log_path ? o->log_path : "(memory)", strerror(-ret));
-	}
-	out_start = lseek(fd, 0, SEEK_END);
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fd, 1);
-	posix_spawn_file_actions_adddup2(&fa, fd, 2);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	posix_spawnattr_init(&at);
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-					      POSIX_SPAWN_SETSIGDEF);
-	start = iom_now_ns();
-	if (strchr(argv[0], '/'))
-		ret = posix_spawn(&pid, argv[0], &fa, &at, (char *const *)argv, envp);
-	else
-		ret = posix_spawnp(&pid, argv[0], &fa, &at, (char *const *)argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (ret != 0) {
-		char *line = xasprintf("# cannot start '%s': %s\n", argv[0], strerror(ret));
-
-		iom_write_all(fd, line, strlen(line));
-		free(line);
-		close(fd);
-		return iom_err(err, errlen, ret, "cannot start %s ('%s'): %s", what, argv[0],
-			       strerror(ret));
-	}
-
-	deadline = o->timeout_ns ? start + o->timeout_ns : UINT64_MAX;
-	for (;;) {
-		siginfo_t si;
-		uint64_t now;
-
-		memset(&si, 0, sizeof(si));
-		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0) {
-			if (errno == EINTR)
-				continue;
-			break; /* ECHILD: someone reaped it (SIGCHLD ignored); waitpid says so */
-		}
-		if (si.si_pid == pid)
-			break;
-		now = iom_now_ns();
-		if (killed_for == IOM_HOOK_OK) {
-			if (o->stop && *o->stop)
-				killed_for = IOM_HOOK_INTERRUPTED;
-			else if (now >= deadline)
-				killed_for = IOM_HOOK_TIMED_OUT;
-			if (killed_for != IOM_HOOK_OK) {
-				kill(-pid, SIGTERM);
-				kill_at = now + KILL_GRACE_NS;
-			}
-		} else if (kill_at && now >= kill_at) {
-			kill(-pid, SIGKILL);
-			kill_at = 0;
-		}
-		nap(wait_ns);
-		wait_ns = IOM_MIN(wait_ns * 2, 20000000ull);
-	}
-	if (killed_for != IOM_HOOK_OK)
-		kill(-pid, SIGKILL); /* what is left of the group; the unreaped child keeps its id */
-	while ((ret = (int)waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-		;
-	r->elapsed_ns = iom_now_ns() - start;
-	out_end = lseek(fd, 0, SEEK_END);
-	r->tail = read_tail(fd, out_start, out_end);
-
-	if (ret < 0) {
-		ret = errno;
-		r->outcome = IOM_HOOK_EXITED;
-		r->status = -1;
-		ret = iom_err(m, sizeof(m), ret, "cannot wait for %s: %s", what, strerror(ret));
-	} else if (killed_for != IOM_HOOK_OK) {
-		char t[32];
-
-		r->outcome = killed_for;
-		r->status = WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status);
-		msg_tail = last_line(r->tail);
-		iom_duration_format(o->timeout_ns, t, sizeof(t));
-		if (killed_for == IOM_HOOK_TIMED_OUT)
-			ret = iom_err(m, sizeof(m), ETIMEDOUT, "%s timed out after %s and was killed%s",
-				      what, t, msg_tail);
-		else
-			ret = iom_err(m, sizeof(m), EINTR, "%s was stopped%s", what, msg_tail);
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		r->outcome = IOM_HOOK_OK;
-		r->status = 0;
-		ret = 0;
-	} else if (WIFEXITED(status)) {
-		r->outcome = IOM_HOOK_EXITED;
-		r->status = WEXITSTATUS(status);
-		msg_tail = last_line(r->tail);
-		ret = iom_err(m, sizeof(m), EIO, "%s exited with status %d%s", what, r->status,
-			      msg_tail);
-	} else {
-		char s[32];
-
-		r->outcome = IOM_HOOK_SIGNALED;
-		r->status = WTERMSIG(status);
-		msg_tail = last_line(r->tail);
-		ret = iom_err(m, sizeof(m), EIO, "%s was killed by %s%s", what,
-			      signal_name(r->status, s, sizeof(s)), msg_tail);
-	}
-	{
-		char d[32], *line;
-
-		iom_duration_human(r->elapsed_ns, d, sizeof(d));
-		line = ret == 0 ? xasprintf("# exited with status 0 after %s\n", d)
-				: xasprintf("# failed after %s: %s\n", d, m);
-		iom_write_all(fd, line, strlen(line));
-		free(line);
-		if (ret < 0 && o->log_path)
-			fdatasync(fd); /* the output of a failure is kept */
-	}
-	if (ret < 0)
-		iom_err(err, errlen, -ret, "%s", m);
-	free(msg_tail);
-	close(fd);
-	return ret;
-}
-
-int iom_hook_exec(const char *what, const char *const argv[], const struct iom_hook_opts *o,
-		  struct iom_hook_result *r, char *err, size_t errlen)
-{
-	static const struct iom_hook_opts none;
-	char **envp;
-	int ret;
-
-	memset(r, 0, sizeof(*r));
-	if (!o)
-		o = &none;
-	r->command = argv_text(argv);
-	envp = build_env(o->env, NULL);
-	ret = run_program(what, r->command, argv, envp, o, r, err, errlen);
-	free_strv(envp);
-	return ret;
-}
-
 int iom_hook_run(enum iom_hook_point point, const char *tmpl, const struct iom_hook_vars *vars,
-		 const struct iom_hook_opts *o, struct iom_hook_result *r, char *err,
+		 const struct iom_hook_opts *o, struct iom_proc_result *r, char *err,
 		 size_t errlen)
 {
 	static const struct iom_hook_opts none;
+	struct iom_proc_opts po;
 	const char *argv[4];
-	char what[64], e[IOM_ERRLEN];
-	char **envp;
+	char what[64], e[IOM_ERRLEN], *command = NULL;
+	char **env;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	r->outcome = IOM_HOOK_NOT_STARTED;
+	r->outcome = IOM_PROC_NOT_STARTED;
 	if (!o)
 		o = &none;
 	snprintf(what, sizeof(what), "hook %s", iom_hook_point_name(point));
-	ret = iom_hook_expand(tmpl, vars, true, &r->command, e, sizeof(e));
-	if (ret < 0)
+	ret = iom_hook_expand(tmpl, vars, true, &command, e, sizeof(e));
+	if (ret < 0) {
+		r->command = command;
 		return iom_err(err, errlen, -ret, "%s: %s", what, e);
+	}
 	argv[0] = o->shell ? o->shell : "/bin/sh";
 	argv[1] = "-c";
-	argv[2] = r->command;
+	argv[2] = command;
 	argv[3] = NULL;
-	envp = build_env(vars, iom_hook_point_name(point));
-	ret = run_program(what, r->command, argv, envp, o, r, err, errlen);
-	free_strv(envp);
+	env = hook_env(vars, iom_hook_point_name(point));
+	po = (struct iom_proc_opts){ .log_path = o->log_path, .timeout_ns = o->timeout_ns,
+				     .stop = o->stop, .env = (const char *const *)env,
+				     .command = command };
+	ret = iom_proc_run(what, argv, &po, r, err, errlen);
+	for (char **p = env; *p; p++)
+		free(*p);
+	free(env);
+	free(command);
 	return ret;
 }
 
-/* ---- plan output ------------------------------------------------------------------------ */
-
-bool iom_hooks_any(const struct iom_hook_desc *d)
-{
-	for (int i = 0; i < IOM_HOOK_COUNT; i++)
-		if (d->cmd[i])
-			return true;
-	return d->drop_caches || d->fstrim || d->precondition;
-}
-
-int iom_hooks_describe(FILE *out, const struct iom_hook_desc *d)
-{
-	bool cmds = false;
-
-	for (int i = 0; i < IOM_HOOK_COUNT; i++)
-		cmds |= d->cmd[i] != NULL;
-	if (cmds) {
-		fprintf(out, "hooks (shell commands, %s):\n",
-			d->allowed ? "allowed by --allow-hooks" : "run only with --allow-hooks");
-		for (int i = 0; i < IOM_HOOK_COUNT; i++) {
-			if (!d->cmd[i])
-				continue;
-			fprintf(out, "  %-14s ", point_names[i]);
-			for (const char *p = d->cmd[i]; *p; p++) {
-				if (*p == '\n')
-					fprintf(out, "\n  %-14s ", "");
-				else
-					fputc(*p, out);
-			}
-			fputc('\n', out);
-		}
-	}
-	if (d->drop_caches || d->fstrim || d->precondition) {
-		fprintf(out, "preparation (built-in):\n");
-		if (d->precondition)
-			fprintf(out, "  %-14s sequential writes of %s%s before a target's first "
-				     "writing run\n", "precondition", d->precondition,
-				     strchr(d->precondition, 'x') || strchr(d->precondition, 'X')
-					     ? " the region" : "");
-		if (d->fstrim)
-			fprintf(out, "  %-14s before each target's first run\n", "fstrim");
-		if (d->drop_caches)
-			fprintf(out, "  %-14s before each run (needs root)\n", "drop_caches");
-	}
-	return ferror(out) ? -EIO : 0;
-}
-
-/* ---- built-ins -------------------------------------------------------------------------- */
-
-int iom_builtin_drop_caches(char *msg, size_t msglen)
-{
-	static const char path[] = "/proc/sys/vm/drop_caches";
-	int fd, e = 0;
-
-	sync();
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		e = errno;
-	} else {
-		if (write(fd, "3", 1) != 1)
-			e = errno ? errno : EIO;
-		close(fd);
-	}
-	if (!e)
-		return 0;
-	if (e == EACCES || e == EPERM) {
-		iom_err(msg, msglen, e, "cannot drop the page cache: writing '%s' needs root", path);
-		return IOM_HOOK_NOTE;
-	}
-	if (e == EROFS) {
-		iom_err(msg, msglen, e, "cannot drop the page cache: '%s' is read-only here (a "
-					"container?)", path);
-		return IOM_HOOK_NOTE;
-	}
-	return iom_err(msg, msglen, e, "cannot drop the page cache: '%s': %s", path, strerror(e));
-}
-
-static bool not_supported(int e)
-{
-	return e == EOPNOTSUPP || e == ENOTSUP || e == ENOTTY || e == ENOSYS;
-}
-
-int iom_builtin_fstrim(const char *mount_point, uint64_t *trimmed, char *msg, size_t msglen)
-{
-	struct fstrim_range range = { .start = 0, .len = UINT64_MAX, .minlen = 0 };
-	int fd, e;
-
-	if (trimmed)
-		*trimmed = 0;
-	fd = open(mount_point, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		e = errno;
-		return iom_err(msg, msglen, e, "cannot open '%s': %s", mount_point, strerror(e));
-	}
-	if (ioctl(fd, FITRIM, &range) == 0) {
-		close(fd);
-		if (trimmed)
-			*trimmed = range.len;
-		return 0;
-	}
-	e = errno;
-	close(fd);
-	if (not_supported(e)) {
-		iom_err(msg, msglen, e, "the filesystem at '%s' does not support trimming", mount_point);
-		return IOM_HOOK_NOTE;
-	}
-	if (e == EPERM || e == EACCES) {
-		iom_err(msg, msglen, e, "trimming the filesystem at '%s' needs root", mount_point);
-		return IOM_HOOK_NOTE;
-	}
-	return iom_err(msg, msglen, e, "cannot trim the filesystem at '%s': %s", mount_point,
-		       strerror(e));
-}
-
-int iom_builtin_discard(const char *device, uint64_t offset, uint64_t length, char *msg,
-			size_t msglen)
-{
-	uint64_t size = 0, range[2];
-	int fd, e;
-
-	fd = open(device, O_WRONLY | O_EXCL | O_CLOEXEC);
-	if (fd < 0) {
-		e = errno;
-		return iom_err(msg, msglen, e, "cannot open '%s' exclusively: %s", device,
-			       strerror(e));
-	}
-	if (ioctl(fd, BLKGETSIZE64, &size) < 0) {
-		e = errno;
-		close(fd);
-		if (e == ENOTTY)
-			return iom_err(msg, msglen, ENOTBLK, "'%s' is not a block device", device);
-		return iom_err(msg, msglen, e, "cannot read the size of '%s': %s", device,
-			       strerror(e));
-	}
-	if (offset > size || (length && length > size - offset)) {
-		close(fd);
-		return iom_err(msg, msglen, EINVAL, "cannot discard beyond the end of '%s'", device);
-	}
-	range[0] = offset;
-	range[1] = length ? length : size - offset;
-	if (range[1] == 0 || ioctl(fd, BLKDISCARD, range) == 0) {
-		close(fd);
-		return 0;
-	}
-	e = errno;
-	close(fd);
-	if (not_supported(e)) {
-		iom_err(msg, msglen, e, "'%s' does not support discard", device);
-		return IOM_HOOK_NOTE;
-	}
-	return iom_err(msg, msglen, e, "cannot discard '%s': %s", device, strerror(e));
-}
+/* ---- the amount of a precondition ---------------------------------------------------------- */
 
 int iom_precondition_bytes(const char *text, uint64_t region, uint64_t *bytes, char *err,
 			   size_t errlen)
@@ -1199,124 +714,4 @@ int iom_precondition_bytes(const char *text, uint64_t region, uint64_t *bytes, c
 	if (*bytes == 0)
 		return iom_err(err, errlen, ERANGE, "precondition bytes must be more than 0");
 	return 0;
-}
-
-static int open_for_fill(const char *path, bool direct)
-{
-	return open(path, O_WRONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
-}
-
-int iom_builtin_precondition(const char *path, const struct iom_precondition *pc,
-			     uint64_t *written, char *err, size_t errlen)
-{
-	uint32_t bs = pc->block_size ? pc->block_size : 1u << 20;
-	uint64_t done = 0, off = 0, last = iom_now_ns();
-	bool direct = pc->region % 4096 == 0;
-	struct iom_rng rng;
-	char *buf = NULL;
-	int fd, ret = 0;
-
-	if (written)
-		*written = 0;
-	if (bs % 4096)
-		return iom_err(err, errlen, EINVAL,
-			       "precondition block size %u is not a multiple of 4096", bs);
-	if (pc->region == 0)
-		return iom_err(err, errlen, EINVAL, "cannot precondition '%s': its region is empty",
-			       path);
-	fd = open_for_fill(path, direct);
-	if (fd < 0 && direct && errno == EINVAL)
-		fd = open_for_fill(path, direct = false);
-	if (fd < 0) {
-		ret = errno;
-		return iom_err(err, errlen, ret, "cannot open '%s' to precondition it: %s", path,
-			       strerror(ret));
-	}
-	if (posix_memalign((void **)&buf, 4096, bs) != 0) {
-		close(fd);
-		return iom_err(err, errlen, ENOMEM, "cannot allocate %u bytes to precondition '%s'",
-			       bs, path);
-	}
-	iom_rng_seed(&rng, pc->seed);
-	iom_rng_fill(&rng, buf, bs);
-
-	while (done < pc->bytes) {
-		uint64_t n = IOM_MIN((uint64_t)bs, IOM_MIN(pc->region - off, pc->bytes - done));
-		ssize_t w;
-
-		if (pc->stop && *pc->stop) {
-			char d[24], t[24];
-
-			iom_size_format(done, d, sizeof(d));
-			iom_size_format(pc->bytes, t, sizeof(t));
-			ret = iom_err(err, errlen, EINTR,
-				      "preconditioning '%s' was stopped after %s of %s", path, d, t);
-			goto out;
-		}
-		if (direct && (n % 4096 || off % 4096)) {
-			/* an unaligned tail: finish through the page cache */
-			close(fd);
-			fd = open_for_fill(path, direct = false);
-			if (fd < 0) {
-				ret = errno;
-				ret = iom_err(err, errlen, ret, "cannot open '%s' to precondition it: "
-						"%s", path, strerror(ret));
-				goto out;
-			}
-		}
-		/* every 4 KiB of the whole fill differs: its first 8 bytes are its position */
-		for (uint64_t k = 0; k < n; k += 4096) {
-			uint64_t stamp = iom_mix64(pc->seed ^ (done + k));
-
-			memcpy(buf + k, &stamp, IOM_MIN(sizeof(stamp), (size_t)(n - k)));
-		}
-		w = pwrite(fd, buf, (size_t)n, (off_t)off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && errno == EINVAL && direct) {
-			close(fd);
-			fd = open_for_fill(path, direct = false);
-			if (fd < 0) {
-				ret = errno;
-				ret = iom_err(err, errlen, ret, "cannot open '%s' to precondition it: "
-						"%s", path, strerror(ret));
-				goto out;
-			}
-			continue;
-		}
-		if (w < 0) {
-			ret = errno;
-			ret = iom_err(err, errlen, ret, "preconditioning '%s': write at offset %" PRIu64
-					" failed: %s", path, off, strerror(ret));
-			goto out;
-		}
-		if (w == 0) {
-			ret = iom_err(err, errlen, ENOSPC, "preconditioning '%s': write at offset %"
-					PRIu64 " wrote nothing", path, off);
-			goto out;
-		}
-		done += (uint64_t)w;
-		off += (uint64_t)w;
-		if (off >= pc->region)
-			off = 0;
-		if (pc->progress && iom_now_ns() - last >= PROGRESS_EVERY_NS && done < pc->bytes) {
-			pc->progress(pc->arg, done, pc->bytes);
-			last = iom_now_ns();
-		}
-	}
-	if (fdatasync(fd) < 0 && errno != EINVAL) {
-		ret = errno;
-		ret = iom_err(err, errlen, ret, "cannot sync '%s' after preconditioning: %s", path,
-			      strerror(ret));
-		goto out;
-	}
-	if (pc->progress)
-		pc->progress(pc->arg, done, pc->bytes);
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	if (written)
-		*written = done;
-	return ret;
 }

@@ -1,7 +1,7 @@
 /*
- * hooks — the user's shell commands around a study, its targets and its runs, and the built-ins
- * that need no shell: dropping the page cache, trimming a filesystem or discarding a device, and
- * preconditioning a target with sequential writes.
+ * hooks — the template language of the user's shell commands around a study, its targets and
+ * its runs: variables, checking, expansion, quoting, and running a hook through proc.h. (The
+ * built-ins that need no shell, and the plan's text about hooks, are stage.h's.)
  *
  * A hook is a command template with variables: ${target.path}, ${cell.block_size}, ${run.index}
  * … (iom_hook_var_table lists them and where each is known). The caller hands the values as a
@@ -34,15 +34,9 @@
  * argument is code there. Inside those, write the environment variable itself
  * (sh -c 'ls "$IOMATRIX_TARGET_PATH"'): the inner shell expands it as data.
  *
- * A hook runs as /bin/sh -c CMD (o->shell instead, for the tests) in its own process group,
- * stdin from /dev/null, stdout and stderr to a log file the caller names; a hook that outlives its timeout, or is still running
- * when the stop flag is set, has its whole process group killed (SIGTERM, then SIGKILL 2 s
- * later). Processes a hook leaves in the background after it exits are left alone. The caller
- * must not ignore SIGCHLD (the exit status would be lost).
- *
- * Built-ins return 0 when done, IOM_HOOK_NOTE when they could not apply for a reason that is
- * not a failure (not root, not supported) with that reason in msg — the caller logs it as a
- * warning and goes on — or -errno with the message.
+ * A hook runs as /bin/sh -c CMD (o->shell instead, for the tests) as proc.h runs a program:
+ * its own process group, stdin from /dev/null, stdout and stderr to a log file the caller
+ * names, its process group killed at its timeout or when the stop flag is set.
  */
 #ifndef IOM_HOOKS_H
 #define IOM_HOOKS_H
@@ -51,10 +45,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
-/* Returned by built-ins (and iom_fs_unmount) that did not apply: msg says why; not a failure. */
-#define IOM_HOOK_NOTE 1
+#include "proc.h"
 
 enum iom_hook_point {
 	IOM_HOOK_BEFORE_STUDY,
@@ -122,103 +114,35 @@ char *iom_hook_quote(const char *s);
 int iom_hook_expand(const char *tmpl, const struct iom_hook_vars *vars, bool quote, char **out,
 		    char *err, size_t errlen);
 
-/* How a hook or helper program is run. Zero is: no log file, no timeout, no stop flag. */
+/* How a hook is run. Zero is: no log file, no timeout, no stop flag, /bin/sh. */
 struct iom_hook_opts {
-	const char *log_path;         /* output goes to this file (created or truncated, parent
-				       * directories made), after a header line naming the command;
-				       * NULL: kept in memory for the tail only */
+	const char *log_path;         /* as struct iom_proc_opts */
 	uint64_t timeout_ns;          /* 0: none */
 	volatile sig_atomic_t *stop;  /* when it becomes set the process group is killed */
-	const struct iom_hook_vars *env; /* iom_hook_exec: exported as IOMATRIX_<NAME> (dots →
-					  * '_'); iom_hook_run exports its vars instead */
-	const char *shell;            /* iom_hook_run: the shell; NULL: /bin/sh (the tests run
-				       * hooks under dash and under bash through it) */
+	const char *shell;            /* the shell; NULL: /bin/sh (the tests run hooks under dash
+				       * and under bash through it) */
 };
-
-enum iom_hook_outcome {
-	IOM_HOOK_OK,          /* exited with status 0 */
-	IOM_HOOK_EXITED,      /* exited with a non-zero status */
-	IOM_HOOK_SIGNALED,    /* killed by a signal it did not get from us */
-	IOM_HOOK_TIMED_OUT,   /* killed by us at its timeout */
-	IOM_HOOK_INTERRUPTED, /* killed by us when the stop flag was set */
-	IOM_HOOK_NOT_STARTED, /* the template did not expand, or the program could not start */
-};
-
-struct iom_hook_result {
-	enum iom_hook_outcome outcome;
-	int status;          /* the exit status (EXITED, OK) or the signal (SIGNALED) */
-	uint64_t elapsed_ns;
-	char *command;       /* the command as run (expanded); heap, NULL when not expanded */
-	char *tail;          /* the last lines of its output (at most 10 lines, 2 KiB), control
-			      * characters replaced by '?'; heap, "" when it printed nothing */
-};
-
-/* Frees what a result holds (safe on a zeroed or released one). */
-void iom_hook_result_release(struct iom_hook_result *r);
 
 /*
  * Runs the hook template tmpl at point: expands it with vars (quoted), runs /bin/sh -c with the
- * values also in the environment (IOMATRIX_HOOK=<point> added), waits for it as o says. r is
- * the caller's storage (release it whatever the return). Returns 0 when it exited with status
+ * values also in the environment (IOMATRIX_<NAME>, dots as '_', and IOMATRIX_HOOK=<point>),
+ * waits for it as o says (iom_proc_run). r is the caller's storage (release it with
+ * iom_proc_result_release whatever the return; its outcome is IOM_PROC_NOT_STARTED when the
+ * template did not expand). Returns 0 when it exited with status
  * 0; otherwise -errno with a message in err that names the hook, what happened and the last
  * line of its output:
  *   -EIO        "hook before_run exited with status 3: <last line>" / "… was killed by SIGSEGV: …"
  *   -ETIMEDOUT  "hook before_run timed out after 1s and was killed: <last line>"
  *   -EINTR      "hook before_run was stopped: …"
  *   -EINVAL     "hook before_run: unknown variable '${foo}'"
- *   other       "cannot start hook before_run: …"
+ *   other       "cannot start hook before_run ('/bin/sh'): …"
  * ("(no output)" replaces ": <last line>" when it printed nothing.)
  */
 int iom_hook_run(enum iom_hook_point point, const char *tmpl, const struct iom_hook_vars *vars,
-		 const struct iom_hook_opts *o, struct iom_hook_result *r, char *err,
+		 const struct iom_hook_opts *o, struct iom_proc_result *r, char *err,
 		 size_t errlen);
 
-/*
- * Runs the program argv[0] (a path, or a name looked up in PATH) with argv, as iom_hook_run
- * runs a hook; what names it in messages ("mkfs.ext4 on '/dev/sdb'"). Same results and errors.
- */
-int iom_hook_exec(const char *what, const char *const argv[], const struct iom_hook_opts *o,
-		  struct iom_hook_result *r, char *err, size_t errlen);
-
-/* Hooks and built-ins of a study as `iomatrix plan` shows them. */
-struct iom_hook_desc {
-	const char *cmd[IOM_HOOK_COUNT]; /* templates; NULL when unset */
-	bool allowed;                    /* --allow-hooks was given */
-	bool drop_caches;                /* before each run */
-	bool fstrim;                     /* before each target's first run */
-	const char *precondition;        /* bytes as written ("2x", "64G"); NULL: none */
-};
-
-/* Whether d has anything to describe. */
-bool iom_hooks_any(const struct iom_hook_desc *d);
-
-/* Writes the "hooks:" section of the plan text (nothing when there is nothing). 0 or -errno. */
-int iom_hooks_describe(FILE *out, const struct iom_hook_desc *d);
-
-/* ---- built-ins ------------------------------------------------------------------------ */
-
-/*
- * sync, then writes "3" to /proc/sys/vm/drop_caches (page cache, dentries and inodes). 0;
- * IOM_HOOK_NOTE when not permitted (not root, or a read-only /proc in a container), with a
- * message saying so; -errno on another failure.
- */
-int iom_builtin_drop_caches(char *msg, size_t msglen);
-
-/*
- * Trims the free space of the filesystem mounted at mount_point (FITRIM, as fstrim(8) does);
- * *trimmed gets the bytes the filesystem reports (may be NULL). 0; IOM_HOOK_NOTE when the
- * filesystem or its device does not support it or it is not permitted; -errno otherwise.
- */
-int iom_builtin_fstrim(const char *mount_point, uint64_t *trimmed, char *msg, size_t msglen);
-
-/*
- * Discards [offset, offset + length) of a block device (BLKDISCARD; length 0: to its end) —
- * the raw-device counterpart of fstrim, destroying the data there: the caller has seen
- * destructive = true and the device safety checks. 0; IOM_HOOK_NOTE when the device does not
- * support discard; -errno otherwise.
- */
-int iom_builtin_discard(const char *device, uint64_t offset, uint64_t length, char *msg,
-			size_t msglen);
+/* ---- the amount of a precondition (a value of the matrix's hooks section) -------------- */
 
 /*
  * Parses the amount of a precondition: a multiple of the region ("2x", "1.5x", at most 100x) or
@@ -227,27 +151,5 @@ int iom_builtin_discard(const char *device, uint64_t offset, uint64_t length, ch
  */
 int iom_precondition_bytes(const char *text, uint64_t region, uint64_t *bytes, char *err,
 			   size_t errlen);
-
-struct iom_precondition {
-	uint64_t region;        /* the region [0, region) of the target */
-	uint64_t bytes;         /* bytes to write, wrapping to 0 at the region's end */
-	uint32_t block_size;    /* bytes per write (a multiple of 4096); 0: 1 MiB */
-	uint64_t seed;          /* of the (incompressible) data */
-	/* Called at most every 250 ms, and once at the end with done == total; may be NULL. */
-	void (*progress)(void *arg, uint64_t done, uint64_t total);
-	void *arg;
-	volatile sig_atomic_t *stop; /* when it becomes set, the fill stops (-EINTR) */
-};
-
-/*
- * Fills the target at path (an existing file or block device; nothing is created, extended or
- * truncated) with exactly pc->bytes of sequential writes from offset 0, wrapping at the region's
- * end, in large aligned pwrites with O_DIRECT where the target takes it, then fdatasync. The
- * data is random, and every 4 KiB differs, so neither compression nor deduplication shortens
- * it. *written (may be NULL) gets the bytes written, also on failure. Not measured. 0; -EINTR
- * when stopped; -errno with a message naming the path and offset.
- */
-int iom_builtin_precondition(const char *path, const struct iom_precondition *pc,
-			     uint64_t *written, char *err, size_t errlen);
 
 #endif

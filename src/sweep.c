@@ -37,17 +37,16 @@
 #include <unistd.h>
 
 #include "engine.h"
-#include "fsprep.h"
 #include "hooks.h"
 #include "journal.h"
 #include "report.h"
 #include "result.h"
 #include "run.h"
+#include "stage.h"
 #include "target.h"
 #include "trace.h"
 #include "units.h"
 #include "util.h"
-#include "verify.h"
 
 char *iom_sweep_default_dir(const struct iom_matrix *m)
 {
@@ -143,15 +142,6 @@ static int check_cpus(const struct iom_matrix *m, char *err, size_t errlen)
 	return 0;
 }
 
-/* Whether any cell of target t writes. */
-static bool target_writes(const struct iom_plan *p, size_t t)
-{
-	for (size_t i = 0; i < p->ncells; i++)
-		if ((size_t)p->cells[i].v[IOM_DIM_TARGET] == t && p->cells[i].v[IOM_DIM_READ_PCT] < 100)
-			return true;
-	return false;
-}
-
 struct sweep {
 	const struct iom_plan *p;
 	const struct iom_matrix *m;
@@ -162,9 +152,7 @@ struct sweep {
 	struct iom_journal j;
 	struct iom_journal_state st;
 	bool plan_changed;              /* resume: matrix.cfg gives another plan (refused) */
-	struct iom_target_info *info;   /* per target; info[i].t == NULL when preparing failed */
-	char **target_error;            /* why target i could not be prepared, or why it may no
-					 * longer be used (it changed under the sweep) */
+	struct iom_stage stage;         /* the targets: their infos, visits and built-ins */
 	uint64_t start_wall_ns;         /* of the study (the first invocation's on resume) */
 	uint64_t invocation_ns;         /* monotonic start of this invocation */
 
@@ -180,17 +168,6 @@ struct sweep {
 	/* hooks */
 	bool shell_hooks;
 	unsigned invocation;            /* 0 for `run`, k for the k-th resume (log names) */
-	long cur_target;                /* target of the current visit, -1 before the first */
-	char *visit_error;              /* before_target failed: the visit's runs fail */
-	bool *preconditioned;           /* per target */
-	struct iom_verify **verify;     /* per target, made by its first verified run */
-	bool drop_noted, fstrim_noted;
-
-	/* filesystems (targets with fs_type): made at the visit's start, unmounted at its end */
-	char **mount_dir;               /* per target: its filesystem's mount point, or NULL */
-	struct iom_target *fs_file;     /* per target: the scratch file on it (info[t].t) */
-	char **own_uuids;               /* NULL-terminated: filesystems this study made */
-	size_t nown;
 };
 
 /* ---- messages ---------------------------------------------------------------------------- */
@@ -386,7 +363,7 @@ static dev_t whole_disk(dev_t d)
  * then land on the device while it is measured. */
 static void warn_shared_device(struct sweep *s, size_t i)
 {
-	const struct iom_target_info *info = &s->info[i];
+	const struct iom_target_info *info = &s->stage.info[i];
 	struct stat rs, ts;
 	bool does_io = false;
 	dev_t disk;
@@ -416,57 +393,20 @@ static void prepare_targets(struct sweep *s)
 	const struct iom_matrix *m = s->m;
 	char err[IOM_ERRLEN];
 
-	s->info = xcalloc(m->ntargets, sizeof(*s->info));
-	s->target_error = xcalloc(m->ntargets, sizeof(*s->target_error));
-	s->preconditioned = xcalloc(m->ntargets, sizeof(*s->preconditioned));
-	s->mount_dir = xcalloc(m->ntargets, sizeof(*s->mount_dir));
-	s->fs_file = xcalloc(m->ntargets, sizeof(*s->fs_file));
 	for (size_t i = 0; i < m->ntargets; i++) {
-		int ret;
-
 		if (m->targets[i].fs_type)
 			continue; /* prepared once its filesystem is made, at its visit */
 		if (s->o->stop && *s->o->stop)
 			break; /* stopped (during a fill): no run follows, resume prepares the rest */
 		say(s, false, "preparing target '%s' (%s)\n", m->targets[i].label,
 		    m->targets[i].path);
-		ret = iom_target_prepare_stoppable(&m->targets[i], target_writes(s->p, i),
-						   s->o->stop, &s->info[i], err, sizeof(err));
-		if (ret < 0) {
+		if (iom_stage_prepare_target(&s->stage, i, err, sizeof(err)) < 0) {
 			erase_status(s);
 			fprintf(stderr, "iomatrix: target '%s': %s\n", m->targets[i].label, err);
-			s->target_error[i] = xstrdup(err);
-			iom_target_info_release(&s->info[i]);
-			memset(&s->info[i], 0, sizeof(s->info[i]));
 		} else {
 			warn_shared_device(s, i);
 		}
 	}
-}
-
-static void release_targets(struct sweep *s)
-{
-	if (!s->info)
-		return;
-	for (size_t i = 0; i < s->m->ntargets; i++) {
-		if (s->info[i].t)
-			iom_target_info_release(&s->info[i]);
-		free(s->target_error[i]);
-		free(s->mount_dir[i]);
-		free(s->fs_file[i].path);
-	}
-	free(s->mount_dir);
-	free(s->fs_file);
-	for (size_t i = 0; i < s->nown; i++)
-		free(s->own_uuids[i]);
-	free(s->own_uuids);
-	free(s->info);
-	free(s->target_error);
-	free(s->preconditioned);
-	if (s->verify)
-		for (size_t i = 0; i < s->m->ntargets; i++)
-			iom_verify_free(s->verify[i]);
-	free(s->verify);
 }
 
 static int write_study(struct sweep *s, uint64_t end_wall_ns, char *err, size_t errlen)
@@ -475,7 +415,7 @@ static int write_study(struct sweep *s, uint64_t end_wall_ns, char *err, size_t 
 		.plan = s->p,
 		.ov = s->o->ov,
 		.nov = s->o->nov,
-		.targets = s->info,
+		.targets = s->stage.info,
 		.ntargets = s->m->ntargets,
 		.start_wall_ns = s->start_wall_ns,
 		.end_wall_ns = end_wall_ns,
@@ -517,36 +457,12 @@ static uint64_t run_timeout_ns(const struct iom_timing *tm)
 
 /* ---- hooks ------------------------------------------------------------------------------- */
 
-static const char *hook_cmd(const struct iom_hooks *h, enum iom_hook_point pt)
-{
-	switch (pt) {
-	case IOM_HOOK_BEFORE_STUDY: return h->before_study;
-	case IOM_HOOK_BEFORE_TARGET: return h->before_target;
-	case IOM_HOOK_BEFORE_RUN: return h->before_run;
-	case IOM_HOOK_AFTER_RUN: return h->after_run;
-	case IOM_HOOK_AFTER_TARGET: return h->after_target;
-	case IOM_HOOK_AFTER_STUDY: return h->after_study;
-	default: return NULL;
-	}
-}
-
 bool iom_sweep_has_shell_hooks(const struct iom_matrix *m)
 {
 	for (int pt = 0; pt < IOM_HOOK_COUNT; pt++)
-		if (hook_cmd(&m->hooks, (enum iom_hook_point)pt))
+		if (iom_stage_hook_cmd(m, (enum iom_hook_point)pt))
 			return true;
 	return false;
-}
-
-void iom_sweep_hook_desc(const struct iom_matrix *m, bool allowed, struct iom_hook_desc *d)
-{
-	memset(d, 0, sizeof(*d));
-	for (int pt = 0; pt < IOM_HOOK_COUNT; pt++)
-		d->cmd[pt] = hook_cmd(&m->hooks, (enum iom_hook_point)pt);
-	d->allowed = allowed;
-	d->drop_caches = m->hooks.drop_caches;
-	d->fstrim = m->hooks.fstrim;
-	d->precondition = m->hooks.precondition;
 }
 
 /* The variables known at the study level, plus target t's (t < 0: none), plus run's. */
@@ -557,7 +473,7 @@ static void hook_vars(struct sweep *s, long t, const struct iom_run *run, struct
 	iom_hook_vars_set(v, "study.name", s->m->name ? s->m->name : "");
 	if (t >= 0) {
 		const struct iom_target *tg = &s->m->targets[t];
-		const struct iom_target_info *in = &s->info[t];
+		const struct iom_target_info *in = &s->stage.info[t];
 
 		iom_hook_vars_set(v, "target.label", tg->label);
 		iom_hook_vars_set(v, "target.path", in->path ? in->path : tg->path);
@@ -604,8 +520,8 @@ static char *hook_log(struct sweep *s, const char *what, enum iom_hook_point pt)
 static int run_hook(struct sweep *s, enum iom_hook_point pt, const char *what, long t,
 		    const struct iom_run *run, uint64_t timeout_ns, char *err, size_t errlen)
 {
-	const char *cmd = hook_cmd(&s->m->hooks, pt);
-	struct iom_hook_result hr = { 0 };
+	const char *cmd = iom_stage_hook_cmd(s->m, pt);
+	struct iom_proc_result hr = { 0 };
 	struct iom_hook_vars v;
 	struct iom_hook_opts ho = { .timeout_ns = timeout_ns, .stop = s->o->stop };
 	char *log, msg[IOM_ERRLEN];
@@ -627,362 +543,111 @@ static int run_hook(struct sweep *s, enum iom_hook_point pt, const char *what, l
 			 ret < 0 ? err : "ok");
 		iom_journal_append(&s->j, IOM_J_NOTE, run ? run->index : 0, note);
 	}
-	iom_hook_result_release(&hr);
+	iom_proc_result_release(&hr);
 	iom_hook_vars_release(&v);
 	free(log);
 	return ret;
 }
 
-/* ---- filesystems ------------------------------------------------------------------------- */
+/* ---- the stage --------------------------------------------------------------------------- */
 
-static void own_uuid_add(struct sweep *s, const char *uuid)
+/* What the stage tells: lines and warnings as the sweep prints them, notes and mkfs events to
+ * the journal, the precondition's progress on the status line. */
+static int stage_report(void *arg, const struct iom_stage_event *e)
 {
-	s->own_uuids = xrealloc(s->own_uuids, (s->nown + 2) * sizeof(*s->own_uuids));
-	s->own_uuids[s->nown++] = xstrdup(uuid);
-	s->own_uuids[s->nown] = NULL;
-}
-
-/* The UUIDs of the filesystems the journal says this study made. */
-static void own_uuids_from_journal(struct sweep *s)
-{
-	for (size_t i = 0; i < s->st.nmkfs; i++) {
-		struct iom_fs_made made;
-		char *dev = NULL;
-
-		if (iom_fs_made_parse(s->st.mkfs[i], &dev, &made) == 0 && made.uuid[0])
-			own_uuid_add(s, made.uuid);
-		free(dev);
-	}
-}
-
-/* Unmounts target t's filesystem, if mounted. */
-static void unmount_fs(struct sweep *s, size_t t)
-{
-	char msg[IOM_ERRLEN];
+	struct sweep *s = arg;
+	const char *label = s->m->targets[e->target].label;
+	char d[32], t[32];
 	int ret;
 
-	if (!s->mount_dir || !s->mount_dir[t])
-		return;
-	if (s->info[t].t) {
-		iom_target_info_release(&s->info[t]);
-		memset(&s->info[t], 0, sizeof(s->info[t]));
+	switch (e->kind) {
+	case IOM_STAGE_SAY:
+		say(s, false, "%s", e->text);
+		break;
+	case IOM_STAGE_WARN:
+		warn(s, "%s", e->text);
+		break;
+	case IOM_STAGE_NOTE:
+		iom_journal_append(&s->j, IOM_J_NOTE, e->run, e->text);
+		break;
+	case IOM_STAGE_FAILED:
+	case IOM_STAGE_CHANGED:
+		erase_status(s);
+		fprintf(stderr, "iomatrix: target '%s': %s%s\n", label, e->text,
+			e->kind == IOM_STAGE_CHANGED ? "; its remaining runs fail" : "");
+		iom_journal_append(&s->j, IOM_J_NOTE, 0, e->text);
+		break;
+	case IOM_STAGE_MKFS:
+		ret = iom_journal_append(&s->j, IOM_J_MKFS, 0, e->text);
+		if (ret < 0)
+			return iom_err(e->err, e->errlen, -ret, "cannot write the journal in '%s': %s",
+				       s->o->dir, strerror(-ret));
+		break;
+	case IOM_STAGE_PROGRESS:
+		if (!s->tty || s->o->quiet)
+			break;
+		iom_size_format(e->done, d, sizeof(d));
+		iom_size_format(e->total, t, sizeof(t));
+		erase_status(s);
+		fprintf(s->out, "preconditioning: %s of %s", d, t);
+		fflush(s->out);
+		s->status_shown = true;
+		break;
+	case IOM_STAGE_PROGRESS_END:
+		erase_status(s);
+		break;
 	}
-	ret = iom_fs_unmount(s->mount_dir[t], 0, msg, sizeof(msg));
-	if (ret != 0)
-		warn(s, "%s", msg);
-	free(s->mount_dir[t]);
-	s->mount_dir[t] = NULL;
+	return 0;
 }
 
-/*
- * Makes target t's filesystem on its device (journalled first, so that only filesystems this
- * study made may be replaced, even after a crash during the mkfs), mounts it, and prepares the
- * scratch file on it (raw: the device itself). 0, or -errno with the reason.
- */
-static int make_fs(struct sweep *s, size_t t, char *err, size_t errlen)
-{
-	const struct iom_target *tg = &s->m->targets[t];
-	struct iom_fs_made plan, made;
-	struct iom_fs_opts fo = { .mkfs_options = tg->mkfs_options, .stop = s->o->stop };
-	char uuid[IOM_FS_UUID_LEN + 1], msg[IOM_ERRLEN], *detail, *log;
-	bool raw = strcmp(tg->fs_type, "raw") == 0;
-	int ret;
-
-	memset(&plan, 0, sizeof(plan));
-	if (s->info[t].t) {
-		iom_target_info_release(&s->info[t]);
-		memset(&s->info[t], 0, sizeof(s->info[t]));
-	}
-	/* mounts a killed iomatrix left of our own filesystems */
-	for (size_t i = 0; i < s->nown; i++)
-		if (iom_fs_unmount_stale(tg->path, s->own_uuids[i], msg, sizeof(msg)) < 0)
-			warn(s, "%s", msg);
-	if ((ret = iom_fs_new_uuid(uuid)) < 0)
-		return iom_err(err, errlen, -ret, "cannot make a UUID: %s", strerror(-ret));
-	snprintf(plan.fstype, sizeof(plan.fstype), "%s", tg->fs_type);
-	if (!raw) {
-		snprintf(plan.uuid, sizeof(plan.uuid), "%s", uuid);
-		snprintf(plan.label, sizeof(plan.label), IOM_FS_LABEL_PREFIX "%.8s", uuid);
-	}
-	detail = iom_fs_made_format(tg->path, &plan);
-	ret = iom_journal_append(&s->j, IOM_J_MKFS, 0, detail);
-	free(detail);
-	if (ret < 0)
-		return iom_err(err, errlen, -ret, "cannot write the journal in '%s': %s", s->o->dir,
-			       strerror(-ret));
-	if (!raw)
-		own_uuid_add(s, uuid);
-	log = xasprintf("%s/hooks/%s.mkfs.log", s->o->dir, tg->label);
-	fo.log_path = log;
-	fo.own_uuids = (const char *const *)s->own_uuids;
-	fo.uuid = uuid;
-	say(s, false, "making %s on '%s' for target '%s'\n", tg->fs_type, tg->path, tg->label);
-	ret = iom_fs_make(tg->path, tg->fs_type, &fo, &made, err, errlen);
-	free(log);
-	if (ret < 0)
-		return ret;
-	if (raw)
-		return iom_target_prepare_stoppable(tg, target_writes(s->p, t), s->o->stop,
-						    &s->info[t], err, errlen);
-	ret = iom_fs_mount(tg->path, tg->fs_type, tg->mount_options, &s->mount_dir[t], err, errlen);
-	if (ret < 0)
-		return ret;
-	free(s->fs_file[t].path);
-	s->fs_file[t] = *tg;
-	s->fs_file[t].path = xasprintf("%s/iomatrix.scratch", s->mount_dir[t]);
-	s->fs_file[t].destructive = false;
-	s->fs_file[t].overwrite = false;
-	s->fs_file[t].fs_type = NULL;
-	ret = iom_target_prepare_stoppable(&s->fs_file[t], target_writes(s->p, t), s->o->stop,
-					   &s->info[t], err, errlen);
-	if (ret < 0) {
-		memset(&s->info[t], 0, sizeof(s->info[t]));
-		unmount_fs(s, t);
-	}
-	return ret;
-}
-
-/* Target t is no longer what was prepared (iom_target_open said -ESTALE): its remaining runs
- * fail with reason, the other targets go on. */
-static void target_changed(struct sweep *s, size_t t, const char *reason)
-{
-	free(s->target_error[t]);
-	s->target_error[t] = xstrdup(reason);
-	erase_status(s);
-	fprintf(stderr, "iomatrix: target '%s': %s; its remaining runs fail\n",
-		s->m->targets[t].label, reason);
-	iom_journal_append(&s->j, IOM_J_NOTE, 0, reason);
-}
-
-/* Re-checks target t (as its runs open it) before a built-in writes to it by its path. 0, or
- * -errno with the reason in err (-ESTALE: the target is now unusable). */
-static int recheck_target(struct sweep *s, size_t t, char *err, size_t errlen)
-{
-	int fd = iom_target_open(&s->info[t], false, target_writes(s->p, t), err, errlen);
-
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	if (fd == -ESTALE)
-		target_changed(s, t, err);
-	return fd;
-}
-
-/* The start of a visit to target t: fstrim (or discard), then before_target. */
+/* The start of a visit to target t: the stage's part (mkfs, mount, fstrim), then
+ * before_target. */
 static void begin_visit(struct sweep *s, long t)
 {
-	const struct iom_target_info *in = &s->info[t];
-	const char *label = s->m->targets[t].label;
-	char err[IOM_ERRLEN], msg[IOM_ERRLEN];
-	int ret;
+	char err[IOM_ERRLEN];
 
-	s->cur_target = t;
-	free(s->visit_error);
-	s->visit_error = NULL;
-	if (s->m->targets[t].fs_type) {
-		if (make_fs(s, (size_t)t, err, sizeof(err)) < 0) {
-			free(s->target_error[t]);
-			s->target_error[t] = xstrdup(err);
-			erase_status(s);
-			fprintf(stderr, "iomatrix: target '%s': %s\n", label, err);
-			iom_journal_append(&s->j, IOM_J_NOTE, 0, err);
-			return;
-		}
-		free(s->target_error[t]);
-		s->target_error[t] = NULL;
-	}
-	if (!in->t || s->target_error[t])
+	if (iom_stage_begin_visit(&s->stage, (size_t)t) < 0)
 		return;
-	if (s->m->hooks.fstrim && in->is_block && in->t->destructive &&
-	    recheck_target(s, (size_t)t, err, sizeof(err)) < 0) {
-		if (!s->target_error[t])
-			s->visit_error = xstrdup(err);
-		return;
-	}
-	if (s->m->hooks.fstrim) {
-		uint64_t trimmed = 0;
-
-		if (in->is_block && in->t->destructive)
-			ret = iom_builtin_discard(in->path, 0, in->region, msg, sizeof(msg));
-		else if (!in->is_block && in->facts.mount_point)
-			ret = iom_builtin_fstrim(in->facts.mount_point, &trimmed, msg, sizeof(msg));
-		else {
-			snprintf(msg, sizeof(msg), "nothing to trim (a device without destructive = "
-				 "true, or no mount point known)");
-			ret = IOM_HOOK_NOTE;
-		}
-		if (ret < 0)
-			warn(s, "fstrim of target '%s' failed: %s", label, msg);
-		else if (ret == IOM_HOOK_NOTE && !s->fstrim_noted) {
-			warn(s, "fstrim of target '%s' skipped: %s", label, msg);
-			s->fstrim_noted = true;
-		} else if (ret == 0) {
-			char note[128];
-
-			snprintf(note, sizeof(note), "fstrim target '%s' done", label);
-			iom_journal_append(&s->j, IOM_J_NOTE, 0, note);
-		}
-	}
-	if (run_hook(s, IOM_HOOK_BEFORE_TARGET, label, t, NULL, 3600ull * 1000000000u, err,
-		     sizeof(err)) < 0)
-		s->visit_error = xstrdup(err);
+	if (run_hook(s, IOM_HOOK_BEFORE_TARGET, s->m->targets[t].label, t, NULL,
+		     3600ull * 1000000000u, err, sizeof(err)) < 0)
+		iom_stage_fail_visit(&s->stage, err);
 }
 
 static void end_visit(struct sweep *s)
 {
 	char err[IOM_ERRLEN];
-	long t = s->cur_target;
+	long t = s->stage.cur;
 
 	if (t < 0)
 		return;
-	s->cur_target = -1;
-	if (s->info[t].t && run_hook(s, IOM_HOOK_AFTER_TARGET, s->m->targets[t].label, t, NULL,
-				     3600ull * 1000000000u, err, sizeof(err)) < 0 &&
+	if (s->stage.info[t].t && run_hook(s, IOM_HOOK_AFTER_TARGET, s->m->targets[t].label, t,
+					   NULL, 3600ull * 1000000000u, err, sizeof(err)) < 0 &&
 	    !(s->o->stop && *s->o->stop))
 		warn(s, "%s", err);
-	unmount_fs(s, (size_t)t);
+	iom_stage_end_visit(&s->stage);
 }
 
-static void precondition_progress(void *arg, uint64_t done, uint64_t total)
-{
-	struct sweep *s = arg;
-	char d[32], t[32];
-
-	if (!s->tty || s->o->quiet)
-		return;
-	iom_size_format(done, d, sizeof(d));
-	iom_size_format(total, t, sizeof(t));
-	erase_status(s);
-	fprintf(s->out, "preconditioning: %s of %s", d, t);
-	fflush(s->out);
-	s->status_shown = true;
-}
-
-/* Whether a write run of target t finished before (journal): its precondition was done. */
-static bool target_written_before(const struct sweep *s, size_t t)
+/* Tells the stage which targets a write run finished on before (journal): their precondition
+ * was done. */
+static void mark_written_before(struct sweep *s)
 {
 	for (size_t i = 0; i < s->p->nruns; i++) {
 		const struct iom_run *run = &s->p->runs[i];
 		const struct iom_cell *c = &s->p->cells[run->cell];
 
-		if ((size_t)c->v[IOM_DIM_TARGET] == t && c->v[IOM_DIM_READ_PCT] < 100 &&
-		    s->st.run[run->index] != IOM_RS_PENDING)
-			return true;
+		if (c->v[IOM_DIM_READ_PCT] < 100 && s->st.run[run->index] != IOM_RS_PENDING)
+			iom_stage_set_written(&s->stage, (size_t)c->v[IOM_DIM_TARGET]);
 	}
-	return false;
-}
-
-/* The built-ins ahead of a run. 0, or -errno with the reason (the run fails;
- * -EINTR: interrupted). */
-static int builtins_before_run(struct sweep *s, const struct iom_run *run, char *err, size_t errlen)
-{
-	const struct iom_cell *c = &s->p->cells[run->cell];
-	size_t t = (size_t)c->v[IOM_DIM_TARGET];
-	const struct iom_target_info *in = &s->info[t];
-	char msg[IOM_ERRLEN];
-	int ret;
-
-	if (s->visit_error)
-		return iom_err(err, errlen, EIO, "%s", s->visit_error);
-	if (s->m->hooks.precondition && c->v[IOM_DIM_READ_PCT] < 100 && !s->preconditioned[t]) {
-		struct iom_precondition pc = { .region = in->region, .seed = s->m->seed,
-					       .progress = precondition_progress, .arg = s,
-					       .stop = s->o->stop };
-		uint64_t written = 0;
-		char bytes[32], note[128];
-
-		s->preconditioned[t] = true;
-		if (!target_written_before(s, t)) {
-			ret = iom_precondition_bytes(s->m->hooks.precondition, in->region, &pc.bytes,
-						     msg, sizeof(msg));
-			if (ret == 0) {
-				iom_size_format(pc.bytes, bytes, sizeof(bytes));
-				say(s, false, "preconditioning target '%s': %s of sequential "
-				    "writes\n", s->m->targets[t].label, bytes);
-				ret = iom_builtin_precondition(in->path, &pc, &written, msg,
-							       sizeof(msg));
-			}
-			erase_status(s);
-			if (ret < 0)
-				return iom_err(err, errlen, -ret, "precondition of target '%s': %s",
-					       s->m->targets[t].label, msg);
-			snprintf(note, sizeof(note), "precondition target '%s' done: %" PRIu64
-				 " bytes", s->m->targets[t].label, written);
-			iom_journal_append(&s->j, IOM_J_NOTE, run->index, note);
-		}
-	}
-	if (s->m->hooks.drop_caches) {
-		ret = iom_builtin_drop_caches(msg, sizeof(msg));
-		if (ret < 0)
-			return iom_err(err, errlen, -ret, "drop_caches: %s", msg);
-		if (ret == IOM_HOOK_NOTE && !s->drop_noted) {
-			warn(s, "drop_caches skipped: %s", msg);
-			s->drop_noted = true;
-		}
-	}
-	return 0;
 }
 
 /* ---- runs -------------------------------------------------------------------------------- */
 
 /* Executes one run of the plan into r. Never fails the sweep: a failure is r's status. */
-/*
- * Data verification (verify.h): a verified run gets its target's verifier as its hooks (*v set);
- * an engine that moves no data (null) is not verified. A non-verified run that writes, or any
- * shell hook (which may write), makes the verifier forget which sectors it knows are written.
- */
-static int verify_begin(struct sweep *s, const struct iom_cell *c, const struct iom_run *run,
-			struct iom_run_spec *spec, struct iom_worker_hooks *hooks,
-			struct iom_verify **v, char *err, size_t errlen)
-{
-	size_t t = (size_t)c->v[IOM_DIM_TARGET];
-	bool on = c->v[IOM_DIM_VERIFY] &&
-		  iom_engine_has((enum iom_engine_kind)c->v[IOM_DIM_ENGINE], IOM_ENGINE_CAP_DATA);
-
-	*v = NULL;
-	if (!s->verify)
-		s->verify = xcalloc(s->m->ntargets, sizeof(*s->verify));
-	if (!on) {
-		if (c->v[IOM_DIM_READ_PCT] < 100)
-			iom_verify_forget(s->verify[t]);
-		return 0;
-	}
-	if (!s->verify[t])
-		s->verify[t] = iom_verify_new(spec->region);
-	if (s->shell_hooks)
-		iom_verify_forget(s->verify[t]);
-	if (iom_verify_begin(s->verify[t], run->index, run->seed, spec->threads, spec->block_size,
-			     hooks, err, errlen) < 0)
-		return -EINVAL;
-	spec->hooks = hooks;
-	*v = s->verify[t];
-	return 0;
-}
-
-/* Puts the verification of a finished run into r; mismatches fail it. */
-static void verify_end(struct iom_verify *v, struct iom_run_result *r)
-{
-	uint64_t bad = iom_verify_end(v, r->status == IOM_RUN_OK, &r->verify);
-	const struct iom_verify_mismatch *f = r->verify.nfirst ? &r->verify.first[0] : NULL;
-
-	if (!bad || !f)
-		return;
-	free(r->error);
-	r->error = xasprintf("data verification failed: %" PRIu64 " mismatched sector%s (of %" PRIu64
-			     " read); first at offset %" PRIu64 ": expected %s, found %s",
-			     bad, bad == 1 ? "" : "s",
-			     r->verify.sectors_checked + r->verify.sectors_unwritten, f->offset,
-			     f->expected, f->found);
-	if (r->status != IOM_RUN_INTERRUPTED)
-		r->status = IOM_RUN_FAILED;
-}
-
 static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_run_result *r)
 {
 	const struct iom_cell *c = &s->p->cells[run->cell];
 	size_t t = (size_t)c->v[IOM_DIM_TARGET];
-	const struct iom_target_info *info = &s->info[t];
+	const struct iom_target_info *info = &s->stage.info[t];
 	bool writes = c->v[IOM_DIM_READ_PCT] < 100;
 	bool direct = c->v[IOM_DIM_DIRECT] != 0;
 	struct iom_run_spec spec = { 0 };
@@ -990,26 +655,14 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	char *trace_path = NULL;
 	uint64_t timeout = run_timeout_ns(&s->m->timing);
 	struct iom_worker_hooks hooks = { 0 };
-	struct iom_verify *v = NULL;
 	int fd, ret;
 
 	memset(r, 0, sizeof(*r));
 	r->index = run->index;
 	r->repetition = run->repetition;
 	r->seed = run->seed;
-	if (!info->t || s->target_error[t]) {
-		r->status = IOM_RUN_FAILED;
-		r->error = xasprintf("target '%s' is not usable: %s", s->m->targets[t].label,
-				     s->target_error[t]);
-		return;
-	}
 	snprintf(what, sizeof(what), "%05u", run->index);
-	/* the precondition writes the target by its path: the target must still be itself */
-	ret = writes && s->m->hooks.precondition && !s->preconditioned[t]
-		      ? recheck_target(s, t, err, sizeof(err))
-		      : 0;
-	if (ret == 0)
-		ret = builtins_before_run(s, run, err, sizeof(err));
+	ret = iom_stage_before_run(&s->stage, run, err, sizeof(err));
 	if (ret == 0)
 		ret = run_hook(s, IOM_HOOK_BEFORE_RUN, what, (long)t, run, timeout, err,
 			       sizeof(err));
@@ -1025,7 +678,7 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 		r->status = IOM_RUN_FAILED;
 		r->error = xstrdup(err);
 		if (fd == -ESTALE)
-			target_changed(s, t, err);
+			iom_stage_target_changed(&s->stage, t, err);
 		return;
 	}
 	spec.fd = fd;
@@ -1053,7 +706,7 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 		spec.trace_path = trace_path;
 		spec.cell_text = cell_text;
 	}
-	if (verify_begin(s, c, run, &spec, &hooks, &v, err, sizeof(err)) < 0) {
+	if (iom_stage_start_run(&s->stage, run, &spec, &hooks, err, sizeof(err)) < 0) {
 		r->status = IOM_RUN_FAILED;
 		r->error = xstrdup(err);
 		free(trace_path);
@@ -1067,8 +720,7 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 		iom_run_execute(&spec, r, err, sizeof(err));
 		ticker_stop(&k);
 	}
-	if (v)
-		verify_end(v, r);
+	iom_stage_after_run(&s->stage, r);
 	free(trace_path);
 	close(fd);
 	if (r->status == IOM_RUN_OK) {
@@ -1503,7 +1155,7 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		      struct iom_sweep_outcome *out, char *err, size_t errlen)
 {
 	struct sweep s = { .p = p, .m = p->m, .o = o, .out = o->out ? o->out : stdout,
-			   .j = { .fd = -1, .lock_fd = -1 }, .cur_target = -1 };
+			   .j = { .fd = -1, .lock_fd = -1 } };
 	bool size_bound, complete;
 	int ret;
 
@@ -1531,8 +1183,10 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		out->skipped = p->nruns;
 		goto done;
 	}
+	iom_stage_init(&s.stage, p, o->dir, o->stop, s.shell_hooks, stage_report, &s);
 	prepare_targets(&s);
-	own_uuids_from_journal(&s);
+	iom_stage_own_from_journal(&s.stage, s.st.mkfs, s.st.nmkfs);
+	mark_written_before(&s);
 	ret = write_study(&s, 0, err, errlen);
 	if (ret == -ENOSPC)
 		ret = disk_full(&s, "study.json", err, errlen);
@@ -1562,7 +1216,7 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 			out->skipped++;
 			continue;
 		}
-		if (t != s.cur_target) {
+		if (t != s.stage.cur) {
 			end_visit(&s);
 			begin_visit(&s, t);
 		}
@@ -1637,11 +1291,8 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 done:
 	if (ret == -ENOSPC)
 		out->disk_full = true;
-	for (size_t t = 0; s.mount_dir && t < s.m->ntargets; t++)
-		unmount_fs(&s, t);
+	iom_stage_release(&s.stage);
 	erase_status(&s);
-	free(s.visit_error);
-	release_targets(&s);
 	iom_journal_state_release(&s.st);
 	iom_journal_close(&s.j);
 	return ret;

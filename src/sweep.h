@@ -25,15 +25,11 @@
  * every invocation (a resume after a reboot needs its setup again); a target visit is a stretch
  * of consecutive runs on one target. A failing before_study stops the sweep; a failing
  * before_target fails that visit's runs; a failing before_run or after_run fails its run; a
- * failing after_target or after_study is a warning. The built-ins: drop_caches before each
- * run, fstrim (file targets; BLKDISCARD of the region for destructive devices) at each target
- * visit's start, precondition before a target's first write run (skipped on resume when a
- * write run of that target already finished).
- *
- * Filesystems (a target with fs_type, matrix.h): at the start of its visit the sweep journals
- * a mkfs event, makes the filesystem (fsprep.h; only over one this study made), mounts it and
- * prepares a scratch file on it; at the visit's end it unmounts it. On resume the journal's
- * mkfs events say which filesystems are our own, and stale mounts of them are undone.
+ * failing after_target or after_study is a warning. The built-ins (drop_caches, fstrim or
+ * discard, precondition — skipped on resume when a write run of that target already finished)
+ * and the filesystems of a target's visit are stage.h's; the sweep prints what the stage
+ * reports, and journals its notes and, before each mkfs, a mkfs event. On resume the
+ * journal's mkfs events say which filesystems are our own, and stale mounts of them are undone.
  *
  * Progress: one line per finished run (UTC time, index, cell, IOPS, MB/s, p99), to out and
  * to the log; on a terminal also a status line (run i/N, cell, the run's IOPS so far — the last
@@ -87,10 +83,6 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 
 /* Whether m has shell hooks (which need allow_hooks; the built-ins do not). */
 bool iom_sweep_has_shell_hooks(const struct iom_matrix *m);
-
-/* Fills d (the caller's; pointers borrowed from m) for iom_hooks_describe (`iomatrix plan`). */
-struct iom_hook_desc;
-void iom_sweep_hook_desc(const struct iom_matrix *m, bool allowed, struct iom_hook_desc *d);
 
 /* "results/<name>-<UTC timestamp>" for a new study; the caller frees it. */
 char *iom_sweep_default_dir(const struct iom_matrix *m);

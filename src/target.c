@@ -50,6 +50,7 @@
 #define FILL_ALIGN 4096u
 #define FILL_SYNC_EVERY (256ull << 20) /* buffered fill: sync and drop cache this often */
 #define FILL_MARK_EVERY (1ull << 30)   /* advance the mark this often */
+#define FILL_PROGRESS_NS 250000000ull  /* progress callback at most this often */
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 
@@ -1117,6 +1118,121 @@ static int fill_error(const char *path, int code, uint64_t off, uint64_t to, cha
 		       path, (unsigned long long)off, strerror(code));
 }
 
+int iom_target_fill(int fd, const struct iom_target_fill *f, struct iom_target_fill_end *end)
+{
+	uint32_t chunk = f->chunk ? f->chunk : FILL_CHUNK;
+	uint64_t off = f->from & ~(uint64_t)(FILL_ALIGN - 1), synced = 0, marked = 0;
+	uint64_t last = iom_now_ns();
+	int fl = fcntl(fd, F_GETFL), r = 0;
+	bool direct = false;
+	struct iom_rng rng;
+	char *buf = NULL;
+
+	memset(end, 0, sizeof(*end));
+	end->off = off;
+	if (chunk % FILL_ALIGN) {
+		end->failed = IOM_FILL_WRITE;
+		return -EINVAL;
+	}
+	if (posix_memalign((void **)&buf, FILL_ALIGN, chunk) != 0) {
+		end->failed = IOM_FILL_NOMEM;
+		return -ENOMEM;
+	}
+	/* O_DIRECT on the caller's descriptor for the fill (the same open file, so the same
+	 * identity-checked target), off again where refused, and at the end */
+	if (f->direct && fl >= 0)
+		direct = (fl & O_DIRECT) || fcntl(fd, F_SETFL, fl | O_DIRECT) == 0;
+	iom_rng_seed(&rng, f->seed);
+	while (end->done < f->bytes) {
+		uint64_t left = f->region ? f->region - off : f->bytes - end->done;
+		size_t n = (size_t)IOM_MIN((uint64_t)chunk, IOM_MIN(left, f->bytes - end->done));
+		size_t put = 0;
+
+		if (f->stop && *f->stop) {
+			end->failed = IOM_FILL_STOPPED;
+			r = -EINTR;
+			break;
+		}
+		if (direct && (n % FILL_ALIGN || off % FILL_ALIGN)) { /* an unaligned tail */
+			fcntl(fd, F_SETFL, fl & ~O_DIRECT);
+			direct = false;
+		}
+		iom_rng_fill(&rng, buf, n);
+		/* with stamp, every 4 KiB of the whole fill differs: its first 8 bytes are its
+		 * position */
+		for (uint64_t k = 0; f->stamp && k < n; k += FILL_ALIGN) {
+			uint64_t stamp = iom_mix64(f->seed ^ (end->done + k));
+
+			memcpy(buf + k, &stamp, IOM_MIN(sizeof(stamp), (size_t)(n - k)));
+		}
+		while (put < n) {
+			ssize_t w = pwrite(fd, buf + put, n - put, (off_t)(off + put));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0 && errno == EINVAL && direct) { /* alignment it will not take */
+				fcntl(fd, F_SETFL, fl & ~O_DIRECT);
+				direct = false;
+				continue;
+			}
+			if (w <= 0) {
+				r = w < 0 ? -errno : -EIO;
+				end->failed = w < 0 ? IOM_FILL_WRITE : IOM_FILL_NOTHING;
+				break;
+			}
+			put += (size_t)w;
+			end->done += (uint64_t)w;
+			end->off = off + put;
+		}
+		if (r)
+			break;
+		off += n;
+		if (f->region && off >= f->region)
+			off = 0;
+		end->off = off;
+		synced += n;
+		marked += n;
+		if (!direct && synced >= FILL_SYNC_EVERY) {
+			fdatasync(fd);
+			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+			synced = 0;
+		}
+		if (f->checkpoint && marked >= f->checkpoint_every && end->done < f->bytes) {
+			r = f->checkpoint(f->arg, fd, off);
+			if (r) {
+				end->failed = IOM_FILL_CHECKPOINT;
+				break;
+			}
+			marked = 0;
+		}
+		if (f->progress && iom_now_ns() - last >= FILL_PROGRESS_NS && end->done < f->bytes) {
+			f->progress(f->arg, end->done, f->bytes);
+			last = iom_now_ns();
+		}
+	}
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl);
+	free(buf);
+	return r;
+}
+
+/* The scratch fill's checkpoint: what was written synced, the mark advanced to it. */
+struct scratch_fill {
+	const char *path;
+	uint64_t to;
+	char *err;
+	size_t errlen;
+};
+
+static int scratch_checkpoint(void *arg, int fd, uint64_t off)
+{
+	struct scratch_fill *sf = arg;
+
+	if (fdatasync(fd) != 0)
+		return fill_error(sf->path, errno, off, sf->to, sf->err, sf->errlen);
+	return mark_write(sf->path, fd, off, sf->err, sf->errlen);
+}
+
 /*
  * Fills [from, to) of path (open read-write as fd) with incompressible data, advancing the mark
  * as it goes. from is rounded down to FILL_ALIGN. When *stop (stop may be NULL) becomes set it
@@ -1127,73 +1243,47 @@ static int fill_error(const char *path, int code, uint64_t off, uint64_t to, cha
 static int fill(const char *path, int fd, uint64_t from, uint64_t to,
 		volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
-	uint64_t off = from & ~(uint64_t)(FILL_ALIGN - 1), synced = off, marked = off;
-	struct iom_rng rng;
+	uint64_t off = from & ~(uint64_t)(FILL_ALIGN - 1);
+	struct scratch_fill sf = { .path = path, .to = to, .err = err, .errlen = errlen };
+	struct iom_target_fill f = { .from = off, .bytes = to - off, .direct = true, .stop = stop,
+				     .checkpoint = scratch_checkpoint,
+				     .checkpoint_every = FILL_MARK_EVERY, .arg = &sf };
+	struct iom_target_fill_end end;
 	struct stat st;
-	void *buf = NULL;
-	int dfd, r = 0;
+	int r;
 
 	r = fallocate(fd, 0, (off_t)off, (off_t)(to - off));
 	if (r != 0 && errno != EOPNOTSUPP && errno != ENOSYS)
 		return fill_error(path, errno, off, to, err, errlen);
-	if (posix_memalign(&buf, FILL_ALIGN, FILL_CHUNK) != 0)
-		return iom_err(err, errlen, ENOMEM, "cannot allocate the fill buffer for '%s'",
-			       path);
 	fstat(fd, &st);
 	/* every file its own stream: no two scratch files share a block a deduplicator could
 	 * fold */
-	iom_rng_seed(&rng, iom_mix64(iom_wall_ns() ^ ((uint64_t)st.st_ino << 20) ^
-				     ((uint64_t)getpid() << 48) ^ off));
-	dfd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
-	while (off < to) {
-		size_t n = (size_t)IOM_MIN((uint64_t)FILL_CHUNK, to - off);
-		bool direct = dfd >= 0 && n % FILL_ALIGN == 0;
-
-		if (stop && *stop) {
-			if (fdatasync(fd) != 0)
-				r = fill_error(path, errno, off, to, err, errlen);
-			else if ((r = mark_write(path, fd, off, err, errlen)) == 0)
-				r = iom_err(err, errlen, EINTR,
-					    "the fill of scratch file '%s' was stopped at %llu of "
-					    "%llu bytes (its mark says so: the next run goes on "
-					    "from there)",
-					    path, (unsigned long long)off, (unsigned long long)to);
-			break;
-		}
-
-		iom_rng_fill(&rng, buf, n);
-		r = iom_pwrite_all(direct ? dfd : fd, buf, n, off);
-		if (r == -EINVAL && direct) { /* alignment the device will not take: buffered */
-			close(dfd);
-			dfd = -1;
-			r = iom_pwrite_all(fd, buf, n, off);
-		}
-		if (r) {
-			r = fill_error(path, -r, off, to, err, errlen);
-			break;
-		}
-		off += n;
-		if (dfd < 0 && off - synced >= FILL_SYNC_EVERY) {
-			fdatasync(fd);
-			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-			synced = off;
-		}
-		if (off - marked >= FILL_MARK_EVERY && off < to) {
-			if (fdatasync(fd) != 0) {
-				r = fill_error(path, errno, off, to, err, errlen);
-				break;
-			}
-			r = mark_write(path, fd, off, err, errlen);
-			if (r)
-				break;
-			marked = off;
-		}
+	f.seed = iom_mix64(iom_wall_ns() ^ ((uint64_t)st.st_ino << 20) ^
+			   ((uint64_t)getpid() << 48) ^ off);
+	r = iom_target_fill(fd, &f, &end);
+	switch (r ? end.failed : IOM_FILL_DONE) {
+	case IOM_FILL_DONE:
+	case IOM_FILL_CHECKPOINT: /* its message is in err */
+		break;
+	case IOM_FILL_NOMEM:
+		return iom_err(err, errlen, ENOMEM, "cannot allocate the fill buffer for '%s'",
+			       path);
+	case IOM_FILL_STOPPED:
+		if (fdatasync(fd) != 0)
+			r = fill_error(path, errno, end.off, to, err, errlen);
+		else if ((r = mark_write(path, fd, end.off, err, errlen)) == 0)
+			r = iom_err(err, errlen, EINTR,
+				    "the fill of scratch file '%s' was stopped at %llu of "
+				    "%llu bytes (its mark says so: the next run goes on "
+				    "from there)",
+				    path, (unsigned long long)end.off, (unsigned long long)to);
+		break;
+	default:
+		r = fill_error(path, -r, end.off, to, err, errlen);
+		break;
 	}
-	if (dfd >= 0)
-		close(dfd);
-	free(buf);
 	if (!r && fsync(fd) != 0)
-		r = fill_error(path, errno, off, to, err, errlen);
+		r = fill_error(path, errno, to, to, err, errlen);
 	if (!r)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	return r;

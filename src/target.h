@@ -124,6 +124,47 @@ void iom_target_info_release(struct iom_target_info *info);
 int iom_target_open(const struct iom_target_info *info, bool direct, bool will_write, char *err,
 		    size_t errlen);
 
+/* A fill of an open target: bytes of incompressible data written sequentially from from. */
+struct iom_target_fill {
+	uint64_t from;          /* the first offset, rounded down to 4096 */
+	uint64_t bytes;         /* how many bytes to write */
+	uint64_t region;        /* the writes wrap to 0 at region; 0: no wrapping */
+	uint32_t chunk;         /* bytes per write, a multiple of 4096; 0: 1 MiB */
+	uint64_t seed;          /* of the data (pseudo-random, a new block every chunk) */
+	bool stamp;             /* the first 8 bytes of every 4 KiB are a hash of its position in
+				 * the fill, so that no two 4 KiB of it are alike */
+	bool direct;            /* O_DIRECT where the target takes it (set on fd for the fill);
+				 * buffered otherwise, from an unaligned write on, synced and
+				 * dropped from the page cache every 256 MiB */
+	volatile sig_atomic_t *stop; /* when it becomes set, the fill stops between two writes */
+	/* Called at most every 250 ms while it goes on; may be NULL. */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	/* Called after every checkpoint_every bytes, with the offset reached (not at the end);
+	 * non-zero stops the fill with that return. May be NULL. */
+	int (*checkpoint)(void *arg, int fd, uint64_t off);
+	uint64_t checkpoint_every;
+	void *arg;
+};
+
+/* Where and why a fill ended. */
+struct iom_target_fill_end {
+	uint64_t done;          /* bytes written */
+	uint64_t off;           /* the offset of the next write (or of the one that failed) */
+	enum { IOM_FILL_DONE, IOM_FILL_STOPPED, IOM_FILL_WRITE, IOM_FILL_NOTHING, IOM_FILL_NOMEM,
+	       IOM_FILL_CHECKPOINT } failed;
+};
+
+/*
+ * Writes the fill f through fd, a descriptor of the target open for writing that the caller has
+ * checked is the target (iom_target_open()): the only way iomatrix fills a target, for scratch
+ * files at their preparation and for a precondition. Nothing is synced at the end (the caller
+ * chooses fsync or fdatasync); fd's file status flags are as they were. 0, or -errno with end
+ * saying where and why (STOPPED: -EINTR; WRITE: pwrite's -errno, -EINVAL for a chunk not a
+ * multiple of 4096; NOTHING: a write wrote nothing, -EIO; NOMEM: -ENOMEM for the buffer;
+ * CHECKPOINT: the callback's return). No message: the caller words it.
+ */
+int iom_target_fill(int fd, const struct iom_target_fill *f, struct iom_target_fill_end *end);
+
 /*
  * Checks that the block device at path may be written (the caller has already seen
  * destructive = true): neither it nor any of its partitions is mounted, active swap or held

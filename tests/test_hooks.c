@@ -2,9 +2,8 @@
  * test_hooks — hook templates (every variable, "$$", unknown and unavailable variables, shell
  * quoting proven by running printf on hostile labels and reading the bytes back), running hooks
  * (exit status with the last line of output, a signal, a timeout that kills the process group,
- * the stop flag, IOMATRIX_* in the environment, the log file), the plan's description, and the
- * built-ins: drop_caches (as root, and refused as a note for an ordinary user), fstrim and
- * discard where they cannot apply, and precondition writing exactly the bytes asked.
+ * the stop flag, IOMATRIX_* in the environment, the log file), and the amount of a precondition.
+ * (Programs without a shell: test_proc.c; the built-ins and the plan's text: test_stage.c.)
  *
  * Every case works in its own temporary directory (with a space in its name, so ${study.dir}
  * must be quoted too), removed in teardown.
@@ -420,7 +419,7 @@ static void test_hooks_quoting_is_safe(void **state)
 			bool exact = c->exact && (!c->bash || is_bash);
 
 			for (size_t i = 0; i < IOM_ARRAY_SIZE(hostile); i++) {
-				struct iom_hook_result r;
+				struct iom_proc_result r;
 				char err[IOM_ERRLEN] = "", *got;
 				int ret;
 
@@ -443,7 +442,7 @@ static void test_hooks_quoting_is_safe(void **state)
 							 got);
 					free(got);
 				}
-				iom_hook_result_release(&r);
+				iom_proc_result_release(&r);
 				if (access(pwned, F_OK) == 0)
 					fail_msg("%s: template %zu with label '%s' ran a command",
 						 shells[sh], k, hostile[i]);
@@ -465,7 +464,7 @@ static void test_hooks_dollar_before_variable(void **state)
 	struct st *s = *state;
 	char err[IOM_ERRLEN] = "", *pwned = path_in(s, "PWNED");
 	const char *shells[2] = { shell_path("dash"), shell_path("bash") };
-	struct iom_hook_result r;
+	struct iom_proc_result r;
 
 	assert_int_equal(iom_hook_check(IOM_HOOK_BEFORE_RUN, "echo $$${target.path}", err,
 					sizeof(err)),
@@ -481,8 +480,8 @@ static void test_hooks_dollar_before_variable(void **state)
 		assert_int_equal(iom_hook_run(IOM_HOOK_BEFORE_RUN, "echo $$${target.path}",
 					      &s->vars, &o, &r, err, sizeof(err)),
 				 -EINVAL);
-		assert_int_equal(r.outcome, IOM_HOOK_NOT_STARTED);
-		iom_hook_result_release(&r);
+		assert_int_equal(r.outcome, IOM_PROC_NOT_STARTED);
+		iom_proc_result_release(&r);
 		/* what a hook writes instead: '$' quoted, or the shell's own $$ */
 		assert_int_equal(iom_hook_run(IOM_HOOK_BEFORE_RUN,
 					      "echo \\$$${target.path} $$$$${target.path} "
@@ -490,7 +489,7 @@ static void test_hooks_dollar_before_variable(void **state)
 					      &s->vars, &o, &r, err, sizeof(err)),
 				 0);
 		assert_contains(r.tail, "$\\';touch PWNED;#");
-		iom_hook_result_release(&r);
+		iom_proc_result_release(&r);
 		assert_int_equal(access(pwned, F_OK), -1);
 	}
 	/* a numeric variable is trusted bare for its digits only */
@@ -500,7 +499,7 @@ static void test_hooks_dollar_before_variable(void **state)
 			 -EINVAL);
 	assert_string_equal(err, "hook before_run: variable '${run.index}' is not a number here "
 				 "('1;touch PWNED')");
-	iom_hook_result_release(&r);
+	iom_proc_result_release(&r);
 	assert_int_equal(access(pwned, F_OK), -1);
 	free(pwned);
 }
@@ -510,7 +509,7 @@ static void test_hooks_exit_status(void **state)
 	struct st *s = *state;
 	char *log = path_in(s, "hooks/00007-before_run.log"), *text;
 	struct iom_hook_opts o = { .log_path = log };
-	struct iom_hook_result r;
+	struct iom_proc_result r;
 	char err[IOM_ERRLEN];
 
 	assert_int_equal(iom_hook_run(IOM_HOOK_BEFORE_RUN,
@@ -518,12 +517,12 @@ static void test_hooks_exit_status(void **state)
 				      &s->vars, &o, &r, err, sizeof(err)),
 			 -EIO);
 	assert_string_equal(err, "hook before_run exited with status 3: run 7 went wrong");
-	assert_int_equal(r.outcome, IOM_HOOK_EXITED);
+	assert_int_equal(r.outcome, IOM_PROC_EXITED);
 	assert_int_equal(r.status, 3);
 	assert_string_equal(r.tail, "first\nrun 7 went wrong");
 	assert_string_equal(r.command,
 			    "echo first; echo \"run ${IOMATRIX_RUN_INDEX} went wrong\" >&2; exit 3");
-	iom_hook_result_release(&r);
+	iom_proc_result_release(&r);
 
 	/* the log (its directory made) keeps the command, the output and the outcome */
 	text = slurp(log);
@@ -540,16 +539,16 @@ static void test_hooks_exit_status(void **state)
 				      sizeof(err)),
 			 -EIO);
 	assert_string_equal(err, "hook after_run exited with status 4 (no output)");
-	iom_hook_result_release(&r);
+	iom_proc_result_release(&r);
 
 	/* a signal it sent itself */
 	assert_int_equal(iom_hook_run(IOM_HOOK_AFTER_RUN, "echo bye; kill -USR1 $$$$", &s->vars,
 				      NULL, &r, err, sizeof(err)),
 			 -EIO);
 	assert_string_equal(err, "hook after_run was killed by SIGUSR1: bye");
-	assert_int_equal(r.outcome, IOM_HOOK_SIGNALED);
+	assert_int_equal(r.outcome, IOM_PROC_SIGNALED);
 	assert_int_equal(r.status, SIGUSR1);
-	iom_hook_result_release(&r);
+	iom_proc_result_release(&r);
 
 	/* a long last line is cut for the message; control characters are replaced */
 	assert_int_equal(iom_hook_run(IOM_HOOK_AFTER_RUN,
@@ -560,20 +559,20 @@ static void test_hooks_exit_status(void **state)
 	assert_int_equal(strlen(err), strlen("hook after_run exited with status 1: ") + 240 +
 					      strlen("…"));
 	assert_non_null(strchr(r.tail, '\n')); /* "a?b" above the long line */
-	iom_hook_result_release(&r);
+	iom_proc_result_release(&r);
 	assert_int_equal(iom_hook_run(IOM_HOOK_AFTER_RUN, "printf 'a\\001b\\n'; exit 1", &s->vars,
 				      NULL, &r, err, sizeof(err)),
 			 -EIO);
 	assert_string_equal(err, "hook after_run exited with status 1: a?b");
-	iom_hook_result_release(&r);
+	iom_proc_result_release(&r);
 
 	/* success */
 	assert_int_equal(iom_hook_run(IOM_HOOK_AFTER_RUN, "echo fine", &s->vars, NULL, &r, err,
 				      sizeof(err)),
 			 0);
-	assert_int_equal(r.outcome, IOM_HOOK_OK);
+	assert_int_equal(r.outcome, IOM_PROC_OK);
 	assert_string_equal(r.tail, "fine");
-	iom_hook_result_release(&r);
+	iom_proc_result_release(&r);
 }
 
 /* Whether process pid is gone (or a zombie nobody has reaped yet). */
@@ -595,7 +594,7 @@ static void test_hooks_timeout_kills_group(void **state)
 {
 	struct st *s = *state;
 	struct iom_hook_opts o = { .timeout_ns = 1000000000ull };
-	struct iom_hook_result r;
+	struct iom_proc_result r;
 	char err[IOM_ERRLEN], *pidfile = path_in(s, "pid"), *text;
 	pid_t bg;
 
@@ -604,8 +603,8 @@ static void test_hooks_timeout_kills_group(void **state)
 				      &s->vars, &o, &r, err, sizeof(err)),
 			 -ETIMEDOUT);
 	assert_string_equal(err, "hook before_run timed out after 1s and was killed: started");
-	assert_int_equal(r.outcome, IOM_HOOK_TIMED_OUT);
-	iom_hook_result_release(&r);
+	assert_int_equal(r.outcome, IOM_PROC_TIMED_OUT);
+	iom_proc_result_release(&r);
 
 	/* the background sleep was in the hook's process group: it is gone too */
 	text = slurp(pidfile);
@@ -623,21 +622,21 @@ static void test_hooks_stop_flag(void **state)
 	struct st *s = *state;
 	volatile sig_atomic_t stop = 1;
 	struct iom_hook_opts o = { .stop = &stop };
-	struct iom_hook_result r;
+	struct iom_proc_result r;
 	char err[IOM_ERRLEN];
 
 	assert_int_equal(iom_hook_run(IOM_HOOK_AFTER_RUN, "sleep 30", &s->vars, &o, &r, err,
 				      sizeof(err)),
 			 -EINTR);
 	assert_string_equal(err, "hook after_run was stopped (no output)");
-	assert_int_equal(r.outcome, IOM_HOOK_INTERRUPTED);
-	iom_hook_result_release(&r);
+	assert_int_equal(r.outcome, IOM_PROC_INTERRUPTED);
+	iom_proc_result_release(&r);
 }
 
 static void test_hooks_environment(void **state)
 {
 	struct st *s = *state;
-	struct iom_hook_result r;
+	struct iom_proc_result r;
 	char err[IOM_ERRLEN], *path = path_in(s, "env"), *text;
 
 	setenv("IOMATRIX_STALE", "from the parent", 1);
@@ -647,7 +646,7 @@ static void test_hooks_environment(void **state)
 				      &s->vars, NULL, &r, err, sizeof(err)),
 			 0);
 	unsetenv("IOMATRIX_STALE");
-	iom_hook_result_release(&r);
+	iom_proc_result_release(&r);
 	text = slurp(path);
 	assert_contains(text, "IOMATRIX_HOOK=before_run\n");
 	assert_contains(text, "IOMATRIX_TARGET_LABEL=a b'c\n");
@@ -666,148 +665,16 @@ static void test_hooks_environment(void **state)
 static void test_hooks_not_started(void **state)
 {
 	struct st *s = *state;
-	struct iom_hook_result r;
+	struct iom_proc_result r;
 	char err[IOM_ERRLEN];
-	const char *argv[] = { "/nonexistent/iomatrix-tool", "-x", NULL };
-	const char *argv2[] = { "sh", "-c", "echo $IOMATRIX_RUN_INDEX; exit 2", NULL };
-	struct iom_hook_opts o = { .env = &s->vars };
 
 	assert_int_equal(iom_hook_run(IOM_HOOK_BEFORE_RUN, "echo ${target.pth}", &s->vars, NULL,
 				      &r, err, sizeof(err)),
 			 -EINVAL);
 	assert_string_equal(err, "hook before_run: unknown variable '${target.pth}' (did you "
 				 "mean '${target.path}'?)");
-	assert_int_equal(r.outcome, IOM_HOOK_NOT_STARTED);
-	iom_hook_result_release(&r);
-
-	assert_int_equal(iom_hook_exec("the tool", argv, NULL, &r, err, sizeof(err)), -ENOENT);
-	assert_string_equal(err, "cannot start the tool ('/nonexistent/iomatrix-tool'): No such "
-				 "file or directory");
-	assert_int_equal(r.outcome, IOM_HOOK_NOT_STARTED);
-	iom_hook_result_release(&r);
-
-	/* a program found in PATH, with the variables in its environment */
-	assert_int_equal(iom_hook_exec("sh", argv2, &o, &r, err, sizeof(err)), -EIO);
-	assert_string_equal(err, "sh exited with status 2: 7");
-	assert_string_equal(r.command, "sh -c 'echo $IOMATRIX_RUN_INDEX; exit 2'");
-	iom_hook_result_release(&r);
-}
-
-static void test_hooks_describe(void **state)
-{
-	struct iom_hook_desc d = { 0 };
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	(void)state;
-	assert_false(iom_hooks_any(&d));
-	f = open_memstream(&text, &len);
-	assert_int_equal(iom_hooks_describe(f, &d), 0);
-	fclose(f);
-	assert_string_equal(text, "");
-	free(text);
-
-	d.cmd[IOM_HOOK_BEFORE_STUDY] = "mkdir -p ${study.dir}/iostat";
-	d.cmd[IOM_HOOK_AFTER_RUN] = "sync\necho ${run.index}";
-	d.drop_caches = true;
-	d.precondition = "2x";
-	assert_true(iom_hooks_any(&d));
-	f = open_memstream(&text, &len);
-	assert_int_equal(iom_hooks_describe(f, &d), 0);
-	fclose(f);
-	assert_string_equal(text,
-			    "hooks (shell commands, run only with --allow-hooks):\n"
-			    "  before_study   mkdir -p ${study.dir}/iostat\n"
-			    "  after_run      sync\n"
-			    "                 echo ${run.index}\n"
-			    "preparation (built-in):\n"
-			    "  precondition   sequential writes of 2x the region before a target's "
-			    "first writing run\n"
-			    "  drop_caches    before each run (needs root)\n");
-	free(text);
-
-	memset(&d, 0, sizeof(d));
-	d.cmd[IOM_HOOK_AFTER_STUDY] = "true";
-	d.allowed = true;
-	d.fstrim = true;
-	d.precondition = "64G";
-	f = open_memstream(&text, &len);
-	assert_int_equal(iom_hooks_describe(f, &d), 0);
-	fclose(f);
-	assert_string_equal(text,
-			    "hooks (shell commands, allowed by --allow-hooks):\n"
-			    "  after_study    true\n"
-			    "preparation (built-in):\n"
-			    "  precondition   sequential writes of 64G before a target's first "
-			    "writing run\n"
-			    "  fstrim         before each target's first run\n");
-	free(text);
-}
-
-/* ---- built-ins -------------------------------------------------------------------------- */
-
-static void test_hooks_drop_caches(void **state)
-{
-	char msg[IOM_ERRLEN] = "";
-	int ret, status;
-	pid_t pid;
-
-	(void)state;
-	if (geteuid() != 0) {
-		/* the ordinary user's case is all there is to see */
-		assert_int_equal(iom_builtin_drop_caches(msg, sizeof(msg)), IOM_HOOK_NOTE);
-		assert_contains(msg, "needs root");
-		return;
-	}
-	ret = iom_builtin_drop_caches(msg, sizeof(msg));
-	if (ret == IOM_HOOK_NOTE && strstr(msg, "read-only")) {
-		print_message("%s\n", msg);
-		skip();
-	}
-	assert_int_equal(ret, 0);
-
-	/* as an ordinary user it is a note, not a failure */
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0)
-			_exit(10);
-		ret = iom_builtin_drop_caches(msg, sizeof(msg));
-		_exit(ret == IOM_HOOK_NOTE && strstr(msg, "needs root") ? 0 : 11);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-}
-
-static void test_hooks_fstrim_discard_cannot_apply(void **state)
-{
-	struct st *s = *state;
-	char msg[IOM_ERRLEN], *file = path_in(s, "plain"), *want;
-	uint64_t trimmed = 99;
-	int fd;
-
-	assert_int_equal(iom_builtin_fstrim("/nonexistent/iom", &trimmed, msg, sizeof(msg)),
-			 -ENOENT);
-	assert_string_equal(msg, "cannot open '/nonexistent/iom': No such file or directory");
-	assert_int_equal(trimmed, 0);
-
-	/* tmpfs cannot be trimmed: a note, not a failure */
-	if (access("/dev/shm", W_OK) == 0) {
-		assert_int_equal(iom_builtin_fstrim("/dev/shm", NULL, msg, sizeof(msg)),
-				 IOM_HOOK_NOTE);
-		print_message("%s\n", msg);
-	}
-
-	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(iom_builtin_discard(file, 0, 0, msg, sizeof(msg)), -ENOTBLK);
-	want = xasprintf("'%s' is not a block device", file);
-	assert_string_equal(msg, want);
-	free(want);
-	free(file);
+	assert_int_equal(r.outcome, IOM_PROC_NOT_STARTED);
+	iom_proc_result_release(&r);
 }
 
 struct bytes_case {
@@ -867,147 +734,6 @@ static void test_hooks_precondition_bytes(void **state)
 	}
 }
 
-/* wchar of /proc/self/io: bytes this process handed to write(2) and friends. */
-static uint64_t wchar(void)
-{
-	char *text = NULL, *p;
-	uint64_t v = 0;
-
-	if (iom_read_file("/proc/self/io", &text, NULL) < 0)
-		return UINT64_MAX;
-	p = strstr(text, "wchar:");
-	if (p)
-		v = strtoull(p + 6, NULL, 10);
-	free(text);
-	return v;
-}
-
-struct progress_log {
-	uint64_t calls, last_done, last_total;
-	bool monotonic;
-};
-
-static void on_progress(void *arg, uint64_t done, uint64_t total)
-{
-	struct progress_log *pl = arg;
-
-	if (done < pl->last_done)
-		pl->monotonic = false;
-	pl->calls++;
-	pl->last_done = done;
-	pl->last_total = total;
-}
-
-struct fill_case {
-	uint64_t region;
-	const char *bytes;
-	uint32_t block_size;
-};
-
-static const struct fill_case fill_cases[] = {
-	{ 1 << 20, "2x", 64 << 10 },          /* two whole passes, O_DIRECT */
-	{ (1 << 20) + 4096, "2.5x", 0 },      /* a pass and a half over an odd region */
-	{ 1 << 20, "1000000", 256 << 10 },    /* an unaligned amount: the tail is buffered */
-	{ 100000, "3x", 0 },                  /* an unaligned region: no O_DIRECT at all */
-};
-
-static void test_hooks_precondition_exact(void **state)
-{
-	struct st *s = *state;
-	char *path = path_in(s, "fill");
-
-	if (wchar() == UINT64_MAX) {
-		print_message("/proc/self/io is not readable\n");
-		skip();
-	}
-	for (size_t i = 0; i < IOM_ARRAY_SIZE(fill_cases); i++) {
-		const struct fill_case *c = &fill_cases[i];
-		struct progress_log pl = { .monotonic = true };
-		struct iom_precondition pc = { .region = c->region, .block_size = c->block_size,
-					       .seed = 42, .progress = on_progress, .arg = &pl };
-		char err[IOM_ERRLEN] = "";
-		uint64_t written = 0, before, after, zero_blocks = 0;
-		unsigned char *data;
-		struct stat sb;
-		size_t len;
-		int fd;
-
-		print_message("case %zu: region %llu, %s\n", i, (unsigned long long)c->region,
-			      c->bytes);
-		assert_int_equal(iom_precondition_bytes(c->bytes, c->region, &pc.bytes, err,
-							sizeof(err)),
-				 0);
-		/* a zeroed file of the region's size, as target.c leaves a scratch file */
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		assert_true(fd >= 0);
-		assert_int_equal(ftruncate(fd, (off_t)c->region), 0);
-		close(fd);
-
-		before = wchar();
-		assert_int_equal(iom_builtin_precondition(path, &pc, &written, err, sizeof(err)),
-				 0);
-		after = wchar();
-		assert_int_equal(written, pc.bytes);
-		assert_int_equal(after - before, pc.bytes);
-		assert_true(pl.calls >= 1);
-		assert_true(pl.monotonic);
-		assert_int_equal(pl.last_done, pc.bytes);
-		assert_int_equal(pl.last_total, pc.bytes);
-
-		/* nothing extended or truncated; every 4 KiB block written to is not zero */
-		assert_int_equal(stat(path, &sb), 0);
-		assert_int_equal((uint64_t)sb.st_size, c->region);
-		assert_int_equal(iom_read_file(path, (char **)&data, &len), 0);
-		for (size_t off = 0; off < IOM_MIN(len, (size_t)pc.bytes); off += 4096) {
-			size_t n = IOM_MIN((size_t)4096, IOM_MIN(len, (size_t)pc.bytes) - off), k;
-
-			for (k = 0; k < n && data[off + k] == 0; k++)
-				;
-			zero_blocks += k == n;
-		}
-		assert_int_equal(zero_blocks, 0);
-		free(data);
-	}
-	free(path);
-}
-
-static void test_hooks_precondition_stop_and_errors(void **state)
-{
-	struct st *s = *state;
-	volatile sig_atomic_t stop = 1;
-	char *path = path_in(s, "fill"), *missing = path_in(s, "missing"), *want;
-	struct iom_precondition pc = { .region = 1 << 20, .bytes = 2 << 20, .stop = &stop };
-	char err[IOM_ERRLEN];
-	uint64_t written = 1;
-	int fd;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, 1 << 20), 0);
-	close(fd);
-	assert_int_equal(iom_builtin_precondition(path, &pc, &written, err, sizeof(err)), -EINTR);
-	assert_int_equal(written, 0);
-	want = xasprintf("preconditioning '%s' was stopped after 0 of 2M", path);
-	assert_string_equal(err, want);
-	free(want);
-
-	/* nothing is created */
-	stop = 0;
-	assert_int_equal(iom_builtin_precondition(missing, &pc, &written, err, sizeof(err)),
-			 -ENOENT);
-	want = xasprintf("cannot open '%s' to precondition it: No such file or directory",
-			 missing);
-	assert_string_equal(err, want);
-	free(want);
-	assert_int_equal(access(missing, F_OK), -1);
-
-	pc.block_size = 1000;
-	assert_int_equal(iom_builtin_precondition(path, &pc, NULL, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "precondition block size 1000 is not a multiple of 4096");
-	free(path);
-	free(missing);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1022,14 +748,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hooks_stop_flag, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hooks_environment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hooks_not_started, setup, teardown),
-		cmocka_unit_test(test_hooks_describe),
-		cmocka_unit_test(test_hooks_drop_caches),
-		cmocka_unit_test_setup_teardown(test_hooks_fstrim_discard_cannot_apply, setup,
-						teardown),
 		cmocka_unit_test(test_hooks_precondition_bytes),
-		cmocka_unit_test_setup_teardown(test_hooks_precondition_exact, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hooks_precondition_stop_and_errors, setup,
-						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,705 @@
+/*
+ * stage — a target's visit and what one host does around one run. See stage.h.
+ *
+ * Order of a visit, as sweep.c drives it:
+ *   begin_visit (mkfs → mount → scratch file; fstrim/discard) → [before_target hook] →
+ *   for each run: before_run (precondition, drop_caches) → [before_run hook] → the target
+ *   opened → start_run (verify armed) → the run → after_run (verify ended) →
+ *   [after_run hook] → … → [after_target hook] → end_visit (unmount).
+ */
+#include "stage.h"
+
+#include "engine.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "fsprep.h"
+#include "units.h"
+#include "util.h"
+#include "verify.h"
+
+/* ---- telling the caller ------------------------------------------------------------------ */
+
+static int tell(struct iom_stage *st, enum iom_stage_kind kind, size_t t, const char *text)
+{
+	struct iom_stage_event e = { .kind = kind, .target = t, .text = text };
+
+	return st->report ? st->report(st->arg, &e) : 0;
+}
+
+__attribute__((format(printf, 4, 5)))
+static void tellf(struct iom_stage *st, enum iom_stage_kind kind, size_t t, const char *fmt, ...)
+{
+	char text[IOM_ERRLEN + 256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	tell(st, kind, t, text);
+}
+
+/* ---- the stage --------------------------------------------------------------------------- */
+
+void iom_stage_init(struct iom_stage *st, const struct iom_plan *p, const char *dir,
+		    volatile sig_atomic_t *stop, bool shell_hooks, iom_stage_report_fn report,
+		    void *arg)
+{
+	size_t n = p->m->ntargets;
+
+	memset(st, 0, sizeof(*st));
+	st->p = p;
+	st->m = p->m;
+	st->dir = dir;
+	st->stop = stop;
+	st->shell_hooks = shell_hooks;
+	st->report = report;
+	st->arg = arg;
+	st->cur = -1;
+	st->info = xcalloc(n, sizeof(*st->info));
+	st->target_error = xcalloc(n, sizeof(*st->target_error));
+	st->preconditioned = xcalloc(n, sizeof(*st->preconditioned));
+	st->written_before = xcalloc(n, sizeof(*st->written_before));
+	st->verify = xcalloc(n, sizeof(*st->verify));
+	st->mount_dir = xcalloc(n, sizeof(*st->mount_dir));
+	st->fs_file = xcalloc(n, sizeof(*st->fs_file));
+}
+
+static void forget_info(struct iom_stage *st, size_t t)
+{
+	if (st->info[t].t) {
+		iom_target_info_release(&st->info[t]);
+		memset(&st->info[t], 0, sizeof(st->info[t]));
+	}
+}
+
+/* Unmounts target t's filesystem, if mounted. */
+static void unmount_fs(struct iom_stage *st, size_t t)
+{
+	char msg[IOM_ERRLEN];
+	int ret;
+
+	if (!st->mount_dir || !st->mount_dir[t])
+		return;
+	forget_info(st, t);
+	ret = iom_fs_unmount(st->mount_dir[t], 0, msg, sizeof(msg));
+	if (ret != 0)
+		tell(st, IOM_STAGE_WARN, t, msg);
+	free(st->mount_dir[t]);
+	st->mount_dir[t] = NULL;
+}
+
+void iom_stage_release(struct iom_stage *st)
+{
+	if (!st->info)
+		return;
+	for (size_t t = 0; t < st->m->ntargets; t++)
+		unmount_fs(st, t);
+	for (size_t i = 0; i < st->m->ntargets; i++) {
+		if (st->info[i].t)
+			iom_target_info_release(&st->info[i]);
+		free(st->target_error[i]);
+		free(st->mount_dir[i]);
+		free(st->fs_file[i].path);
+		iom_verify_free(st->verify[i]);
+	}
+	for (size_t i = 0; i < st->nown; i++)
+		free(st->own_uuids[i]);
+	free(st->own_uuids);
+	free(st->mount_dir);
+	free(st->fs_file);
+	free(st->info);
+	free(st->target_error);
+	free(st->preconditioned);
+	free(st->written_before);
+	free(st->verify);
+	free(st->visit_error);
+	memset(st, 0, sizeof(*st));
+}
+
+bool iom_stage_target_writes(const struct iom_plan *p, size_t t)
+{
+	for (size_t i = 0; i < p->ncells; i++)
+		if ((size_t)p->cells[i].v[IOM_DIM_TARGET] == t && p->cells[i].v[IOM_DIM_READ_PCT] < 100)
+			return true;
+	return false;
+}
+
+int iom_stage_prepare_target(struct iom_stage *st, size_t t, char *err, size_t errlen)
+{
+	int ret = iom_target_prepare_stoppable(&st->m->targets[t],
+					       iom_stage_target_writes(st->p, t), st->stop,
+					       &st->info[t], err, errlen);
+
+	if (ret < 0) {
+		free(st->target_error[t]);
+		st->target_error[t] = xstrdup(err);
+		iom_target_info_release(&st->info[t]);
+		memset(&st->info[t], 0, sizeof(st->info[t]));
+	}
+	return ret;
+}
+
+static void own_uuid_add(struct iom_stage *st, const char *uuid)
+{
+	st->own_uuids = xrealloc(st->own_uuids, (st->nown + 2) * sizeof(*st->own_uuids));
+	st->own_uuids[st->nown++] = xstrdup(uuid);
+	st->own_uuids[st->nown] = NULL;
+}
+
+void iom_stage_own_from_journal(struct iom_stage *st, char *const *mkfs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct iom_fs_made made;
+		char *dev = NULL;
+
+		if (iom_fs_made_parse(mkfs[i], &dev, &made) == 0 && made.uuid[0])
+			own_uuid_add(st, made.uuid);
+		free(dev);
+	}
+}
+
+void iom_stage_set_written(struct iom_stage *st, size_t t)
+{
+	st->written_before[t] = true;
+}
+
+void iom_stage_target_changed(struct iom_stage *st, size_t t, const char *reason)
+{
+	free(st->target_error[t]);
+	st->target_error[t] = xstrdup(reason);
+	tell(st, IOM_STAGE_CHANGED, t, reason);
+}
+
+/* Opens target t (prepared for writing) for writing as its runs open it (the pinned identity
+ * checked; a device held O_EXCL and its write checks repeated), for a built-in that writes.
+ * An fd, or -errno with the reason in err (-ESTALE: the target is now unusable). */
+static int open_for_builtin(struct iom_stage *st, size_t t, char *err, size_t errlen)
+{
+	int fd = iom_target_open(&st->info[t], false, true, err, errlen);
+
+	if (fd == -ESTALE)
+		iom_stage_target_changed(st, t, err);
+	return fd;
+}
+
+/* ---- a visit ----------------------------------------------------------------------------- */
+
+/*
+ * Makes target t's filesystem on its device (recorded first, so that only filesystems this
+ * study made may be replaced, even after a crash during the mkfs), mounts it, and prepares the
+ * scratch file on it (raw: the device itself). 0, or -errno with the reason.
+ */
+static int make_fs(struct iom_stage *st, size_t t, char *err, size_t errlen)
+{
+	const struct iom_target *tg = &st->m->targets[t];
+	struct iom_fs_made plan, made;
+	struct iom_fs_opts fo = { .mkfs_options = tg->mkfs_options, .stop = st->stop };
+	char uuid[IOM_FS_UUID_LEN + 1], msg[IOM_ERRLEN], *log;
+	bool raw = strcmp(tg->fs_type, "raw") == 0;
+	bool writes = iom_stage_target_writes(st->p, t);
+	int ret;
+
+	memset(&plan, 0, sizeof(plan));
+	forget_info(st, t);
+	/* mounts a killed iomatrix left of our own filesystems */
+	for (size_t i = 0; i < st->nown; i++)
+		if (iom_fs_unmount_stale(tg->path, st->own_uuids[i], msg, sizeof(msg)) < 0)
+			tell(st, IOM_STAGE_WARN, t, msg);
+	if ((ret = iom_fs_new_uuid(uuid)) < 0)
+		return iom_err(err, errlen, -ret, "cannot make a UUID: %s", strerror(-ret));
+	snprintf(plan.fstype, sizeof(plan.fstype), "%s", tg->fs_type);
+	if (!raw) {
+		snprintf(plan.uuid, sizeof(plan.uuid), "%s", uuid);
+		snprintf(plan.label, sizeof(plan.label), IOM_FS_LABEL_PREFIX "%.8s", uuid);
+	}
+	{
+		struct iom_stage_event e = { .kind = IOM_STAGE_MKFS, .target = t, .err = err,
+					     .errlen = errlen };
+		char *detail = iom_fs_made_format(tg->path, &plan);
+
+		e.text = detail;
+		ret = st->report ? st->report(st->arg, &e) : 0;
+		free(detail);
+		if (ret < 0)
+			return ret;
+	}
+	if (!raw)
+		own_uuid_add(st, uuid);
+	log = xasprintf("%s/hooks/%s.mkfs.log", st->dir, tg->label);
+	fo.log_path = log;
+	fo.own_uuids = (const char *const *)st->own_uuids;
+	fo.uuid = uuid;
+	tellf(st, IOM_STAGE_SAY, t, "making %s on '%s' for target '%s'\n", tg->fs_type, tg->path,
+	      tg->label);
+	ret = iom_fs_make(tg->path, tg->fs_type, &fo, &made, err, errlen);
+	free(log);
+	if (ret < 0)
+		return ret;
+	if (raw)
+		return iom_target_prepare_stoppable(tg, writes, st->stop, &st->info[t], err, errlen);
+	ret = iom_fs_mount(tg->path, tg->fs_type, tg->mount_options, &st->mount_dir[t], err,
+			   errlen);
+	if (ret < 0)
+		return ret;
+	free(st->fs_file[t].path);
+	st->fs_file[t] = *tg;
+	st->fs_file[t].path = xasprintf("%s/iomatrix.scratch", st->mount_dir[t]);
+	st->fs_file[t].destructive = false;
+	st->fs_file[t].overwrite = false;
+	st->fs_file[t].fs_type = NULL;
+	ret = iom_target_prepare_stoppable(&st->fs_file[t], writes, st->stop, &st->info[t], err,
+					   errlen);
+	if (ret < 0) {
+		memset(&st->info[t], 0, sizeof(st->info[t]));
+		unmount_fs(st, t);
+	}
+	return ret;
+}
+
+/* fstrim of a file target's filesystem, or BLKDISCARD of a destructive device's region. 0, or
+ * -errno when the target could not be opened for the discard (the visit fails, or the target
+ * changed). */
+static int trim(struct iom_stage *st, size_t t)
+{
+	const struct iom_target_info *in = &st->info[t];
+	const char *label = st->m->targets[t].label;
+	char err[IOM_ERRLEN], msg[IOM_ERRLEN];
+	uint64_t trimmed = 0;
+	int ret;
+
+	if (in->is_block && in->t->destructive && !in->id.writable) {
+		/* prepared for reading only: the write checks were not made, nothing is written */
+		snprintf(msg, sizeof(msg), "'%s' is only read in this study: not discarded",
+			 in->path);
+		ret = IOM_STAGE_SKIP;
+	} else if (in->is_block && in->t->destructive) {
+		int fd = open_for_builtin(st, t, err, sizeof(err));
+
+		if (fd < 0) {
+			if (!st->target_error[t])
+				st->visit_error = xstrdup(err);
+			return fd;
+		}
+		ret = iom_stage_discard(fd, in->path, 0, in->region, msg, sizeof(msg));
+		close(fd);
+	} else if (!in->is_block && in->facts.mount_point) {
+		ret = iom_stage_fstrim(in->facts.mount_point, &trimmed, msg, sizeof(msg));
+	} else {
+		snprintf(msg, sizeof(msg), "nothing to trim (a device without destructive = "
+			 "true, or no mount point known)");
+		ret = IOM_STAGE_SKIP;
+	}
+	if (ret < 0) {
+		tellf(st, IOM_STAGE_WARN, t, "fstrim of target '%s' failed: %s", label, msg);
+	} else if (ret == IOM_STAGE_SKIP && !st->fstrim_noted) {
+		tellf(st, IOM_STAGE_WARN, t, "fstrim of target '%s' skipped: %s", label, msg);
+		st->fstrim_noted = true;
+	} else if (ret == 0) {
+		tellf(st, IOM_STAGE_NOTE, t, "fstrim target '%s' done", label);
+	}
+	return 0;
+}
+
+int iom_stage_begin_visit(struct iom_stage *st, size_t t)
+{
+	char err[IOM_ERRLEN];
+
+	st->cur = (long)t;
+	free(st->visit_error);
+	st->visit_error = NULL;
+	if (st->m->targets[t].fs_type) {
+		if (make_fs(st, t, err, sizeof(err)) < 0) {
+			free(st->target_error[t]);
+			st->target_error[t] = xstrdup(err);
+			tell(st, IOM_STAGE_FAILED, t, err);
+			return -ENODEV;
+		}
+		free(st->target_error[t]);
+		st->target_error[t] = NULL;
+	}
+	if (!st->info[t].t || st->target_error[t])
+		return -ENODEV;
+	if (st->m->hooks.fstrim)
+		return trim(st, t);
+	return 0;
+}
+
+void iom_stage_fail_visit(struct iom_stage *st, const char *reason)
+{
+	free(st->visit_error);
+	st->visit_error = xstrdup(reason);
+}
+
+void iom_stage_end_visit(struct iom_stage *st)
+{
+	long t = st->cur;
+
+	if (t < 0)
+		return;
+	st->cur = -1;
+	unmount_fs(st, (size_t)t);
+}
+
+/* ---- a run ------------------------------------------------------------------------------- */
+
+static void precondition_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct iom_stage *st = arg;
+	struct iom_stage_event e = { .kind = IOM_STAGE_PROGRESS, .target = (size_t)st->cur,
+				     .done = done, .total = total };
+
+	if (st->report)
+		st->report(st->arg, &e);
+}
+
+/* The precondition of target t before run, when it is due. 0, or -errno with the reason. */
+static int precondition(struct iom_stage *st, const struct iom_run *run, size_t t, char *err,
+			size_t errlen)
+{
+	const struct iom_target_info *in = &st->info[t];
+	const char *label = st->m->targets[t].label;
+	struct iom_precondition pc = { .region = in->region, .seed = st->m->seed,
+				       .progress = precondition_progress, .arg = st,
+				       .stop = st->stop };
+	uint64_t written = 0;
+	char bytes[32], msg[IOM_ERRLEN];
+	int ret, fd;
+
+	if (st->written_before[t]) {
+		st->preconditioned[t] = true;
+		return 0;
+	}
+	/* written through the run's own kind of descriptor: the target must still be itself */
+	fd = open_for_builtin(st, t, err, errlen);
+	if (fd < 0)
+		return fd;
+	st->preconditioned[t] = true;
+	ret = iom_precondition_bytes(st->m->hooks.precondition, in->region, &pc.bytes, msg,
+				     sizeof(msg));
+	if (ret == 0) {
+		iom_size_format(pc.bytes, bytes, sizeof(bytes));
+		tellf(st, IOM_STAGE_SAY, t, "preconditioning target '%s': %s of sequential writes\n",
+		      label, bytes);
+		ret = iom_stage_precondition(fd, in->path, &pc, &written, msg, sizeof(msg));
+	}
+	close(fd);
+	tell(st, IOM_STAGE_PROGRESS_END, t, NULL);
+	if (ret < 0)
+		return iom_err(err, errlen, -ret, "precondition of target '%s': %s", label, msg);
+	{
+		struct iom_stage_event e = { .kind = IOM_STAGE_NOTE, .target = t, .run = run->index };
+		char note[128];
+
+		snprintf(note, sizeof(note), "precondition target '%s' done: %" PRIu64 " bytes",
+			 label, written);
+		e.text = note;
+		if (st->report)
+			st->report(st->arg, &e);
+	}
+	return 0;
+}
+
+int iom_stage_before_run(struct iom_stage *st, const struct iom_run *run, char *err,
+			 size_t errlen)
+{
+	const struct iom_cell *c = &st->p->cells[run->cell];
+	size_t t = (size_t)c->v[IOM_DIM_TARGET];
+	char msg[IOM_ERRLEN];
+	int ret;
+
+	if (!st->info[t].t || st->target_error[t])
+		return iom_err(err, errlen, ENODEV, "target '%s' is not usable: %s",
+			       st->m->targets[t].label, st->target_error[t]);
+	if (st->visit_error)
+		return iom_err(err, errlen, EIO, "%s", st->visit_error);
+	if (st->m->hooks.precondition && c->v[IOM_DIM_READ_PCT] < 100 && !st->preconditioned[t] &&
+	    (ret = precondition(st, run, t, err, errlen)) < 0)
+		return ret;
+	if (st->m->hooks.drop_caches) {
+		ret = iom_stage_drop_caches(msg, sizeof(msg));
+		if (ret < 0)
+			return iom_err(err, errlen, -ret, "drop_caches: %s", msg);
+		if (ret == IOM_STAGE_SKIP && !st->drop_noted) {
+			tellf(st, IOM_STAGE_WARN, t, "drop_caches skipped: %s", msg);
+			st->drop_noted = true;
+		}
+	}
+	return 0;
+}
+
+int iom_stage_start_run(struct iom_stage *st, const struct iom_run *run, struct iom_run_spec *spec,
+			struct iom_worker_hooks *hooks, char *err, size_t errlen)
+{
+	const struct iom_cell *c = &st->p->cells[run->cell];
+	size_t t = (size_t)c->v[IOM_DIM_TARGET];
+	bool on = c->v[IOM_DIM_VERIFY] &&
+		  iom_engine_has((enum iom_engine_kind)c->v[IOM_DIM_ENGINE], IOM_ENGINE_CAP_DATA);
+
+	st->cur_verify = NULL;
+	if (!on) {
+		if (c->v[IOM_DIM_READ_PCT] < 100)
+			iom_verify_forget(st->verify[t]);
+		return 0;
+	}
+	if (!st->verify[t])
+		st->verify[t] = iom_verify_new(spec->region);
+	if (st->shell_hooks)
+		iom_verify_forget(st->verify[t]);
+	if (iom_verify_begin(st->verify[t], run->index, run->seed, spec->threads, spec->block_size,
+			     hooks, err, errlen) < 0)
+		return -EINVAL;
+	spec->hooks = hooks;
+	st->cur_verify = st->verify[t];
+	return 0;
+}
+
+void iom_stage_after_run(struct iom_stage *st, struct iom_run_result *r)
+{
+	struct iom_verify *v = st->cur_verify;
+	uint64_t bad;
+	const struct iom_verify_mismatch *f;
+
+	st->cur_verify = NULL;
+	if (!v)
+		return;
+	bad = iom_verify_end(v, r->status == IOM_RUN_OK, &r->verify);
+	f = r->verify.nfirst ? &r->verify.first[0] : NULL;
+	if (!bad || !f)
+		return;
+	free(r->error);
+	r->error = xasprintf("data verification failed: %" PRIu64 " mismatched sector%s (of %" PRIu64
+			     " read); first at offset %" PRIu64 ": expected %s, found %s",
+			     bad, bad == 1 ? "" : "s",
+			     r->verify.sectors_checked + r->verify.sectors_unwritten, f->offset,
+			     f->expected, f->found);
+	if (r->status != IOM_RUN_INTERRUPTED)
+		r->status = IOM_RUN_FAILED;
+}
+
+/* ---- the plan's text --------------------------------------------------------------------- */
+
+const char *iom_stage_hook_cmd(const struct iom_matrix *m, enum iom_hook_point pt)
+{
+	const struct iom_hooks *h = &m->hooks;
+
+	switch (pt) {
+	case IOM_HOOK_BEFORE_STUDY: return h->before_study;
+	case IOM_HOOK_BEFORE_TARGET: return h->before_target;
+	case IOM_HOOK_BEFORE_RUN: return h->before_run;
+	case IOM_HOOK_AFTER_RUN: return h->after_run;
+	case IOM_HOOK_AFTER_TARGET: return h->after_target;
+	case IOM_HOOK_AFTER_STUDY: return h->after_study;
+	default: return NULL;
+	}
+}
+
+void iom_stage_desc_of(const struct iom_matrix *m, bool allowed, struct iom_stage_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	for (int pt = 0; pt < IOM_HOOK_COUNT; pt++)
+		d->cmd[pt] = iom_stage_hook_cmd(m, (enum iom_hook_point)pt);
+	d->allowed = allowed;
+	d->drop_caches = m->hooks.drop_caches;
+	d->fstrim = m->hooks.fstrim;
+	d->precondition = m->hooks.precondition;
+}
+
+bool iom_stage_desc_any(const struct iom_stage_desc *d)
+{
+	for (int i = 0; i < IOM_HOOK_COUNT; i++)
+		if (d->cmd[i])
+			return true;
+	return d->drop_caches || d->fstrim || d->precondition;
+}
+
+int iom_stage_describe(FILE *out, const struct iom_stage_desc *d)
+{
+	bool cmds = false;
+
+	for (int i = 0; i < IOM_HOOK_COUNT; i++)
+		cmds |= d->cmd[i] != NULL;
+	if (cmds) {
+		fprintf(out, "hooks (shell commands, %s):\n",
+			d->allowed ? "allowed by --allow-hooks" : "run only with --allow-hooks");
+		for (int i = 0; i < IOM_HOOK_COUNT; i++) {
+			if (!d->cmd[i])
+				continue;
+			fprintf(out, "  %-14s ", iom_hook_point_name((enum iom_hook_point)i));
+			for (const char *p = d->cmd[i]; *p; p++) {
+				if (*p == '\n')
+					fprintf(out, "\n  %-14s ", "");
+				else
+					fputc(*p, out);
+			}
+			fputc('\n', out);
+		}
+	}
+	if (d->drop_caches || d->fstrim || d->precondition) {
+		fprintf(out, "preparation (built-in):\n");
+		if (d->precondition)
+			fprintf(out, "  %-14s sequential writes of %s%s before a target's first "
+				     "writing run\n", "precondition", d->precondition,
+				     strchr(d->precondition, 'x') || strchr(d->precondition, 'X')
+					     ? " the region" : "");
+		if (d->fstrim)
+			fprintf(out, "  %-14s before each target's first run\n", "fstrim");
+		if (d->drop_caches)
+			fprintf(out, "  %-14s before each run (needs root)\n", "drop_caches");
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+/* ---- built-ins -------------------------------------------------------------------------- */
+
+int iom_stage_drop_caches(char *msg, size_t msglen)
+{
+	static const char path[] = "/proc/sys/vm/drop_caches";
+	int fd, e = 0;
+
+	sync();
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+	} else {
+		if (write(fd, "3", 1) != 1)
+			e = errno ? errno : EIO;
+		close(fd);
+	}
+	if (!e)
+		return 0;
+	if (e == EACCES || e == EPERM) {
+		iom_err(msg, msglen, e, "cannot drop the page cache: writing '%s' needs root", path);
+		return IOM_STAGE_SKIP;
+	}
+	if (e == EROFS) {
+		iom_err(msg, msglen, e, "cannot drop the page cache: '%s' is read-only here (a "
+					"container?)", path);
+		return IOM_STAGE_SKIP;
+	}
+	return iom_err(msg, msglen, e, "cannot drop the page cache: '%s': %s", path, strerror(e));
+}
+
+static bool not_supported(int e)
+{
+	return e == EOPNOTSUPP || e == ENOTSUP || e == ENOTTY || e == ENOSYS;
+}
+
+int iom_stage_fstrim(const char *mount_point, uint64_t *trimmed, char *msg, size_t msglen)
+{
+	struct fstrim_range range = { .start = 0, .len = UINT64_MAX, .minlen = 0 };
+	int fd, e;
+
+	if (trimmed)
+		*trimmed = 0;
+	fd = open(mount_point, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		return iom_err(msg, msglen, e, "cannot open '%s': %s", mount_point, strerror(e));
+	}
+	if (ioctl(fd, FITRIM, &range) == 0) {
+		close(fd);
+		if (trimmed)
+			*trimmed = range.len;
+		return 0;
+	}
+	e = errno;
+	close(fd);
+	if (not_supported(e)) {
+		iom_err(msg, msglen, e, "the filesystem at '%s' does not support trimming", mount_point);
+		return IOM_STAGE_SKIP;
+	}
+	if (e == EPERM || e == EACCES) {
+		iom_err(msg, msglen, e, "trimming the filesystem at '%s' needs root", mount_point);
+		return IOM_STAGE_SKIP;
+	}
+	return iom_err(msg, msglen, e, "cannot trim the filesystem at '%s': %s", mount_point,
+		       strerror(e));
+}
+
+int iom_stage_discard(int fd, const char *device, uint64_t offset, uint64_t length, char *msg,
+		      size_t msglen)
+{
+	uint64_t size = 0, range[2];
+	int e;
+
+	if (ioctl(fd, BLKGETSIZE64, &size) < 0) {
+		e = errno;
+		if (e == ENOTTY)
+			return iom_err(msg, msglen, ENOTBLK, "'%s' is not a block device", device);
+		return iom_err(msg, msglen, e, "cannot read the size of '%s': %s", device,
+			       strerror(e));
+	}
+	if (offset > size || (length && length > size - offset))
+		return iom_err(msg, msglen, EINVAL, "cannot discard beyond the end of '%s'", device);
+	range[0] = offset;
+	range[1] = length ? length : size - offset;
+	if (range[1] == 0 || ioctl(fd, BLKDISCARD, range) == 0)
+		return 0;
+	e = errno;
+	if (not_supported(e)) {
+		iom_err(msg, msglen, e, "'%s' does not support discard", device);
+		return IOM_STAGE_SKIP;
+	}
+	return iom_err(msg, msglen, e, "cannot discard '%s': %s", device, strerror(e));
+}
+
+/* ---- the precondition -------------------------------------------------------------------- */
+
+int iom_stage_precondition(int fd, const char *path, const struct iom_precondition *pc,
+			   uint64_t *written, char *err, size_t errlen)
+{
+	uint32_t bs = pc->block_size ? pc->block_size : 1u << 20;
+	struct iom_target_fill f = { .bytes = pc->bytes, .region = pc->region, .chunk = bs,
+				     .seed = pc->seed, .stamp = true,
+				     .direct = pc->region % 4096 == 0, .stop = pc->stop,
+				     .progress = pc->progress, .arg = pc->arg };
+	struct iom_target_fill_end end;
+	char d[24], t[24];
+	int ret;
+
+	if (written)
+		*written = 0;
+	if (bs % 4096)
+		return iom_err(err, errlen, EINVAL,
+			       "precondition block size %u is not a multiple of 4096", bs);
+	if (pc->region == 0)
+		return iom_err(err, errlen, EINVAL, "cannot precondition '%s': its region is empty",
+			       path);
+	ret = iom_target_fill(fd, &f, &end);
+	if (written)
+		*written = end.done;
+	switch (ret ? end.failed : IOM_FILL_DONE) {
+	case IOM_FILL_DONE:
+		break;
+	case IOM_FILL_STOPPED:
+		iom_size_format(end.done, d, sizeof(d));
+		iom_size_format(pc->bytes, t, sizeof(t));
+		return iom_err(err, errlen, EINTR, "preconditioning '%s' was stopped after %s of %s",
+			       path, d, t);
+	case IOM_FILL_NOMEM:
+		return iom_err(err, errlen, ENOMEM, "cannot allocate %u bytes to precondition '%s'",
+			       bs, path);
+	case IOM_FILL_NOTHING:
+		return iom_err(err, errlen, ENOSPC, "preconditioning '%s': write at offset %" PRIu64
+			       " wrote nothing", path, end.off);
+	default:
+		return iom_err(err, errlen, -ret, "preconditioning '%s': write at offset %" PRIu64
+			       " failed: %s", path, end.off, strerror(-ret));
+	}
+	if (fdatasync(fd) < 0 && errno != EINVAL) {
+		ret = errno;
+		return iom_err(err, errlen, ret, "cannot sync '%s' after preconditioning: %s", path,
+			       strerror(ret));
+	}
+	if (pc->progress)
+		pc->progress(pc->arg, end.done, pc->bytes);
+	return 0;
+}
