@@ -42,6 +42,7 @@
 #include "journal.h"
 #include "keys.h"
 #include "stats.h"
+#include "units.h"
 #include "util.h"
 
 const struct iom_metric_info iom_metrics[IOM_NMETRIC] = {
@@ -150,89 +151,21 @@ static void sb_line(struct sb *b, FILE *out)
 		b->s[0] = '\0';
 }
 
-/* ---- numbers as people read them ---- */
-
-/* sig significant figures, no exponent ("57.76", "1234", "0.1234"); x ≥ 0. */
-static void fmt_sig(char *buf, size_t len, double x, int sig)
-{
-	int dec;
-
-	if (!isfinite(x)) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	if (x == 0) {
-		snprintf(buf, len, "0");
-		return;
-	}
-	dec = sig - 1 - (int)floor(log10(fabs(x)));
-	if (dec < 0)
-		dec = 0;
-	snprintf(buf, len, "%.*f", dec, x);
-	/* 9.9996 at 4 figures prints "10.000": print it again at the right number of decimals. */
-	if (dec > 0 && fabs(strtod(buf, NULL)) >= pow(10, sig - dec))
-		snprintf(buf, len, "%.*f", dec - 1, x);
-}
-
-void iom_report_fmt_count(char *buf, size_t len, double x)
-{
-	static const char *const suffix[] = { "", "K", "M", "G", "T" };
-	char num[32];
-	size_t i = 0;
-
-	if (!isfinite(x)) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	if (x < 99.95) {
-		fmt_sig(buf, len, x, 3);
-		return;
-	}
-	if (x < 9999.5) {
-		snprintf(buf, len, "%.0f", x);
-		return;
-	}
-	while (i + 1 < IOM_ARRAY_SIZE(suffix) && x >= 999.95) {
-		x /= 1000;
-		i++;
-	}
-	fmt_sig(num, sizeof(num), x, 4);
-	snprintf(buf, len, "%s%s", num, suffix[i]);
-}
-
-void iom_report_fmt_lat(char *buf, size_t len, double ns)
-{
-	static const char *const unit[] = { "ns", "µs", "ms", "s" };
-	char num[32];
-	size_t i = 0;
-
-	if (!isfinite(ns)) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	while (i + 1 < IOM_ARRAY_SIZE(unit) && ns >= 999.5) {
-		ns /= 1000;
-		i++;
-	}
-	fmt_sig(num, sizeof(num), ns, 3);
-	snprintf(buf, len, "%s%s", num, unit[i]);
-}
-
 void iom_report_fmt_value(char *buf, size_t len, enum iom_metric k, double v)
 {
 	switch (k) {
 	case IOM_METRIC_IOPS:
-		iom_report_fmt_count(buf, len, v);
+		iom_count_format(v, buf, len);
 		break;
 	case IOM_METRIC_MB_S:
-		fmt_sig(buf, len, v, 4);
+		iom_sig_format(v, 4, buf, len);
 		break;
 	case IOM_METRIC_LAT_MEAN:
 	case IOM_METRIC_LAT_P99:
-		iom_report_fmt_lat(buf, len, v);
+		iom_lat_format(v, buf, len);
 		break;
 	default:
-		fmt_sig(buf, len, v, 3);
+		iom_sig_format(v, 3, buf, len);
 		break;
 	}
 }

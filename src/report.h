@@ -266,10 +266,6 @@ int iom_report_find_cell(const struct iom_report *m, const char *spec, size_t *c
 void iom_report_fmt_value(char *buf, size_t len, enum iom_metric k, double v);
 /* A margin as it reads: "+14.2%" for more IOPS, "-12.4%" for less latency. */
 void iom_report_fmt_margin(char *buf, size_t len, enum iom_metric k, double pct);
-/* A latency in ns at 3 significant figures: "850ns", "70.9µs", "1.23ms". */
-void iom_report_fmt_lat(char *buf, size_t len, double ns);
-/* A count: "56.3", "9040", "12.35K", "1.234M". */
-void iom_report_fmt_count(char *buf, size_t len, double x);
 
 enum iom_report_format {
 	IOM_REPORT_TEXT,

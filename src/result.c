@@ -36,6 +36,7 @@
 
 #include "keys.h"
 #include "plan.h"
+#include "units.h"
 #include "util.h"
 
 #ifndef IOM_VERSION
@@ -102,44 +103,13 @@ int iom_run_status_parse(const char *name)
 
 /* ---- numbers ---- */
 
-/* Nine significant digits, no exponent for ordinary magnitudes, trailing zeros trimmed. */
-static void fmt_double(char *buf, size_t len, double x)
-{
-	double ax = fabs(x);
-	int decimals;
-	char *dot, *end;
-
-	if (x == 0) {
-		snprintf(buf, len, "0");
-		return;
-	}
-	if (ax >= 1e15 || ax < 1e-9) {
-		snprintf(buf, len, "%.9g", x);
-		return;
-	}
-	decimals = 8 - (int)floor(log10(ax));
-	if (decimals < 0)
-		decimals = 0;
-	snprintf(buf, len, "%.*f", decimals, x);
-	dot = strchr(buf, '.');
-	if (!dot)
-		return;
-	end = buf + strlen(buf) - 1;
-	while (end > dot && *end == '0')
-		*end-- = '\0';
-	if (end == dot)
-		*end = '\0';
-	if (strcmp(buf, "-0") == 0)
-		snprintf(buf, len, "0");
-}
-
 static json_object *jdouble(double x)
 {
 	char buf[64];
 
 	if (!isfinite(x))
 		return NULL; /* null */
-	fmt_double(buf, sizeof(buf), x);
+	iom_double_format(x, buf, sizeof(buf));
 	return json_object_new_double_s(x, buf);
 }
 
@@ -896,7 +866,7 @@ static char *value_string(json_object *v)
 			snprintf(buf, sizeof(buf), "%" PRIu64, json_object_get_uint64(v));
 		return xstrdup(buf);
 	case json_type_double:
-		fmt_double(buf, sizeof(buf), json_object_get_double(v));
+		iom_double_format(json_object_get_double(v), buf, sizeof(buf));
 		return xstrdup(buf);
 	default:
 		return NULL;
@@ -1210,7 +1180,7 @@ static void csv_num(FILE *f, double x)
 		fputc(',', f);
 		return;
 	}
-	fmt_double(buf, sizeof(buf), x);
+	iom_double_format(x, buf, sizeof(buf));
 	csv_field(f, buf, false);
 }
 

@@ -1813,34 +1813,9 @@ static void test_report_read_only_run(void **state)
 	free(buf);
 }
 
-static void test_report_numbers_for_people(void **state)
-{
-	static const struct { double v; const char *count, *lat; } cases[] = {
-		{ 0, "0", "0ns" },
-		{ 950, "950", "950ns" },
-		{ 9999, "9999", "10.0µs" },
-		{ 12345, "12.35K", "12.3µs" },
-		{ 123456, "123.5K", "123µs" },
-		{ 1234567, "1.235M", "1.23ms" },
-		{ 2.5e9, "2.500G", "2.50s" },
-	};
-	char buf[32];
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		iom_report_fmt_count(buf, sizeof(buf), cases[i].v);
-		assert_string_equal(buf, cases[i].count);
-		iom_report_fmt_lat(buf, sizeof(buf), cases[i].v);
-		assert_string_equal(buf, cases[i].lat);
-	}
-	iom_report_fmt_count(buf, sizeof(buf), NAN);
-	assert_string_equal(buf, "-");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_report_numbers_for_people),
 		cmocka_unit_test_setup_teardown(test_report_model_keeps_repetitions, make_dir,
 						remove_dir),
 		cmocka_unit_test_setup_teardown(test_report_clear_win, make_dir, remove_dir),
