@@ -42,6 +42,7 @@
 #include "journal.h"
 #include "keys.h"
 #include "stats.h"
+#include "strbuf.h"
 #include "units.h"
 #include "util.h"
 
@@ -60,58 +61,7 @@ const struct iom_metric_info iom_metrics[IOM_NMETRIC] = {
 #define MAX_SUGGEST 9999
 #define POWER_Z 0.8416212335729143 /* the normal quantile of 0.8: 80 % power */
 
-/* ---- a growable string, for lines built before they are printed ---- */
-
-struct sb {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_add(struct sb *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = IOM_MAX(b->cap * 2, b->len + n + 64);
-		b->s = xrealloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void sb_str(struct sb *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-static void sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sb *b, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	if (!s)
-		abort();
-	sb_str(b, s);
-	free(s);
-}
-
-static void sb_spaces(struct sb *b, int n)
-{
-	while (n-- > 0)
-		sb_add(b, " ", 1);
-}
-
-/* The string built so far, never NULL; b keeps it. */
-static const char *sb_get(struct sb *b)
-{
-	if (!b->s)
-		sb_add(b, "", 0);
-	return b->s;
-}
+/* ---- lines built before they are printed (strbuf.h) ---- */
 
 /* Display width of UTF-8 text: continuation bytes take no column. */
 static int dispw(const char *s)
@@ -125,30 +75,28 @@ static int dispw(const char *s)
 }
 
 /* Appends s padded to w columns (right-aligned unless left), bold when asked. */
-static void sb_cell(struct sb *b, const char *s, int w, bool left, bool bold)
+static void sb_cell(struct iom_strbuf *b, const char *s, int w, bool left, bool bold)
 {
 	int pad = w - dispw(s);
 
 	if (!left)
-		sb_spaces(b, pad);
+		iom_strbuf_spaces(b, pad);
 	if (bold)
-		sb_str(b, "\033[1m");
-	sb_str(b, s);
+		iom_strbuf_str(b, "\033[1m");
+	iom_strbuf_str(b, s);
 	if (bold)
-		sb_str(b, "\033[0m");
+		iom_strbuf_str(b, "\033[0m");
 	if (left)
-		sb_spaces(b, pad);
+		iom_strbuf_spaces(b, pad);
 }
 
 /* Prints the line without trailing spaces and empties b. */
-static void sb_line(struct sb *b, FILE *out)
+static void sb_line(struct iom_strbuf *b, FILE *out)
 {
 	while (b->len && b->s[b->len - 1] == ' ')
 		b->s[--b->len] = '\0';
 	fprintf(out, "%s\n", b->s ? b->s : "");
-	b->len = 0;
-	if (b->s)
-		b->s[0] = '\0';
+	iom_strbuf_reset(b);
 }
 
 void iom_report_fmt_value(char *buf, size_t len, enum iom_metric k, double v)
@@ -290,11 +238,11 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 		goto out;
 	cv = iom_result_cell_get(&f, m->compare);
 	if (!cv) {
-		struct sb names = { 0 };
+		struct iom_strbuf names = { 0 };
 
 		for (size_t i = 0; i < f.ncell; i++) {
-			sb_str(&names, i ? ", " : "");
-			sb_str(&names, f.cell[i].name);
+			iom_strbuf_str(&names, i ? ", " : "");
+			iom_strbuf_str(&names, f.cell[i].name);
 		}
 		ret = iom_err(err, errlen, EINVAL, "'%s' is not a dimension of the runs in '%s' (%s)",
 			      m->compare, path, names.s ? names.s : "none");
@@ -342,16 +290,16 @@ static void build_cells(struct iom_report *m, struct rec *recs, size_t nrecs)
 			if (strcmp(recs[i].cell[j].name, m->compare) != 0)
 				find_or_add(&m->dims, &m->ndims, recs[i].cell[j].name);
 	for (size_t i = 0; i < nrecs; i++) {
-		struct sb key = { 0 };
+		struct iom_strbuf key = { 0 };
 		size_t *slot;
 
 		for (size_t d = 0; d < m->ndims; d++) {
 			const char *v = rec_get(&recs[i], m->dims[d]);
 
-			sb_str(&key, v ? v : "");
-			sb_add(&key, "\x1f", 1);
+			iom_strbuf_str(&key, v ? v : "");
+			iom_strbuf_add(&key, "\x1f", 1);
 		}
-		sb_get(&key);
+		iom_strbuf_get(&key);
 		if (2 * (m->ncells + 1) > ix.cap)
 			index_grow(&ix);
 		slot = index_find(&ix, key.s);
@@ -1050,7 +998,7 @@ static bool has_label(const struct iom_study_info *s, const char *label)
 static void source_facts(const struct iom_report *m, size_t i, struct facts *fs)
 {
 	const struct iom_study_info *s = &m->src[i].study;
-	struct sb labels = { 0 };
+	struct iom_strbuf labels = { 0 };
 	char buf[64];
 	const char *kernel = s->kernel ? s->kernel : "?";
 	size_t rel = strcspn(kernel, " "), nun = SIZE_MAX, pos = 0;
@@ -1076,10 +1024,10 @@ static void source_facts(const struct iom_report *m, size_t i, struct facts *fs)
 	fact_addf(fs, "report options", "alpha %g, min effect %g%%, max CV %g%%", s->report.alpha,
 		  s->report.min_effect_pct, s->report.max_cv_pct);
 	for (size_t t = 0; t < s->ntargets; t++) {
-		sb_str(&labels, t ? ", " : "");
-		sb_str(&labels, s->targets[t].label ? s->targets[t].label : "?");
+		iom_strbuf_str(&labels, t ? ", " : "");
+		iom_strbuf_str(&labels, s->targets[t].label ? s->targets[t].label : "?");
 	}
-	fact_add(fs, "target", sb_get(&labels));
+	fact_add(fs, "target", iom_strbuf_get(&labels));
 	free(labels.s);
 
 	/* Targets every source has, by label. */
@@ -1203,11 +1151,11 @@ void iom_report_diffs_free(struct iom_report_diff *d, size_t n)
 
 char *iom_report_diff_text(const struct iom_report *m, const struct iom_report_diff *d)
 {
-	struct sb b = { 0 };
+	struct iom_strbuf b = { 0 };
 
-	sb_printf(&b, "%s differs: ", d->what);
+	iom_strbuf_printf(&b, "%s differs: ", d->what);
 	for (size_t j = 0; j < m->nsrc; j++)
-		sb_printf(&b, "%s%s (%s)", j ? " vs " : "", d->value[j], m->src[j].name);
+		iom_strbuf_printf(&b, "%s%s (%s)", j ? " vs " : "", d->value[j], m->src[j].name);
 	return b.s;
 }
 
@@ -1274,7 +1222,7 @@ static int word_rank(const char *dim)
 /* The cell's words for the dimensions that vary (want_varying) or those that do not. */
 static char *cell_words(const struct iom_report *m, size_t cell, bool want_varying)
 {
-	struct sb b = { 0 };
+	struct iom_strbuf b = { 0 };
 
 	for (int rank = 0; rank <= word_rank(""); rank++) {
 		for (size_t d = 0; d < m->ndims; d++) {
@@ -1286,11 +1234,11 @@ static char *cell_words(const struct iom_report *m, size_t cell, bool want_varyi
 			if (!*w)
 				continue;
 			if (b.len)
-				sb_str(&b, " ");
-			sb_str(&b, w);
+				iom_strbuf_str(&b, " ");
+			iom_strbuf_str(&b, w);
 		}
 	}
-	sb_get(&b);
+	iom_strbuf_get(&b);
 	return b.s;
 }
 
@@ -1350,7 +1298,7 @@ int iom_report_find_cell(const struct iom_report *m, const char *spec, size_t *c
 {
 	char *copy, *tok, *save = NULL, **toks = NULL;
 	size_t ntoks = 0, nmatch = 0, first = 0;
-	struct sb list = { 0 };
+	struct iom_strbuf list = { 0 };
 	char *end;
 	unsigned long row;
 
@@ -1382,7 +1330,7 @@ int iom_report_find_cell(const struct iom_report *m, const char *spec, size_t *c
 		if (nmatch <= 4) {
 			char *l = iom_report_cell_label(m, c);
 
-			sb_printf(&list, "%s'%s'", nmatch > 1 ? ", " : "", l);
+			iom_strbuf_printf(&list, "%s'%s'", nmatch > 1 ? ", " : "", l);
 			free(l);
 		}
 	}
@@ -1395,7 +1343,7 @@ int iom_report_find_cell(const struct iom_report *m, const char *spec, size_t *c
 			"e.g. '4K rnd qd32', or by its row number)", spec);
 	else if (nmatch > 1)
 		iom_err(err, errlen, EINVAL, "'%s' matches %zu cells (%s%s): name more of it", spec,
-			nmatch, sb_get(&list), nmatch > 4 ? ", …" : "");
+			nmatch, iom_strbuf_get(&list), nmatch > 4 ? ", …" : "");
 	free(list.s);
 	return nmatch == 1 ? 0 : nmatch ? -EINVAL : -ENOENT;
 }
@@ -1511,7 +1459,7 @@ const char *iom_report_excluded_status(const struct iom_report_excluded *e)
  * from 1.2 s into the window)", wrapped. */
 static void stalled_note(FILE *out, const struct iom_report *m, unsigned width)
 {
-	struct sb b = { 0 };
+	struct iom_strbuf b = { 0 };
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->nexcluded; i++) {
@@ -1520,16 +1468,16 @@ static void stalled_note(FILE *out, const struct iom_report *m, unsigned width)
 		if (!e->stalled)
 			continue;
 		if (n == MAX_EXCLUDED_SHOWN) {
-			sb_printf(&b, ", …");
+			iom_strbuf_printf(&b, ", …");
 			break;
 		}
-		sb_printf(&b, "%s run %" PRIu32 "%s%s (%s)", n ? "," : "", e->run,
+		iom_strbuf_printf(&b, "%s run %" PRIu32 "%s%s (%s)", n ? "," : "", e->run,
 			  m->nsrc > 1 ? " of " : "", m->nsrc > 1 ? m->src[e->src].name : "",
 			  e->error ? e->error : "stalled");
 		n++;
 	}
 	if (n) {
-		char *line = xasprintf("stalled runs left out of verdicts:%s", sb_get(&b));
+		char *line = xasprintf("stalled runs left out of verdicts:%s", iom_strbuf_get(&b));
 
 		fputc('\n', out);
 		print_wrapped(out, line, width, 2);
@@ -1604,38 +1552,38 @@ static void table_measure(struct table *t)
 }
 
 /* The group title: " lsi-sas " centered in dashes over the group's width. */
-static void group_title(struct sb *b, const char *name, int w)
+static void group_title(struct iom_strbuf *b, const char *name, int w)
 {
 	int nw = dispw(name) + 2, left = (w - nw) / 2, right = w - nw - left;
 
 	for (int i = 0; i < left; i++)
-		sb_str(b, "-");
-	sb_str(b, " ");
-	sb_str(b, name);
-	sb_str(b, " ");
+		iom_strbuf_str(b, "-");
+	iom_strbuf_str(b, " ");
+	iom_strbuf_str(b, name);
+	iom_strbuf_str(b, " ");
 	for (int i = 0; i < right; i++)
-		sb_str(b, "-");
+		iom_strbuf_str(b, "-");
 }
 
 /* The gap before a column group, and the slack of a group widened by its title. */
-static void group_start(struct sb *b, const struct table *t, bool first)
+static void group_start(struct iom_strbuf *b, const struct table *t, bool first)
 {
 	int used = 0;
 
 	for (int k = 0; k < IOM_NMETRIC; k++)
 		used += t->colw[k] + (k ? 1 : 0);
-	sb_spaces(b, (first ? 2 : GROUP_GAP) + t->groupw - used);
+	iom_strbuf_spaces(b, (first ? 2 : GROUP_GAP) + t->groupw - used);
 }
 
 static void table_block(FILE *out, struct table *t, size_t from, size_t to)
 {
 	const struct iom_report *m = t->m;
-	struct sb b = { 0 };
+	struct iom_strbuf b = { 0 };
 	char buf[64];
 
-	sb_spaces(&b, t->labelw);
+	iom_strbuf_spaces(&b, t->labelw);
 	for (size_t v = from; v < to; v++) {
-		sb_spaces(&b, v == from ? 2 : GROUP_GAP);
+		iom_strbuf_spaces(&b, v == from ? 2 : GROUP_GAP);
 		group_title(&b, m->compared[v], t->groupw);
 	}
 	sb_line(&b, out);
@@ -1643,7 +1591,7 @@ static void table_block(FILE *out, struct table *t, size_t from, size_t to)
 	for (size_t v = from; v < to; v++) {
 		group_start(&b, t, v == from);
 		for (int k = 0; k < IOM_NMETRIC; k++) {
-			sb_spaces(&b, k ? 1 : 0);
+			iom_strbuf_spaces(&b, k ? 1 : 0);
 			sb_cell(&b, iom_metrics[k].title, t->colw[k], false, false);
 		}
 	}
@@ -1659,7 +1607,7 @@ static void table_block(FILE *out, struct table *t, size_t from, size_t to)
 				bool win = t->winners && vd->winner == (int)v;
 
 				entry_text(m, c, v, k, vd, t->winners, buf, sizeof(buf));
-				sb_spaces(&b, k ? 1 : 0);
+				iom_strbuf_spaces(&b, k ? 1 : 0);
 				sb_cell(&b, buf, t->colw[k], false, win && t->color);
 				beneath |= t->winners && vd->best == (int)v && vd->kind != IOM_VERDICT_NONE;
 			}
@@ -1667,7 +1615,7 @@ static void table_block(FILE *out, struct table *t, size_t from, size_t to)
 		sb_line(&b, out);
 		if (!beneath)
 			continue;
-		sb_spaces(&b, t->labelw);
+		iom_strbuf_spaces(&b, t->labelw);
 		for (size_t v = from; v < to; v++) {
 			group_start(&b, t, v == from);
 			for (int k = 0; k < IOM_NMETRIC; k++) {
@@ -1676,7 +1624,7 @@ static void table_block(FILE *out, struct table *t, size_t from, size_t to)
 				buf[0] = '\0';
 				if (vd->best == (int)v)
 					beneath_text((enum iom_metric)k, vd, buf, sizeof(buf));
-				sb_spaces(&b, k ? 1 : 0);
+				iom_strbuf_spaces(&b, k ? 1 : 0);
 				sb_cell(&b, buf, t->colw[k], false, false);
 			}
 		}
@@ -1706,7 +1654,7 @@ static void verdict_block(FILE *out, const struct table *t, unsigned width)
 	bool single = t->nkind[IOM_VERDICT_SINGLE_RUN] > 0;
 	int colw[IOM_NMETRIC], labelw = 0, total;
 	char buf[96];
-	struct sb b = { 0 };
+	struct iom_strbuf b = { 0 };
 
 	for (size_t v = 0; v < m->ncompared; v++) {
 		labelw = IOM_MAX(labelw, dispw(m->compared[v]));
@@ -1726,9 +1674,9 @@ static void verdict_block(FILE *out, const struct table *t, unsigned width)
 	fprintf(out, "verdict over %zu cells: won/tied/lost%s, median margin\n", m->ncells,
 		single ? "/single run" : "");
 	if (total <= (int)width) {
-		sb_spaces(&b, labelw);
+		iom_strbuf_spaces(&b, labelw);
 		for (int k = 0; k < IOM_NMETRIC; k++) {
-			sb_spaces(&b, 2);
+			iom_strbuf_spaces(&b, 2);
 			sb_cell(&b, iom_metrics[k].title, colw[k], true, false);
 		}
 		sb_line(&b, out);
@@ -1737,21 +1685,21 @@ static void verdict_block(FILE *out, const struct table *t, unsigned width)
 			for (int k = 0; k < IOM_NMETRIC; k++) {
 				tally_text(&ty[v * IOM_NMETRIC + k], (enum iom_metric)k, single, buf,
 					   sizeof(buf));
-				sb_spaces(&b, 2);
+				iom_strbuf_spaces(&b, 2);
 				sb_cell(&b, buf, colw[k], true, false);
 			}
 			sb_line(&b, out);
 		}
 	} else {
 		for (size_t v = 0; v < m->ncompared; v++) {
-			sb_printf(&b, "%s:", m->compared[v]);
+			iom_strbuf_printf(&b, "%s:", m->compared[v]);
 			for (int k = 0; k < IOM_NMETRIC; k++) {
 				tally_text(&ty[v * IOM_NMETRIC + k], (enum iom_metric)k, single, buf,
 					   sizeof(buf));
-				sb_printf(&b, " %s %s%s", iom_metrics[k].title, buf,
+				iom_strbuf_printf(&b, " %s %s%s", iom_metrics[k].title, buf,
 					  k + 1 < IOM_NMETRIC ? ";" : "");
 			}
-			print_wrapped(out, sb_get(&b), width, 2);
+			print_wrapped(out, iom_strbuf_get(&b), width, 2);
 			b.len = 0;
 		}
 	}
@@ -1764,7 +1712,7 @@ static void noisy_block(FILE *out, const struct iom_report *m, unsigned width)
 	struct iom_report_noisy *nz;
 	size_t n = iom_report_noisy_list(m, &nz), shown = 0;
 	bool *done = xcalloc(n + 1, sizeof(*done));
-	struct sb b = { 0 };
+	struct iom_strbuf b = { 0 };
 
 	if (n)
 		fprintf(out, "\nnoisy (CV above %g%%): more repetitions would settle these\n",
@@ -1782,22 +1730,22 @@ static void noisy_block(FILE *out, const struct iom_report *m, unsigned width)
 			break;
 		}
 		label = iom_report_cell_label(m, nz[i].cell);
-		sb_printf(&b, "  %s, %s:", label, m->compared[nz[i].compared]);
+		iom_strbuf_printf(&b, "  %s, %s:", label, m->compared[nz[i].compared]);
 		for (size_t j = i; j < n && nz[j].cell == nz[i].cell; j++) {
 			if (nz[j].compared != nz[i].compared)
 				continue;
 			done[j] = true;
-			sb_printf(&b, "%s %s %.1f%%", firstm ? "" : ",",
+			iom_strbuf_printf(&b, "%s %s %.1f%%", firstm ? "" : ",",
 				  iom_metrics[nz[j].metric].title, nz[j].cv_pct);
 			firstm = false;
 			suggest = IOM_MAX(suggest, nz[j].suggest);
 		}
-		sb_printf(&b, " (%zu runs", nz[i].n);
+		iom_strbuf_printf(&b, " (%zu runs", nz[i].n);
 		if (suggest > nz[i].n)
-			sb_printf(&b, "; about %s%u would settle it", suggest >= MAX_SUGGEST ? "> " : "",
+			iom_strbuf_printf(&b, "; about %s%u would settle it", suggest >= MAX_SUGGEST ? "> " : "",
 				  suggest);
-		sb_str(&b, ")");
-		print_wrapped(out, sb_get(&b), width, 4);
+		iom_strbuf_str(&b, ")");
+		print_wrapped(out, iom_strbuf_get(&b), width, 4);
 		b.len = 0;
 		free(label);
 	}
@@ -1808,7 +1756,7 @@ static void noisy_block(FILE *out, const struct iom_report *m, unsigned width)
 
 static void missing_block(FILE *out, const struct iom_report *m, unsigned width)
 {
-	struct sb b = { 0 };
+	struct iom_strbuf b = { 0 };
 	bool any = false;
 
 	if (m->nsrc < 2)
@@ -1819,16 +1767,16 @@ static void missing_block(FILE *out, const struct iom_report *m, unsigned width)
 
 		if (n) {
 			any = true;
-			sb_printf(&b, "%s lacks %zu of %zu cells:", m->src[s].name, n, m->ncells);
+			iom_strbuf_printf(&b, "%s lacks %zu of %zu cells:", m->src[s].name, n, m->ncells);
 			for (size_t i = 0; i < n && i < MAX_MISSING_SHOWN; i++) {
 				char *l = iom_report_cell_label(m, cells[i]);
 
-				sb_printf(&b, " %s%s", l, i + 1 < n ? "," : "");
+				iom_strbuf_printf(&b, " %s%s", l, i + 1 < n ? "," : "");
 				free(l);
 			}
 			if (n > MAX_MISSING_SHOWN)
-				sb_printf(&b, " … and %zu more", n - MAX_MISSING_SHOWN);
-			print_wrapped(out, sb_get(&b), width, 2);
+				iom_strbuf_printf(&b, " … and %zu more", n - MAX_MISSING_SHOWN);
+			print_wrapped(out, iom_strbuf_get(&b), width, 2);
 			b.len = 0;
 		}
 		free(cells);
@@ -1911,17 +1859,17 @@ static void print_source(FILE *out, const struct iom_report *m, size_t i, unsign
 	for (size_t t = 0; t < s->ntargets; t++) {
 		const struct iom_study_target *x = &s->targets[t];
 		const char *drv = x->has_facts && x->facts.driver ? x->facts.driver : x->controller;
-		struct sb b = { 0 };
+		struct iom_strbuf b = { 0 };
 
-		sb_printf(&b, "  %s: %s", x->label ? x->label : "?", x->path ? x->path : "?");
+		iom_strbuf_printf(&b, "  %s: %s", x->label ? x->label : "?", x->path ? x->path : "?");
 		if (drv)
-			sb_printf(&b, ", %s", drv);
+			iom_strbuf_printf(&b, ", %s", drv);
 		if (x->has_facts && x->facts.model)
-			sb_printf(&b, ", %s%s%s", x->facts.vendor ? x->facts.vendor : "",
+			iom_strbuf_printf(&b, ", %s%s%s", x->facts.vendor ? x->facts.vendor : "",
 				  x->facts.vendor ? " " : "", x->facts.model);
 		if (x->has_facts && x->facts.scheduler)
-			sb_printf(&b, ", scheduler %s", x->facts.scheduler);
-		print_wrapped(out, sb_get(&b), width, 4);
+			iom_strbuf_printf(&b, ", scheduler %s", x->facts.scheduler);
+		print_wrapped(out, iom_strbuf_get(&b), width, 4);
 		free(b.s);
 	}
 }

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "chart.h"
+#include "strbuf.h"
 #include "util.h"
 
 #ifndef IOM_VERSION
@@ -228,27 +229,22 @@ static void note(FILE *out, const char *fmt, ...)
 static void more_slices(FILE *out, const struct iom_report *m, const struct slice *s, size_t n,
 			size_t max, const bool *ignore)
 {
-	struct { char *s; size_t len, cap; } b = { 0 };
-	FILE *f;
+	struct iom_strbuf b = { 0 };
 
 	if (n <= max)
 		return;
-	f = open_memstream(&b.s, &b.len);
-	if (!f)
-		return;
-	fprintf(f, "%zu more not drawn:", n - max);
+	iom_strbuf_printf(&b, "%zu more not drawn:", n - max);
 	for (size_t i = max; i < n && i < max + 8; i++) {
 		char *w = slice_words(m, &s[i], ignore);
 
-		fprintf(f, "%s %s", i > max ? "," : "", w);
+		iom_strbuf_printf(&b, "%s %s", i > max ? "," : "", w);
 		free(w);
 	}
 	if (n > max + 8)
-		fputs(", …", f);
-	fputs(" (--cell picks the slice drawn first)", f);
-	fclose(f);
+		iom_strbuf_str(&b, ", …");
+	iom_strbuf_str(&b, " (--cell picks the slice drawn first)");
 	note(out, "%s", b.s);
-	free(b.s);
+	iom_strbuf_release(&b);
 }
 
 /* ---- ATTO ---- */
@@ -972,30 +968,29 @@ static void provenance(FILE *out, const struct iom_report *m)
 	ROW("repetitions", "repetitions", xasprintf("%" PRIu32, s->timing.repeat));
 	ROW("runs", NULL, xasprintf("%zu (%zu ok)", m->src[i].nruns, m->src[i].nok));
 	ROW("targets", "target", ({
-		    struct { char *s; size_t n; } b = { 0 };
-		    FILE *f = open_memstream(&b.s, &b.n);
-		    for (size_t t = 0; f && t < s->ntargets; t++) {
+		    struct iom_strbuf b = { 0 };
+
+		    for (size_t t = 0; t < s->ntargets; t++) {
 			    const struct iom_study_target *x = &s->targets[t];
 			    const char *drv = x->has_facts && x->facts.driver ? x->facts.driver :
 										      x->controller;
 
-			    fprintf(f, "%s%s: %s", t ? "; " : "", x->label ? x->label : "?",
-				    x->path ? x->path : "?");
+			    iom_strbuf_printf(&b, "%s%s: %s", t ? "; " : "",
+					      x->label ? x->label : "?", x->path ? x->path : "?");
 			    if (drv)
-				    fprintf(f, ", %s", drv);
+				    iom_strbuf_printf(&b, ", %s", drv);
 			    if (x->has_facts && x->facts.model)
-				    fprintf(f, ", %s%s%s", x->facts.vendor ? x->facts.vendor : "",
-					    x->facts.vendor ? " " : "", x->facts.model);
+				    iom_strbuf_printf(&b, ", %s%s%s",
+						      x->facts.vendor ? x->facts.vendor : "",
+						      x->facts.vendor ? " " : "", x->facts.model);
 			    if (x->has_facts && x->facts.scheduler)
-				    fprintf(f, ", scheduler %s", x->facts.scheduler);
+				    iom_strbuf_printf(&b, ", scheduler %s", x->facts.scheduler);
 			    if (x->has_facts && x->facts.nr_requests)
-				    fprintf(f, ", nr_requests %u", x->facts.nr_requests);
+				    iom_strbuf_printf(&b, ", nr_requests %u", x->facts.nr_requests);
 			    if (x->has_facts && x->facts.fstype)
-				    fprintf(f, ", %s", x->facts.fstype);
+				    iom_strbuf_printf(&b, ", %s", x->facts.fstype);
 		    }
-		    if (f)
-			    fclose(f);
-		    b.s ? b.s : xstrdup("?");
+		    iom_strbuf_take(&b);
 	    }));
 #undef S
 #undef ROW
