@@ -549,6 +549,37 @@ static void test_report_single_run(void **state)
 	}
 }
 
+/* `report --format csv` and summary.csv write a figure with the same digits (csv.h): a billion
+ * IOPS as 2500000000, not 2.5e+09 in one of them. */
+static void test_report_csv_digits_match_summary(void **state)
+{
+	static const struct spec runs[] = {
+		{ 0, 1, 1, IOM_RUN_OK, 2.5e9, 100, 200, 0.0000123456789, NULL },
+		{ 1, 1, 1, IOM_RUN_OK, 1.25e9, 80, 150, 0.5, NULL },
+	};
+	const char *dir = *state;
+	struct iom_report_opts_cli o = { .format = "csv" };
+	char err[IOM_ERRLEN] = "", *csv, *summary, *path;
+
+	make_study(dir, runs, IOM_ARRAY_SIZE(runs), 2);
+	assert_int_equal(iom_summary_rebuild(dir, err, sizeof(err)), 0);
+	path = xasprintf("%s/summary.csv", dir);
+	assert_int_equal(iom_read_file(path, &summary, NULL), 0);
+	csv = report_of(&dir, 1, &o);
+	for (size_t i = 0; i < 2; i++) {
+		const char *text = i ? summary : csv;
+
+		assert_non_null(strstr(text, ",2500000000,"));
+		assert_non_null(strstr(text, ",1250000000,"));
+		assert_non_null(strstr(text, ",0.0000123456789,"));
+		assert_null(strstr(text, "e+0"));
+		assert_null(strstr(text, "e-0"));
+	}
+	free(csv);
+	free(summary);
+	free(path);
+}
+
 static void test_report_single_vs_repeated(void **state)
 {
 	/* pvscsi repeated, lsi once: still no test, so no winner. */
@@ -1822,6 +1853,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_report_tie_by_p_noisy, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_report_tie_by_min_effect, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_report_single_run, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_report_csv_digits_match_summary, make_dir,
+						remove_dir),
 		cmocka_unit_test_setup_teardown(test_report_single_vs_repeated, make_dir,
 						remove_dir),
 		cmocka_unit_test_setup_teardown(test_report_median_margin, make_dir, remove_dir),
