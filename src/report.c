@@ -2049,15 +2049,13 @@ char *iom_report_damaged_text(const struct iom_report *m, const struct iom_repor
 }
 
 int iom_report_write_text(FILE *out, const struct iom_report *m,
-			  const struct iom_report_opts_cli *o)
+			  const struct iom_report_opts_cli *o, char *err, size_t errlen)
 {
-	int ret;
-
 	if (!o || !o->brief) {
 		print_provenance(out, m, o && o->width ? o->width : DEFAULT_WIDTH);
 		fputc('\n', out);
 	}
-	ret = iom_report_print_winners(out, m, o);
+	iom_report_print_winners(out, m, o);
 	print_damaged(out, m);
-	return ret == 0 && ferror(out) ? -EIO : ret;
+	return iom_report_out_status(out, err, errlen);
 }

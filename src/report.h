@@ -267,23 +267,13 @@ void iom_report_fmt_value(char *buf, size_t len, enum iom_metric k, double v);
 /* A margin as it reads: "+14.2%" for more IOPS, "-12.4%" for less latency. */
 void iom_report_fmt_margin(char *buf, size_t len, enum iom_metric k, double pct);
 
-enum iom_report_format {
-	IOM_REPORT_TEXT,
-	IOM_REPORT_MD,
-	IOM_REPORT_CSV,
-	IOM_REPORT_JSON,
-	IOM_REPORT_HTML,
-};
-/* "text", "md" (or "markdown"), "csv", "json", "html" → the format, or -1. */
-int iom_report_format_parse(const char *name);
-
 /* Options of `iomatrix report` that this module reads; zero-initialized means the defaults. */
 struct iom_report_opts_cli {
 	const char *compare;   /* the compared dimension; NULL: the studies' */
 	int color;             /* 1 always, 0 never, -1 when out is a terminal (text only) */
 	unsigned width;        /* columns to fit the text table in; 0: 100 */
 	bool brief;            /* leave out the provenance lines (after a sweep) */
-	const char *format;    /* NULL: text; else as iom_report_format_parse() takes */
+	const char *format;    /* NULL: text; else a name iom_report_format_find() takes */
 	const char *alpha;     /* --alpha, --min-effect, --max-cv: NULL keeps the study's */
 	const char *min_effect;
 	const char *max_cv;
@@ -303,18 +293,37 @@ struct iom_report_opts_cli {
 int iom_report_main(FILE *out, const char *const *dirs, size_t ndirs,
 		    const struct iom_report_opts_cli *o, char *err, size_t errlen);
 
-/* The text report of a loaded model (provenance unless o->brief, table, verdict, notes). */
-int iom_report_write_text(FILE *out, const struct iom_report *m,
-			  const struct iom_report_opts_cli *o);
+/*
+ * A writer of one report format: the model (loaded, options applied) to out. Returns 0, or
+ * -errno with err (a bad --cell or --run; "cannot write the report: …" when out failed).
+ */
+typedef int iom_report_writer(FILE *out, const struct iom_report *m,
+			      const struct iom_report_opts_cli *o, char *err, size_t errlen);
+
+/* A report format: a row of report_main.c's table. Adding a format is one row and its writer. */
+struct iom_report_format {
+	const char *name;          /* as --format takes it: "text", "md", "csv", "json", "html" */
+	const char *alias;         /* another name it takes ("markdown"), or NULL */
+	bool takes_run;            /* --run means something to it */
+	iom_report_writer *write;
+};
+/* The format called name (or its alias), or NULL. */
+const struct iom_report_format *iom_report_format_find(const char *name);
+
+/* The text report (provenance unless o->brief, table, verdict, notes; report_text.c). */
+iom_report_writer iom_report_write_text;
+/* Markdown, CSV and JSON (report_fmt.c), the self-contained HTML page (report_html.c). */
+iom_report_writer iom_report_write_md;
+iom_report_writer iom_report_write_csv;
+iom_report_writer iom_report_write_json;
+iom_report_writer iom_report_write_html;
+/* The writers' last word: 0 when out has no error, else -EIO and "cannot write the report: …"
+ * in err. */
+int iom_report_out_status(FILE *out, char *err, size_t errlen);
+
 /* The winners table part of the text report. Returns 0 or -EIO when out failed. */
 int iom_report_print_winners(FILE *out, const struct iom_report *m,
 			     const struct iom_report_opts_cli *o);
-/* The other formats of a loaded model (report_fmt.c, report_html.c). 0 or -errno with err. */
-int iom_report_write_md(FILE *out, const struct iom_report *m);
-int iom_report_write_csv(FILE *out, const struct iom_report *m);
-int iom_report_write_json(FILE *out, const struct iom_report *m);
-int iom_report_write_html(FILE *out, const struct iom_report *m,
-			  const struct iom_report_opts_cli *o, char *err, size_t errlen);
 
 /* Resolves o->run ("N" or "DIR:N") against the model: *src and *index. 0 or -EINVAL/-ENOENT. */
 int iom_report_find_run(const struct iom_report *m, const char *spec, size_t *src,

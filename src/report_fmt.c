@@ -212,7 +212,8 @@ static void md_source_table(FILE *out, const struct iom_report *m)
 	fputc('\n', out);
 }
 
-int iom_report_write_md(FILE *out, const struct iom_report *m)
+int iom_report_write_md(FILE *out, const struct iom_report *m,
+			  const struct iom_report_opts_cli *o, char *err, size_t errlen)
 {
 	struct iom_report_verdict *vd = all_verdicts(m);
 	struct iom_report_noisy *nz;
@@ -220,6 +221,7 @@ int iom_report_write_md(FILE *out, const struct iom_report *m)
 	size_t nnz, ndf;
 	char *fixed = iom_report_fixed_words(m);
 
+	(void)o;
 	fputs("# iomatrix report", out);
 	for (size_t i = 0, shown = 0; i < m->nsrc; i++) {
 		const char *n = m->src[i].study.name ? m->src[i].study.name : m->src[i].name;
@@ -388,12 +390,13 @@ int iom_report_write_md(FILE *out, const struct iom_report *m)
 	}
 	iom_report_diffs_free(df, ndf);
 	free(vd);
-	return ferror(out) ? -EIO : 0;
+	return iom_report_out_status(out, err, errlen);
 }
 
 /* ---- CSV ---- */
 
-int iom_report_write_csv(FILE *out, const struct iom_report *m)
+int iom_report_write_csv(FILE *out, const struct iom_report *m,
+			  const struct iom_report_opts_cli *o, char *err, size_t errlen)
 {
 	static const char *const cols[] = {
 		"metric", NULL /* the compared dimension */, "n", "mean", "stddev", "cv_pct",
@@ -402,6 +405,7 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m)
 	};
 	struct iom_report_verdict *vd = all_verdicts(m);
 
+	(void)o;
 	iom_csv_field(out, "cell", true);
 	for (size_t d = 0; d < m->ndims; d++)
 		iom_csv_field(out, m->dims[d], false);
@@ -446,7 +450,7 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m)
 		free(label);
 	}
 	free(vd);
-	return ferror(out) ? -EIO : 0;
+	return iom_report_out_status(out, err, errlen);
 }
 
 /* ---- JSON ---- */
@@ -572,7 +576,8 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 	return o;
 }
 
-int iom_report_write_json(FILE *out, const struct iom_report *m)
+int iom_report_write_json(FILE *out, const struct iom_report *m,
+			   const struct iom_report_opts_cli *opts, char *err, size_t errlen)
 {
 	json_object *root = json_object_new_object(), *a, *o;
 	struct iom_report_verdict *vd = all_verdicts(m);
@@ -580,8 +585,8 @@ int iom_report_write_json(FILE *out, const struct iom_report *m)
 	struct iom_report_diff *df;
 	size_t nnz, ndf;
 	char *text;
-	int ret;
 
+	(void)opts;
 	iom_json_add(root, "schema", json_object_new_int(IOM_REPORT_JSON_SCHEMA));
 	iom_json_add(root, "kind", json_object_new_string("iomatrix report"));
 	iom_json_add(root, "tool_version", json_object_new_string(IOM_VERSION));
@@ -725,6 +730,5 @@ int iom_report_write_json(FILE *out, const struct iom_report *m)
 	free(text);
 	json_object_put(root);
 	free(vd);
-	ret = ferror(out) ? -EIO : 0;
-	return ret;
+	return iom_report_out_status(out, err, errlen);
 }
