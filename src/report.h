@@ -14,10 +14,13 @@
  *  - per (compared value, metric): cells won, tied, lost, and the median margin.
  *
  * Several directories merge into one model (the study done in two boots): cells match on every
- * dimension value but the compared one. The module is split over files: report.c (model,
- * statistics, text, entry points), report_fmt.c (Markdown, CSV, JSON), report_html.c (HTML),
- * report_run.c (the DiskSpd view of one run); chart.c draws the SVG charts and knows nothing of
- * benchmarks. docs/reports.md is the user's description of all of it.
+ * dimension value but the compared one. The module is split over files by job: report_load.c
+ * (reading directories into the model), report_stats.c (verdicts, outcomes, tallies, noise),
+ * report_prov.c (provenance differences, missing cells), report_words.c (cells and figures in
+ * words), report_text.c (the text report), report_fmt.c (Markdown, CSV, JSON), report_html.c
+ * (HTML), report_run.c (the DiskSpd view of one run) and report_main.c (the table of formats,
+ * the entry points); chart.c draws the SVG charts and knows nothing of benchmarks.
+ * docs/reports.md is the user's description of all of it.
  */
 #ifndef IOM_REPORT_H
 #define IOM_REPORT_H
@@ -225,6 +228,8 @@ struct iom_report_noisy {
 	double cv_pct;
 	unsigned suggest;        /* repetitions that would resolve the difference (see reports.md) */
 };
+/* The most repetitions suggested; a larger need reads "> 9999". */
+#define IOM_REPORT_MAX_SUGGEST 9999
 /* Every noisy entry in cell, metric, value order into *out (heap, caller frees); the count. */
 size_t iom_report_noisy_list(const struct iom_report *m, struct iom_report_noisy **out);
 
@@ -249,6 +254,9 @@ size_t iom_report_missing(const struct iom_report *m, size_t s, size_t **cells);
 /* The cell's words for the dimensions that vary ("4K rnd qd32"), or for all of them when none
  * varies; the caller frees it. */
 char *iom_report_cell_label(const struct iom_report *m, size_t cell);
+/* The cell's words for the dimensions that vary only ("" when none varies); the caller frees
+ * it. */
+char *iom_report_varying_words(const struct iom_report *m, size_t cell);
 /* The words of the dimensions that are the same in every cell; the caller frees it. */
 char *iom_report_fixed_words(const struct iom_report *m);
 /* The compact word of one dimension value: "4K", "rnd", "rd70", "qd32", "t4", "label". */

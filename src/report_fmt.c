@@ -1,6 +1,7 @@
 /*
  * report_fmt — the report as Markdown, CSV and JSON, for documents, spreadsheets and scripts.
- * Part of the report module (report.h); the model and its statistics are report.c's.
+ * Part of the report module (report.h); the model and its statistics are report_load.c's and
+ * report_stats.c's.
  *
  * Markdown: a page a pull request or a wiki can hold — the closing verdict first, then one
  * table per metric (cells down, compared values across, mean ± 95 % CI half-width, the verdict
