@@ -333,6 +333,49 @@ int iom_report_out_status(FILE *out, char *err, size_t errlen);
 int iom_report_print_winners(FILE *out, const struct iom_report *m,
 			     const struct iom_report_opts_cli *o);
 
+/*
+ * The sections of a report as a document (report_walk.c), for the writers that lay it out as
+ * one (Markdown, HTML): iom_report_walk() calls, in this order, head; verdict_begin, a
+ * verdict_row per compared value (t: the tally of every metric), verdict_end; body (the
+ * format's own); notes_begin (n: noisy entries); noisy_begin, noisy_row…, noisy_end when there
+ * are any; with several sources missing_begin, per source missing_source (n: cells it lacks),
+ * missing_cell…, missing_source_end, then missing_end; with runs left out excluded_begin,
+ * excluded_row…, excluded_end; provenance_begin (d: the n differences), diff_row… (the text
+ * of each), provenance_end; tail. Labels and texts are the walk's, valid during the call. NULL callbacks are skipped; a
+ * *_begin that returns false skips its section's rows and end.
+ */
+struct iom_report_visitor {
+	void *ctx;
+	void (*head)(void *ctx, const struct iom_report *m);
+	bool (*verdict_begin)(void *ctx, const struct iom_report *m);
+	void (*verdict_row)(void *ctx, const struct iom_report *m, size_t cv,
+			    const struct iom_report_tally *t);
+	void (*verdict_end)(void *ctx, const struct iom_report *m);
+	void (*body)(void *ctx, const struct iom_report *m);
+	void (*notes_begin)(void *ctx, const struct iom_report *m, size_t n);
+	bool (*noisy_begin)(void *ctx, const struct iom_report *m, size_t n);
+	void (*noisy_row)(void *ctx, const struct iom_report *m, const struct iom_report_noisy *nz,
+			  const char *label);
+	void (*noisy_end)(void *ctx, const struct iom_report *m);
+	bool (*missing_begin)(void *ctx, const struct iom_report *m);
+	void (*missing_source)(void *ctx, const struct iom_report *m, size_t src, size_t n);
+	void (*missing_cell)(void *ctx, const struct iom_report *m, size_t i, const char *label);
+	void (*missing_source_end)(void *ctx, const struct iom_report *m, size_t src);
+	void (*missing_end)(void *ctx, const struct iom_report *m);
+	bool (*excluded_begin)(void *ctx, const struct iom_report *m);
+	void (*excluded_row)(void *ctx, const struct iom_report *m,
+			     const struct iom_report_excluded *e, const char *label);
+	void (*excluded_end)(void *ctx, const struct iom_report *m);
+	bool (*provenance_begin)(void *ctx, const struct iom_report *m,
+				 const struct iom_report_diff *d, size_t n);
+	void (*diff_row)(void *ctx, const struct iom_report *m, const char *text);
+	void (*provenance_end)(void *ctx, const struct iom_report *m,
+			       const struct iom_report_diff *d, size_t n);
+	void (*tail)(void *ctx, const struct iom_report *m);
+};
+/* Walks m's sections through v, as above. */
+void iom_report_walk(const struct iom_report *m, const struct iom_report_visitor *v);
+
 /* Resolves o->run ("N" or "DIR:N") against the model: *src and *index. 0 or -EINVAL/-ENOENT. */
 int iom_report_find_run(const struct iom_report *m, const char *spec, size_t *src,
 			uint32_t *index, char *err, size_t errlen);

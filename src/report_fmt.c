@@ -213,16 +213,17 @@ static void md_source_table(FILE *out, const struct iom_report *m)
 	fputc('\n', out);
 }
 
-int iom_report_write_md(FILE *out, const struct iom_report *m,
-			  const struct iom_report_opts_cli *o, char *err, size_t errlen)
+/* What the Markdown callbacks of the walk share. */
+struct md {
+	FILE *out;
+	struct iom_report_verdict *vd; /* all_verdicts() */
+};
+
+static void md_head(void *ctx, const struct iom_report *m)
 {
-	struct iom_report_verdict *vd = all_verdicts(m);
-	struct iom_report_noisy *nz;
-	struct iom_report_diff *df;
-	size_t nnz, ndf;
+	FILE *out = ((struct md *)ctx)->out;
 	char *fixed = iom_report_fixed_words(m);
 
-	(void)o;
 	fputs("# iomatrix report", out);
 	for (size_t i = 0, shown = 0; i < m->nsrc; i++) {
 		const char *n = m->src[i].study.name ? m->src[i].study.name : m->src[i].name;
@@ -250,33 +251,48 @@ int iom_report_write_md(FILE *out, const struct iom_report *m,
 		fputs(".\n", out);
 	}
 	free(fixed);
+}
 
-	if (m->ncompared > 1 && m->ncells) {
-		fprintf(out, "\n## Verdict\n\nCells won / tied / lost (single run), median margin, "
-			     "over %zu cells.\n\n| %s |", m->ncells, m->compare);
-		for (int k = 0; k < IOM_NMETRIC; k++)
-			fprintf(out, " %s |", iom_metrics[k].title);
-		fputs("\n|---|", out);
-		for (int k = 0; k < IOM_NMETRIC; k++)
-			fputs("---|", out);
-		fputc('\n', out);
-		for (size_t v = 0; v < m->ncompared; v++) {
-			fputs("| ", out);
-			md_text(out, m->compared[v]);
-			fputs(" |", out);
-			for (int k = 0; k < IOM_NMETRIC; k++) {
-				struct iom_report_tally t;
-				char mg[32];
+static bool md_verdict_begin(void *ctx, const struct iom_report *m)
+{
+	FILE *out = ((struct md *)ctx)->out;
 
-				iom_report_tally(m, (enum iom_metric)k, v, &t);
-				iom_report_fmt_margin(mg, sizeof(mg), (enum iom_metric)k,
-						      t.median_margin_pct);
-				fprintf(out, " %u / %u / %u (%u), %s |", t.won, t.tied, t.lost,
-					t.single_run, mg);
-			}
-			fputc('\n', out);
-		}
+	if (m->ncompared < 2 || !m->ncells)
+		return false;
+	fprintf(out, "\n## Verdict\n\nCells won / tied / lost (single run), median margin, "
+		     "over %zu cells.\n\n| %s |", m->ncells, m->compare);
+	for (int k = 0; k < IOM_NMETRIC; k++)
+		fprintf(out, " %s |", iom_metrics[k].title);
+	fputs("\n|---|", out);
+	for (int k = 0; k < IOM_NMETRIC; k++)
+		fputs("---|", out);
+	fputc('\n', out);
+	return true;
+}
+
+static void md_verdict_row(void *ctx, const struct iom_report *m, size_t v,
+			   const struct iom_report_tally *t)
+{
+	FILE *out = ((struct md *)ctx)->out;
+
+	fputs("| ", out);
+	md_text(out, m->compared[v]);
+	fputs(" |", out);
+	for (int k = 0; k < IOM_NMETRIC; k++) {
+		char mg[32];
+
+		iom_report_fmt_margin(mg, sizeof(mg), (enum iom_metric)k, t[k].median_margin_pct);
+		fprintf(out, " %u / %u / %u (%u), %s |", t[k].won, t[k].tied, t[k].lost,
+			t[k].single_run, mg);
 	}
+	fputc('\n', out);
+}
+
+/* One table per metric: cells down, compared values across, the verdict. */
+static void md_body(void *ctx, const struct iom_report *m)
+{
+	FILE *out = ((struct md *)ctx)->out;
+	const struct iom_report_verdict *vd = ((struct md *)ctx)->vd;
 
 	for (int k = 0; k < IOM_NMETRIC && m->ncells; k++) {
 		fprintf(out, "\n## %s\n\n| cell |", iom_metrics[k].title);
@@ -307,90 +323,144 @@ int iom_report_write_md(FILE *out, const struct iom_report *m,
 			fputs(" |\n", out);
 		}
 	}
+}
 
-	nnz = iom_report_noisy_list(m, &nz);
-	if (nnz) {
-		fprintf(out, "\n## Noisy cells\n\nCoefficient of variation above %g %%: more "
-			     "repetitions would settle these.\n\n| cell | %s | metric | runs | CV | "
-			     "repetitions suggested |\n|---|---|---|---:|---:|---:|\n", m->opts.max_cv_pct,
-			m->compare);
-		for (size_t i = 0; i < nnz; i++) {
-			char *label = iom_report_cell_label(m, nz[i].cell);
+static bool md_noisy_begin(void *ctx, const struct iom_report *m, size_t n)
+{
+	(void)n;
+	fprintf(((struct md *)ctx)->out, "\n## Noisy cells\n\nCoefficient of variation above %g %%: "
+		"more repetitions would settle these.\n\n| cell | %s | metric | runs | CV | "
+		"repetitions suggested |\n|---|---|---|---:|---:|---:|\n", m->opts.max_cv_pct,
+		m->compare);
+	return true;
+}
 
-			fputs("| ", out);
-			md_text(out, label);
-			fputs(" | ", out);
-			md_text(out, m->compared[nz[i].compared]);
-			fprintf(out, " | %s | %zu | %.1f %% | ", iom_metrics[nz[i].metric].title,
-				nz[i].n, nz[i].cv_pct);
-			if (nz[i].suggest > nz[i].n)
-				fprintf(out, "%s%u |\n", nz[i].suggest >= 9999 ? "> " : "", nz[i].suggest);
-			else
-				fputs("enough already |\n", out);
-			free(label);
-		}
-	}
-	free(nz);
+static void md_noisy_row(void *ctx, const struct iom_report *m, const struct iom_report_noisy *nz,
+			 const char *label)
+{
+	FILE *out = ((struct md *)ctx)->out;
 
+	fputs("| ", out);
+	md_text(out, label);
+	fputs(" | ", out);
+	md_text(out, m->compared[nz->compared]);
+	fprintf(out, " | %s | %zu | %.1f %% | ", iom_metrics[nz->metric].title, nz->n, nz->cv_pct);
+	if (nz->suggest > nz->n)
+		fprintf(out, "%s%u |\n", nz->suggest >= IOM_REPORT_MAX_SUGGEST ? "> " : "",
+			nz->suggest);
+	else
+		fputs("enough already |\n", out);
+}
+
+static bool md_missing_begin(void *ctx, const struct iom_report *m)
+{
+	(void)m;
+	fputs("\n## Missing cells\n\n", ((struct md *)ctx)->out);
+	return true;
+}
+
+static void md_missing_source(void *ctx, const struct iom_report *m, size_t s, size_t n)
+{
+	FILE *out = ((struct md *)ctx)->out;
+
+	fputs("- ", out);
+	md_text(out, m->src[s].name);
+	if (!n)
+		fputs(" has every cell", out);
+	else
+		fprintf(out, " lacks %zu of %zu cells:", n, m->ncells);
+}
+
+static void md_missing_cell(void *ctx, const struct iom_report *m, size_t i, const char *label)
+{
+	FILE *out = ((struct md *)ctx)->out;
+
+	(void)m;
+	fputs(i ? ", " : " ", out);
+	md_text(out, label);
+}
+
+static void md_missing_source_end(void *ctx, const struct iom_report *m, size_t s)
+{
+	(void)m;
+	(void)s;
+	fputc('\n', ((struct md *)ctx)->out);
+}
+
+static bool md_excluded_begin(void *ctx, const struct iom_report *m)
+{
+	(void)m;
+	fputs("\n## Runs left out\n\n", ((struct md *)ctx)->out);
+	return true;
+}
+
+static void md_excluded_row(void *ctx, const struct iom_report *m,
+			    const struct iom_report_excluded *e, const char *label)
+{
+	FILE *out = ((struct md *)ctx)->out;
+
+	fprintf(out, "- run %" PRIu32, e->run);
 	if (m->nsrc > 1) {
-		fputs("\n## Missing cells\n\n", out);
-		for (size_t s = 0; s < m->nsrc; s++) {
-			size_t *cells, n = iom_report_missing(m, s, &cells);
-
-			fputs("- ", out);
-			md_text(out, m->src[s].name);
-			if (!n)
-				fputs(" has every cell", out);
-			else
-				fprintf(out, " lacks %zu of %zu cells:", n, m->ncells);
-			for (size_t i = 0; i < n; i++) {
-				char *label = iom_report_cell_label(m, cells[i]);
-
-				fputs(i ? ", " : " ", out);
-				md_text(out, label);
-				free(label);
-			}
-			fputc('\n', out);
-			free(cells);
-		}
+		fputs(" of ", out);
+		md_text(out, m->src[e->src].name);
 	}
-	if (m->nexcluded) {
-		fputs("\n## Runs left out\n\n", out);
-		for (size_t i = 0; i < m->nexcluded; i++) {
-			const struct iom_report_excluded *e = &m->excluded[i];
-			char *label = iom_report_cell_label(m, e->cell);
+	fputs(" (", out);
+	md_text(out, m->compared[e->compared]);
+	fputs(" ", out);
+	md_text(out, label);
+	fprintf(out, "): %s%s", iom_report_excluded_status(e), e->error ? ": " : "");
+	md_text(out, e->error ? e->error : "");
+	fputc('\n', out);
+}
 
-			fprintf(out, "- run %" PRIu32, e->run);
-			if (m->nsrc > 1) {
-				fputs(" of ", out);
-				md_text(out, m->src[e->src].name);
-			}
-			fputs(" (", out);
-			md_text(out, m->compared[e->compared]);
-			fputs(" ", out);
-			md_text(out, label);
-			fprintf(out, "): %s%s", iom_report_excluded_status(e), e->error ? ": " : "");
-			md_text(out, e->error ? e->error : "");
-			fputc('\n', out);
-			free(label);
-		}
-	}
+static bool md_provenance_begin(void *ctx, const struct iom_report *m,
+				const struct iom_report_diff *d, size_t n)
+{
+	FILE *out = ((struct md *)ctx)->out;
 
+	(void)d;
 	fputs("\n## Provenance\n\n", out);
 	md_source_table(out, m);
-	ndf = iom_report_diffs(m, &df);
-	if (ndf)
+	if (n)
 		fputs("\nDifferences:\n\n", out);
-	for (size_t i = 0; i < ndf; i++) {
-		char *t = iom_report_diff_text(m, &df[i]);
+	return true;
+}
 
-		fputs("- ", out);
-		md_text(out, t);
-		fputc('\n', out);
-		free(t);
-	}
-	iom_report_diffs_free(df, ndf);
-	free(vd);
+static void md_diff_row(void *ctx, const struct iom_report *m, const char *text)
+{
+	FILE *out = ((struct md *)ctx)->out;
+
+	(void)m;
+	fputs("- ", out);
+	md_text(out, text);
+	fputc('\n', out);
+}
+
+int iom_report_write_md(FILE *out, const struct iom_report *m,
+			const struct iom_report_opts_cli *o, char *err, size_t errlen)
+{
+	struct md md = { .out = out, .vd = all_verdicts(m) };
+	const struct iom_report_visitor v = {
+		.ctx = &md,
+		.head = md_head,
+		.verdict_begin = md_verdict_begin,
+		.verdict_row = md_verdict_row,
+		.body = md_body,
+		.noisy_begin = md_noisy_begin,
+		.noisy_row = md_noisy_row,
+		.missing_begin = md_missing_begin,
+		.missing_source = md_missing_source,
+		.missing_cell = md_missing_cell,
+		.missing_source_end = md_missing_source_end,
+		.excluded_begin = md_excluded_begin,
+		.excluded_row = md_excluded_row,
+		.provenance_begin = md_provenance_begin,
+		.diff_row = md_diff_row,
+	};
+
+	(void)o;
+	iom_report_walk(m, &v);
+	free(md.vd);
 	return iom_report_out_status(out, err, errlen);
 }
 
