@@ -213,17 +213,16 @@ static char *slice_words(const struct iom_report *m, const struct slice *s, cons
 static void note(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(FILE *out, const char *fmt, ...)
 {
+	struct iom_strbuf b = { 0 };
 	va_list ap;
-	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
+	iom_strbuf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	fputs("<p class=\"note\">", out);
-	esc(out, s);
+	esc(out, iom_strbuf_get(&b));
 	fputs("</p>\n", out);
-	free(s);
+	iom_strbuf_release(&b);
 }
 
 static void more_slices(FILE *out, const struct iom_report *m, const struct slice *s, size_t n,

@@ -39,15 +39,14 @@ static void fact_addf(struct facts *fs, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void fact_addf(struct facts *fs, const char *what, const char *fmt, ...)
 {
+	struct iom_strbuf b = { 0 };
 	va_list ap;
-	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
+	iom_strbuf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	fact_add(fs, what, s);
-	free(s);
+	fact_add(fs, what, iom_strbuf_get(&b));
+	iom_strbuf_release(&b);
 }
 
 static void secs_text(char *buf, size_t len, uint64_t ns)

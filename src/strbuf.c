@@ -32,21 +32,28 @@ void iom_strbuf_str(struct iom_strbuf *b, const char *s)
 	iom_strbuf_add(b, s, strlen(s));
 }
 
-void iom_strbuf_printf(struct iom_strbuf *b, const char *fmt, ...)
+void iom_strbuf_vprintf(struct iom_strbuf *b, const char *fmt, va_list ap)
 {
-	va_list ap;
+	va_list again;
 	int n;
 
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		abort();
 	reserve(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, again);
+	va_end(again);
 	b->len += (size_t)n;
+}
+
+void iom_strbuf_printf(struct iom_strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	iom_strbuf_vprintf(b, fmt, ap);
+	va_end(ap);
 }
 
 void iom_strbuf_spaces(struct iom_strbuf *b, int n)

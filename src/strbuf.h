@@ -10,6 +10,7 @@
 #ifndef IOM_STRBUF_H
 #define IOM_STRBUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct iom_strbuf {
@@ -25,6 +26,9 @@ void iom_strbuf_str(struct iom_strbuf *b, const char *s);
 /* Appends printf's text of fmt. */
 void iom_strbuf_printf(struct iom_strbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* iom_strbuf_printf() with a va_list (ap is consumed). */
+void iom_strbuf_vprintf(struct iom_strbuf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* Appends n spaces (none when n ≤ 0). */
 void iom_strbuf_spaces(struct iom_strbuf *b, int n);
 /* The text built so far, never NULL; b keeps owning it. */

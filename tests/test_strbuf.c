@@ -46,10 +46,34 @@ static void test_strbuf_builds_text(void **state)
 	iom_strbuf_release(&b);
 }
 
+static void vappend(struct iom_strbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void vappend(struct iom_strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	iom_strbuf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+static void test_strbuf_vprintf(void **state)
+{
+	struct iom_strbuf b = { 0 };
+
+	(void)state;
+	vappend(&b, "%s=%u", "qd", 32u);
+	vappend(&b, "%s", "");
+	vappend(&b, " %.1f%%", 2.25);
+	assert_string_equal(iom_strbuf_get(&b), "qd=32 2.2%");
+	iom_strbuf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strbuf_builds_text),
+		cmocka_unit_test(test_strbuf_vprintf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
