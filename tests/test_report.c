@@ -1458,6 +1458,152 @@ static void test_report_json_parses(void **state)
 }
 
 /* Every Markdown table row has as many unescaped pipes as its table's header. */
+/* The formats are one table: names and aliases found, --run where it applies. */
+static void test_report_format_table(void **state)
+{
+	static const struct { const char *name, *is; bool run; } cases[] = {
+		{ "text", "text", true }, { "md", "md", false }, { "markdown", "md", false },
+		{ "csv", "csv", false }, { "json", "json", false }, { "html", "html", true },
+	};
+	const struct iom_report_format *f;
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		f = iom_report_format_find(cases[i].name);
+		assert_non_null(f);
+		assert_string_equal(f->name, cases[i].is);
+		assert_int_equal(f->takes_run, cases[i].run);
+		assert_non_null(f->write);
+	}
+	assert_ptr_equal(iom_report_format_find("markdown"), iom_report_format_find("md"));
+	assert_null(iom_report_format_find("xml"));
+	assert_null(iom_report_format_find("TEXT"));
+	assert_null(iom_report_format_find(NULL));
+}
+
+/* What the walk hands the Markdown and HTML writers: every section, in order, once. */
+struct walk_log {
+	char seq[64];
+	size_t n, verdict_rows, noisy_rows, sources, missing_cells, excluded_rows, diffs;
+	size_t noisy_n, diffs_n;
+};
+
+static void log_step(struct walk_log *w, char c)
+{
+	if (w->n + 1 < sizeof(w->seq) && (!w->n || w->seq[w->n - 1] != c))
+		w->seq[w->n++] = c;
+}
+
+static void w_head(void *ctx, const struct iom_report *m) { (void)m; log_step(ctx, 'H'); }
+static bool w_verdict_begin(void *ctx, const struct iom_report *m)
+{
+	(void)m;
+	log_step(ctx, 'V');
+	return true;
+}
+static void w_verdict_row(void *ctx, const struct iom_report *m, size_t cv,
+			  const struct iom_report_tally *t)
+{
+	struct iom_report_tally want;
+
+	iom_report_tally(m, IOM_METRIC_LAT_P99, cv, &want);
+	assert_int_equal(t[IOM_METRIC_LAT_P99].won, want.won);
+	assert_int_equal(t[IOM_METRIC_LAT_P99].lost, want.lost);
+	((struct walk_log *)ctx)->verdict_rows++;
+	log_step(ctx, 'v');
+}
+static void w_body(void *ctx, const struct iom_report *m) { (void)m; log_step(ctx, 'B'); }
+static void w_notes(void *ctx, const struct iom_report *m, size_t n)
+{
+	(void)m;
+	((struct walk_log *)ctx)->noisy_n = n;
+	log_step(ctx, 'N');
+}
+static void w_noisy_row(void *ctx, const struct iom_report *m, const struct iom_report_noisy *nz,
+			const char *label)
+{
+	char *want = iom_report_cell_label(m, nz->cell);
+
+	assert_string_equal(label, want);
+	free(want);
+	((struct walk_log *)ctx)->noisy_rows++;
+	log_step(ctx, 'n');
+}
+static void w_missing_source(void *ctx, const struct iom_report *m, size_t s, size_t n)
+{
+	(void)m;
+	(void)s;
+	(void)n;
+	((struct walk_log *)ctx)->sources++;
+	log_step(ctx, 'M');
+}
+static void w_missing_cell(void *ctx, const struct iom_report *m, size_t i, const char *label)
+{
+	(void)m;
+	(void)i;
+	assert_non_null(strstr(label, "1M"));
+	((struct walk_log *)ctx)->missing_cells++;
+	log_step(ctx, 'm');
+}
+static void w_excluded_row(void *ctx, const struct iom_report *m,
+			   const struct iom_report_excluded *e, const char *label)
+{
+	(void)m;
+	(void)e;
+	assert_non_null(label);
+	((struct walk_log *)ctx)->excluded_rows++;
+	log_step(ctx, 'x');
+}
+static bool w_prov_begin(void *ctx, const struct iom_report *m, const struct iom_report_diff *d,
+			 size_t n)
+{
+	(void)m;
+	(void)d;
+	((struct walk_log *)ctx)->diffs_n = n;
+	log_step(ctx, 'P');
+	return true;
+}
+static void w_diff_row(void *ctx, const struct iom_report *m, const char *text)
+{
+	(void)m;
+	assert_non_null(strstr(text, " differs: "));
+	((struct walk_log *)ctx)->diffs++;
+	log_step(ctx, 'p');
+}
+static void w_tail(void *ctx, const struct iom_report *m) { (void)m; log_step(ctx, 'T'); }
+
+static void test_report_walk_sections(void **state)
+{
+	static const char *const dirs[] = { BOOT1, BOOT2 };
+	struct walk_log w = { 0 };
+	const struct iom_report_visitor v = {
+		.ctx = &w, .head = w_head, .verdict_begin = w_verdict_begin,
+		.verdict_row = w_verdict_row, .body = w_body, .notes_begin = w_notes,
+		.noisy_row = w_noisy_row, .missing_source = w_missing_source,
+		.missing_cell = w_missing_cell, .excluded_row = w_excluded_row,
+		.provenance_begin = w_prov_begin, .diff_row = w_diff_row, .tail = w_tail,
+	};
+	const struct iom_report_visitor none = { 0 };
+	struct iom_report m;
+	char err[IOM_ERRLEN] = "";
+
+	(void)state;
+	assert_int_equal(iom_report_load_many(dirs, 2, NULL, &m, err, sizeof(err)), 0);
+	iom_report_walk(&m, &v);
+	/* repeats of a step log once: boot1 has every cell (M), boot2 lacks two (M, m, m) */
+	assert_string_equal(w.seq, "HVvBNnMmxPpT");
+	assert_int_equal(w.verdict_rows, m.ncompared);
+	assert_int_equal(w.noisy_rows, w.noisy_n);
+	assert_true(w.noisy_rows > 0);
+	assert_int_equal(w.sources, 2);
+	assert_int_equal(w.missing_cells, 2);          /* boot2 lacks two 1M cells */
+	assert_int_equal(w.excluded_rows, m.nexcluded);
+	assert_int_equal(w.diffs, w.diffs_n);
+	assert_true(w.diffs > 0);
+	iom_report_walk(&m, &none);                    /* every callback may be NULL */
+	iom_report_release(&m);
+}
+
 static void test_report_md_tables(void **state)
 {
 	char *md = boots("md");
@@ -1855,6 +2001,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_report_single_run, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_report_csv_digits_match_summary, make_dir,
 						remove_dir),
+		cmocka_unit_test(test_report_format_table),
+		cmocka_unit_test(test_report_walk_sections),
 		cmocka_unit_test_setup_teardown(test_report_single_vs_repeated, make_dir,
 						remove_dir),
 		cmocka_unit_test_setup_teardown(test_report_median_margin, make_dir, remove_dir),
