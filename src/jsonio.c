@@ -91,8 +91,9 @@ json_object *iom_json_one_line(json_object *o)
 
 char *iom_json_text(json_object *o)
 {
-	const char *s = json_object_to_json_string_ext(
-		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						       JSON_C_TO_STRING_SPACED |
+						       JSON_C_TO_STRING_NOSLASHESCAPE);
 
 	return xasprintf("%s\n", s);
 }

@@ -341,8 +341,8 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
  * are any; with several sources missing_begin, per source missing_source (n: cells it lacks),
  * missing_cell…, missing_source_end, then missing_end; with runs left out excluded_begin,
  * excluded_row…, excluded_end; provenance_begin (d: the n differences), diff_row… (the text
- * of each), provenance_end; tail. Labels and texts are the walk's, valid during the call. NULL callbacks are skipped; a
- * *_begin that returns false skips its section's rows and end.
+ * of each), provenance_end; tail. Labels and texts are the walk's, valid during the call.
+ * NULL callbacks are skipped; a *_begin that returns false skips its section's rows and end.
  */
 struct iom_report_visitor {
 	void *ctx;

@@ -328,8 +328,8 @@ static void md_body(void *ctx, const struct iom_report *m)
 static bool md_noisy_begin(void *ctx, const struct iom_report *m, size_t n)
 {
 	(void)n;
-	fprintf(((struct md *)ctx)->out, "\n## Noisy cells\n\nCoefficient of variation above %g %%: "
-		"more repetitions would settle these.\n\n| cell | %s | metric | runs | CV | "
+	fprintf(((struct md *)ctx)->out, "\n## Noisy cells\n\nCoefficient of variation above %g "
+		"%%: more repetitions would settle these.\n\n| cell | %s | metric | runs | CV | "
 		"repetitions suggested |\n|---|---|---|---:|---:|---:|\n", m->opts.max_cv_pct,
 		m->compare);
 	return true;
@@ -509,8 +509,8 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m,
 				iom_csv_num(out, r->n >= 2 ? s.mean + s.ci95 : NAN);
 				iom_csv_field(out, iom_outcome_name(oc), false);
 				iom_csv_num(out, mg);
-				iom_csv_field(out, r->n >= 2 && s.cv * 100 > m->opts.max_cv_pct ? "yes" : "no",
-					  false);
+				iom_csv_field(out, r->n >= 2 && s.cv * 100 > m->opts.max_cv_pct ?
+						   "yes" : "no", false);
 				iom_csv_field(out, iom_verdict_name(x->kind), false);
 				iom_csv_field(out, name_or_null(m, x->winner), false);
 				iom_csv_num(out, x->margin_pct);

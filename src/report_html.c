@@ -1216,7 +1216,8 @@ int iom_report_write_html(FILE *out, const struct iom_report *m,
 	}
 
 	{
-		struct html h = { .out = out, .cell = cell, .runs = runs, .nr = nr, .title = title };
+		struct html h = { .out = out, .cell = cell, .runs = runs, .nr = nr,
+				  .title = title };
 		const struct iom_report_visitor v = {
 			.ctx = &h,
 			.head = page_head,

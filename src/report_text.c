@@ -407,8 +407,8 @@ static void noisy_block(FILE *out, const struct iom_report *m, unsigned width)
 		}
 		iom_strbuf_printf(&b, " (%zu runs", nz[i].n);
 		if (suggest > nz[i].n)
-			iom_strbuf_printf(&b, "; about %s%u would settle it", suggest >= IOM_REPORT_MAX_SUGGEST ? "> " : "",
-				  suggest);
+			iom_strbuf_printf(&b, "; about %s%u would settle it",
+					  suggest >= IOM_REPORT_MAX_SUGGEST ? "> " : "", suggest);
 		iom_strbuf_str(&b, ")");
 		print_wrapped(out, iom_strbuf_get(&b), width, 4);
 		b.len = 0;

@@ -288,9 +288,12 @@ static json_object *threads_json(const struct iom_run_result *r)
 			json_object *x = json_object_new_object();
 
 			iom_json_add(x, "ios", json_object_new_uint64(r->threads[t].dir[d].ios));
-			iom_json_add(x, "bytes", json_object_new_uint64(r->threads[t].dir[d].bytes));
-			iom_json_add(x, "lat_mean_ns", iom_json_num(r->threads[t].dir[d].lat_mean_ns));
-			iom_json_add(x, "lat_stddev_ns", iom_json_num(r->threads[t].dir[d].lat_stddev_ns));
+			iom_json_add(x, "bytes",
+				     json_object_new_uint64(r->threads[t].dir[d].bytes));
+			iom_json_add(x, "lat_mean_ns",
+				     iom_json_num(r->threads[t].dir[d].lat_mean_ns));
+			iom_json_add(x, "lat_stddev_ns",
+				     iom_json_num(r->threads[t].dir[d].lat_stddev_ns));
 			iom_json_add(o, dir_names[d], iom_json_one_line(x));
 		}
 		json_object_array_add(a, o);
@@ -388,14 +391,18 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 	if (r->verify.enabled) {
 		json_object *v = json_object_new_object(), *first = json_object_new_array();
 
-		iom_json_add(v, "sectors_written", json_object_new_uint64(r->verify.sectors_written));
-		iom_json_add(v, "sectors_checked", json_object_new_uint64(r->verify.sectors_checked));
-		iom_json_add(v, "sectors_unwritten", json_object_new_uint64(r->verify.sectors_unwritten));
+		iom_json_add(v, "sectors_written",
+			     json_object_new_uint64(r->verify.sectors_written));
+		iom_json_add(v, "sectors_checked",
+			     json_object_new_uint64(r->verify.sectors_checked));
+		iom_json_add(v, "sectors_unwritten",
+			     json_object_new_uint64(r->verify.sectors_unwritten));
 		iom_json_add(v, "mismatches", json_object_new_uint64(r->verify.mismatches));
 		for (size_t i = 0; i < r->verify.nfirst; i++) {
 			json_object *mm = json_object_new_object();
 
-			iom_json_add(mm, "offset", json_object_new_uint64(r->verify.first[i].offset));
+			iom_json_add(mm, "offset",
+				     json_object_new_uint64(r->verify.first[i].offset));
 			iom_json_add(mm, "expected", iom_json_str(r->verify.first[i].expected));
 			iom_json_add(mm, "found", iom_json_str(r->verify.first[i].found));
 			json_object_array_add(first, mm);
@@ -1285,7 +1292,8 @@ static json_object *facts_json(const struct iom_device_facts *f)
 	iom_json_add(o, "vendor", iom_json_str(f->vendor));
 	iom_json_add(o, "logical_block_size", json_object_new_uint64(f->logical_block_size));
 	iom_json_add(o, "physical_block_size", json_object_new_uint64(f->physical_block_size));
-	iom_json_add(o, "rotational", f->rotational < 0 ? NULL : json_object_new_boolean(f->rotational));
+	iom_json_add(o, "rotational",
+		     f->rotational < 0 ? NULL : json_object_new_boolean(f->rotational));
 	iom_json_add(o, "scheduler", iom_json_str(f->scheduler));
 	iom_json_add(o, "nr_requests", json_object_new_uint64(f->nr_requests));
 	iom_json_add(o, "fstype", iom_json_str(f->fstype));
@@ -1309,8 +1317,9 @@ static json_object *targets_json(const struct iom_study_record *s)
 		iom_json_add(o, "label", iom_json_str(t->label));
 		iom_json_add(o, "path", iom_json_str(t->path));
 		iom_json_add(o, "filesystem", iom_json_str(t->filesystem));
-		iom_json_add(o, "controller", iom_json_str(info && info->controller ? info->controller :
-					  t->controller));
+		iom_json_add(o, "controller",
+			     iom_json_str(info && info->controller ? info->controller :
+							      t->controller));
 		iom_json_add(o, "size", json_object_new_uint64(t->size));
 		iom_json_add(o, "region", json_object_new_uint64(info ? info->region : 0));
 		iom_json_add(o, "is_block", json_object_new_boolean(info && info->is_block));
