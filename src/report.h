@@ -338,14 +338,20 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
  * one (Markdown, HTML): iom_report_walk() calls, in this order, head; verdict_begin, a
  * verdict_row per compared value (t: the tally of every metric), verdict_end; body (the
  * format's own); notes_begin (n: noisy entries); noisy_begin, noisy_row…, noisy_end when there
- * are any; with several sources missing_begin, per source missing_source (n: cells it lacks),
- * missing_cell…, missing_source_end, then missing_end; with runs left out excluded_begin,
- * excluded_row…, excluded_end; provenance_begin (d: the n differences), diff_row… (the text
- * of each), provenance_end; tail. Labels and texts are the walk's, valid during the call.
- * NULL callbacks are skipped; a *_begin that returns false skips its section's rows and end.
+ * are any; with several sources missing_begin, then missing_end; with runs left out
+ * excluded_begin, excluded_end; provenance_begin (d: the n differences), provenance_end; tail.
+ * The lists between a begin and its end (each source's missing cells, the runs left out, the
+ * differences) read the same in every format, so the walk writes them itself: each item
+ * between item_open and item_close, a source's name between strong_open and strong_close,
+ * text through text(). Labels are the walk's, valid during the call. NULL callbacks are
+ * skipped; a *_begin that returns false skips its section's rows and end.
  */
 struct iom_report_visitor {
 	void *ctx;
+	FILE *out;
+	void (*text)(FILE *out, const char *s);   /* s escaped for the format */
+	const char *item_open, *item_close;       /* "- " and "\n"; "<li>" and "</li>\n" */
+	const char *strong_open, *strong_close;   /* "" and ""; "<b>" and "</b>" */
 	void (*head)(void *ctx, const struct iom_report *m);
 	bool (*verdict_begin)(void *ctx, const struct iom_report *m);
 	void (*verdict_row)(void *ctx, const struct iom_report *m, size_t cv,
@@ -358,17 +364,11 @@ struct iom_report_visitor {
 			  const char *label);
 	void (*noisy_end)(void *ctx, const struct iom_report *m);
 	bool (*missing_begin)(void *ctx, const struct iom_report *m);
-	void (*missing_source)(void *ctx, const struct iom_report *m, size_t src, size_t n);
-	void (*missing_cell)(void *ctx, const struct iom_report *m, size_t i, const char *label);
-	void (*missing_source_end)(void *ctx, const struct iom_report *m, size_t src);
 	void (*missing_end)(void *ctx, const struct iom_report *m);
 	bool (*excluded_begin)(void *ctx, const struct iom_report *m);
-	void (*excluded_row)(void *ctx, const struct iom_report *m,
-			     const struct iom_report_excluded *e, const char *label);
 	void (*excluded_end)(void *ctx, const struct iom_report *m);
 	bool (*provenance_begin)(void *ctx, const struct iom_report *m,
 				 const struct iom_report_diff *d, size_t n);
-	void (*diff_row)(void *ctx, const struct iom_report *m, const char *text);
 	void (*provenance_end)(void *ctx, const struct iom_report *m,
 			       const struct iom_report_diff *d, size_t n);
 	void (*tail)(void *ctx, const struct iom_report *m);

@@ -359,58 +359,11 @@ static bool md_missing_begin(void *ctx, const struct iom_report *m)
 	return true;
 }
 
-static void md_missing_source(void *ctx, const struct iom_report *m, size_t s, size_t n)
-{
-	FILE *out = ((struct md *)ctx)->out;
-
-	fputs("- ", out);
-	md_text(out, m->src[s].name);
-	if (!n)
-		fputs(" has every cell", out);
-	else
-		fprintf(out, " lacks %zu of %zu cells:", n, m->ncells);
-}
-
-static void md_missing_cell(void *ctx, const struct iom_report *m, size_t i, const char *label)
-{
-	FILE *out = ((struct md *)ctx)->out;
-
-	(void)m;
-	fputs(i ? ", " : " ", out);
-	md_text(out, label);
-}
-
-static void md_missing_source_end(void *ctx, const struct iom_report *m, size_t s)
-{
-	(void)m;
-	(void)s;
-	fputc('\n', ((struct md *)ctx)->out);
-}
-
 static bool md_excluded_begin(void *ctx, const struct iom_report *m)
 {
 	(void)m;
 	fputs("\n## Runs left out\n\n", ((struct md *)ctx)->out);
 	return true;
-}
-
-static void md_excluded_row(void *ctx, const struct iom_report *m,
-			    const struct iom_report_excluded *e, const char *label)
-{
-	FILE *out = ((struct md *)ctx)->out;
-
-	fprintf(out, "- run %" PRIu32, e->run);
-	if (m->nsrc > 1) {
-		fputs(" of ", out);
-		md_text(out, m->src[e->src].name);
-	}
-	fputs(" (", out);
-	md_text(out, m->compared[e->compared]);
-	fputs(" ", out);
-	md_text(out, label);
-	fprintf(out, "): %s%s", iom_report_excluded_status(e), e->error ? ": " : "");
-	md_text(out, e->error ? e->error : "");
-	fputc('\n', out);
 }
 
 static bool md_provenance_begin(void *ctx, const struct iom_report *m,
@@ -426,22 +379,18 @@ static bool md_provenance_begin(void *ctx, const struct iom_report *m,
 	return true;
 }
 
-static void md_diff_row(void *ctx, const struct iom_report *m, const char *text)
-{
-	FILE *out = ((struct md *)ctx)->out;
-
-	(void)m;
-	fputs("- ", out);
-	md_text(out, text);
-	fputc('\n', out);
-}
-
 int iom_report_write_md(FILE *out, const struct iom_report *m,
 			const struct iom_report_opts_cli *o, char *err, size_t errlen)
 {
 	struct md md = { .out = out, .vd = all_verdicts(m) };
 	const struct iom_report_visitor v = {
 		.ctx = &md,
+		.out = out,
+		.text = md_text,
+		.item_open = "- ",
+		.item_close = "\n",
+		.strong_open = "",
+		.strong_close = "",
 		.head = md_head,
 		.verdict_begin = md_verdict_begin,
 		.verdict_row = md_verdict_row,
@@ -449,13 +398,8 @@ int iom_report_write_md(FILE *out, const struct iom_report *m,
 		.noisy_begin = md_noisy_begin,
 		.noisy_row = md_noisy_row,
 		.missing_begin = md_missing_begin,
-		.missing_source = md_missing_source,
-		.missing_cell = md_missing_cell,
-		.missing_source_end = md_missing_source_end,
 		.excluded_begin = md_excluded_begin,
-		.excluded_row = md_excluded_row,
 		.provenance_begin = md_provenance_begin,
-		.diff_row = md_diff_row,
 	};
 
 	(void)o;

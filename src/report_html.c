@@ -861,35 +861,6 @@ static bool missing_begin(void *ctx, const struct iom_report *m)
 	return true;
 }
 
-static void missing_source(void *ctx, const struct iom_report *m, size_t s, size_t n)
-{
-	FILE *out = ((struct html *)ctx)->out;
-
-	fputs("<li><b>", out);
-	esc(out, m->src[s].name);
-	fputs("</b> ", out);
-	if (!n)
-		fputs("has every cell", out);
-	else
-		fprintf(out, "lacks %zu of %zu cells:", n, m->ncells);
-}
-
-static void missing_cell(void *ctx, const struct iom_report *m, size_t i, const char *label)
-{
-	FILE *out = ((struct html *)ctx)->out;
-
-	(void)m;
-	fputs(i ? ", " : " ", out);
-	esc(out, label);
-}
-
-static void missing_source_end(void *ctx, const struct iom_report *m, size_t s)
-{
-	(void)m;
-	(void)s;
-	fputs("</li>\n", ((struct html *)ctx)->out);
-}
-
 /* Closes a list (the missing cells', the runs left out's). */
 static void list_end(void *ctx, const struct iom_report *m)
 {
@@ -902,29 +873,6 @@ static bool excluded_begin(void *ctx, const struct iom_report *m)
 	(void)m;
 	fputs("<h3>Runs left out</h3>\n<ul>\n", ((struct html *)ctx)->out);
 	return true;
-}
-
-static void excluded_row(void *ctx, const struct iom_report *m,
-			 const struct iom_report_excluded *e, const char *label)
-{
-	FILE *out = ((struct html *)ctx)->out;
-
-	fprintf(out, "<li>run %" PRIu32 " ", e->run);
-	if (m->nsrc > 1) {
-		fputs("of ", out);
-		esc(out, m->src[e->src].name);
-		fputc(' ', out);
-	}
-	fputc('(', out);
-	esc(out, m->compared[e->compared]);
-	fputc(' ', out);
-	esc(out, label);
-	fprintf(out, "): %s", iom_report_excluded_status(e));
-	if (e->error) {
-		fputs(": ", out);
-		esc(out, e->error);
-	}
-	fputs("</li>\n", out);
 }
 
 static bool differs(const struct iom_report_diff *d, size_t nd, const char *what)
@@ -961,16 +909,6 @@ static bool provenance_begin(void *ctx, const struct iom_report *m,
 	if (m->nsrc > 1 && nd)
 		fputs("<p><b>Differences between the directories:</b></p>\n<ul>\n", out);
 	return true;
-}
-
-static void diff_row(void *ctx, const struct iom_report *m, const char *text)
-{
-	FILE *out = ((struct html *)ctx)->out;
-
-	(void)m;
-	fputs("<li>", out);
-	esc(out, text);
-	fputs("</li>\n", out);
 }
 
 /* After the differences: the table of every source's facts, a fact that differs marked. */
@@ -1220,6 +1158,12 @@ int iom_report_write_html(FILE *out, const struct iom_report *m,
 				  .title = title };
 		const struct iom_report_visitor v = {
 			.ctx = &h,
+			.out = out,
+			.text = esc,
+			.item_open = "<li>",
+			.item_close = "</li>\n",
+			.strong_open = "<b>",
+			.strong_close = "</b>",
 			.head = page_head,
 			.verdict_begin = verdict_begin,
 			.verdict_row = verdict_row,
@@ -1230,15 +1174,10 @@ int iom_report_write_html(FILE *out, const struct iom_report *m,
 			.noisy_row = noisy_row,
 			.noisy_end = noisy_end,
 			.missing_begin = missing_begin,
-			.missing_source = missing_source,
-			.missing_cell = missing_cell,
-			.missing_source_end = missing_source_end,
 			.missing_end = list_end,
 			.excluded_begin = excluded_begin,
-			.excluded_row = excluded_row,
 			.excluded_end = list_end,
 			.provenance_begin = provenance_begin,
-			.diff_row = diff_row,
 			.provenance_end = provenance_end,
 			.tail = page_tail,
 		};

@@ -11,6 +11,8 @@
  */
 #include "report.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static void verdict(const struct iom_report *m, const struct iom_report_visitor *v)
@@ -50,6 +52,15 @@ static void noisy(const struct iom_report *m, const struct iom_report_visitor *v
 	free(nz);
 }
 
+static void text(const struct iom_report_visitor *v, const char *s)
+{
+	if (v->text)
+		v->text(v->out, s);
+	else
+		fputs(s, v->out);
+}
+
+/* "NAME has every cell" or "NAME lacks 2 of 30 cells: 1M wr100 qd32, 1M rd100 qd32". */
 static void missing(const struct iom_report *m, const struct iom_report_visitor *v)
 {
 	if (m->nsrc < 2 || (v->missing_begin && !v->missing_begin(v->ctx, m)))
@@ -57,32 +68,51 @@ static void missing(const struct iom_report *m, const struct iom_report_visitor 
 	for (size_t s = 0; s < m->nsrc; s++) {
 		size_t *cells, n = iom_report_missing(m, s, &cells);
 
-		if (v->missing_source)
-			v->missing_source(v->ctx, m, s, n);
+		fprintf(v->out, "%s%s", v->item_open, v->strong_open);
+		text(v, m->src[s].name);
+		fputs(v->strong_close, v->out);
+		if (!n)
+			fputs(" has every cell", v->out);
+		else
+			fprintf(v->out, " lacks %zu of %zu cells:", n, m->ncells);
 		for (size_t i = 0; i < n; i++) {
 			char *label = iom_report_cell_label(m, cells[i]);
 
-			if (v->missing_cell)
-				v->missing_cell(v->ctx, m, i, label);
+			fputs(i ? ", " : " ", v->out);
+			text(v, label);
 			free(label);
 		}
-		if (v->missing_source_end)
-			v->missing_source_end(v->ctx, m, s);
+		fputs(v->item_close, v->out);
 		free(cells);
 	}
 	if (v->missing_end)
 		v->missing_end(v->ctx, m);
 }
 
+/* "run 5 of boot2 (lsi 4K rnd qd32): failed: why". */
 static void excluded(const struct iom_report *m, const struct iom_report_visitor *v)
 {
 	if (!m->nexcluded || (v->excluded_begin && !v->excluded_begin(v->ctx, m)))
 		return;
 	for (size_t i = 0; i < m->nexcluded; i++) {
-		char *label = iom_report_cell_label(m, m->excluded[i].cell);
+		const struct iom_report_excluded *e = &m->excluded[i];
+		char *label = iom_report_cell_label(m, e->cell);
 
-		if (v->excluded_row)
-			v->excluded_row(v->ctx, m, &m->excluded[i], label);
+		fprintf(v->out, "%srun %" PRIu32, v->item_open, e->run);
+		if (m->nsrc > 1) {
+			fputs(" of ", v->out);
+			text(v, m->src[e->src].name);
+		}
+		fputs(" (", v->out);
+		text(v, m->compared[e->compared]);
+		fputc(' ', v->out);
+		text(v, label);
+		fprintf(v->out, "): %s", iom_report_excluded_status(e));
+		if (e->error) {
+			fputs(": ", v->out);
+			text(v, e->error);
+		}
+		fputs(v->item_close, v->out);
 		free(label);
 	}
 	if (v->excluded_end)
@@ -98,8 +128,9 @@ static void provenance(const struct iom_report *m, const struct iom_report_visit
 		for (size_t i = 0; i < n; i++) {
 			char *t = iom_report_diff_text(m, &d[i]);
 
-			if (v->diff_row)
-				v->diff_row(v->ctx, m, t);
+			fputs(v->item_open, v->out);
+			text(v, t);
+			fputs(v->item_close, v->out);
 			free(t);
 		}
 		if (v->provenance_end)

@@ -1484,8 +1484,7 @@ static void test_report_format_table(void **state)
 /* What the walk hands the Markdown and HTML writers: every section, in order, once. */
 struct walk_log {
 	char seq[64];
-	size_t n, verdict_rows, noisy_rows, sources, missing_cells, excluded_rows, diffs;
-	size_t noisy_n, diffs_n;
+	size_t n, verdict_rows, noisy_rows, noisy_n, diffs_n;
 };
 
 static void log_step(struct walk_log *w, char c)
@@ -1529,30 +1528,17 @@ static void w_noisy_row(void *ctx, const struct iom_report *m, const struct iom_
 	((struct walk_log *)ctx)->noisy_rows++;
 	log_step(ctx, 'n');
 }
-static void w_missing_source(void *ctx, const struct iom_report *m, size_t s, size_t n)
+static bool w_missing(void *ctx, const struct iom_report *m)
 {
 	(void)m;
-	(void)s;
-	(void)n;
-	((struct walk_log *)ctx)->sources++;
 	log_step(ctx, 'M');
+	return true;
 }
-static void w_missing_cell(void *ctx, const struct iom_report *m, size_t i, const char *label)
+static bool w_excluded(void *ctx, const struct iom_report *m)
 {
 	(void)m;
-	(void)i;
-	assert_non_null(strstr(label, "1M"));
-	((struct walk_log *)ctx)->missing_cells++;
-	log_step(ctx, 'm');
-}
-static void w_excluded_row(void *ctx, const struct iom_report *m,
-			   const struct iom_report_excluded *e, const char *label)
-{
-	(void)m;
-	(void)e;
-	assert_non_null(label);
-	((struct walk_log *)ctx)->excluded_rows++;
-	log_step(ctx, 'x');
+	log_step(ctx, 'X');
+	return true;
 }
 static bool w_prov_begin(void *ctx, const struct iom_report *m, const struct iom_report_diff *d,
 			 size_t n)
@@ -1563,44 +1549,59 @@ static bool w_prov_begin(void *ctx, const struct iom_report *m, const struct iom
 	log_step(ctx, 'P');
 	return true;
 }
-static void w_diff_row(void *ctx, const struct iom_report *m, const char *text)
-{
-	(void)m;
-	assert_non_null(strstr(text, " differs: "));
-	((struct walk_log *)ctx)->diffs++;
-	log_step(ctx, 'p');
-}
 static void w_tail(void *ctx, const struct iom_report *m) { (void)m; log_step(ctx, 'T'); }
+
+/* Escapes nothing but marks every text the walk writes. */
+static void w_text(FILE *out, const char *s)
+{
+	fprintf(out, "'%s'", s);
+}
 
 static void test_report_walk_sections(void **state)
 {
 	static const char *const dirs[] = { BOOT1, BOOT2 };
 	struct walk_log w = { 0 };
-	const struct iom_report_visitor v = {
-		.ctx = &w, .head = w_head, .verdict_begin = w_verdict_begin,
-		.verdict_row = w_verdict_row, .body = w_body, .notes_begin = w_notes,
-		.noisy_row = w_noisy_row, .missing_source = w_missing_source,
-		.missing_cell = w_missing_cell, .excluded_row = w_excluded_row,
-		.provenance_begin = w_prov_begin, .diff_row = w_diff_row, .tail = w_tail,
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct iom_report_visitor v = {
+		.ctx = &w, .out = f, .text = w_text, .item_open = "<", .item_close = ">\n",
+		.strong_open = "*", .strong_close = "*", .head = w_head,
+		.verdict_begin = w_verdict_begin, .verdict_row = w_verdict_row, .body = w_body,
+		.notes_begin = w_notes, .noisy_row = w_noisy_row, .missing_begin = w_missing,
+		.excluded_begin = w_excluded, .provenance_begin = w_prov_begin, .tail = w_tail,
 	};
-	const struct iom_report_visitor none = { 0 };
 	struct iom_report m;
 	char err[IOM_ERRLEN] = "";
 
 	(void)state;
+	assert_non_null(f);
 	assert_int_equal(iom_report_load_many(dirs, 2, NULL, &m, err, sizeof(err)), 0);
 	iom_report_walk(&m, &v);
-	/* repeats of a step log once: boot1 has every cell (M), boot2 lacks two (M, m, m) */
-	assert_string_equal(w.seq, "HVvBNnMmxPpT");
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(w.seq, "HVvBNnMXPT");
 	assert_int_equal(w.verdict_rows, m.ncompared);
 	assert_int_equal(w.noisy_rows, w.noisy_n);
 	assert_true(w.noisy_rows > 0);
-	assert_int_equal(w.sources, 2);
-	assert_int_equal(w.missing_cells, 2);          /* boot2 lacks two 1M cells */
-	assert_int_equal(w.excluded_rows, m.nexcluded);
-	assert_int_equal(w.diffs, w.diffs_n);
-	assert_true(w.diffs > 0);
-	iom_report_walk(&m, &none);                    /* every callback may be NULL */
+	assert_non_null(strstr(buf, "<*'boot1'* has every cell>\n"));
+	assert_non_null(strstr(buf, "<*'boot2'* lacks 2 of 30 cells: '1M wr100 qd32', "
+				    "'1M rd100 qd32'>\n"));
+	assert_int_equal(count_of(buf, "<run "), m.nexcluded);
+	assert_true(m.nexcluded > 0);
+	assert_int_equal(count_of(buf, " differs: "), w.diffs_n);
+	assert_true(w.diffs_n > 0);
+	free(buf);
+
+	/* every callback may be NULL; text then goes out as it is */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	v = (struct iom_report_visitor){ .out = f, .item_open = "", .item_close = "\n",
+					 .strong_open = "", .strong_close = "" };
+	iom_report_walk(&m, &v);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "boot2 lacks 2 of 30 cells: 1M wr100 qd32, 1M rd100 qd32\n"));
+	free(buf);
 	iom_report_release(&m);
 }
 
