@@ -85,6 +85,16 @@ static bool has_label(const struct iom_study_info *s, const char *label)
 	return iom_study_target_find(s, label) != NULL;
 }
 
+/* Whether label names a target of every source (NULL never does). */
+static bool every_source_has(const struct iom_report *m, const char *label)
+{
+	bool all = label != NULL;
+
+	for (size_t j = 0; all && j < m->nsrc; j++)
+		all = has_label(&m->src[j].study, label);
+	return all;
+}
+
 /* The facts of source i, matched across sources: a target by its label when every source has
  * it, else by position among the unmatched ones when they count alike. */
 static void source_facts(const struct iom_report *m, size_t i, struct facts *fs)
@@ -125,12 +135,9 @@ static void source_facts(const struct iom_report *m, size_t i, struct facts *fs)
 	/* Targets every source has, by label. */
 	for (size_t t = 0; t < s->ntargets; t++) {
 		const char *l = s->targets[t].label;
-		bool all = l != NULL;
 		char *prefix;
 
-		for (size_t j = 0; all && j < m->nsrc; j++)
-			all = has_label(&m->src[j].study, l);
-		if (!all)
+		if (!every_source_has(m, l))
 			continue;
 		prefix = m->nsrc > 1 || s->ntargets > 1 ? xasprintf("%s ", l) : xstrdup("");
 		target_facts(fs, prefix, &s->targets[t]);
@@ -141,13 +148,8 @@ static void source_facts(const struct iom_report *m, size_t i, struct facts *fs)
 		const struct iom_study_info *o = &m->src[j].study;
 		size_t k = 0;
 
-		for (size_t t = 0; t < o->ntargets; t++) {
-			bool all = o->targets[t].label != NULL;
-
-			for (size_t x = 0; all && x < m->nsrc; x++)
-				all = has_label(&m->src[x].study, o->targets[t].label);
-			k += !all;
-		}
+		for (size_t t = 0; t < o->ntargets; t++)
+			k += !every_source_has(m, o->targets[t].label);
 		if (nun == SIZE_MAX)
 			nun = k;
 		else if (nun != k)
@@ -155,12 +157,9 @@ static void source_facts(const struct iom_report *m, size_t i, struct facts *fs)
 	}
 	for (size_t t = 0; t < s->ntargets; t++) {
 		const char *l = s->targets[t].label;
-		bool all = l != NULL;
 		char *prefix;
 
-		for (size_t j = 0; all && j < m->nsrc; j++)
-			all = has_label(&m->src[j].study, l);
-		if (all)
+		if (every_source_has(m, l))
 			continue;
 		prefix = nun > 1 ? xasprintf("target %zu ", ++pos) : xstrdup("");
 		target_facts(fs, prefix, &s->targets[t]);
