@@ -257,6 +257,10 @@ char *iom_report_cell_label(const struct iom_report *m, size_t cell);
 /* The cell's words for the dimensions that vary only ("" when none varies); the caller frees
  * it. */
 char *iom_report_varying_words(const struct iom_report *m, size_t cell);
+/* Writes ": controllers" or ": ctrl-a, ctrl-b", the distinct study names (a source without one:
+ * its directory's name), through text (the format's escaping; NULL: as they are). */
+void iom_report_study_names(FILE *out, const struct iom_report *m,
+			    void (*text)(FILE *out, const char *s));
 /* The words of the dimensions that are the same in every cell; the caller frees it. */
 char *iom_report_fixed_words(const struct iom_report *m);
 /* The compact word of one dimension value: "4K", "rnd", "rd70", "qd32", "t4", "label". */
@@ -337,14 +341,18 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
  * The sections of a report as a document (report_walk.c), for the writers that lay it out as
  * one (Markdown, HTML): iom_report_walk() calls, in this order, head; verdict_begin, a
  * verdict_row per compared value (t: the tally of every metric), verdict_end; body (the
- * format's own); notes_begin (n: noisy entries); noisy_begin, noisy_row…, noisy_end when there
- * are any; with several sources missing_begin, then missing_end; with runs left out
- * excluded_begin, excluded_end; provenance_begin (d: the n differences), provenance_end; tail.
- * The lists between a begin and its end (each source's missing cells, the runs left out, the
- * differences) read the same in every format, so the walk writes them itself: each item
- * between item_open and item_close, a source's name between strong_open and strong_close,
- * text through text(). Labels are the walk's, valid during the call. NULL callbacks are
- * skipped; a *_begin that returns false skips its section's rows and end.
+ * format's own); notes_begin (n: noisy entries); noisy_begin, noisy_end when there are any;
+ * provenance_begin (d: the n differences), provenance_end; tail.
+ * The lists and rows read the same in every format, so the walk writes them itself: the noisy
+ * cells' rows (after noisy_begin), each source's missing cells (under missing_title, with
+ * several sources), the runs left out (under excluded_title, when any) and the differences
+ * (after provenance_begin). Each list is between list_open and list_close (the differences'
+ * are the format's), each item between item_open and item_close, a source's name between
+ * strong_open and strong_close, a table row between row_open and row_close with each cell
+ * between cell_left (text) or cell_right (numbers) and cell_close, text through text().
+ * Every string must be set ("" for none); text may be NULL (written as it is). Labels are the
+ * walk's, valid during the call. NULL callbacks are skipped; a *_begin that returns false
+ * skips its section's rows and end.
  */
 struct iom_report_visitor {
 	void *ctx;
@@ -352,6 +360,12 @@ struct iom_report_visitor {
 	void (*text)(FILE *out, const char *s);   /* s escaped for the format */
 	const char *item_open, *item_close;       /* "- " and "\n"; "<li>" and "</li>\n" */
 	const char *strong_open, *strong_close;   /* "" and ""; "<b>" and "</b>" */
+	const char *row_open, *row_close;         /* a table row: "|" and "\n"; "<tr>", "</tr>\n" */
+	const char *cell_left, *cell_right;       /* a cell's start: " ", " "; "<td class=…>", "<td>" */
+	const char *cell_close;                   /* its end: " |"; "</td>" */
+	const char *list_open, *list_close;       /* around a list: "" and ""; "<ul>\n", "</ul>\n" */
+	const char *missing_title;                /* "\n## Missing cells\n\n"; "<h3>…</h3>\n" */
+	const char *excluded_title;               /* "\n## Runs left out\n\n"; "<h3>…</h3>\n" */
 	void (*head)(void *ctx, const struct iom_report *m);
 	bool (*verdict_begin)(void *ctx, const struct iom_report *m);
 	void (*verdict_row)(void *ctx, const struct iom_report *m, size_t cv,
@@ -360,13 +374,7 @@ struct iom_report_visitor {
 	void (*body)(void *ctx, const struct iom_report *m);
 	void (*notes_begin)(void *ctx, const struct iom_report *m, size_t n);
 	bool (*noisy_begin)(void *ctx, const struct iom_report *m, size_t n);
-	void (*noisy_row)(void *ctx, const struct iom_report *m, const struct iom_report_noisy *nz,
-			  const char *label);
 	void (*noisy_end)(void *ctx, const struct iom_report *m);
-	bool (*missing_begin)(void *ctx, const struct iom_report *m);
-	void (*missing_end)(void *ctx, const struct iom_report *m);
-	bool (*excluded_begin)(void *ctx, const struct iom_report *m);
-	void (*excluded_end)(void *ctx, const struct iom_report *m);
 	bool (*provenance_begin)(void *ctx, const struct iom_report *m,
 				 const struct iom_report_diff *d, size_t n);
 	void (*provenance_end)(void *ctx, const struct iom_report *m,

@@ -225,18 +225,7 @@ static void md_head(void *ctx, const struct iom_report *m)
 	char *fixed = iom_report_fixed_words(m);
 
 	fputs("# iomatrix report", out);
-	for (size_t i = 0, shown = 0; i < m->nsrc; i++) {
-		const char *n = m->src[i].study.name ? m->src[i].study.name : m->src[i].name;
-		bool dup = false;
-
-		for (size_t j = 0; j < i && !dup; j++)
-			dup = strcmp(n, m->src[j].study.name ? m->src[j].study.name :
-							       m->src[j].name) == 0;
-		if (dup)
-			continue;
-		fputs(shown++ ? ", " : ": ", out);
-		md_text(out, n);
-	}
+	iom_report_study_names(out, m, md_text);
 	fprintf(out, "\n\nCompared: **%s** — ", m->compare);
 	for (size_t v = 0; v < m->ncompared; v++) {
 		fputs(v ? ", " : "", out);
@@ -335,37 +324,6 @@ static bool md_noisy_begin(void *ctx, const struct iom_report *m, size_t n)
 	return true;
 }
 
-static void md_noisy_row(void *ctx, const struct iom_report *m, const struct iom_report_noisy *nz,
-			 const char *label)
-{
-	FILE *out = ((struct md *)ctx)->out;
-
-	fputs("| ", out);
-	md_text(out, label);
-	fputs(" | ", out);
-	md_text(out, m->compared[nz->compared]);
-	fprintf(out, " | %s | %zu | %.1f %% | ", iom_metrics[nz->metric].title, nz->n, nz->cv_pct);
-	if (nz->suggest > nz->n)
-		fprintf(out, "%s%u |\n", nz->suggest >= IOM_REPORT_MAX_SUGGEST ? "> " : "",
-			nz->suggest);
-	else
-		fputs("enough already |\n", out);
-}
-
-static bool md_missing_begin(void *ctx, const struct iom_report *m)
-{
-	(void)m;
-	fputs("\n## Missing cells\n\n", ((struct md *)ctx)->out);
-	return true;
-}
-
-static bool md_excluded_begin(void *ctx, const struct iom_report *m)
-{
-	(void)m;
-	fputs("\n## Runs left out\n\n", ((struct md *)ctx)->out);
-	return true;
-}
-
 static bool md_provenance_begin(void *ctx, const struct iom_report *m,
 				const struct iom_report_diff *d, size_t n)
 {
@@ -383,22 +341,15 @@ int iom_report_write_md(FILE *out, const struct iom_report *m,
 			const struct iom_report_opts_cli *o, char *err, size_t errlen)
 {
 	struct md md = { .out = out, .vd = all_verdicts(m) };
+	/* Lists are "- item" lines; sections are "## headings"; the verdict a table. */
 	const struct iom_report_visitor v = {
-		.ctx = &md,
-		.out = out,
-		.text = md_text,
-		.item_open = "- ",
-		.item_close = "\n",
-		.strong_open = "",
-		.strong_close = "",
-		.head = md_head,
-		.verdict_begin = md_verdict_begin,
-		.verdict_row = md_verdict_row,
-		.body = md_body,
-		.noisy_begin = md_noisy_begin,
-		.noisy_row = md_noisy_row,
-		.missing_begin = md_missing_begin,
-		.excluded_begin = md_excluded_begin,
+		.ctx = &md, .out = out, .text = md_text, .item_open = "- ", .item_close = "\n",
+		.strong_open = "", .strong_close = "", .head = md_head,
+		.verdict_begin = md_verdict_begin, .verdict_row = md_verdict_row, .body = md_body,
+		.row_open = "|", .row_close = "\n", .cell_left = " ", .cell_right = " ",
+		.cell_close = " |", .noisy_begin = md_noisy_begin,
+		.list_open = "", .list_close = "", .missing_title = "\n## Missing cells\n\n",
+		.excluded_title = "\n## Runs left out\n\n",
 		.provenance_begin = md_provenance_begin,
 	};
 

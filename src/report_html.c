@@ -829,50 +829,11 @@ static bool noisy_begin(void *ctx, const struct iom_report *m, size_t n)
 	return true;
 }
 
-static void noisy_row(void *ctx, const struct iom_report *m, const struct iom_report_noisy *nz,
-		      const char *label)
-{
-	FILE *out = ((struct html *)ctx)->out;
-
-	fputs("<tr><td class=\"l\">", out);
-	esc(out, label);
-	fputs("</td><td class=\"l\">", out);
-	esc(out, m->compared[nz->compared]);
-	fprintf(out, "</td><td class=\"l\">%s</td><td>%zu</td><td>%.1f %%</td>",
-		iom_metrics[nz->metric].title, nz->n, nz->cv_pct);
-	if (nz->suggest > nz->n)
-		fprintf(out, "<td>%s%u</td></tr>\n",
-			nz->suggest >= IOM_REPORT_MAX_SUGGEST ? "&gt; " : "", nz->suggest);
-	else
-		fputs("<td>enough already</td></tr>\n", out);
-}
-
 static void noisy_end(void *ctx, const struct iom_report *m)
 {
 	table_end(ctx, m);
 	note(((struct html *)ctx)->out, "repetitions suggested: per side, for Welch's test to "
 	     "detect the larger of the observed margin and the minimum effect with 80 %% power");
-}
-
-static bool missing_begin(void *ctx, const struct iom_report *m)
-{
-	(void)m;
-	fputs("<h3>Cells missing</h3>\n<ul>\n", ((struct html *)ctx)->out);
-	return true;
-}
-
-/* Closes a list (the missing cells', the runs left out's). */
-static void list_end(void *ctx, const struct iom_report *m)
-{
-	(void)m;
-	fputs("</ul>\n", ((struct html *)ctx)->out);
-}
-
-static bool excluded_begin(void *ctx, const struct iom_report *m)
-{
-	(void)m;
-	fputs("<h3>Runs left out</h3>\n<ul>\n", ((struct html *)ctx)->out);
-	return true;
 }
 
 static bool differs(const struct iom_report_diff *d, size_t nd, const char *what)
@@ -1002,25 +963,6 @@ static void provenance_end(void *ctx, const struct iom_report *m,
 
 /* ---- the page ---- */
 
-/* ": controllers" or ": ctrl-a, ctrl-b": the distinct study names. */
-static void study_names(FILE *out, const struct iom_report *m)
-{
-	size_t shown = 0;
-
-	for (size_t i = 0; i < m->nsrc; i++) {
-		const char *n = m->src[i].study.name ? m->src[i].study.name : m->src[i].name;
-		bool dup = false;
-
-		for (size_t j = 0; j < i && !dup; j++)
-			dup = strcmp(n, m->src[j].study.name ? m->src[j].study.name :
-							       m->src[j].name) == 0;
-		if (dup)
-			continue;
-		fputs(shown++ ? ", " : ": ", out);
-		esc(out, n);
-	}
-}
-
 static void page_head(void *ctx, const struct iom_report *m)
 {
 	FILE *out = ((struct html *)ctx)->out;
@@ -1029,10 +971,10 @@ static void page_head(void *ctx, const struct iom_report *m)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<title>iomatrix report", out);
-	study_names(out, m);
+	iom_report_study_names(out, m, esc);
 	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>iomatrix report",
 		CSS);
-	study_names(out, m);
+	iom_report_study_names(out, m, esc);
 	fputs("</h1>\n<p class=\"sub\">compared: <b>", out);
 	esc(out, m->compare);
 	fputs("</b> — ", out);
@@ -1156,29 +1098,19 @@ int iom_report_write_html(FILE *out, const struct iom_report *m,
 	{
 		struct html h = { .out = out, .cell = cell, .runs = runs, .nr = nr,
 				  .title = title };
+		/* Lists are <ul>s of <li>s, the verdict and the noisy cells <table>s. */
 		const struct iom_report_visitor v = {
-			.ctx = &h,
-			.out = out,
-			.text = esc,
-			.item_open = "<li>",
-			.item_close = "</li>\n",
-			.strong_open = "<b>",
-			.strong_close = "</b>",
-			.head = page_head,
-			.verdict_begin = verdict_begin,
-			.verdict_row = verdict_row,
-			.verdict_end = table_end,
-			.body = page_body,
-			.notes_begin = notes_begin,
-			.noisy_begin = noisy_begin,
-			.noisy_row = noisy_row,
+			.ctx = &h, .out = out, .text = esc, .item_open = "<li>",
+			.item_close = "</li>\n", .strong_open = "<b>", .strong_close = "</b>",
+			.head = page_head, .verdict_begin = verdict_begin, .verdict_row = verdict_row,
+			.verdict_end = table_end, .body = page_body, .notes_begin = notes_begin,
+			.row_open = "<tr>", .row_close = "</tr>\n", .cell_left = "<td class=\"l\">",
+			.cell_right = "<td>", .cell_close = "</td>", .noisy_begin = noisy_begin,
 			.noisy_end = noisy_end,
-			.missing_begin = missing_begin,
-			.missing_end = list_end,
-			.excluded_begin = excluded_begin,
-			.excluded_end = list_end,
-			.provenance_begin = provenance_begin,
-			.provenance_end = provenance_end,
+			.list_open = "<ul>\n", .list_close = "</ul>\n",
+			.missing_title = "<h3>Cells missing</h3>\n",
+			.excluded_title = "<h3>Runs left out</h3>\n",
+			.provenance_begin = provenance_begin, .provenance_end = provenance_end,
 			.tail = page_tail,
 		};
 

@@ -1,13 +1,16 @@
 /*
  * report_walk — the one walk of a report's sections that the Markdown and HTML writers share
- * (report.h): a visitor with per-format callbacks.
+ * (report.h): a visitor with per-format callbacks and markup.
  *
  * The walk owns the order and the data: the head, the closing verdict (per compared value the
  * tally of every metric), the format's own body (Markdown's tables per metric, HTML's charts
  * and heat map), the notes (noisy entries, each source's missing cells, the runs left out) and
  * the provenance differences, then the tail. It computes what each row shows (tallies, the
- * noisy list, the missing cells, the cells' words) and frees it; a callback only marks it up.
- * A NULL callback is skipped; a section whose begin callback returns false is not walked.
+ * noisy list, the missing cells, the cells' words) and frees it. What reads the same in both
+ * formats — the noisy cells' rows, the lists of missing cells, runs left out and differences —
+ * it writes itself with the format's markup strings and escaping; the rest (headings, tables
+ * of figures, notes) a callback marks up. A NULL callback is skipped; a section whose begin
+ * callback returns false is not walked.
  */
 #include "report.h"
 
@@ -31,6 +34,23 @@ static void verdict(const struct iom_report *m, const struct iom_report_visitor 
 		v->verdict_end(v->ctx, m);
 }
 
+static void text(const struct iom_report_visitor *v, const char *s)
+{
+	if (v->text)
+		v->text(v->out, s);
+	else
+		fputs(s, v->out);
+}
+
+/* One table cell of text s, left-aligned (text) or right (numbers). */
+static void cell(const struct iom_report_visitor *v, bool left, const char *s)
+{
+	fputs(left ? v->cell_left : v->cell_right, v->out);
+	text(v, s);
+	fputs(v->cell_close, v->out);
+}
+
+/* A row per noisy entry: cell, compared value, metric, runs, CV, repetitions suggested. */
 static void noisy(const struct iom_report *m, const struct iom_report_visitor *v)
 {
 	struct iom_report_noisy *nz;
@@ -41,9 +61,24 @@ static void noisy(const struct iom_report *m, const struct iom_report_visitor *v
 	if (n && (!v->noisy_begin || v->noisy_begin(v->ctx, m, n))) {
 		for (size_t i = 0; i < n; i++) {
 			char *label = iom_report_cell_label(m, nz[i].cell);
+			char buf[32];
 
-			if (v->noisy_row)
-				v->noisy_row(v->ctx, m, &nz[i], label);
+			fputs(v->row_open, v->out);
+			cell(v, true, label);
+			cell(v, true, m->compared[nz[i].compared]);
+			cell(v, true, iom_metrics[nz[i].metric].title);
+			snprintf(buf, sizeof(buf), "%zu", nz[i].n);
+			cell(v, false, buf);
+			snprintf(buf, sizeof(buf), "%.1f %%", nz[i].cv_pct);
+			cell(v, false, buf);
+			if (nz[i].suggest > nz[i].n)
+				snprintf(buf, sizeof(buf), "%s%u",
+					 nz[i].suggest >= IOM_REPORT_MAX_SUGGEST ? "> " : "",
+					 nz[i].suggest);
+			else
+				snprintf(buf, sizeof(buf), "enough already");
+			cell(v, false, buf);
+			fputs(v->row_close, v->out);
 			free(label);
 		}
 		if (v->noisy_end)
@@ -52,19 +87,12 @@ static void noisy(const struct iom_report *m, const struct iom_report_visitor *v
 	free(nz);
 }
 
-static void text(const struct iom_report_visitor *v, const char *s)
-{
-	if (v->text)
-		v->text(v->out, s);
-	else
-		fputs(s, v->out);
-}
-
 /* "NAME has every cell" or "NAME lacks 2 of 30 cells: 1M wr100 qd32, 1M rd100 qd32". */
 static void missing(const struct iom_report *m, const struct iom_report_visitor *v)
 {
-	if (m->nsrc < 2 || (v->missing_begin && !v->missing_begin(v->ctx, m)))
+	if (m->nsrc < 2)
 		return;
+	fprintf(v->out, "%s%s", v->missing_title, v->list_open);
 	for (size_t s = 0; s < m->nsrc; s++) {
 		size_t *cells, n = iom_report_missing(m, s, &cells);
 
@@ -85,15 +113,15 @@ static void missing(const struct iom_report *m, const struct iom_report_visitor 
 		fputs(v->item_close, v->out);
 		free(cells);
 	}
-	if (v->missing_end)
-		v->missing_end(v->ctx, m);
+	fputs(v->list_close, v->out);
 }
 
 /* "run 5 of boot2 (lsi 4K rnd qd32): failed: why". */
 static void excluded(const struct iom_report *m, const struct iom_report_visitor *v)
 {
-	if (!m->nexcluded || (v->excluded_begin && !v->excluded_begin(v->ctx, m)))
+	if (!m->nexcluded)
 		return;
+	fprintf(v->out, "%s%s", v->excluded_title, v->list_open);
 	for (size_t i = 0; i < m->nexcluded; i++) {
 		const struct iom_report_excluded *e = &m->excluded[i];
 		char *label = iom_report_cell_label(m, e->cell);
@@ -115,8 +143,7 @@ static void excluded(const struct iom_report *m, const struct iom_report_visitor
 		fputs(v->item_close, v->out);
 		free(label);
 	}
-	if (v->excluded_end)
-		v->excluded_end(v->ctx, m);
+	fputs(v->list_close, v->out);
 }
 
 static void provenance(const struct iom_report *m, const struct iom_report_visitor *v)

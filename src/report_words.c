@@ -235,3 +235,25 @@ const char *iom_report_excluded_status(const struct iom_report_excluded *e)
 {
 	return e->stalled ? "stalled" : iom_run_status_name(e->status);
 }
+
+void iom_report_study_names(FILE *out, const struct iom_report *m,
+			    void (*text)(FILE *out, const char *s))
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; i < m->nsrc; i++) {
+		const char *n = m->src[i].study.name ? m->src[i].study.name : m->src[i].name;
+		bool dup = false;
+
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = strcmp(n, m->src[j].study.name ? m->src[j].study.name :
+							       m->src[j].name) == 0;
+		if (dup)
+			continue;
+		fputs(shown++ ? ", " : ": ", out);
+		if (text)
+			text(out, n);
+		else
+			fputs(n, out);
+	}
+}

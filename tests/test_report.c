@@ -1484,7 +1484,7 @@ static void test_report_format_table(void **state)
 /* What the walk hands the Markdown and HTML writers: every section, in order, once. */
 struct walk_log {
 	char seq[64];
-	size_t n, verdict_rows, noisy_rows, noisy_n, diffs_n;
+	size_t n, verdict_rows, noisy_n, diffs_n;
 };
 
 static void log_step(struct walk_log *w, char c)
@@ -1518,28 +1518,6 @@ static void w_notes(void *ctx, const struct iom_report *m, size_t n)
 	((struct walk_log *)ctx)->noisy_n = n;
 	log_step(ctx, 'N');
 }
-static void w_noisy_row(void *ctx, const struct iom_report *m, const struct iom_report_noisy *nz,
-			const char *label)
-{
-	char *want = iom_report_cell_label(m, nz->cell);
-
-	assert_string_equal(label, want);
-	free(want);
-	((struct walk_log *)ctx)->noisy_rows++;
-	log_step(ctx, 'n');
-}
-static bool w_missing(void *ctx, const struct iom_report *m)
-{
-	(void)m;
-	log_step(ctx, 'M');
-	return true;
-}
-static bool w_excluded(void *ctx, const struct iom_report *m)
-{
-	(void)m;
-	log_step(ctx, 'X');
-	return true;
-}
 static bool w_prov_begin(void *ctx, const struct iom_report *m, const struct iom_report_diff *d,
 			 size_t n)
 {
@@ -1568,8 +1546,10 @@ static void test_report_walk_sections(void **state)
 		.ctx = &w, .out = f, .text = w_text, .item_open = "<", .item_close = ">\n",
 		.strong_open = "*", .strong_close = "*", .head = w_head,
 		.verdict_begin = w_verdict_begin, .verdict_row = w_verdict_row, .body = w_body,
-		.notes_begin = w_notes, .noisy_row = w_noisy_row, .missing_begin = w_missing,
-		.excluded_begin = w_excluded, .provenance_begin = w_prov_begin, .tail = w_tail,
+		.row_open = "[", .row_close = "]\n", .cell_left = "(", .cell_right = "{",
+		.cell_close = ")", .list_open = "{{\n", .list_close = "}}\n",
+		.missing_title = "#missing\n", .excluded_title = "#excluded\n",
+		.notes_begin = w_notes, .provenance_begin = w_prov_begin, .tail = w_tail,
 	};
 	struct iom_report m;
 	char err[IOM_ERRLEN] = "";
@@ -1579,10 +1559,14 @@ static void test_report_walk_sections(void **state)
 	assert_int_equal(iom_report_load_many(dirs, 2, NULL, &m, err, sizeof(err)), 0);
 	iom_report_walk(&m, &v);
 	assert_int_equal(fclose(f), 0);
-	assert_string_equal(w.seq, "HVvBNnMXPT");
+	assert_string_equal(w.seq, "HVvBNPT");
+	assert_non_null(strstr(buf, "#missing\n{{\n<*'boot1'* has every cell>\n"));
+	assert_non_null(strstr(buf, "#excluded\n{{\n<run "));
 	assert_int_equal(w.verdict_rows, m.ncompared);
-	assert_int_equal(w.noisy_rows, w.noisy_n);
-	assert_true(w.noisy_rows > 0);
+	assert_int_equal(count_of(buf, "[("), w.noisy_n);    /* a row per noisy entry */
+	assert_true(w.noisy_n > 0);
+	assert_non_null(strstr(buf, ")('IOPS')"));       /* text cells left, numbers right */
+	assert_non_null(strstr(buf, " %')"));
 	assert_non_null(strstr(buf, "<*'boot1'* has every cell>\n"));
 	assert_non_null(strstr(buf, "<*'boot2'* lacks 2 of 30 cells: '1M wr100 qd32', "
 				    "'1M rd100 qd32'>\n"));
@@ -1597,7 +1581,10 @@ static void test_report_walk_sections(void **state)
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
 	v = (struct iom_report_visitor){ .out = f, .item_open = "", .item_close = "\n",
-					 .strong_open = "", .strong_close = "" };
+					 .strong_open = "", .strong_close = "", .row_open = "",
+					 .row_close = "", .cell_left = "", .cell_right = "",
+					 .cell_close = "", .list_open = "", .list_close = "",
+					 .missing_title = "", .excluded_title = "" };
 	iom_report_walk(&m, &v);
 	assert_int_equal(fclose(f), 0);
 	assert_non_null(strstr(buf, "boot2 lacks 2 of 30 cells: 1M wr100 qd32, 1M rd100 qd32\n"));
