@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "keys.h"
+#include "strbuf.h"
 #include "units.h"
 #include "util.h"
 
@@ -76,56 +77,26 @@ static const struct iom_hook_var_info *var_info(const char *name, size_t len)
 	return NULL;
 }
 
-/* ---- a growing string ------------------------------------------------------------------- */
+/* ---- shell quoting (strings are built in strbuf.h) --------------------------------------- */
 
-struct sbuf {
-	char *p;
-	size_t n, cap;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t len)
+static void sb_quoted(struct iom_strbuf *b, const char *s)
 {
-	if (b->n + len + 1 > b->cap) {
-		b->cap = IOM_MAX(b->cap * 2, b->n + len + 64);
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->n, s, len);
-	b->n += len;
-	b->p[b->n] = '\0';
-}
-
-static void sb_str(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-static void sb_quoted(struct sbuf *b, const char *s)
-{
-	sb_add(b, "'", 1);
+	iom_strbuf_add(b, "'", 1);
 	for (; *s; s++) {
 		if (*s == '\'')
-			sb_str(b, "'\\''");
+			iom_strbuf_str(b, "'\\''");
 		else
-			sb_add(b, s, 1);
+			iom_strbuf_add(b, s, 1);
 	}
-	sb_add(b, "'", 1);
-}
-
-static char *sb_take(struct sbuf *b)
-{
-	char *p = b->p ? b->p : xstrdup("");
-
-	b->p = NULL;
-	b->n = b->cap = 0;
-	return p;
+	iom_strbuf_add(b, "'", 1);
 }
 
 char *iom_hook_quote(const char *s)
 {
-	struct sbuf b = { 0 };
+	struct iom_strbuf b = { 0 };
 
 	sb_quoted(&b, s ? s : "");
-	return sb_take(&b);
+	return iom_strbuf_take(&b);
 }
 
 /* ---- templates -------------------------------------------------------------------------- */
@@ -417,15 +388,15 @@ static int var_refused(const struct qtrack *q, const struct iom_hook_var_info *v
 }
 
 /* Appends the environment variable that carries variable name: IOMATRIX_TARGET_PATH. */
-static void sb_env_name(struct sbuf *b, const char *name)
+static void sb_env_name(struct iom_strbuf *b, const char *name)
 {
-	sb_str(b, "${IOMATRIX_");
+	iom_strbuf_str(b, "${IOMATRIX_");
 	for (const char *p = name; *p; p++) {
 		char c = *p == '.' || *p == '-' ? '_' : *p >= 'a' && *p <= 'z' ? (char)(*p - 32) : *p;
 
-		sb_add(b, &c, 1);
+		iom_strbuf_add(b, &c, 1);
 	}
-	sb_str(b, "}");
+	iom_strbuf_str(b, "}");
 }
 
 /*
@@ -435,26 +406,26 @@ static void sb_env_name(struct sbuf *b, const char *name)
  * double quotes, '"${IOMATRIX_X}"' in single quotes and '"${IOMATRIX_X}"$' in $'…' (closing the
  * quote and opening it again around it). The value itself is never written into the command.
  */
-static void emit(struct sbuf *b, const struct qtrack *q, const char *name, bool numeric)
+static void emit(struct iom_strbuf *b, const struct qtrack *q, const char *name, bool numeric)
 {
 	switch (q->comment ? Q_OUT : q->st) {
 	case Q_DQ:
 		sb_env_name(b, name);
 		break;
 	case Q_SQ:
-		sb_str(b, "'\"");
+		iom_strbuf_str(b, "'\"");
 		sb_env_name(b, name);
-		sb_str(b, "\"'");
+		iom_strbuf_str(b, "\"'");
 		break;
 	case Q_ANSI:
-		sb_str(b, "'\"");
+		iom_strbuf_str(b, "'\"");
 		sb_env_name(b, name);
-		sb_str(b, "\"$'");
+		iom_strbuf_str(b, "\"$'");
 		break;
 	case Q_OUT:
-		sb_str(b, numeric ? "" : "\"");
+		iom_strbuf_str(b, numeric ? "" : "\"");
 		sb_env_name(b, name);
-		sb_str(b, numeric ? "" : "\"");
+		iom_strbuf_str(b, numeric ? "" : "\"");
 		break;
 	}
 }
@@ -500,7 +471,7 @@ int iom_hook_check(enum iom_hook_point point, const char *tmpl, char *err, size_
 int iom_hook_expand(const char *tmpl, const struct iom_hook_vars *vars, bool quote, char **out,
 		    char *err, size_t errlen)
 {
-	struct sbuf b = { 0 };
+	struct iom_strbuf b = { 0 };
 	const char *p = tmpl, *arith = arith_construct(tmpl);
 	struct qtrack q;
 	struct tok t = { TOK_END, NULL, 0 };
@@ -514,7 +485,7 @@ int iom_hook_expand(const char *tmpl, const struct iom_hook_vars *vars, bool quo
 		if (t.kind == TOK_END)
 			break;
 		if (t.kind == TOK_TEXT) {
-			sb_add(&b, t.s, t.len);
+			iom_strbuf_add(&b, t.s, t.len);
 			track(&q, t.s, t.len);
 			continue;
 		}
@@ -544,15 +515,15 @@ int iom_hook_expand(const char *tmpl, const struct iom_hook_vars *vars, bool quo
 			if (quote)
 				emit(&b, &q, name, vi && vi->numeric);
 			else
-				sb_str(&b, v);
+				iom_strbuf_str(&b, v);
 			free(name);
 			track_var(&q);
 		}
 	}
-	*out = sb_take(&b);
+	*out = iom_strbuf_take(&b);
 	return 0;
 fail:
-	free(b.p);
+	iom_strbuf_release(&b);
 	return ret;
 }
 

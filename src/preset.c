@@ -21,6 +21,7 @@
 
 #include "matrix.h"
 #include "plan.h"
+#include "strbuf.h"
 #include "util.h"
 
 struct preset_target {
@@ -459,24 +460,14 @@ static void unique_label(const char *path, char labels[][64], size_t n, char *ou
 	}
 }
 
-/* Appends text to the growing string *s of *len bytes. */
-static void append(char **s, size_t *len, const char *text)
-{
-	size_t n = strlen(text);
-
-	*s = xrealloc(*s, *len + n + 1);
-	memcpy(*s + *len, text, n + 1);
-	*len += n;
-}
-
 /* The targets section for the user's paths. */
 static char *user_targets(const struct preset *p, const char *const *paths, size_t npaths)
 {
 	char (*labels)[64] = xcalloc(npaths, sizeof(*labels));
-	char *s = NULL, *line;
-	size_t len = 0;
+	struct iom_strbuf s = { 0 };
+	char *line;
 
-	append(&s, &len, "# The targets are the things compared, one per path given to 'iomatrix "
+	iom_strbuf_str(&s, "# The targets are the things compared, one per path given to 'iomatrix "
 			 "new'. A scratch file\n# is created at its size (filled with incompressible "
 			 "data) on the first run and reused after.\n"
 			 "targets = (\n");
@@ -519,30 +510,29 @@ static char *user_targets(const struct preset *p, const char *const *paths, size
 			line = xasprintf("  { label = \"%s\"; path = %s; size = \"%s\"; }%s\n",
 					 labels[i], qfile, p->size, i + 1 < npaths ? "," : "");
 		}
-		append(&s, &len, line);
+		iom_strbuf_str(&s, line);
 		free(line);
 		free(qfile);
 		free(qpath);
 		free(file);
 	}
-	append(&s, &len, ");\n");
+	iom_strbuf_str(&s, ");\n");
 	free(labels);
-	return s;
+	return iom_strbuf_take(&s);
 }
 
 static char *default_targets(const struct preset *p)
 {
-	char *s = NULL;
-	size_t len = 0;
+	struct iom_strbuf s = { 0 };
 
-	append(&s, &len, p->targets_comment);
-	append(&s, &len, "targets = (\n");
+	iom_strbuf_str(&s, p->targets_comment);
+	iom_strbuf_str(&s, "targets = (\n");
 	for (size_t i = 0; p->defaults[i]; i++) { /* each entry carries its own comma */
-		append(&s, &len, p->defaults[i]);
-		append(&s, &len, "\n");
+		iom_strbuf_str(&s, p->defaults[i]);
+		iom_strbuf_str(&s, "\n");
 	}
-	append(&s, &len, ");\n");
-	return s;
+	iom_strbuf_str(&s, ");\n");
+	return iom_strbuf_take(&s);
 }
 
 static char *assemble(const struct preset *p, const char *targets, const char *runs_line)

@@ -14,10 +14,13 @@
  *  - per (compared value, metric): cells won, tied, lost, and the median margin.
  *
  * Several directories merge into one model (the study done in two boots): cells match on every
- * dimension value but the compared one. The module is split over files: report.c (model,
- * statistics, text, entry points), report_fmt.c (Markdown, CSV, JSON), report_html.c (HTML),
- * report_run.c (the DiskSpd view of one run); chart.c draws the SVG charts and knows nothing of
- * benchmarks. docs/reports.md is the user's description of all of it.
+ * dimension value but the compared one. The module is split over files by job: report_load.c
+ * (reading directories into the model), report_stats.c (verdicts, outcomes, tallies, noise),
+ * report_prov.c (provenance differences, missing cells), report_words.c (cells and figures in
+ * words), report_text.c (the text report), report_fmt.c (Markdown, CSV, JSON), report_html.c
+ * (HTML), report_run.c (the DiskSpd view of one run) and report_main.c (the table of formats,
+ * the entry points); chart.c draws the SVG charts and knows nothing of benchmarks.
+ * docs/reports.md is the user's description of all of it.
  */
 #ifndef IOM_REPORT_H
 #define IOM_REPORT_H
@@ -225,6 +228,8 @@ struct iom_report_noisy {
 	double cv_pct;
 	unsigned suggest;        /* repetitions that would resolve the difference (see reports.md) */
 };
+/* The most repetitions suggested; a larger need reads "> 9999". */
+#define IOM_REPORT_MAX_SUGGEST 9999
 /* Every noisy entry in cell, metric, value order into *out (heap, caller frees); the count. */
 size_t iom_report_noisy_list(const struct iom_report *m, struct iom_report_noisy **out);
 
@@ -249,6 +254,13 @@ size_t iom_report_missing(const struct iom_report *m, size_t s, size_t **cells);
 /* The cell's words for the dimensions that vary ("4K rnd qd32"), or for all of them when none
  * varies; the caller frees it. */
 char *iom_report_cell_label(const struct iom_report *m, size_t cell);
+/* The cell's words for the dimensions that vary only ("" when none varies); the caller frees
+ * it. */
+char *iom_report_varying_words(const struct iom_report *m, size_t cell);
+/* Writes ": controllers" or ": ctrl-a, ctrl-b", the distinct study names (a source without one:
+ * its directory's name), through text (the format's escaping; NULL: as they are). */
+void iom_report_study_names(FILE *out, const struct iom_report *m,
+			    void (*text)(FILE *out, const char *s));
 /* The words of the dimensions that are the same in every cell; the caller frees it. */
 char *iom_report_fixed_words(const struct iom_report *m);
 /* The compact word of one dimension value: "4K", "rnd", "rd70", "qd32", "t4", "label". */
@@ -266,20 +278,6 @@ int iom_report_find_cell(const struct iom_report *m, const char *spec, size_t *c
 void iom_report_fmt_value(char *buf, size_t len, enum iom_metric k, double v);
 /* A margin as it reads: "+14.2%" for more IOPS, "-12.4%" for less latency. */
 void iom_report_fmt_margin(char *buf, size_t len, enum iom_metric k, double pct);
-/* A latency in ns at 3 significant figures: "850ns", "70.9µs", "1.23ms". */
-void iom_report_fmt_lat(char *buf, size_t len, double ns);
-/* A count: "56.3", "9040", "12.35K", "1.234M". */
-void iom_report_fmt_count(char *buf, size_t len, double x);
-
-enum iom_report_format {
-	IOM_REPORT_TEXT,
-	IOM_REPORT_MD,
-	IOM_REPORT_CSV,
-	IOM_REPORT_JSON,
-	IOM_REPORT_HTML,
-};
-/* "text", "md" (or "markdown"), "csv", "json", "html" → the format, or -1. */
-int iom_report_format_parse(const char *name);
 
 /* Options of `iomatrix report` that this module reads; zero-initialized means the defaults. */
 struct iom_report_opts_cli {
@@ -287,7 +285,7 @@ struct iom_report_opts_cli {
 	int color;             /* 1 always, 0 never, -1 when out is a terminal (text only) */
 	unsigned width;        /* columns to fit the text table in; 0: 100 */
 	bool brief;            /* leave out the provenance lines (after a sweep) */
-	const char *format;    /* NULL: text; else as iom_report_format_parse() takes */
+	const char *format;    /* NULL: text; else a name iom_report_format_find() takes */
 	const char *alpha;     /* --alpha, --min-effect, --max-cv: NULL keeps the study's */
 	const char *min_effect;
 	const char *max_cv;
@@ -307,18 +305,84 @@ struct iom_report_opts_cli {
 int iom_report_main(FILE *out, const char *const *dirs, size_t ndirs,
 		    const struct iom_report_opts_cli *o, char *err, size_t errlen);
 
-/* The text report of a loaded model (provenance unless o->brief, table, verdict, notes). */
-int iom_report_write_text(FILE *out, const struct iom_report *m,
-			  const struct iom_report_opts_cli *o);
+/*
+ * A writer of one report format: the model (loaded, options applied) to out. Returns 0, or
+ * -errno with err (a bad --cell or --run; "cannot write the report: …" when out failed).
+ */
+typedef int iom_report_writer(FILE *out, const struct iom_report *m,
+			      const struct iom_report_opts_cli *o, char *err, size_t errlen);
+
+/* A report format: a row of report_main.c's table. Adding a format is one row and its writer. */
+struct iom_report_format {
+	const char *name;          /* as --format takes it: "text", "md", "csv", "json", "html" */
+	const char *alias;         /* another name it takes ("markdown"), or NULL */
+	bool takes_run;            /* --run means something to it */
+	iom_report_writer *write;
+};
+/* The format called name (or its alias), or NULL. */
+const struct iom_report_format *iom_report_format_find(const char *name);
+
+/* The text report (provenance unless o->brief, table, verdict, notes; report_text.c). */
+iom_report_writer iom_report_write_text;
+/* Markdown, CSV and JSON (report_fmt.c), the self-contained HTML page (report_html.c). */
+iom_report_writer iom_report_write_md;
+iom_report_writer iom_report_write_csv;
+iom_report_writer iom_report_write_json;
+iom_report_writer iom_report_write_html;
+/* The writers' last word: 0 when out has no error, else -EIO and "cannot write the report: …"
+ * in err. */
+int iom_report_out_status(FILE *out, char *err, size_t errlen);
+
 /* The winners table part of the text report. Returns 0 or -EIO when out failed. */
 int iom_report_print_winners(FILE *out, const struct iom_report *m,
 			     const struct iom_report_opts_cli *o);
-/* The other formats of a loaded model (report_fmt.c, report_html.c). 0 or -errno with err. */
-int iom_report_write_md(FILE *out, const struct iom_report *m);
-int iom_report_write_csv(FILE *out, const struct iom_report *m);
-int iom_report_write_json(FILE *out, const struct iom_report *m);
-int iom_report_write_html(FILE *out, const struct iom_report *m,
-			  const struct iom_report_opts_cli *o, char *err, size_t errlen);
+
+/*
+ * The sections of a report as a document (report_walk.c), for the writers that lay it out as
+ * one (Markdown, HTML): iom_report_walk() calls, in this order, head; verdict_begin, a
+ * verdict_row per compared value (t: the tally of every metric), verdict_end; body (the
+ * format's own); notes_begin (n: noisy entries); noisy_begin, noisy_end when there are any;
+ * provenance_begin (d: the n differences), provenance_end; tail.
+ * The lists and rows read the same in every format, so the walk writes them itself: the noisy
+ * cells' rows (after noisy_begin), each source's missing cells (under missing_title, with
+ * several sources), the runs left out (under excluded_title, when any) and the differences
+ * (after provenance_begin). Each list is between list_open and list_close (the differences'
+ * are the format's), each item between item_open and item_close, a source's name between
+ * strong_open and strong_close, a table row between row_open and row_close with each cell
+ * between cell_left (text) or cell_right (numbers) and cell_close, text through text().
+ * Every string must be set ("" for none); text may be NULL (written as it is). Labels are the
+ * walk's, valid during the call. NULL callbacks are skipped; a *_begin that returns false
+ * skips its section's rows and end.
+ */
+struct iom_report_visitor {
+	void *ctx;
+	FILE *out;
+	void (*text)(FILE *out, const char *s);   /* s escaped for the format */
+	const char *item_open, *item_close;       /* "- " and "\n"; "<li>" and "</li>\n" */
+	const char *strong_open, *strong_close;   /* "" and ""; "<b>" and "</b>" */
+	const char *row_open, *row_close;         /* a table row: "|" and "\n"; "<tr>", "</tr>\n" */
+	const char *cell_left, *cell_right;       /* a cell's start: " ", " "; "<td class=…>", "<td>" */
+	const char *cell_close;                   /* its end: " |"; "</td>" */
+	const char *list_open, *list_close;       /* around a list: "" and ""; "<ul>\n", "</ul>\n" */
+	const char *missing_title;                /* "\n## Missing cells\n\n"; "<h3>…</h3>\n" */
+	const char *excluded_title;               /* "\n## Runs left out\n\n"; "<h3>…</h3>\n" */
+	void (*head)(void *ctx, const struct iom_report *m);
+	bool (*verdict_begin)(void *ctx, const struct iom_report *m);
+	void (*verdict_row)(void *ctx, const struct iom_report *m, size_t cv,
+			    const struct iom_report_tally *t);
+	void (*verdict_end)(void *ctx, const struct iom_report *m);
+	void (*body)(void *ctx, const struct iom_report *m);
+	void (*notes_begin)(void *ctx, const struct iom_report *m, size_t n);
+	bool (*noisy_begin)(void *ctx, const struct iom_report *m, size_t n);
+	void (*noisy_end)(void *ctx, const struct iom_report *m);
+	bool (*provenance_begin)(void *ctx, const struct iom_report *m,
+				 const struct iom_report_diff *d, size_t n);
+	void (*provenance_end)(void *ctx, const struct iom_report *m,
+			       const struct iom_report_diff *d, size_t n);
+	void (*tail)(void *ctx, const struct iom_report *m);
+};
+/* Walks m's sections through v, as above. */
+void iom_report_walk(const struct iom_report *m, const struct iom_report_visitor *v);
 
 /* Resolves o->run ("N" or "DIR:N") against the model: *src and *index. 0 or -EINVAL/-ENOENT. */
 int iom_report_find_run(const struct iom_report *m, const char *spec, size_t *src,

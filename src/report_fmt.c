@@ -1,6 +1,7 @@
 /*
  * report_fmt — the report as Markdown, CSV and JSON, for documents, spreadsheets and scripts.
- * Part of the report module (report.h); the model and its statistics are report.c's.
+ * Part of the report module (report.h); the model and its statistics are report_load.c's and
+ * report_stats.c's.
  *
  * Markdown: a page a pull request or a wiki can hold — the closing verdict first, then one
  * table per metric (cells down, compared values across, mean ± 95 % CI half-width, the verdict
@@ -12,7 +13,8 @@
  * cell's verdict repeated on each of its rows.
  *
  * JSON (schema IOM_REPORT_JSON_SCHEMA): everything the other formats show, with numbers
- * unrounded (9 significant digits), non-finite numbers as null, through json-c.
+ * unrounded, non-finite numbers as null. CSV fields and JSON numbers are csv.h's and jsonio.h's,
+ * the same as summary.csv's and the run files': nine significant digits, no exponent.
  */
 #include "report.h"
 
@@ -22,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
+#include "csv.h"
+#include "jsonio.h"
 #include "util.h"
 
 #ifndef IOM_VERSION
@@ -211,27 +213,19 @@ static void md_source_table(FILE *out, const struct iom_report *m)
 	fputc('\n', out);
 }
 
-int iom_report_write_md(FILE *out, const struct iom_report *m)
+/* What the Markdown callbacks of the walk share. */
+struct md {
+	FILE *out;
+	struct iom_report_verdict *vd; /* all_verdicts() */
+};
+
+static void md_head(void *ctx, const struct iom_report *m)
 {
-	struct iom_report_verdict *vd = all_verdicts(m);
-	struct iom_report_noisy *nz;
-	struct iom_report_diff *df;
-	size_t nnz, ndf;
+	FILE *out = ((struct md *)ctx)->out;
 	char *fixed = iom_report_fixed_words(m);
 
 	fputs("# iomatrix report", out);
-	for (size_t i = 0, shown = 0; i < m->nsrc; i++) {
-		const char *n = m->src[i].study.name ? m->src[i].study.name : m->src[i].name;
-		bool dup = false;
-
-		for (size_t j = 0; j < i && !dup; j++)
-			dup = strcmp(n, m->src[j].study.name ? m->src[j].study.name :
-							       m->src[j].name) == 0;
-		if (dup)
-			continue;
-		fputs(shown++ ? ", " : ": ", out);
-		md_text(out, n);
-	}
+	iom_report_study_names(out, m, md_text);
 	fprintf(out, "\n\nCompared: **%s** — ", m->compare);
 	for (size_t v = 0; v < m->ncompared; v++) {
 		fputs(v ? ", " : "", out);
@@ -246,33 +240,48 @@ int iom_report_write_md(FILE *out, const struct iom_report *m)
 		fputs(".\n", out);
 	}
 	free(fixed);
+}
 
-	if (m->ncompared > 1 && m->ncells) {
-		fprintf(out, "\n## Verdict\n\nCells won / tied / lost (single run), median margin, "
-			     "over %zu cells.\n\n| %s |", m->ncells, m->compare);
-		for (int k = 0; k < IOM_NMETRIC; k++)
-			fprintf(out, " %s |", iom_metrics[k].title);
-		fputs("\n|---|", out);
-		for (int k = 0; k < IOM_NMETRIC; k++)
-			fputs("---|", out);
-		fputc('\n', out);
-		for (size_t v = 0; v < m->ncompared; v++) {
-			fputs("| ", out);
-			md_text(out, m->compared[v]);
-			fputs(" |", out);
-			for (int k = 0; k < IOM_NMETRIC; k++) {
-				struct iom_report_tally t;
-				char mg[32];
+static bool md_verdict_begin(void *ctx, const struct iom_report *m)
+{
+	FILE *out = ((struct md *)ctx)->out;
 
-				iom_report_tally(m, (enum iom_metric)k, v, &t);
-				iom_report_fmt_margin(mg, sizeof(mg), (enum iom_metric)k,
-						      t.median_margin_pct);
-				fprintf(out, " %u / %u / %u (%u), %s |", t.won, t.tied, t.lost,
-					t.single_run, mg);
-			}
-			fputc('\n', out);
-		}
+	if (m->ncompared < 2 || !m->ncells)
+		return false;
+	fprintf(out, "\n## Verdict\n\nCells won / tied / lost (single run), median margin, "
+		     "over %zu cells.\n\n| %s |", m->ncells, m->compare);
+	for (int k = 0; k < IOM_NMETRIC; k++)
+		fprintf(out, " %s |", iom_metrics[k].title);
+	fputs("\n|---|", out);
+	for (int k = 0; k < IOM_NMETRIC; k++)
+		fputs("---|", out);
+	fputc('\n', out);
+	return true;
+}
+
+static void md_verdict_row(void *ctx, const struct iom_report *m, size_t v,
+			   const struct iom_report_tally *t)
+{
+	FILE *out = ((struct md *)ctx)->out;
+
+	fputs("| ", out);
+	md_text(out, m->compared[v]);
+	fputs(" |", out);
+	for (int k = 0; k < IOM_NMETRIC; k++) {
+		char mg[32];
+
+		iom_report_fmt_margin(mg, sizeof(mg), (enum iom_metric)k, t[k].median_margin_pct);
+		fprintf(out, " %u / %u / %u (%u), %s |", t[k].won, t[k].tied, t[k].lost,
+			t[k].single_run, mg);
 	}
+	fputc('\n', out);
+}
+
+/* One table per metric: cells down, compared values across, the verdict. */
+static void md_body(void *ctx, const struct iom_report *m)
+{
+	FILE *out = ((struct md *)ctx)->out;
+	const struct iom_report_verdict *vd = ((struct md *)ctx)->vd;
 
 	for (int k = 0; k < IOM_NMETRIC && m->ncells; k++) {
 		fprintf(out, "\n## %s\n\n| cell |", iom_metrics[k].title);
@@ -303,127 +312,57 @@ int iom_report_write_md(FILE *out, const struct iom_report *m)
 			fputs(" |\n", out);
 		}
 	}
+}
 
-	nnz = iom_report_noisy_list(m, &nz);
-	if (nnz) {
-		fprintf(out, "\n## Noisy cells\n\nCoefficient of variation above %g %%: more "
-			     "repetitions would settle these.\n\n| cell | %s | metric | runs | CV | "
-			     "repetitions suggested |\n|---|---|---|---:|---:|---:|\n", m->opts.max_cv_pct,
-			m->compare);
-		for (size_t i = 0; i < nnz; i++) {
-			char *label = iom_report_cell_label(m, nz[i].cell);
+static bool md_noisy_begin(void *ctx, const struct iom_report *m, size_t n)
+{
+	(void)n;
+	fprintf(((struct md *)ctx)->out, "\n## Noisy cells\n\nCoefficient of variation above %g "
+		"%%: more repetitions would settle these.\n\n| cell | %s | metric | runs | CV | "
+		"repetitions suggested |\n|---|---|---|---:|---:|---:|\n", m->opts.max_cv_pct,
+		m->compare);
+	return true;
+}
 
-			fputs("| ", out);
-			md_text(out, label);
-			fputs(" | ", out);
-			md_text(out, m->compared[nz[i].compared]);
-			fprintf(out, " | %s | %zu | %.1f %% | ", iom_metrics[nz[i].metric].title,
-				nz[i].n, nz[i].cv_pct);
-			if (nz[i].suggest > nz[i].n)
-				fprintf(out, "%s%u |\n", nz[i].suggest >= 9999 ? "> " : "", nz[i].suggest);
-			else
-				fputs("enough already |\n", out);
-			free(label);
-		}
-	}
-	free(nz);
+static bool md_provenance_begin(void *ctx, const struct iom_report *m,
+				const struct iom_report_diff *d, size_t n)
+{
+	FILE *out = ((struct md *)ctx)->out;
 
-	if (m->nsrc > 1) {
-		fputs("\n## Missing cells\n\n", out);
-		for (size_t s = 0; s < m->nsrc; s++) {
-			size_t *cells, n = iom_report_missing(m, s, &cells);
-
-			fputs("- ", out);
-			md_text(out, m->src[s].name);
-			if (!n)
-				fputs(" has every cell", out);
-			else
-				fprintf(out, " lacks %zu of %zu cells:", n, m->ncells);
-			for (size_t i = 0; i < n; i++) {
-				char *label = iom_report_cell_label(m, cells[i]);
-
-				fputs(i ? ", " : " ", out);
-				md_text(out, label);
-				free(label);
-			}
-			fputc('\n', out);
-			free(cells);
-		}
-	}
-	if (m->nexcluded) {
-		fputs("\n## Runs left out\n\n", out);
-		for (size_t i = 0; i < m->nexcluded; i++) {
-			const struct iom_report_excluded *e = &m->excluded[i];
-			char *label = iom_report_cell_label(m, e->cell);
-
-			fprintf(out, "- run %" PRIu32, e->run);
-			if (m->nsrc > 1) {
-				fputs(" of ", out);
-				md_text(out, m->src[e->src].name);
-			}
-			fputs(" (", out);
-			md_text(out, m->compared[e->compared]);
-			fputs(" ", out);
-			md_text(out, label);
-			fprintf(out, "): %s%s", iom_report_excluded_status(e), e->error ? ": " : "");
-			md_text(out, e->error ? e->error : "");
-			fputc('\n', out);
-			free(label);
-		}
-	}
-
+	(void)d;
 	fputs("\n## Provenance\n\n", out);
 	md_source_table(out, m);
-	ndf = iom_report_diffs(m, &df);
-	if (ndf)
+	if (n)
 		fputs("\nDifferences:\n\n", out);
-	for (size_t i = 0; i < ndf; i++) {
-		char *t = iom_report_diff_text(m, &df[i]);
+	return true;
+}
 
-		fputs("- ", out);
-		md_text(out, t);
-		fputc('\n', out);
-		free(t);
-	}
-	iom_report_diffs_free(df, ndf);
-	free(vd);
-	return ferror(out) ? -EIO : 0;
+int iom_report_write_md(FILE *out, const struct iom_report *m,
+			const struct iom_report_opts_cli *o, char *err, size_t errlen)
+{
+	struct md md = { .out = out, .vd = all_verdicts(m) };
+	/* Lists are "- item" lines; sections are "## headings"; the verdict a table. */
+	const struct iom_report_visitor v = {
+		.ctx = &md, .out = out, .text = md_text, .item_open = "- ", .item_close = "\n",
+		.strong_open = "", .strong_close = "", .head = md_head,
+		.verdict_begin = md_verdict_begin, .verdict_row = md_verdict_row, .body = md_body,
+		.row_open = "|", .row_close = "\n", .cell_left = " ", .cell_right = " ",
+		.cell_close = " |", .noisy_begin = md_noisy_begin,
+		.list_open = "", .list_close = "", .missing_title = "\n## Missing cells\n\n",
+		.excluded_title = "\n## Runs left out\n\n",
+		.provenance_begin = md_provenance_begin,
+	};
+
+	(void)o;
+	iom_report_walk(m, &v);
+	free(md.vd);
+	return iom_report_out_status(out, err, errlen);
 }
 
 /* ---- CSV ---- */
 
-static void csv_field(FILE *out, const char *s, bool first)
-{
-	if (!first)
-		fputc(',', out);
-	if (!s)
-		return;
-	if (strpbrk(s, ",\"\r\n")) {
-		fputc('"', out);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', out);
-			fputc(*s, out);
-		}
-		fputc('"', out);
-	} else {
-		fputs(s, out);
-	}
-}
-
-static void csv_num(FILE *out, double x)
-{
-	char buf[64];
-
-	if (!isfinite(x)) {
-		fputc(',', out);
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%.9g", x);
-	csv_field(out, buf, false);
-}
-
-int iom_report_write_csv(FILE *out, const struct iom_report *m)
+int iom_report_write_csv(FILE *out, const struct iom_report *m,
+			  const struct iom_report_opts_cli *o, char *err, size_t errlen)
 {
 	static const char *const cols[] = {
 		"metric", NULL /* the compared dimension */, "n", "mean", "stddev", "cv_pct",
@@ -432,12 +371,13 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m)
 	};
 	struct iom_report_verdict *vd = all_verdicts(m);
 
-	csv_field(out, "cell", true);
+	(void)o;
+	iom_csv_field(out, "cell", true);
 	for (size_t d = 0; d < m->ndims; d++)
-		csv_field(out, m->dims[d], false);
+		iom_csv_field(out, m->dims[d], false);
 	for (size_t i = 0; i < IOM_ARRAY_SIZE(cols); i++)
-		csv_field(out, cols[i] ? cols[i] : m->compare, false);
-	fputc('\n', out);
+		iom_csv_field(out, cols[i] ? cols[i] : m->compare, false);
+	iom_csv_end(out);
 	for (size_t c = 0; c < m->ncells; c++) {
 		char *label = iom_report_cell_label(m, c);
 
@@ -449,61 +389,37 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m)
 				struct iom_stats_summary s;
 				double mg;
 				enum iom_outcome oc = iom_report_outcome(m, c, (enum iom_metric)k, v, &mg);
-				char n[32];
 
 				iom_report_summary(r, (enum iom_metric)k, &s);
-				csv_field(out, label, true);
+				iom_csv_field(out, label, true);
 				for (size_t d = 0; d < m->ndims; d++)
-					csv_field(out, m->cells[c].value[d], false);
-				csv_field(out, iom_metrics[k].name, false);
-				csv_field(out, m->compared[v], false);
-				snprintf(n, sizeof(n), "%zu", r->n);
-				csv_field(out, n, false);
-				csv_num(out, r->n ? s.mean : NAN);
-				csv_num(out, r->n >= 2 ? s.stddev : NAN);
-				csv_num(out, r->n >= 2 ? s.cv * 100 : NAN);
-				csv_num(out, r->n >= 2 ? s.mean - s.ci95 : NAN);
-				csv_num(out, r->n >= 2 ? s.mean + s.ci95 : NAN);
-				csv_field(out, iom_outcome_name(oc), false);
-				csv_num(out, mg);
-				csv_field(out, r->n >= 2 && s.cv * 100 > m->opts.max_cv_pct ? "yes" : "no",
-					  false);
-				csv_field(out, iom_verdict_name(x->kind), false);
-				csv_field(out, name_or_null(m, x->winner), false);
-				csv_num(out, x->margin_pct);
-				csv_num(out, x->p_value);
-				fputc('\n', out);
+					iom_csv_field(out, m->cells[c].value[d], false);
+				iom_csv_field(out, iom_metrics[k].name, false);
+				iom_csv_field(out, m->compared[v], false);
+				iom_csv_uint(out, r->n, false);
+				iom_csv_num(out, r->n ? s.mean : NAN);
+				iom_csv_num(out, r->n >= 2 ? s.stddev : NAN);
+				iom_csv_num(out, r->n >= 2 ? s.cv * 100 : NAN);
+				iom_csv_num(out, r->n >= 2 ? s.mean - s.ci95 : NAN);
+				iom_csv_num(out, r->n >= 2 ? s.mean + s.ci95 : NAN);
+				iom_csv_field(out, iom_outcome_name(oc), false);
+				iom_csv_num(out, mg);
+				iom_csv_field(out, r->n >= 2 && s.cv * 100 > m->opts.max_cv_pct ?
+						   "yes" : "no", false);
+				iom_csv_field(out, iom_verdict_name(x->kind), false);
+				iom_csv_field(out, name_or_null(m, x->winner), false);
+				iom_csv_num(out, x->margin_pct);
+				iom_csv_num(out, x->p_value);
+				iom_csv_end(out);
 			}
 		}
 		free(label);
 	}
 	free(vd);
-	return ferror(out) ? -EIO : 0;
+	return iom_report_out_status(out, err, errlen);
 }
 
 /* ---- JSON ---- */
-
-static json_object *jnum(double x)
-{
-	char buf[64];
-
-	if (!isfinite(x))
-		return NULL;
-	snprintf(buf, sizeof(buf), "%.9g", x);
-	if (strcmp(buf, "-0") == 0)
-		snprintf(buf, sizeof(buf), "0");
-	return json_object_new_double_s(x, buf);
-}
-
-static json_object *jstr(const char *s)
-{
-	return s ? json_object_new_string(s) : NULL;
-}
-
-static void add(json_object *o, const char *key, json_object *v)
-{
-	json_object_object_add(o, key, v);
-}
 
 /* A dimension value as the run files write it: an integer, a boolean or a string. */
 static json_object *jvalue(const char *s)
@@ -525,18 +441,8 @@ static json_object *jcell(const struct iom_report *m, size_t c)
 	json_object *o = json_object_new_object();
 
 	for (size_t d = 0; d < m->ndims; d++)
-		add(o, m->dims[d], jvalue(m->cells[c].value[d]));
+		iom_json_add(o, m->dims[d], jvalue(m->cells[c].value[d]));
 	return o;
-}
-
-static json_object *jutc(uint64_t ns)
-{
-	char buf[32];
-
-	if (!ns)
-		return NULL;
-	iom_format_utc(buf, sizeof(buf), ns);
-	return json_object_new_string(buf);
 }
 
 static json_object *jsource(const struct iom_report_source *src)
@@ -546,40 +452,40 @@ static json_object *jsource(const struct iom_report_source *src)
 	char hash[32];
 
 	snprintf(hash, sizeof(hash), "%016" PRIx64, s->plan_hash);
-	add(o, "dir", json_object_new_string(src->dir));
-	add(o, "name", json_object_new_string(src->name));
-	add(o, "study", jstr(s->name));
-	add(o, "tool_version", jstr(s->tool_version));
-	add(o, "plan_hash", json_object_new_string(hash));
-	add(o, "host", jstr(s->host));
-	add(o, "kernel", jstr(s->kernel));
-	add(o, "cpu_model", jstr(s->cpu_model));
-	add(o, "cpu_count", json_object_new_int64(s->ncpu));
-	add(o, "start_utc", jutc(s->start_wall_ns));
-	add(o, "end_utc", jutc(s->end_wall_ns));
-	add(o, "runs", json_object_new_uint64(src->nruns));
-	add(o, "ok", json_object_new_uint64(src->nok));
+	iom_json_add(o, "dir", json_object_new_string(src->dir));
+	iom_json_add(o, "name", json_object_new_string(src->name));
+	iom_json_add(o, "study", iom_json_str(s->name));
+	iom_json_add(o, "tool_version", iom_json_str(s->tool_version));
+	iom_json_add(o, "plan_hash", json_object_new_string(hash));
+	iom_json_add(o, "host", iom_json_str(s->host));
+	iom_json_add(o, "kernel", iom_json_str(s->kernel));
+	iom_json_add(o, "cpu_model", iom_json_str(s->cpu_model));
+	iom_json_add(o, "cpu_count", json_object_new_int64(s->ncpu));
+	iom_json_add(o, "start_utc", iom_json_utc(s->start_wall_ns));
+	iom_json_add(o, "end_utc", iom_json_utc(s->end_wall_ns));
+	iom_json_add(o, "runs", json_object_new_uint64(src->nruns));
+	iom_json_add(o, "ok", json_object_new_uint64(src->nok));
 	for (size_t i = 0; i < s->ntargets; i++) {
 		const struct iom_study_target *t = &s->targets[i];
 		json_object *x = json_object_new_object();
 
-		add(x, "label", jstr(t->label));
-		add(x, "path", jstr(t->path));
-		add(x, "controller", jstr(t->controller));
-		add(x, "filesystem", jstr(t->filesystem));
+		iom_json_add(x, "label", iom_json_str(t->label));
+		iom_json_add(x, "path", iom_json_str(t->path));
+		iom_json_add(x, "controller", iom_json_str(t->controller));
+		iom_json_add(x, "filesystem", iom_json_str(t->filesystem));
 		if (t->has_facts) {
-			add(x, "driver", jstr(t->facts.driver));
-			add(x, "device", jstr(t->facts.device));
-			add(x, "vendor", jstr(t->facts.vendor));
-			add(x, "model", jstr(t->facts.model));
-			add(x, "scheduler", jstr(t->facts.scheduler));
-			add(x, "nr_requests", json_object_new_int64(t->facts.nr_requests));
-			add(x, "fstype", jstr(t->facts.fstype));
-			add(x, "mount_options", jstr(t->facts.mount_options));
+			iom_json_add(x, "driver", iom_json_str(t->facts.driver));
+			iom_json_add(x, "device", iom_json_str(t->facts.device));
+			iom_json_add(x, "vendor", iom_json_str(t->facts.vendor));
+			iom_json_add(x, "model", iom_json_str(t->facts.model));
+			iom_json_add(x, "scheduler", iom_json_str(t->facts.scheduler));
+			iom_json_add(x, "nr_requests", json_object_new_int64(t->facts.nr_requests));
+			iom_json_add(x, "fstype", iom_json_str(t->facts.fstype));
+			iom_json_add(x, "mount_options", iom_json_str(t->facts.mount_options));
 		}
 		json_object_array_add(ts, x);
 	}
-	add(o, "targets", ts);
+	iom_json_add(o, "targets", ts);
 	return o;
 }
 
@@ -588,16 +494,16 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 {
 	json_object *o = json_object_new_object(), *vals = json_object_new_object();
 
-	add(o, "verdict", json_object_new_string(iom_verdict_name(vd->kind)));
-	add(o, "winner", jstr(name_or_null(m, vd->winner)));
-	add(o, "best", jstr(name_or_null(m, vd->best)));
-	add(o, "runner_up", jstr(name_or_null(m, vd->runner_up)));
-	add(o, "margin_pct", jnum(vd->margin_pct));
-	add(o, "p_value", jnum(vd->p_value));
-	add(o, "tie_reason", vd->kind != IOM_VERDICT_TIE ? NULL :
+	iom_json_add(o, "verdict", json_object_new_string(iom_verdict_name(vd->kind)));
+	iom_json_add(o, "winner", iom_json_str(name_or_null(m, vd->winner)));
+	iom_json_add(o, "best", iom_json_str(name_or_null(m, vd->best)));
+	iom_json_add(o, "runner_up", iom_json_str(name_or_null(m, vd->runner_up)));
+	iom_json_add(o, "margin_pct", iom_json_num(vd->margin_pct));
+	iom_json_add(o, "p_value", iom_json_num(vd->p_value));
+	iom_json_add(o, "tie_reason", vd->kind != IOM_VERDICT_TIE ? NULL :
 			     json_object_new_string(vd->tie_by_p ? "not significant" :
 								   "below min_effect"));
-	add(o, "noisy", json_object_new_boolean(vd->noisy));
+	iom_json_add(o, "noisy", json_object_new_boolean(vd->noisy));
 	for (size_t v = 0; v < m->ncompared; v++) {
 		const struct iom_report_reps *r = &m->cells[c].by[v];
 		json_object *x = json_object_new_object(), *runs = json_object_new_array(), *ci;
@@ -606,58 +512,60 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 		enum iom_outcome oc = iom_report_outcome(m, c, k, v, &mg);
 
 		iom_report_summary(r, k, &s);
-		add(x, "n", json_object_new_uint64(r->n));
-		add(x, "mean", r->n ? jnum(s.mean) : NULL);
-		add(x, "stddev", r->n >= 2 ? jnum(s.stddev) : NULL);
-		add(x, "cv_pct", r->n >= 2 ? jnum(s.cv * 100) : NULL);
+		iom_json_add(x, "n", json_object_new_uint64(r->n));
+		iom_json_add(x, "mean", r->n ? iom_json_num(s.mean) : NULL);
+		iom_json_add(x, "stddev", r->n >= 2 ? iom_json_num(s.stddev) : NULL);
+		iom_json_add(x, "cv_pct", r->n >= 2 ? iom_json_num(s.cv * 100) : NULL);
 		ci = NULL;
 		if (r->n >= 2) {
 			ci = json_object_new_array();
-			json_object_array_add(ci, jnum(s.mean - s.ci95));
-			json_object_array_add(ci, jnum(s.mean + s.ci95));
+			json_object_array_add(ci, iom_json_num(s.mean - s.ci95));
+			json_object_array_add(ci, iom_json_num(s.mean + s.ci95));
 		}
-		add(x, "ci95", ci);
-		add(x, "min", r->n ? jnum(s.min) : NULL);
-		add(x, "max", r->n ? jnum(s.max) : NULL);
-		add(x, "outcome", json_object_new_string(iom_outcome_name(oc)));
-		add(x, "vs_best_other_pct", jnum(mg));
+		iom_json_add(x, "ci95", ci);
+		iom_json_add(x, "min", r->n ? iom_json_num(s.min) : NULL);
+		iom_json_add(x, "max", r->n ? iom_json_num(s.max) : NULL);
+		iom_json_add(x, "outcome", json_object_new_string(iom_outcome_name(oc)));
+		iom_json_add(x, "vs_best_other_pct", iom_json_num(mg));
 		for (size_t i = 0; i < r->n; i++)
 			json_object_array_add(runs, json_object_new_int64(r->run[i]));
-		add(x, "runs", runs);
+		iom_json_add(x, "runs", runs);
 		if (r->failed)
-			add(x, "failed", json_object_new_int64(r->failed));
+			iom_json_add(x, "failed", json_object_new_int64(r->failed));
 		if (r->interrupted)
-			add(x, "interrupted", json_object_new_int64(r->interrupted));
+			iom_json_add(x, "interrupted", json_object_new_int64(r->interrupted));
 		if (r->stalled)
-			add(x, "stalled", json_object_new_int64(r->stalled));
-		add(vals, m->compared[v], x);
+			iom_json_add(x, "stalled", json_object_new_int64(r->stalled));
+		iom_json_add(vals, m->compared[v], x);
 	}
-	add(o, "values", vals);
+	iom_json_add(o, "values", vals);
 	return o;
 }
 
-int iom_report_write_json(FILE *out, const struct iom_report *m)
+int iom_report_write_json(FILE *out, const struct iom_report *m,
+			   const struct iom_report_opts_cli *opts, char *err, size_t errlen)
 {
 	json_object *root = json_object_new_object(), *a, *o;
 	struct iom_report_verdict *vd = all_verdicts(m);
 	struct iom_report_noisy *nz;
 	struct iom_report_diff *df;
 	size_t nnz, ndf;
-	int ret;
+	char *text;
 
-	add(root, "schema", json_object_new_int(IOM_REPORT_JSON_SCHEMA));
-	add(root, "kind", json_object_new_string("iomatrix report"));
-	add(root, "tool_version", json_object_new_string(IOM_VERSION));
-	add(root, "compare", json_object_new_string(m->compare));
+	(void)opts;
+	iom_json_add(root, "schema", json_object_new_int(IOM_REPORT_JSON_SCHEMA));
+	iom_json_add(root, "kind", json_object_new_string("iomatrix report"));
+	iom_json_add(root, "tool_version", json_object_new_string(IOM_VERSION));
+	iom_json_add(root, "compare", json_object_new_string(m->compare));
 	a = json_object_new_array();
 	for (size_t v = 0; v < m->ncompared; v++)
 		json_object_array_add(a, json_object_new_string(m->compared[v]));
-	add(root, "compared", a);
+	iom_json_add(root, "compared", a);
 	o = json_object_new_object();
-	add(o, "alpha", jnum(m->opts.alpha));
-	add(o, "min_effect_pct", jnum(m->opts.min_effect_pct));
-	add(o, "max_cv_pct", jnum(m->opts.max_cv_pct));
-	add(root, "options", o);
+	iom_json_add(o, "alpha", iom_json_num(m->opts.alpha));
+	iom_json_add(o, "min_effect_pct", iom_json_num(m->opts.min_effect_pct));
+	iom_json_add(o, "max_cv_pct", iom_json_num(m->opts.max_cv_pct));
+	iom_json_add(root, "options", o);
 	a = json_object_new_array();
 	o = json_object_new_array();
 	for (size_t d = 0; d < m->ndims; d++) {
@@ -665,67 +573,67 @@ int iom_report_write_json(FILE *out, const struct iom_report *m)
 		if (m->varies[d])
 			json_object_array_add(o, json_object_new_string(m->dims[d]));
 	}
-	add(root, "dimensions", a);
-	add(root, "varies", o);
-	add(root, "runs", json_object_new_uint64(m->nruns));
-	add(root, "ok", json_object_new_uint64(m->nok));
+	iom_json_add(root, "dimensions", a);
+	iom_json_add(root, "varies", o);
+	iom_json_add(root, "runs", json_object_new_uint64(m->nruns));
+	iom_json_add(root, "ok", json_object_new_uint64(m->nok));
 
 	a = json_object_new_array();
 	for (size_t i = 0; i < m->nsrc; i++)
 		json_object_array_add(a, jsource(&m->src[i]));
-	add(root, "sources", a);
+	iom_json_add(root, "sources", a);
 	ndf = iom_report_diffs(m, &df);
 	a = json_object_new_array();
 	for (size_t i = 0; i < ndf; i++) {
 		json_object *x = json_object_new_object(), *vals = json_object_new_array();
 		char *t = iom_report_diff_text(m, &df[i]);
 
-		add(x, "what", json_object_new_string(df[i].what));
+		iom_json_add(x, "what", json_object_new_string(df[i].what));
 		for (size_t j = 0; j < m->nsrc; j++)
 			json_object_array_add(vals, json_object_new_string(df[i].value[j]));
-		add(x, "values", vals);
-		add(x, "text", json_object_new_string(t));
+		iom_json_add(x, "values", vals);
+		iom_json_add(x, "text", json_object_new_string(t));
 		free(t);
 		json_object_array_add(a, x);
 	}
 	iom_report_diffs_free(df, ndf);
-	add(root, "differences", a);
+	iom_json_add(root, "differences", a);
 	a = json_object_new_array();
 	for (size_t s = 0; m->nsrc > 1 && s < m->nsrc; s++) {
 		size_t *cells, n = iom_report_missing(m, s, &cells);
 		json_object *x = json_object_new_object(), *cs = json_object_new_array();
 
-		add(x, "source", json_object_new_string(m->src[s].name));
+		iom_json_add(x, "source", json_object_new_string(m->src[s].name));
 		for (size_t i = 0; i < n; i++) {
 			json_object *y = json_object_new_object();
 			char *label = iom_report_cell_label(m, cells[i]);
 
-			add(y, "label", json_object_new_string(label));
-			add(y, "cell", jcell(m, cells[i]));
+			iom_json_add(y, "label", json_object_new_string(label));
+			iom_json_add(y, "cell", jcell(m, cells[i]));
 			json_object_array_add(cs, y);
 			free(label);
 		}
-		add(x, "cells", cs);
+		iom_json_add(x, "cells", cs);
 		json_object_array_add(a, x);
 		free(cells);
 	}
-	add(root, "missing", a);
+	iom_json_add(root, "missing", a);
 
 	a = json_object_new_array();
 	for (size_t c = 0; c < m->ncells; c++) {
 		json_object *x = json_object_new_object(), *ms = json_object_new_object();
 		char *label = iom_report_cell_label(m, c);
 
-		add(x, "label", json_object_new_string(label));
-		add(x, "cell", jcell(m, c));
+		iom_json_add(x, "label", json_object_new_string(label));
+		iom_json_add(x, "cell", jcell(m, c));
 		for (int k = 0; k < IOM_NMETRIC; k++)
-			add(ms, iom_metrics[k].name, jmetric(m, c, (enum iom_metric)k,
+			iom_json_add(ms, iom_metrics[k].name, jmetric(m, c, (enum iom_metric)k,
 							     &vd[c * IOM_NMETRIC + k]));
-		add(x, "metrics", ms);
+		iom_json_add(x, "metrics", ms);
 		json_object_array_add(a, x);
 		free(label);
 	}
-	add(root, "cells", a);
+	iom_json_add(root, "cells", a);
 
 	o = json_object_new_object();
 	for (size_t v = 0; v < m->ncompared; v++) {
@@ -736,17 +644,17 @@ int iom_report_write_json(FILE *out, const struct iom_report *m)
 			struct iom_report_tally t;
 
 			iom_report_tally(m, (enum iom_metric)k, v, &t);
-			add(y, "won", json_object_new_int64(t.won));
-			add(y, "tied", json_object_new_int64(t.tied));
-			add(y, "lost", json_object_new_int64(t.lost));
-			add(y, "single_run", json_object_new_int64(t.single_run));
-			add(y, "compared_cells", json_object_new_uint64(t.nmargin));
-			add(y, "median_margin_pct", jnum(t.median_margin_pct));
-			add(x, iom_metrics[k].name, y);
+			iom_json_add(y, "won", json_object_new_int64(t.won));
+			iom_json_add(y, "tied", json_object_new_int64(t.tied));
+			iom_json_add(y, "lost", json_object_new_int64(t.lost));
+			iom_json_add(y, "single_run", json_object_new_int64(t.single_run));
+			iom_json_add(y, "compared_cells", json_object_new_uint64(t.nmargin));
+			iom_json_add(y, "median_margin_pct", iom_json_num(t.median_margin_pct));
+			iom_json_add(x, iom_metrics[k].name, y);
 		}
-		add(o, m->compared[v], x);
+		iom_json_add(o, m->compared[v], x);
 	}
-	add(root, "verdict", o);
+	iom_json_add(root, "verdict", o);
 
 	nnz = iom_report_noisy_list(m, &nz);
 	a = json_object_new_array();
@@ -754,17 +662,17 @@ int iom_report_write_json(FILE *out, const struct iom_report *m)
 		json_object *x = json_object_new_object();
 		char *label = iom_report_cell_label(m, nz[i].cell);
 
-		add(x, "label", json_object_new_string(label));
-		add(x, "compared", json_object_new_string(m->compared[nz[i].compared]));
-		add(x, "metric", json_object_new_string(iom_metrics[nz[i].metric].name));
-		add(x, "n", json_object_new_uint64(nz[i].n));
-		add(x, "cv_pct", jnum(nz[i].cv_pct));
-		add(x, "suggested_repetitions", json_object_new_int64(nz[i].suggest));
+		iom_json_add(x, "label", json_object_new_string(label));
+		iom_json_add(x, "compared", json_object_new_string(m->compared[nz[i].compared]));
+		iom_json_add(x, "metric", json_object_new_string(iom_metrics[nz[i].metric].name));
+		iom_json_add(x, "n", json_object_new_uint64(nz[i].n));
+		iom_json_add(x, "cv_pct", iom_json_num(nz[i].cv_pct));
+		iom_json_add(x, "suggested_repetitions", json_object_new_int64(nz[i].suggest));
 		json_object_array_add(a, x);
 		free(label);
 	}
 	free(nz);
-	add(root, "noisy", a);
+	iom_json_add(root, "noisy", a);
 
 	a = json_object_new_array();
 	for (size_t i = 0; i < m->nexcluded; i++) {
@@ -772,23 +680,21 @@ int iom_report_write_json(FILE *out, const struct iom_report *m)
 		json_object *x = json_object_new_object();
 		char *label = iom_report_cell_label(m, e->cell);
 
-		add(x, "source", json_object_new_string(m->src[e->src].name));
-		add(x, "run", json_object_new_int64(e->run));
-		add(x, "label", json_object_new_string(label));
-		add(x, "compared", json_object_new_string(m->compared[e->compared]));
-		add(x, "status", json_object_new_string(iom_report_excluded_status(e)));
-		add(x, "error", jstr(e->error));
+		iom_json_add(x, "source", json_object_new_string(m->src[e->src].name));
+		iom_json_add(x, "run", json_object_new_int64(e->run));
+		iom_json_add(x, "label", json_object_new_string(label));
+		iom_json_add(x, "compared", json_object_new_string(m->compared[e->compared]));
+		iom_json_add(x, "status", json_object_new_string(iom_report_excluded_status(e)));
+		iom_json_add(x, "error", iom_json_str(e->error));
 		json_object_array_add(a, x);
 		free(label);
 	}
-	add(root, "excluded", a);
+	iom_json_add(root, "excluded", a);
 
-	fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-						   JSON_C_TO_STRING_SPACED |
-						   JSON_C_TO_STRING_NOSLASHESCAPE), out);
-	fputc('\n', out);
+	text = iom_json_text(root);
+	fputs(text, out);
+	free(text);
 	json_object_put(root);
 	free(vd);
-	ret = ferror(out) ? -EIO : 0;
-	return ret;
+	return iom_report_out_status(out, err, errlen);
 }

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "chart.h"
+#include "strbuf.h"
 #include "util.h"
 
 #ifndef IOM_VERSION
@@ -212,43 +213,37 @@ static char *slice_words(const struct iom_report *m, const struct slice *s, cons
 static void note(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(FILE *out, const char *fmt, ...)
 {
+	struct iom_strbuf b = { 0 };
 	va_list ap;
-	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
+	iom_strbuf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	fputs("<p class=\"note\">", out);
-	esc(out, s);
+	esc(out, iom_strbuf_get(&b));
 	fputs("</p>\n", out);
-	free(s);
+	iom_strbuf_release(&b);
 }
 
 static void more_slices(FILE *out, const struct iom_report *m, const struct slice *s, size_t n,
 			size_t max, const bool *ignore)
 {
-	struct { char *s; size_t len, cap; } b = { 0 };
-	FILE *f;
+	struct iom_strbuf b = { 0 };
 
 	if (n <= max)
 		return;
-	f = open_memstream(&b.s, &b.len);
-	if (!f)
-		return;
-	fprintf(f, "%zu more not drawn:", n - max);
+	iom_strbuf_printf(&b, "%zu more not drawn:", n - max);
 	for (size_t i = max; i < n && i < max + 8; i++) {
 		char *w = slice_words(m, &s[i], ignore);
 
-		fprintf(f, "%s %s", i > max ? "," : "", w);
+		iom_strbuf_printf(&b, "%s %s", i > max ? "," : "", w);
 		free(w);
 	}
 	if (n > max + 8)
-		fputs(", …", f);
-	fputs(" (--cell picks the slice drawn first)", f);
-	fclose(f);
+		iom_strbuf_str(&b, ", …");
+	iom_strbuf_str(&b, " (--cell picks the slice drawn first)");
 	note(out, "%s", b.s);
-	free(b.s);
+	iom_strbuf_release(&b);
 }
 
 /* ---- ATTO ---- */
@@ -615,12 +610,23 @@ static void time_chart(FILE *out, const struct iom_report *m, struct time_run *r
 
 /* ---- the verdict and the heat map ---- */
 
-static void verdict_table(FILE *out, const struct iom_report *m)
+/* What the HTML callbacks of the walk share. */
+struct html {
+	FILE *out;
+	size_t cell;                /* the cell of the percentile and time charts */
+	struct time_run *runs;      /* the runs of the time chart */
+	size_t nr;
+	const char *title;          /* the time chart's */
+};
+
+static bool verdict_begin(void *ctx, const struct iom_report *m)
 {
+	FILE *out = ((struct html *)ctx)->out;
+
 	fputs("<h2 id=\"verdict\">Verdict</h2>\n", out);
 	if (m->ncompared < 2) {
 		note(out, "one %s only: nothing to compare", m->compare);
-		return;
+		return false;
 	}
 	fprintf(out, "<p class=\"sub\">cells won / tied / lost over %zu cells, and the median "
 		     "margin against the best of the others (a win needs Welch's p &lt; %g and a "
@@ -631,31 +637,40 @@ static void verdict_table(FILE *out, const struct iom_report *m)
 	for (int k = 0; k < IOM_NMETRIC; k++)
 		fprintf(out, "<th>%s</th>", iom_metrics[k].title);
 	fputs("</tr></thead><tbody>\n", out);
-	for (size_t v = 0; v < m->ncompared; v++) {
-		fprintf(out, "<tr><th class=\"l\"><span style=\"color:%s\">■</span> ",
-			iom_chart_color(v));
-		esc(out, m->compared[v]);
-		fputs("</th>", out);
-		for (int k = 0; k < IOM_NMETRIC; k++) {
-			struct iom_report_tally t;
-			char mg[32], bg[16];
-			unsigned decided = 0;
+	return true;
+}
 
-			iom_report_tally(m, (enum iom_metric)k, v, &t);
-			decided = t.won + t.tied + t.lost;
-			iom_chart_heat(bg, sizeof(bg), decided ? 0.8 * ((double)t.won - t.lost) /
-								       decided : 0);
-			iom_report_fmt_margin(mg, sizeof(mg), (enum iom_metric)k,
-					      t.median_margin_pct);
-			fprintf(out, "<td style=\"background:%s\">%u won · %u tied · %u lost", bg, t.won,
-				t.tied, t.lost);
-			if (t.single_run)
-				fprintf(out, " · %u single run", t.single_run);
-			fprintf(out, "<small>median %s</small></td>", mg);
-		}
-		fputs("</tr>\n", out);
+static void verdict_row(void *ctx, const struct iom_report *m, size_t v,
+			const struct iom_report_tally *tally)
+{
+	FILE *out = ((struct html *)ctx)->out;
+
+	fprintf(out, "<tr><th class=\"l\"><span style=\"color:%s\">■</span> ",
+		iom_chart_color(v));
+	esc(out, m->compared[v]);
+	fputs("</th>", out);
+	for (int k = 0; k < IOM_NMETRIC; k++) {
+		const struct iom_report_tally *t = &tally[k];
+		char mg[32], bg[16];
+		unsigned decided = t->won + t->tied + t->lost;
+
+		iom_chart_heat(bg, sizeof(bg), decided ? 0.8 * ((double)t->won - t->lost) /
+							       decided : 0);
+		iom_report_fmt_margin(mg, sizeof(mg), (enum iom_metric)k, t->median_margin_pct);
+		fprintf(out, "<td style=\"background:%s\">%u won · %u tied · %u lost", bg, t->won,
+			t->tied, t->lost);
+		if (t->single_run)
+			fprintf(out, " · %u single run", t->single_run);
+		fprintf(out, "<small>median %s</small></td>", mg);
 	}
-	fputs("</tbody></table>\n", out);
+	fputs("</tr>\n", out);
+}
+
+/* Closes a table (the verdict's, the noisy cells'). */
+static void table_end(void *ctx, const struct iom_report *m)
+{
+	(void)m;
+	fputs("</tbody></table>\n", ((struct html *)ctx)->out);
 }
 
 static void heat_cell(FILE *out, const struct iom_report *m, size_t c, size_t v, enum iom_metric k,
@@ -792,91 +807,33 @@ static void heat_table(FILE *out, const struct iom_report *m)
 
 /* ---- notes and provenance ---- */
 
-static void notes(FILE *out, const struct iom_report *m)
+static void notes_begin(void *ctx, const struct iom_report *m, size_t n)
 {
-	struct iom_report_noisy *nz;
-	size_t nnz = iom_report_noisy_list(m, &nz);
+	FILE *out = ((struct html *)ctx)->out;
 
 	fputs("<h2 id=\"notes\">Notes</h2>\n", out);
-	if (!nnz && m->nsrc < 2 && !m->nexcluded)
+	if (!n && m->nsrc < 2 && !m->nexcluded)
 		note(out, "no noisy cells, no runs left out");
-	if (nnz) {
-		fprintf(out, "<h3>Noisy cells (CV above %g %%)</h3>\n<table><thead><tr><th "
-			     "class=\"l\">cell</th><th class=\"l\">", m->opts.max_cv_pct);
-		esc(out, m->compare);
-		fputs("</th><th class=\"l\">metric</th><th>runs</th><th>CV</th><th>repetitions "
-		      "suggested</th></tr></thead><tbody>\n", out);
-		for (size_t i = 0; i < nnz; i++) {
-			char *label = iom_report_cell_label(m, nz[i].cell);
+}
 
-			fputs("<tr><td class=\"l\">", out);
-			esc(out, label);
-			fputs("</td><td class=\"l\">", out);
-			esc(out, m->compared[nz[i].compared]);
-			fprintf(out, "</td><td class=\"l\">%s</td><td>%zu</td><td>%.1f %%</td>",
-				iom_metrics[nz[i].metric].title, nz[i].n, nz[i].cv_pct);
-			if (nz[i].suggest > nz[i].n)
-				fprintf(out, "<td>%s%u</td></tr>\n", nz[i].suggest >= 9999 ? "&gt; " : "",
-					nz[i].suggest);
-			else
-				fputs("<td>enough already</td></tr>\n", out);
-			free(label);
-		}
-		fputs("</tbody></table>\n", out);
-		note(out, "repetitions suggested: per side, for Welch's test to detect the larger of "
-			  "the observed margin and the minimum effect with 80 %% power");
-	}
-	free(nz);
-	if (m->nsrc > 1) {
-		fputs("<h3>Cells missing</h3>\n<ul>\n", out);
-		for (size_t s = 0; s < m->nsrc; s++) {
-			size_t *cells, n = iom_report_missing(m, s, &cells);
+static bool noisy_begin(void *ctx, const struct iom_report *m, size_t n)
+{
+	FILE *out = ((struct html *)ctx)->out;
 
-			fputs("<li><b>", out);
-			esc(out, m->src[s].name);
-			fputs("</b> ", out);
-			if (!n)
-				fputs("has every cell", out);
-			else
-				fprintf(out, "lacks %zu of %zu cells:", n, m->ncells);
-			for (size_t i = 0; i < n; i++) {
-				char *label = iom_report_cell_label(m, cells[i]);
+	(void)n;
+	fprintf(out, "<h3>Noisy cells (CV above %g %%)</h3>\n<table><thead><tr><th "
+		     "class=\"l\">cell</th><th class=\"l\">", m->opts.max_cv_pct);
+	esc(out, m->compare);
+	fputs("</th><th class=\"l\">metric</th><th>runs</th><th>CV</th><th>repetitions "
+	      "suggested</th></tr></thead><tbody>\n", out);
+	return true;
+}
 
-				fputs(i ? ", " : " ", out);
-				esc(out, label);
-				free(label);
-			}
-			fputs("</li>\n", out);
-			free(cells);
-		}
-		fputs("</ul>\n", out);
-	}
-	if (m->nexcluded) {
-		fputs("<h3>Runs left out</h3>\n<ul>\n", out);
-		for (size_t i = 0; i < m->nexcluded; i++) {
-			const struct iom_report_excluded *e = &m->excluded[i];
-			char *label = iom_report_cell_label(m, e->cell);
-
-			fprintf(out, "<li>run %" PRIu32 " ", e->run);
-			if (m->nsrc > 1) {
-				fputs("of ", out);
-				esc(out, m->src[e->src].name);
-				fputc(' ', out);
-			}
-			fputc('(', out);
-			esc(out, m->compared[e->compared]);
-			fputc(' ', out);
-			esc(out, label);
-			fprintf(out, "): %s", iom_report_excluded_status(e));
-			if (e->error) {
-				fputs(": ", out);
-				esc(out, e->error);
-			}
-			fputs("</li>\n", out);
-			free(label);
-		}
-		fputs("</ul>\n", out);
-	}
+static void noisy_end(void *ctx, const struct iom_report *m)
+{
+	table_end(ctx, m);
+	note(((struct html *)ctx)->out, "repetitions suggested: per side, for Welch's test to "
+	     "detect the larger of the observed margin and the minimum effect with 80 %% power");
 }
 
 static bool differs(const struct iom_report_diff *d, size_t nd, const char *what)
@@ -903,28 +860,30 @@ static void prov_row(FILE *out, const struct iom_report *m, const struct iom_rep
 	fputs("</tr>\n", out);
 }
 
-static void provenance(FILE *out, const struct iom_report *m)
+static bool provenance_begin(void *ctx, const struct iom_report *m,
+			     const struct iom_report_diff *d, size_t nd)
 {
-	struct iom_report_diff *d;
-	size_t nd = iom_report_diffs(m, &d);
+	FILE *out = ((struct html *)ctx)->out;
+
+	(void)d;
+	fputs("<h2 id=\"provenance\">Provenance</h2>\n", out);
+	if (m->nsrc > 1 && nd)
+		fputs("<p><b>Differences between the directories:</b></p>\n<ul>\n", out);
+	return true;
+}
+
+/* After the differences: the table of every source's facts, a fact that differs marked. */
+static void provenance_end(void *ctx, const struct iom_report *m,
+			   const struct iom_report_diff *d, size_t nd)
+{
+	FILE *out = ((struct html *)ctx)->out;
 	char **v = xcalloc(m->nsrc + 1, sizeof(*v));
 
-	fputs("<h2 id=\"provenance\">Provenance</h2>\n", out);
 	if (m->nsrc > 1) {
-		if (nd) {
-			fputs("<p><b>Differences between the directories:</b></p>\n<ul>\n", out);
-			for (size_t i = 0; i < nd; i++) {
-				char *t = iom_report_diff_text(m, &d[i]);
-
-				fputs("<li>", out);
-				esc(out, t);
-				fputs("</li>\n", out);
-				free(t);
-			}
+		if (nd)
 			fputs("</ul>\n", out);
-		} else {
+		else
 			note(out, "no differences in tool, plan, host, kernel, CPU or devices");
-		}
 		if (m->qualified)
 			note(out, "a value that measured the same cell in two directories is named "
 				  "value@directory");
@@ -972,57 +931,106 @@ static void provenance(FILE *out, const struct iom_report *m)
 	ROW("repetitions", "repetitions", xasprintf("%" PRIu32, s->timing.repeat));
 	ROW("runs", NULL, xasprintf("%zu (%zu ok)", m->src[i].nruns, m->src[i].nok));
 	ROW("targets", "target", ({
-		    struct { char *s; size_t n; } b = { 0 };
-		    FILE *f = open_memstream(&b.s, &b.n);
-		    for (size_t t = 0; f && t < s->ntargets; t++) {
+		    struct iom_strbuf b = { 0 };
+
+		    for (size_t t = 0; t < s->ntargets; t++) {
 			    const struct iom_study_target *x = &s->targets[t];
 			    const char *drv = x->has_facts && x->facts.driver ? x->facts.driver :
 										      x->controller;
 
-			    fprintf(f, "%s%s: %s", t ? "; " : "", x->label ? x->label : "?",
-				    x->path ? x->path : "?");
+			    iom_strbuf_printf(&b, "%s%s: %s", t ? "; " : "",
+					      x->label ? x->label : "?", x->path ? x->path : "?");
 			    if (drv)
-				    fprintf(f, ", %s", drv);
+				    iom_strbuf_printf(&b, ", %s", drv);
 			    if (x->has_facts && x->facts.model)
-				    fprintf(f, ", %s%s%s", x->facts.vendor ? x->facts.vendor : "",
-					    x->facts.vendor ? " " : "", x->facts.model);
+				    iom_strbuf_printf(&b, ", %s%s%s",
+						      x->facts.vendor ? x->facts.vendor : "",
+						      x->facts.vendor ? " " : "", x->facts.model);
 			    if (x->has_facts && x->facts.scheduler)
-				    fprintf(f, ", scheduler %s", x->facts.scheduler);
+				    iom_strbuf_printf(&b, ", scheduler %s", x->facts.scheduler);
 			    if (x->has_facts && x->facts.nr_requests)
-				    fprintf(f, ", nr_requests %u", x->facts.nr_requests);
+				    iom_strbuf_printf(&b, ", nr_requests %u", x->facts.nr_requests);
 			    if (x->has_facts && x->facts.fstype)
-				    fprintf(f, ", %s", x->facts.fstype);
+				    iom_strbuf_printf(&b, ", %s", x->facts.fstype);
 		    }
-		    if (f)
-			    fclose(f);
-		    b.s ? b.s : xstrdup("?");
+		    iom_strbuf_take(&b);
 	    }));
 #undef S
 #undef ROW
 	fputs("</tbody></table>\n", out);
 	free(v);
-	iom_report_diffs_free(d, nd);
 }
 
 /* ---- the page ---- */
 
-/* ": controllers" or ": ctrl-a, ctrl-b": the distinct study names. */
-static void study_names(FILE *out, const struct iom_report *m)
+static void page_head(void *ctx, const struct iom_report *m)
 {
-	size_t shown = 0;
+	FILE *out = ((struct html *)ctx)->out;
+	char *fixed;
 
-	for (size_t i = 0; i < m->nsrc; i++) {
-		const char *n = m->src[i].study.name ? m->src[i].study.name : m->src[i].name;
-		bool dup = false;
-
-		for (size_t j = 0; j < i && !dup; j++)
-			dup = strcmp(n, m->src[j].study.name ? m->src[j].study.name :
-							       m->src[j].name) == 0;
-		if (dup)
-			continue;
-		fputs(shown++ ? ", " : ": ", out);
-		esc(out, n);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<title>iomatrix report", out);
+	iom_report_study_names(out, m, esc);
+	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>iomatrix report",
+		CSS);
+	iom_report_study_names(out, m, esc);
+	fputs("</h1>\n<p class=\"sub\">compared: <b>", out);
+	esc(out, m->compare);
+	fputs("</b> — ", out);
+	for (size_t v = 0; v < m->ncompared; v++) {
+		fprintf(out, "%s<span style=\"color:%s\">■</span> ", v ? ", " : "",
+			iom_chart_color(v));
+		esc(out, m->compared[v]);
 	}
+	fprintf(out, " · %zu cells · %zu runs, %zu ok · α %g · min effect %g %% · max CV %g %%</p>\n",
+		m->ncells, m->nruns, m->nok, m->opts.alpha, m->opts.min_effect_pct,
+		m->opts.max_cv_pct);
+	fixed = iom_report_fixed_words(m);
+	if (*fixed && m->ncells > 1) {
+		fputs("<p class=\"sub\">the same in every cell: ", out);
+		esc(out, fixed);
+		fputs("</p>\n", out);
+	}
+	free(fixed);
+	fputs("<p class=\"sub\">from ", out);
+	for (size_t i = 0; i < m->nsrc; i++) {
+		const struct iom_study_info *s = &m->src[i].study;
+		const char *k = s->kernel ? s->kernel : "?";
+
+		fputs(i ? "; " : "", out);
+		esc(out, m->src[i].dir);
+		fputs(" (", out);
+		esc(out, s->host ? s->host : "?");
+		fputs(", kernel ", out);
+		fprintf(out, "%.*s)", (int)strcspn(k, " "), k);
+	}
+	fputs("</p>\n</header>\n", out);
+}
+
+static void page_body(void *ctx, const struct iom_report *m)
+{
+	const struct html *h = ctx;
+	FILE *out = h->out;
+
+	fputs("<h2 id=\"charts\">Charts</h2>\n", out);
+	if (m->ncells) {
+		atto_chart(out, m, h->cell);
+		qd_charts(out, m, h->cell);
+		pct_chart(out, m, h->cell);
+		time_chart(out, m, h->runs, h->nr, h->title);
+	} else {
+		note(out, "no finished runs: nothing to draw");
+	}
+	heat_table(out, m);
+}
+
+static void page_tail(void *ctx, const struct iom_report *m)
+{
+	(void)m;
+	fprintf(((struct html *)ctx)->out, "<footer>made by iomatrix %s from the results "
+		"directories alone; this page needs no script and fetches nothing</footer>\n"
+		"</body>\n</html>\n", IOM_VERSION);
 }
 
 int iom_report_write_html(FILE *out, const struct iom_report *m,
@@ -1030,7 +1038,7 @@ int iom_report_write_html(FILE *out, const struct iom_report *m,
 {
 	size_t cell = 0, nr = 0;
 	struct time_run *runs = NULL;
-	char *title = NULL, *fixed;
+	char *title = NULL;
 	int ret = 0;
 
 	if (o && o->cell) {
@@ -1087,61 +1095,27 @@ int iom_report_write_html(FILE *out, const struct iom_report *m,
 		free(l);
 	}
 
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-	      "<title>iomatrix report", out);
-	study_names(out, m);
-	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>iomatrix report",
-		CSS);
-	study_names(out, m);
-	fputs("</h1>\n<p class=\"sub\">compared: <b>", out);
-	esc(out, m->compare);
-	fputs("</b> — ", out);
-	for (size_t v = 0; v < m->ncompared; v++) {
-		fprintf(out, "%s<span style=\"color:%s\">■</span> ", v ? ", " : "",
-			iom_chart_color(v));
-		esc(out, m->compared[v]);
-	}
-	fprintf(out, " · %zu cells · %zu runs, %zu ok · α %g · min effect %g %% · max CV %g %%</p>\n",
-		m->ncells, m->nruns, m->nok, m->opts.alpha, m->opts.min_effect_pct,
-		m->opts.max_cv_pct);
-	fixed = iom_report_fixed_words(m);
-	if (*fixed && m->ncells > 1) {
-		fputs("<p class=\"sub\">the same in every cell: ", out);
-		esc(out, fixed);
-		fputs("</p>\n", out);
-	}
-	free(fixed);
-	fputs("<p class=\"sub\">from ", out);
-	for (size_t i = 0; i < m->nsrc; i++) {
-		const struct iom_study_info *s = &m->src[i].study;
-		const char *k = s->kernel ? s->kernel : "?";
+	{
+		struct html h = { .out = out, .cell = cell, .runs = runs, .nr = nr,
+				  .title = title };
+		/* Lists are <ul>s of <li>s, the verdict and the noisy cells <table>s. */
+		const struct iom_report_visitor v = {
+			.ctx = &h, .out = out, .text = esc, .item_open = "<li>",
+			.item_close = "</li>\n", .strong_open = "<b>", .strong_close = "</b>",
+			.head = page_head, .verdict_begin = verdict_begin, .verdict_row = verdict_row,
+			.verdict_end = table_end, .body = page_body, .notes_begin = notes_begin,
+			.row_open = "<tr>", .row_close = "</tr>\n", .cell_left = "<td class=\"l\">",
+			.cell_right = "<td>", .cell_close = "</td>", .noisy_begin = noisy_begin,
+			.noisy_end = noisy_end,
+			.list_open = "<ul>\n", .list_close = "</ul>\n",
+			.missing_title = "<h3>Cells missing</h3>\n",
+			.excluded_title = "<h3>Runs left out</h3>\n",
+			.provenance_begin = provenance_begin, .provenance_end = provenance_end,
+			.tail = page_tail,
+		};
 
-		fputs(i ? "; " : "", out);
-		esc(out, m->src[i].dir);
-		fputs(" (", out);
-		esc(out, s->host ? s->host : "?");
-		fputs(", kernel ", out);
-		fprintf(out, "%.*s)", (int)strcspn(k, " "), k);
+		iom_report_walk(m, &v);
 	}
-	fputs("</p>\n</header>\n", out);
-
-	verdict_table(out, m);
-	fputs("<h2 id=\"charts\">Charts</h2>\n", out);
-	if (m->ncells) {
-		atto_chart(out, m, cell);
-		qd_charts(out, m, cell);
-		pct_chart(out, m, cell);
-		time_chart(out, m, runs, nr, title);
-	} else {
-		note(out, "no finished runs: nothing to draw");
-	}
-	heat_table(out, m);
-	notes(out, m);
-	provenance(out, m);
-	fprintf(out, "<footer>made by iomatrix %s from the results directories alone; this page "
-		     "needs no script and fetches nothing</footer>\n</body>\n</html>\n", IOM_VERSION);
-
 	for (size_t i = 0; i < nr; i++) {
 		free(runs[i].x);
 		free(runs[i].y);

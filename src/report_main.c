@@ -1,8 +1,10 @@
 /*
  * report_main — the entry points of `iomatrix report`: load one or more results directories,
- * apply the command line's options, and hand the model to the writer of the format asked for
- * (text in report.c, md/csv/json in report_fmt.c, html in report_html.c, the DiskSpd view of one
- * run in report_run.c). The writers depend on the model; only this file depends on the writers.
+ * apply the command line's options, and hand the model to the writer of the format asked for.
+ * The formats are one table (name, alias, whether --run applies, writer): text in report_text.c
+ * (with --run: the DiskSpd view of one run, report_run.c), md/csv/json in report_fmt.c, html in
+ * report_html.c. Adding a format is one row here and its writer. The writers depend on the
+ * model; only this file depends on the writers.
  */
 #include "report.h"
 
@@ -11,69 +13,98 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
 #include "util.h"
 
-int iom_report_format_parse(const char *name)
+/* The text format: the report of the model, or with --run the DiskSpd view of that run. */
+static int write_text_or_run(FILE *out, const struct iom_report *m,
+			     const struct iom_report_opts_cli *o, char *err, size_t errlen)
 {
-	static const struct {
-		const char *name;
-		enum iom_report_format f;
-	} names[] = {
-		{ "text", IOM_REPORT_TEXT }, { "md", IOM_REPORT_MD },
-		{ "markdown", IOM_REPORT_MD }, { "csv", IOM_REPORT_CSV },
-		{ "json", IOM_REPORT_JSON }, { "html", IOM_REPORT_HTML },
-	};
-
-	for (size_t i = 0; name && i < IOM_ARRAY_SIZE(names); i++)
-		if (strcmp(name, names[i].name) == 0)
-			return (int)names[i].f;
-	return -1;
-}
-
-static int write_format(FILE *out, const struct iom_report *m, int fmt,
-			const struct iom_report_opts_cli *o, char *err, size_t errlen)
-{
+	size_t src;
+	uint32_t index;
 	int ret;
 
-	switch (fmt) {
-	case IOM_REPORT_MD:
-		ret = iom_report_write_md(out, m);
-		break;
-	case IOM_REPORT_CSV:
-		ret = iom_report_write_csv(out, m);
-		break;
-	case IOM_REPORT_JSON:
-		ret = iom_report_write_json(out, m);
-		break;
-	case IOM_REPORT_HTML:
-		return iom_report_write_html(out, m, o, err, errlen);
-	default:
-		ret = iom_report_write_text(out, m, o);
-		break;
-	}
-	if (ret < 0)
-		iom_err(err, errlen, -ret, "cannot write the report: %s", strerror(-ret));
+	if (!o->run)
+		return iom_report_write_text(out, m, o, err, errlen);
+	ret = iom_report_find_run(m, o->run, &src, &index, err, errlen);
+	if (ret == 0)
+		ret = iom_report_run(out, m->src[src].dir, index, o, err, errlen);
 	return ret;
+}
+
+/* The report formats; the first is the default. */
+static const struct iom_report_format formats[] = {
+	{ "text", NULL, true, write_text_or_run },
+	{ "md", "markdown", false, iom_report_write_md },
+	{ "csv", NULL, false, iom_report_write_csv },
+	{ "json", NULL, false, iom_report_write_json },
+	{ "html", NULL, true, iom_report_write_html },
+};
+
+const struct iom_report_format *iom_report_format_find(const char *name)
+{
+	for (size_t i = 0; name && i < IOM_ARRAY_SIZE(formats); i++)
+		if (strcmp(name, formats[i].name) == 0 ||
+		    (formats[i].alias && strcmp(name, formats[i].alias) == 0))
+			return &formats[i];
+	return NULL;
+}
+
+int iom_report_out_status(FILE *out, char *err, size_t errlen)
+{
+	if (!ferror(out))
+		return 0;
+	return iom_err(err, errlen, EIO, "cannot write the report: %s", strerror(EIO));
+}
+
+/* "text, md, csv, json or html" (every format), or "text and html" (those that take --run). */
+static char *format_list(bool run_only)
+{
+	struct iom_strbuf b = { 0 };
+	size_t n = 0, shown = 0;
+
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(formats); i++)
+		n += !run_only || formats[i].takes_run;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(formats); i++) {
+		if (run_only && !formats[i].takes_run)
+			continue;
+		if (shown)
+			iom_strbuf_str(&b, shown + 1 == n ? (run_only ? " and " : " or ") : ", ");
+		iom_strbuf_str(&b, formats[i].name);
+		shown++;
+	}
+	return iom_strbuf_take(&b);
 }
 
 int iom_report_main(FILE *out, const char *const *dirs, size_t ndirs,
 		    const struct iom_report_opts_cli *o, char *err, size_t errlen)
 {
 	static const struct iom_report_opts_cli none = { .color = -1 };
+	const struct iom_report_format *fmt;
 	struct iom_report m;
-	int fmt, ret;
+	int ret;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = out;
 
 	if (!o)
 		o = &none;
-	fmt = o->format ? iom_report_format_parse(o->format) : IOM_REPORT_TEXT;
-	if (fmt < 0)
-		return iom_err(err, errlen, EINVAL, "unknown report format '%s' (text, md, csv, json "
-			       "or html)", o->format);
-	if (o->run && fmt != IOM_REPORT_TEXT && fmt != IOM_REPORT_HTML)
-		return iom_err(err, errlen, EINVAL, "--run is for the text and html formats");
+	fmt = o->format ? iom_report_format_find(o->format) : &formats[0];
+	if (!fmt) {
+		char *names = format_list(false);
+
+		ret = iom_err(err, errlen, EINVAL, "unknown report format '%s' (%s)", o->format,
+			      names);
+		free(names);
+		return ret;
+	}
+	if (o->run && !fmt->takes_run) {
+		char *names = format_list(true);
+
+		ret = iom_err(err, errlen, EINVAL, "--run is for the %s formats", names);
+		free(names);
+		return ret;
+	}
 	ret = iom_report_load_many(dirs, ndirs, o->compare, &m, err, errlen);
 	if (ret == 0)
 		ret = iom_report_set_opts(&m, o->alpha, o->min_effect, o->max_cv, err, errlen);
@@ -82,16 +113,8 @@ int iom_report_main(FILE *out, const char *const *dirs, size_t ndirs,
 		if (!f)
 			ret = iom_err(err, errlen, ENOMEM, "cannot write the report: out of memory");
 	}
-	if (ret == 0 && o->run && fmt == IOM_REPORT_TEXT) {
-		size_t src;
-		uint32_t index;
-
-		ret = iom_report_find_run(&m, o->run, &src, &index, err, errlen);
-		if (ret == 0)
-			ret = iom_report_run(f, m.src[src].dir, index, o, err, errlen);
-	} else if (ret == 0) {
-		ret = write_format(f, &m, fmt, o, err, errlen);
-	}
+	if (ret == 0)
+		ret = fmt->write(f, &m, o, err, errlen);
 	if (f && f != out) {
 		if (fclose(f) != 0 && ret == 0)
 			ret = iom_err(err, errlen, EIO, "cannot write the report: out of memory");

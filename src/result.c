@@ -32,10 +32,11 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
+#include "csv.h"
+#include "jsonio.h"
 #include "keys.h"
 #include "plan.h"
+#include "units.h"
 #include "util.h"
 
 #ifndef IOM_VERSION
@@ -100,113 +101,6 @@ int iom_run_status_parse(const char *name)
 	return -1;
 }
 
-/* ---- numbers ---- */
-
-/* Nine significant digits, no exponent for ordinary magnitudes, trailing zeros trimmed. */
-static void fmt_double(char *buf, size_t len, double x)
-{
-	double ax = fabs(x);
-	int decimals;
-	char *dot, *end;
-
-	if (x == 0) {
-		snprintf(buf, len, "0");
-		return;
-	}
-	if (ax >= 1e15 || ax < 1e-9) {
-		snprintf(buf, len, "%.9g", x);
-		return;
-	}
-	decimals = 8 - (int)floor(log10(ax));
-	if (decimals < 0)
-		decimals = 0;
-	snprintf(buf, len, "%.*f", decimals, x);
-	dot = strchr(buf, '.');
-	if (!dot)
-		return;
-	end = buf + strlen(buf) - 1;
-	while (end > dot && *end == '0')
-		*end-- = '\0';
-	if (end == dot)
-		*end = '\0';
-	if (strcmp(buf, "-0") == 0)
-		snprintf(buf, len, "0");
-}
-
-static json_object *jdouble(double x)
-{
-	char buf[64];
-
-	if (!isfinite(x))
-		return NULL; /* null */
-	fmt_double(buf, sizeof(buf), x);
-	return json_object_new_double_s(x, buf);
-}
-
-static json_object *jstr(const char *s)
-{
-	return s ? json_object_new_string(s) : NULL;
-}
-
-static void add(json_object *o, const char *key, json_object *v)
-{
-	json_object_object_add(o, key, v);
-}
-
-/* Serializes an array or a flat object on one line (a json-c custom serializer). */
-static int one_line(json_object *jso, struct printbuf *pb, int level, int flags)
-{
-	(void)level;
-	flags &= ~(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_PRETTY_TAB);
-	if (json_object_is_type(jso, json_type_array)) {
-		size_t n = json_object_array_length(jso);
-
-		printbuf_strappend(pb, "[");
-		for (size_t i = 0; i < n; i++) {
-			const char *s = json_object_to_json_string_ext(
-				json_object_array_get_idx(jso, i), flags);
-
-			if (i)
-				printbuf_strappend(pb, ", ");
-			printbuf_memappend(pb, s, (int)strlen(s));
-		}
-		printbuf_strappend(pb, "]");
-	} else {
-		bool first = true;
-
-		printbuf_strappend(pb, "{");
-		json_object_object_foreach(jso, key, val) {
-			json_object *k = json_object_new_string(key); /* for its escaping */
-			const char *ks = json_object_to_json_string_ext(k, flags);
-			const char *s = json_object_to_json_string_ext(val, flags);
-
-			if (!first)
-				printbuf_strappend(pb, ", ");
-			first = false;
-			printbuf_memappend(pb, ks, (int)strlen(ks));
-			printbuf_strappend(pb, ": ");
-			printbuf_memappend(pb, s, (int)strlen(s));
-			json_object_put(k);
-		}
-		printbuf_strappend(pb, "}");
-	}
-	return 0;
-}
-
-static json_object *on_one_line(json_object *o)
-{
-	json_object_set_serializer(o, one_line, NULL, NULL);
-	return o;
-}
-
-static char *to_text(json_object *o)
-{
-	const char *s = json_object_to_json_string_ext(
-		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-
-	return xasprintf("%s\n", s);
-}
-
 /* ---- paths and directories ---- */
 
 int iom_results_dir_create(const char *dir, char *err, size_t errlen)
@@ -260,27 +154,27 @@ static json_object *cell_json(const struct iom_matrix *m, const struct iom_cell 
 						    m->targets[v].label : NULL;
 
 			if (label) {
-				add(o, name, json_object_new_string(label));
+				iom_json_add(o, name, json_object_new_string(label));
 			} else {
 				snprintf(buf, sizeof(buf), "#%" PRId64, v);
-				add(o, name, json_object_new_string(buf));
+				iom_json_add(o, name, json_object_new_string(buf));
 			}
 			continue;
 		}
 		k = iom_dim_key((enum iom_dim)d);
 		switch (k ? k->type : IOM_TYPE_UINT) {
 		case IOM_TYPE_BOOL:
-			add(o, name, json_object_new_boolean(v != 0));
+			iom_json_add(o, name, json_object_new_boolean(v != 0));
 			break;
 		case IOM_TYPE_ENUM:
 		case IOM_TYPE_STRING:
 		case IOM_TYPE_LIST:
 		case IOM_TYPE_GROUP:
 			iom_dim_format((enum iom_dim)d, v, buf, sizeof(buf));
-			add(o, name, json_object_new_string(buf));
+			iom_json_add(o, name, json_object_new_string(buf));
 			break;
 		default:
-			add(o, name, json_object_new_int64(v));
+			iom_json_add(o, name, json_object_new_int64(v));
 			break;
 		}
 	}
@@ -292,17 +186,17 @@ static json_object *lat_json(const struct iom_lat *l)
 	json_object *o = json_object_new_object();
 	json_object *p = json_object_new_object();
 
-	add(o, "min", json_object_new_uint64(l->min));
-	add(o, "mean", jdouble(l->mean));
-	add(o, "stddev", jdouble(l->stddev));
-	add(o, "max", json_object_new_uint64(l->max));
+	iom_json_add(o, "min", json_object_new_uint64(l->min));
+	iom_json_add(o, "mean", iom_json_num(l->mean));
+	iom_json_add(o, "stddev", iom_json_num(l->stddev));
+	iom_json_add(o, "max", json_object_new_uint64(l->max));
 	for (int i = 0; i < IOM_NPCT; i++) {
 		char key[32];
 
 		snprintf(key, sizeof(key), "%.10g", iom_percentiles[i]);
-		add(p, key, json_object_new_uint64(l->pct[i]));
+		iom_json_add(p, key, json_object_new_uint64(l->pct[i]));
 	}
-	add(o, "percentiles", p);
+	iom_json_add(o, "percentiles", p);
 	return o;
 }
 
@@ -310,12 +204,12 @@ static json_object *io_json(const struct iom_io_stats *s)
 {
 	json_object *o = json_object_new_object();
 
-	add(o, "ios", json_object_new_uint64(s->ios));
-	add(o, "bytes", json_object_new_uint64(s->bytes));
-	add(o, "iops", jdouble(s->iops));
-	add(o, "mb_s", jdouble(s->mb_s));
-	add(o, "mib_s", jdouble(s->mib_s));
-	add(o, "lat_ns", lat_json(&s->lat));
+	iom_json_add(o, "ios", json_object_new_uint64(s->ios));
+	iom_json_add(o, "bytes", json_object_new_uint64(s->bytes));
+	iom_json_add(o, "iops", iom_json_num(s->iops));
+	iom_json_add(o, "mb_s", iom_json_num(s->mb_s));
+	iom_json_add(o, "mib_s", iom_json_num(s->mib_s));
+	iom_json_add(o, "lat_ns", lat_json(&s->lat));
 	return o;
 }
 
@@ -323,14 +217,14 @@ static json_object *cpu_pct_json(const struct iom_cpu_pct *c)
 {
 	json_object *o = json_object_new_object();
 
-	add(o, "user", jdouble(c->user));
-	add(o, "kernel", jdouble(c->kernel));
-	add(o, "iowait", jdouble(c->iowait));
-	add(o, "irq", jdouble(c->irq));
-	add(o, "softirq", jdouble(c->softirq));
-	add(o, "steal", jdouble(c->steal));
-	add(o, "idle", jdouble(c->idle));
-	return on_one_line(o);
+	iom_json_add(o, "user", iom_json_num(c->user));
+	iom_json_add(o, "kernel", iom_json_num(c->kernel));
+	iom_json_add(o, "iowait", iom_json_num(c->iowait));
+	iom_json_add(o, "irq", iom_json_num(c->irq));
+	iom_json_add(o, "softirq", iom_json_num(c->softirq));
+	iom_json_add(o, "steal", iom_json_num(c->steal));
+	iom_json_add(o, "idle", iom_json_num(c->idle));
+	return iom_json_one_line(o);
 }
 
 static json_object *cpu_json(const struct iom_run_cpu *c)
@@ -340,15 +234,15 @@ static json_object *cpu_json(const struct iom_run_cpu *c)
 
 	for (unsigned i = 0; c->per_cpu && i < c->ncpu; i++)
 		json_object_array_add(a, cpu_pct_json(&c->per_cpu[i]));
-	add(o, "per_cpu", a);
-	add(o, "avg", cpu_pct_json(&c->avg));
-	add(o, "busy_pct", jdouble(c->busy_pct));
-	add(o, "proc_user_s", jdouble(c->proc_user_s));
-	add(o, "proc_sys_s", jdouble(c->proc_sys_s));
-	add(o, "us_per_io", jdouble(c->us_per_io));
-	add(o, "interrupts", json_object_new_uint64(c->interrupts));
-	add(o, "interrupts_per_io", jdouble(c->interrupts_per_io));
-	add(o, "irq_drivers", jstr(c->irq_drivers));
+	iom_json_add(o, "per_cpu", a);
+	iom_json_add(o, "avg", cpu_pct_json(&c->avg));
+	iom_json_add(o, "busy_pct", iom_json_num(c->busy_pct));
+	iom_json_add(o, "proc_user_s", iom_json_num(c->proc_user_s));
+	iom_json_add(o, "proc_sys_s", iom_json_num(c->proc_sys_s));
+	iom_json_add(o, "us_per_io", iom_json_num(c->us_per_io));
+	iom_json_add(o, "interrupts", json_object_new_uint64(c->interrupts));
+	iom_json_add(o, "interrupts_per_io", iom_json_num(c->interrupts_per_io));
+	iom_json_add(o, "irq_drivers", iom_json_str(c->irq_drivers));
 	return o;
 }
 
@@ -362,11 +256,14 @@ static json_object *threads_json(const struct iom_run_result *r)
 		for (int d = 0; d < IOM_NDIR; d++) {
 			json_object *x = json_object_new_object();
 
-			add(x, "ios", json_object_new_uint64(r->threads[t].dir[d].ios));
-			add(x, "bytes", json_object_new_uint64(r->threads[t].dir[d].bytes));
-			add(x, "lat_mean_ns", jdouble(r->threads[t].dir[d].lat_mean_ns));
-			add(x, "lat_stddev_ns", jdouble(r->threads[t].dir[d].lat_stddev_ns));
-			add(o, dir_names[d], on_one_line(x));
+			iom_json_add(x, "ios", json_object_new_uint64(r->threads[t].dir[d].ios));
+			iom_json_add(x, "bytes",
+				     json_object_new_uint64(r->threads[t].dir[d].bytes));
+			iom_json_add(x, "lat_mean_ns",
+				     iom_json_num(r->threads[t].dir[d].lat_mean_ns));
+			iom_json_add(x, "lat_stddev_ns",
+				     iom_json_num(r->threads[t].dir[d].lat_stddev_ns));
+			iom_json_add(o, dir_names[d], iom_json_one_line(x));
 		}
 		json_object_array_add(a, o);
 	}
@@ -378,7 +275,7 @@ static json_object *intervals_json(const struct iom_run_result *r)
 	static const char *const keys[4] = { "read_ios", "write_ios", "read_bytes", "write_bytes" };
 	json_object *o = json_object_new_object();
 
-	add(o, "interval_s", jdouble((double)IOM_INTERVAL_NS / 1e9));
+	iom_json_add(o, "interval_s", iom_json_num((double)IOM_INTERVAL_NS / 1e9));
 	for (int k = 0; k < 4; k++) {
 		json_object *a = json_object_new_array();
 
@@ -388,7 +285,7 @@ static json_object *intervals_json(const struct iom_run_result *r)
 
 			json_object_array_add(a, json_object_new_uint64(v));
 		}
-		add(o, keys[k], on_one_line(a));
+		iom_json_add(o, keys[k], iom_json_one_line(a));
 	}
 	return o;
 }
@@ -401,12 +298,12 @@ static json_object *stall_json(const struct iom_run_stall *st)
 	if (!st->stalled)
 		return NULL;
 	o = json_object_new_object();
-	add(o, "gap_s", jdouble(st->gap_s));
-	add(o, "at_s", jdouble(st->at_s));
-	add(o, "window_s", jdouble(st->window_s));
-	add(o, "asked_s", st->asked_s > 0 ? jdouble(st->asked_s) : NULL);
-	add(o, "reason", jstr(st->reason));
-	return on_one_line(o);
+	iom_json_add(o, "gap_s", iom_json_num(st->gap_s));
+	iom_json_add(o, "at_s", iom_json_num(st->at_s));
+	iom_json_add(o, "window_s", iom_json_num(st->window_s));
+	iom_json_add(o, "asked_s", st->asked_s > 0 ? iom_json_num(st->asked_s) : NULL);
+	iom_json_add(o, "reason", iom_json_str(st->reason));
+	return iom_json_one_line(o);
 }
 
 static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *c,
@@ -415,33 +312,33 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 	json_object *o = json_object_new_object();
 	char utc[32];
 
-	add(o, "schema", json_object_new_int(IOM_RESULT_SCHEMA));
-	add(o, "index", json_object_new_uint64(r->index));
-	add(o, "repetition", json_object_new_uint64(r->repetition));
-	add(o, "seed", json_object_new_uint64(r->seed));
-	add(o, "cell", cell_json(m, c));
-	add(o, "status", json_object_new_string(iom_run_status_name(r->status)));
-	add(o, "error", jstr(r->error));
+	iom_json_add(o, "schema", json_object_new_int(IOM_RESULT_SCHEMA));
+	iom_json_add(o, "index", json_object_new_uint64(r->index));
+	iom_json_add(o, "repetition", json_object_new_uint64(r->repetition));
+	iom_json_add(o, "seed", json_object_new_uint64(r->seed));
+	iom_json_add(o, "cell", cell_json(m, c));
+	iom_json_add(o, "status", json_object_new_string(iom_run_status_name(r->status)));
+	iom_json_add(o, "error", iom_json_str(r->error));
 	if (r->start_wall_ns) {
 		iom_format_utc(utc, sizeof(utc), r->start_wall_ns);
-		add(o, "start_utc", json_object_new_string(utc));
+		iom_json_add(o, "start_utc", json_object_new_string(utc));
 	} else {
-		add(o, "start_utc", NULL);
+		iom_json_add(o, "start_utc", NULL);
 	}
-	add(o, "start_ns", json_object_new_uint64(r->start_wall_ns));
-	add(o, "elapsed_s", jdouble(r->elapsed_s));
+	iom_json_add(o, "start_ns", json_object_new_uint64(r->start_wall_ns));
+	iom_json_add(o, "elapsed_s", iom_json_num(r->elapsed_s));
 	for (int d = 0; d < IOM_NDIR; d++)
-		add(o, dir_names[d], io_json(&r->dir[d]));
-	add(o, "iops_stddev", jdouble(r->iops_stddev));
-	add(o, "mb_s_stddev", jdouble(r->mb_s_stddev));
-	add(o, "qd_mean", jdouble(r->qd_mean));
-	add(o, "threads", threads_json(r));
-	add(o, "cpu", cpu_json(&r->cpu));
-	add(o, "intervals", intervals_json(r));
-	add(o, "warmup_ios", json_object_new_uint64(r->warmup_ios));
-	add(o, "cooldown_ios", json_object_new_uint64(r->cooldown_ios));
-	add(o, "registered_buffers", json_object_new_boolean(r->registered_buffers));
-	add(o, "engine_notes", jstr(r->engine_notes));
+		iom_json_add(o, dir_names[d], io_json(&r->dir[d]));
+	iom_json_add(o, "iops_stddev", iom_json_num(r->iops_stddev));
+	iom_json_add(o, "mb_s_stddev", iom_json_num(r->mb_s_stddev));
+	iom_json_add(o, "qd_mean", iom_json_num(r->qd_mean));
+	iom_json_add(o, "threads", threads_json(r));
+	iom_json_add(o, "cpu", cpu_json(&r->cpu));
+	iom_json_add(o, "intervals", intervals_json(r));
+	iom_json_add(o, "warmup_ios", json_object_new_uint64(r->warmup_ios));
+	iom_json_add(o, "cooldown_ios", json_object_new_uint64(r->cooldown_ios));
+	iom_json_add(o, "registered_buffers", json_object_new_boolean(r->registered_buffers));
+	iom_json_add(o, "engine_notes", iom_json_str(r->engine_notes));
 	if (r->trace.file) {
 		json_object *t = json_object_new_object();
 		const char *name = strrchr(r->trace.file, '/');
@@ -451,36 +348,40 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 			name -= 6;
 		else
 			name = name ? name + 1 : r->trace.file;
-		add(t, "file", json_object_new_string(name));
-		add(t, "records", json_object_new_uint64(r->trace.records));
-		add(t, "dropped", json_object_new_uint64(r->trace.dropped));
-		add(t, "bytes", json_object_new_uint64(r->trace.bytes));
-		add(t, "bytes_per_io", jdouble(r->trace.bytes_per_io));
-		add(o, "trace", t);
+		iom_json_add(t, "file", json_object_new_string(name));
+		iom_json_add(t, "records", json_object_new_uint64(r->trace.records));
+		iom_json_add(t, "dropped", json_object_new_uint64(r->trace.dropped));
+		iom_json_add(t, "bytes", json_object_new_uint64(r->trace.bytes));
+		iom_json_add(t, "bytes_per_io", iom_json_num(r->trace.bytes_per_io));
+		iom_json_add(o, "trace", t);
 	} else {
-		add(o, "trace", NULL);
+		iom_json_add(o, "trace", NULL);
 	}
 	if (r->verify.enabled) {
 		json_object *v = json_object_new_object(), *first = json_object_new_array();
 
-		add(v, "sectors_written", json_object_new_uint64(r->verify.sectors_written));
-		add(v, "sectors_checked", json_object_new_uint64(r->verify.sectors_checked));
-		add(v, "sectors_unwritten", json_object_new_uint64(r->verify.sectors_unwritten));
-		add(v, "mismatches", json_object_new_uint64(r->verify.mismatches));
+		iom_json_add(v, "sectors_written",
+			     json_object_new_uint64(r->verify.sectors_written));
+		iom_json_add(v, "sectors_checked",
+			     json_object_new_uint64(r->verify.sectors_checked));
+		iom_json_add(v, "sectors_unwritten",
+			     json_object_new_uint64(r->verify.sectors_unwritten));
+		iom_json_add(v, "mismatches", json_object_new_uint64(r->verify.mismatches));
 		for (size_t i = 0; i < r->verify.nfirst; i++) {
 			json_object *mm = json_object_new_object();
 
-			add(mm, "offset", json_object_new_uint64(r->verify.first[i].offset));
-			add(mm, "expected", jstr(r->verify.first[i].expected));
-			add(mm, "found", jstr(r->verify.first[i].found));
+			iom_json_add(mm, "offset",
+				     json_object_new_uint64(r->verify.first[i].offset));
+			iom_json_add(mm, "expected", iom_json_str(r->verify.first[i].expected));
+			iom_json_add(mm, "found", iom_json_str(r->verify.first[i].found));
 			json_object_array_add(first, mm);
 		}
-		add(v, "first", first);
-		add(o, "verify", v);
+		iom_json_add(v, "first", first);
+		iom_json_add(o, "verify", v);
 	} else {
-		add(o, "verify", NULL);
+		iom_json_add(o, "verify", NULL);
 	}
-	add(o, "stalled", stall_json(&r->stall));
+	iom_json_add(o, "stalled", stall_json(&r->stall));
 	return o;
 }
 
@@ -489,7 +390,7 @@ int iom_result_write(const char *dir, const struct iom_matrix *m, const struct i
 {
 	json_object *o = run_json(m, c, r);
 	char *path = iom_result_path(dir, r->index);
-	char *text = to_text(o);
+	char *text = iom_json_text(o);
 	int ret;
 
 	json_object_put(o);
@@ -865,7 +766,7 @@ static char *value_string(json_object *v)
 			snprintf(buf, sizeof(buf), "%" PRIu64, json_object_get_uint64(v));
 		return xstrdup(buf);
 	case json_type_double:
-		fmt_double(buf, sizeof(buf), json_object_get_double(v));
+		iom_double_format(json_object_get_double(v), buf, sizeof(buf));
 		return xstrdup(buf);
 	default:
 		return NULL;
@@ -1151,38 +1052,6 @@ int iom_result_list(const char *dir, uint32_t **idx, size_t *n, char *err, size_
 
 /* ---- summary.csv ---- */
 
-/* One RFC 4180 field: quoted when it holds a comma, a quote, CR or LF; quotes doubled. */
-static void csv_field(FILE *f, const char *s, bool first)
-{
-	if (!first)
-		fputc(',', f);
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void csv_num(FILE *f, double x)
-{
-	char buf[64];
-
-	if (!isfinite(x)) {
-		fputc(',', f);
-		return;
-	}
-	fmt_double(buf, sizeof(buf), x);
-	csv_field(f, buf, false);
-}
-
 static const char *const csv_metrics[] = {
 	"status", "iops", "mb_s", "read_iops", "write_iops", "lat_mean_us", "lat_p99_us",
 	"lat_p999_us", "cpu_pct", "cpu_us_per_io", "error",
@@ -1190,13 +1059,13 @@ static const char *const csv_metrics[] = {
 
 static void csv_header(FILE *f, const struct iom_cell_pair *cell, size_t ncell)
 {
-	csv_field(f, "index", true);
-	csv_field(f, "repetition", false);
+	iom_csv_field(f, "index", true);
+	iom_csv_field(f, "repetition", false);
 	for (size_t i = 0; i < ncell; i++)
-		csv_field(f, cell[i].name, false);
+		iom_csv_field(f, cell[i].name, false);
 	for (size_t i = 0; i < IOM_ARRAY_SIZE(csv_metrics); i++)
-		csv_field(f, csv_metrics[i], false);
-	fputc('\n', f);
+		iom_csv_field(f, csv_metrics[i], false);
+	iom_csv_end(f);
 }
 
 static void csv_row(FILE *f, const struct iom_cell_pair *cell, size_t ncell,
@@ -1204,31 +1073,28 @@ static void csv_row(FILE *f, const struct iom_cell_pair *cell, size_t ncell,
 {
 	const struct iom_io_stats *t = &r->dir[IOM_DIR_TOTAL];
 	int p99 = iom_percentile_index(99), p999 = iom_percentile_index(99.9);
-	char buf[32];
 
-	snprintf(buf, sizeof(buf), "%" PRIu32, r->index);
-	csv_field(f, buf, true);
-	snprintf(buf, sizeof(buf), "%" PRIu32, r->repetition);
-	csv_field(f, buf, false);
+	iom_csv_uint(f, r->index, true);
+	iom_csv_uint(f, r->repetition, false);
 	for (size_t i = 0; i < ncell; i++)
-		csv_field(f, cell[i].value, false);
-	csv_field(f, iom_run_status_name(r->status), false);
+		iom_csv_field(f, cell[i].value, false);
+	iom_csv_field(f, iom_run_status_name(r->status), false);
 	if (r->status == IOM_RUN_FAILED) {
 		for (size_t i = 2; i < IOM_ARRAY_SIZE(csv_metrics); i++)
 			fputc(',', f);
 	} else {
-		csv_num(f, t->iops);
-		csv_num(f, t->mb_s);
-		csv_num(f, r->dir[IOM_DIR_READ].iops);
-		csv_num(f, r->dir[IOM_DIR_WRITE].iops);
-		csv_num(f, t->lat.mean / 1e3);
-		csv_num(f, (double)t->lat.pct[p99] / 1e3);
-		csv_num(f, (double)t->lat.pct[p999] / 1e3);
-		csv_num(f, r->cpu.busy_pct);
-		csv_num(f, r->cpu.us_per_io);
+		iom_csv_num(f, t->iops);
+		iom_csv_num(f, t->mb_s);
+		iom_csv_num(f, r->dir[IOM_DIR_READ].iops);
+		iom_csv_num(f, r->dir[IOM_DIR_WRITE].iops);
+		iom_csv_num(f, t->lat.mean / 1e3);
+		iom_csv_num(f, (double)t->lat.pct[p99] / 1e3);
+		iom_csv_num(f, (double)t->lat.pct[p999] / 1e3);
+		iom_csv_num(f, r->cpu.busy_pct);
+		iom_csv_num(f, r->cpu.us_per_io);
 	}
-	csv_field(f, r->error ? r->error : "", false);
-	fputc('\n', f);
+	iom_csv_field(f, r->error ? r->error : "", false);
+	iom_csv_end(f);
 }
 
 /* The cell of (m, c) as the file will hold it: the same pairs iom_result_read() gives. */
@@ -1344,17 +1210,7 @@ int iom_summary_rebuild(const char *dir, char *err, size_t errlen)
 
 static json_object *jsecs(uint64_t ns)
 {
-	return jdouble((double)ns / 1e9);
-}
-
-static json_object *jutc(uint64_t ns)
-{
-	char buf[32];
-
-	if (!ns)
-		return NULL;
-	iom_format_utc(buf, sizeof(buf), ns);
-	return json_object_new_string(buf);
+	return iom_json_num((double)ns / 1e9);
 }
 
 static char *cpu_model(void)
@@ -1382,20 +1238,21 @@ static json_object *facts_json(const struct iom_device_facts *f)
 {
 	json_object *o = json_object_new_object();
 
-	add(o, "device", jstr(f->device));
-	add(o, "partition", jstr(f->partition));
-	add(o, "driver", jstr(f->driver));
-	add(o, "model", jstr(f->model));
-	add(o, "vendor", jstr(f->vendor));
-	add(o, "logical_block_size", json_object_new_uint64(f->logical_block_size));
-	add(o, "physical_block_size", json_object_new_uint64(f->physical_block_size));
-	add(o, "rotational", f->rotational < 0 ? NULL : json_object_new_boolean(f->rotational));
-	add(o, "scheduler", jstr(f->scheduler));
-	add(o, "nr_requests", json_object_new_uint64(f->nr_requests));
-	add(o, "fstype", jstr(f->fstype));
-	add(o, "mount_point", jstr(f->mount_point));
-	add(o, "mount_options", jstr(f->mount_options));
-	add(o, "device_bytes", json_object_new_uint64(f->device_bytes));
+	iom_json_add(o, "device", iom_json_str(f->device));
+	iom_json_add(o, "partition", iom_json_str(f->partition));
+	iom_json_add(o, "driver", iom_json_str(f->driver));
+	iom_json_add(o, "model", iom_json_str(f->model));
+	iom_json_add(o, "vendor", iom_json_str(f->vendor));
+	iom_json_add(o, "logical_block_size", json_object_new_uint64(f->logical_block_size));
+	iom_json_add(o, "physical_block_size", json_object_new_uint64(f->physical_block_size));
+	iom_json_add(o, "rotational",
+		     f->rotational < 0 ? NULL : json_object_new_boolean(f->rotational));
+	iom_json_add(o, "scheduler", iom_json_str(f->scheduler));
+	iom_json_add(o, "nr_requests", json_object_new_uint64(f->nr_requests));
+	iom_json_add(o, "fstype", iom_json_str(f->fstype));
+	iom_json_add(o, "mount_point", iom_json_str(f->mount_point));
+	iom_json_add(o, "mount_options", iom_json_str(f->mount_options));
+	iom_json_add(o, "device_bytes", json_object_new_uint64(f->device_bytes));
 	return o;
 }
 
@@ -1410,17 +1267,18 @@ static json_object *targets_json(const struct iom_study_record *s)
 			s->targets && i < s->ntargets && s->targets[i].t ? &s->targets[i] : NULL;
 		json_object *o = json_object_new_object();
 
-		add(o, "label", jstr(t->label));
-		add(o, "path", jstr(t->path));
-		add(o, "filesystem", jstr(t->filesystem));
-		add(o, "controller", jstr(info && info->controller ? info->controller :
-					  t->controller));
-		add(o, "size", json_object_new_uint64(t->size));
-		add(o, "region", json_object_new_uint64(info ? info->region : 0));
-		add(o, "is_block", json_object_new_boolean(info && info->is_block));
-		add(o, "overwrite", json_object_new_boolean(t->overwrite));
-		add(o, "destructive", json_object_new_boolean(t->destructive));
-		add(o, "facts", info ? facts_json(&info->facts) : NULL);
+		iom_json_add(o, "label", iom_json_str(t->label));
+		iom_json_add(o, "path", iom_json_str(t->path));
+		iom_json_add(o, "filesystem", iom_json_str(t->filesystem));
+		iom_json_add(o, "controller",
+			     iom_json_str(info && info->controller ? info->controller :
+							      t->controller));
+		iom_json_add(o, "size", json_object_new_uint64(t->size));
+		iom_json_add(o, "region", json_object_new_uint64(info ? info->region : 0));
+		iom_json_add(o, "is_block", json_object_new_boolean(info && info->is_block));
+		iom_json_add(o, "overwrite", json_object_new_boolean(t->overwrite));
+		iom_json_add(o, "destructive", json_object_new_boolean(t->destructive));
+		iom_json_add(o, "facts", info ? facts_json(&info->facts) : NULL);
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -1435,42 +1293,42 @@ int iom_study_write(const char *dir, const struct iom_study_record *s, char *err
 	char buf[64], *text, *path, *model;
 	int ret;
 
-	add(o, "schema", json_object_new_int(IOM_RESULT_SCHEMA));
-	add(o, "tool", json_object_new_string("iomatrix"));
-	add(o, "tool_version", json_object_new_string(IOM_VERSION));
-	add(o, "name", jstr(m->name));
-	add(o, "description", jstr(m->description));
-	add(o, "matrix_file", jstr(m->file));
-	add(o, "compare", json_object_new_string(iom_dim_name(m->compare)));
+	iom_json_add(o, "schema", json_object_new_int(IOM_RESULT_SCHEMA));
+	iom_json_add(o, "tool", json_object_new_string("iomatrix"));
+	iom_json_add(o, "tool_version", json_object_new_string(IOM_VERSION));
+	iom_json_add(o, "name", iom_json_str(m->name));
+	iom_json_add(o, "description", iom_json_str(m->description));
+	iom_json_add(o, "matrix_file", iom_json_str(m->file));
+	iom_json_add(o, "compare", json_object_new_string(iom_dim_name(m->compare)));
 	snprintf(buf, sizeof(buf), "%016" PRIx64, p->hash);
-	add(o, "plan_hash", json_object_new_string(buf));
-	add(o, "runs", json_object_new_uint64(p->nruns));
-	add(o, "cells", json_object_new_uint64(p->ncells));
+	iom_json_add(o, "plan_hash", json_object_new_string(buf));
+	iom_json_add(o, "runs", json_object_new_uint64(p->nruns));
+	iom_json_add(o, "cells", json_object_new_uint64(p->ncells));
 	x = json_object_new_array();
 	for (int d = 0; d < IOM_DIM_COUNT; d++)
 		if (p->varies[d])
 			json_object_array_add(x, json_object_new_string(iom_dim_name(d)));
-	add(o, "varies", on_one_line(x));
-	add(o, "seed", json_object_new_uint64(m->seed));
+	iom_json_add(o, "varies", iom_json_one_line(x));
+	iom_json_add(o, "seed", json_object_new_uint64(m->seed));
 
 	x = json_object_new_object();
-	add(x, "warmup_s", jsecs(m->timing.warmup_ns));
-	add(x, "duration_s", jsecs(m->timing.duration_ns));
-	add(x, "bytes", json_object_new_uint64(m->timing.bytes));
-	add(x, "cooldown_s", jsecs(m->timing.cooldown_ns));
-	add(x, "rest_s", jsecs(m->timing.rest_ns));
-	add(x, "timeout_s", jsecs(m->timing.timeout_ns));
-	add(x, "repeat", json_object_new_uint64(m->timing.repeat));
-	add(x, "repeat_order", json_object_new_string(
+	iom_json_add(x, "warmup_s", jsecs(m->timing.warmup_ns));
+	iom_json_add(x, "duration_s", jsecs(m->timing.duration_ns));
+	iom_json_add(x, "bytes", json_object_new_uint64(m->timing.bytes));
+	iom_json_add(x, "cooldown_s", jsecs(m->timing.cooldown_ns));
+	iom_json_add(x, "rest_s", jsecs(m->timing.rest_ns));
+	iom_json_add(x, "timeout_s", jsecs(m->timing.timeout_ns));
+	iom_json_add(x, "repeat", json_object_new_uint64(m->timing.repeat));
+	iom_json_add(x, "repeat_order", json_object_new_string(
 		m->repeat_order == IOM_REPEAT_INTERLEAVED ? "interleaved" : "grouped"));
-	add(x, "shuffle", json_object_new_boolean(m->shuffle));
-	add(o, "timing", x);
+	iom_json_add(x, "shuffle", json_object_new_boolean(m->shuffle));
+	iom_json_add(o, "timing", x);
 
 	x = json_object_new_object();
-	add(x, "alpha", jdouble(m->report.alpha));
-	add(x, "min_effect_pct", jdouble(m->report.min_effect_pct));
-	add(x, "max_cv_pct", jdouble(m->report.max_cv_pct));
-	add(o, "report", x);
+	iom_json_add(x, "alpha", iom_json_num(m->report.alpha));
+	iom_json_add(x, "min_effect_pct", iom_json_num(m->report.min_effect_pct));
+	iom_json_add(x, "max_cv_pct", iom_json_num(m->report.max_cv_pct));
+	iom_json_add(o, "report", x);
 
 	x = json_object_new_array();
 	for (size_t i = 0; i < s->nov; i++) {
@@ -1479,29 +1337,29 @@ int iom_study_write(const char *dir, const struct iom_study_record *s, char *err
 		json_object_array_add(x, json_object_new_string(kv));
 		free(kv);
 	}
-	add(o, "overrides", on_one_line(x));
+	iom_json_add(o, "overrides", iom_json_one_line(x));
 
 	if (uname(&u) == 0) {
 		char *kernel = xasprintf("%s %s", u.release, u.version);
 
-		add(o, "host", json_object_new_string(u.nodename));
-		add(o, "kernel", json_object_new_string(kernel));
+		iom_json_add(o, "host", json_object_new_string(u.nodename));
+		iom_json_add(o, "kernel", json_object_new_string(kernel));
 		free(kernel);
 	} else {
-		add(o, "host", NULL);
-		add(o, "kernel", NULL);
+		iom_json_add(o, "host", NULL);
+		iom_json_add(o, "kernel", NULL);
 	}
 	model = cpu_model();
-	add(o, "cpu_model", jstr(model));
+	iom_json_add(o, "cpu_model", iom_json_str(model));
 	free(model);
-	add(o, "cpu_count", json_object_new_int64(sysconf(_SC_NPROCESSORS_ONLN)));
-	add(o, "start_utc", jutc(s->start_wall_ns));
-	add(o, "start_ns", json_object_new_uint64(s->start_wall_ns));
-	add(o, "end_utc", jutc(s->end_wall_ns));
-	add(o, "end_ns", json_object_new_uint64(s->end_wall_ns));
-	add(o, "targets", targets_json(s));
+	iom_json_add(o, "cpu_count", json_object_new_int64(sysconf(_SC_NPROCESSORS_ONLN)));
+	iom_json_add(o, "start_utc", iom_json_utc(s->start_wall_ns));
+	iom_json_add(o, "start_ns", json_object_new_uint64(s->start_wall_ns));
+	iom_json_add(o, "end_utc", iom_json_utc(s->end_wall_ns));
+	iom_json_add(o, "end_ns", json_object_new_uint64(s->end_wall_ns));
+	iom_json_add(o, "targets", targets_json(s));
 
-	text = to_text(o);
+	text = iom_json_text(o);
 	json_object_put(o);
 	path = xasprintf("%s/study.json", dir);
 	ret = write_text(path, text, err, errlen);

@@ -13,7 +13,7 @@
  *   DIR/summary.csv       one row per run: appended (and fsync'd) after each run, rewritten whole
  *                         from runs/ by iom_summary_rebuild() at the end of a sweep
  *
- * Only result.c and report.c include <json-c/json.h>.
+ * Only jsonio.c, result.c and the report writers include <json-c/json.h>.
  */
 #ifndef IOM_RESULT_H
 #define IOM_RESULT_H

@@ -39,7 +39,6 @@
 #include "engine.h"
 #include "hooks.h"
 #include "journal.h"
-#include "report.h"
 #include "result.h"
 #include "run.h"
 #include "stage.h"
@@ -254,7 +253,7 @@ static void show_status(struct sweep *s, const struct iom_run *run, size_t pos)
 	ios = __atomic_load_n(&s->live.ios, __ATOMIC_RELAXED);
 	ns = __atomic_load_n(&s->live.ns, __ATOMIC_RELAXED);
 	if (s->run_t0 && ns)
-		iom_report_fmt_count(now_iops, sizeof(now_iops), (double)ios * 1e9 / (double)ns);
+		iom_count_format((double)ios * 1e9 / (double)ns, now_iops, sizeof(now_iops));
 	erase_status(s);
 	fprintf(s->out, "[run %u/%zu, %zu to go] %.60s  %s %s IOPS  elapsed %s  eta %s", run->index,
 		s->p->nruns, pos, desc, now_iops[0] ? "now" : "last",
@@ -747,9 +746,9 @@ static void print_progress(struct sweep *s, const struct iom_run *run,
 		    r->error ? r->error : "");
 		return;
 	}
-	iom_report_fmt_count(s->last_iops, sizeof(s->last_iops), tot->iops);
+	iom_count_format(tot->iops, s->last_iops, sizeof(s->last_iops));
 	snprintf(mbs, sizeof(mbs), "%.1f", tot->mb_s);
-	iom_report_fmt_lat(p99, sizeof(p99), (double)tot->lat.pct[iom_percentile_index(99)]);
+	iom_lat_format((double)tot->lat.pct[iom_percentile_index(99)], p99, sizeof(p99));
 	if (r->trace.file)
 		snprintf(trace, sizeof(trace), "  trace %.1f bytes per I/O%s", r->trace.bytes_per_io,
 			 r->trace.dropped ? " (records dropped)" : "");

@@ -391,3 +391,100 @@ int iom_pct_parse(const char *s, double min, double max, double *pct, char *err,
 	*pct = v;
 	return 0;
 }
+
+/* ---- numbers as people and files read them ---- */
+
+void iom_sig_format(double x, int sig, char *buf, size_t len)
+{
+	int dec;
+
+	if (!isfinite(x)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (x == 0) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	dec = sig - 1 - (int)floor(log10(fabs(x)));
+	if (dec < 0)
+		dec = 0;
+	snprintf(buf, len, "%.*f", dec, x);
+	/* 9.9996 at 4 figures prints "10.000": print it again at the right number of decimals. */
+	if (dec > 0 && fabs(strtod(buf, NULL)) >= pow(10, sig - dec))
+		snprintf(buf, len, "%.*f", dec - 1, x);
+}
+
+void iom_count_format(double x, char *buf, size_t len)
+{
+	static const char *const suffix[] = { "", "K", "M", "G", "T" };
+	char num[32];
+	size_t i = 0;
+
+	if (!isfinite(x)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (x < 99.95) {
+		iom_sig_format(x, 3, buf, len);
+		return;
+	}
+	if (x < 9999.5) {
+		snprintf(buf, len, "%.0f", x);
+		return;
+	}
+	while (i + 1 < IOM_ARRAY_SIZE(suffix) && x >= 999.95) {
+		x /= 1000;
+		i++;
+	}
+	iom_sig_format(x, 4, num, sizeof(num));
+	snprintf(buf, len, "%s%s", num, suffix[i]);
+}
+
+void iom_lat_format(double ns, char *buf, size_t len)
+{
+	static const char *const unit[] = { "ns", "µs", "ms", "s" };
+	char num[32];
+	size_t i = 0;
+
+	if (!isfinite(ns)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	while (i + 1 < IOM_ARRAY_SIZE(unit) && ns >= 999.5) {
+		ns /= 1000;
+		i++;
+	}
+	iom_sig_format(ns, 3, num, sizeof(num));
+	snprintf(buf, len, "%s%s", num, unit[i]);
+}
+
+void iom_double_format(double x, char *buf, size_t len)
+{
+	double ax = fabs(x);
+	int decimals;
+	char *dot, *end;
+
+	if (x == 0) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	if (ax >= 1e15 || ax < 1e-9) {
+		snprintf(buf, len, "%.9g", x);
+		return;
+	}
+	decimals = 8 - (int)floor(log10(ax));
+	if (decimals < 0)
+		decimals = 0;
+	snprintf(buf, len, "%.*f", decimals, x);
+	dot = strchr(buf, '.');
+	if (!dot)
+		return;
+	end = buf + strlen(buf) - 1;
+	while (end > dot && *end == '0')
+		*end-- = '\0';
+	if (end == dot)
+		*end = '\0';
+	if (strcmp(buf, "-0") == 0)
+		snprintf(buf, len, "0");
+}

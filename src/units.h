@@ -49,4 +49,22 @@ int iom_pct_parse(const char *s, double min, double max, double *pct, char *err,
  * *cpus is the caller's to free. Returns 0, or -EINVAL / -ERANGE with err. */
 int iom_cpulist_parse(const char *s, unsigned **cpus, unsigned *n, char *err, size_t errlen);
 
+/* ---- numbers as people and files read them ---- */
+
+/* x ≥ 0 at sig significant figures, no exponent: "57.76", "1234", "0.1234"; "-" when not
+ * finite. */
+void iom_sig_format(double x, int sig, char *buf, size_t len);
+
+/* A count at 3–4 significant figures with a decimal suffix: "56.3", "9040", "12.35K",
+ * "1.234M"; "-" when not finite. */
+void iom_count_format(double x, char *buf, size_t len);
+
+/* A latency in ns at 3 significant figures: "850ns", "70.9µs", "1.23ms"; "-" when not finite. */
+void iom_lat_format(double ns, char *buf, size_t len);
+
+/* A double as the files iomatrix writes hold it (runs/NNNNN.json, study.json, summary.csv, the
+ * csv and json reports): nine significant digits, no exponent for magnitudes in [1e-9, 1e15),
+ * trailing zeros trimmed, "-0" as "0". x must be finite. Needs at most 64 bytes. */
+void iom_double_format(double x, char *buf, size_t len);
+
 #endif

@@ -530,6 +530,37 @@ static void test_report_single_run(void **state)
 	}
 }
 
+/* `report --format csv` and summary.csv write a figure with the same digits (csv.h): a billion
+ * IOPS as 2500000000, not 2.5e+09 in one of them. */
+static void test_report_csv_digits_match_summary(void **state)
+{
+	static const struct spec runs[] = {
+		{ 0, 1, 1, IOM_RUN_OK, 2.5e9, 100, 200, 0.0000123456789, NULL },
+		{ 1, 1, 1, IOM_RUN_OK, 1.25e9, 80, 150, 0.5, NULL },
+	};
+	const char *dir = *state;
+	struct iom_report_opts_cli o = { .format = "csv" };
+	char err[IOM_ERRLEN] = "", *csv, *summary, *path;
+
+	make_study(dir, runs, IOM_ARRAY_SIZE(runs), 2);
+	assert_int_equal(iom_summary_rebuild(dir, err, sizeof(err)), 0);
+	path = xasprintf("%s/summary.csv", dir);
+	assert_int_equal(iom_read_file(path, &summary, NULL), 0);
+	csv = report_of(&dir, 1, &o);
+	for (size_t i = 0; i < 2; i++) {
+		const char *text = i ? summary : csv;
+
+		assert_non_null(strstr(text, ",2500000000,"));
+		assert_non_null(strstr(text, ",1250000000,"));
+		assert_non_null(strstr(text, ",0.0000123456789,"));
+		assert_null(strstr(text, "e+0"));
+		assert_null(strstr(text, "e-0"));
+	}
+	free(csv);
+	free(summary);
+	free(path);
+}
+
 static void test_report_single_vs_repeated(void **state)
 {
 	/* pvscsi repeated, lsi once: still no test, so no winner. */
@@ -1408,6 +1439,140 @@ static void test_report_json_parses(void **state)
 }
 
 /* Every Markdown table row has as many unescaped pipes as its table's header. */
+/* The formats are one table: names and aliases found, --run where it applies. */
+static void test_report_format_table(void **state)
+{
+	static const struct { const char *name, *is; bool run; } cases[] = {
+		{ "text", "text", true }, { "md", "md", false }, { "markdown", "md", false },
+		{ "csv", "csv", false }, { "json", "json", false }, { "html", "html", true },
+	};
+	const struct iom_report_format *f;
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		f = iom_report_format_find(cases[i].name);
+		assert_non_null(f);
+		assert_string_equal(f->name, cases[i].is);
+		assert_int_equal(f->takes_run, cases[i].run);
+		assert_non_null(f->write);
+	}
+	assert_ptr_equal(iom_report_format_find("markdown"), iom_report_format_find("md"));
+	assert_null(iom_report_format_find("xml"));
+	assert_null(iom_report_format_find("TEXT"));
+	assert_null(iom_report_format_find(NULL));
+}
+
+/* What the walk hands the Markdown and HTML writers: every section, in order, once. */
+struct walk_log {
+	char seq[64];
+	size_t n, verdict_rows, noisy_n, diffs_n;
+};
+
+static void log_step(struct walk_log *w, char c)
+{
+	if (w->n + 1 < sizeof(w->seq) && (!w->n || w->seq[w->n - 1] != c))
+		w->seq[w->n++] = c;
+}
+
+static void w_head(void *ctx, const struct iom_report *m) { (void)m; log_step(ctx, 'H'); }
+static bool w_verdict_begin(void *ctx, const struct iom_report *m)
+{
+	(void)m;
+	log_step(ctx, 'V');
+	return true;
+}
+static void w_verdict_row(void *ctx, const struct iom_report *m, size_t cv,
+			  const struct iom_report_tally *t)
+{
+	struct iom_report_tally want;
+
+	iom_report_tally(m, IOM_METRIC_LAT_P99, cv, &want);
+	assert_int_equal(t[IOM_METRIC_LAT_P99].won, want.won);
+	assert_int_equal(t[IOM_METRIC_LAT_P99].lost, want.lost);
+	((struct walk_log *)ctx)->verdict_rows++;
+	log_step(ctx, 'v');
+}
+static void w_body(void *ctx, const struct iom_report *m) { (void)m; log_step(ctx, 'B'); }
+static void w_notes(void *ctx, const struct iom_report *m, size_t n)
+{
+	(void)m;
+	((struct walk_log *)ctx)->noisy_n = n;
+	log_step(ctx, 'N');
+}
+static bool w_prov_begin(void *ctx, const struct iom_report *m, const struct iom_report_diff *d,
+			 size_t n)
+{
+	(void)m;
+	(void)d;
+	((struct walk_log *)ctx)->diffs_n = n;
+	log_step(ctx, 'P');
+	return true;
+}
+static void w_tail(void *ctx, const struct iom_report *m) { (void)m; log_step(ctx, 'T'); }
+
+/* Escapes nothing but marks every text the walk writes. */
+static void w_text(FILE *out, const char *s)
+{
+	fprintf(out, "'%s'", s);
+}
+
+static void test_report_walk_sections(void **state)
+{
+	static const char *const dirs[] = { BOOT1, BOOT2 };
+	struct walk_log w = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct iom_report_visitor v = {
+		.ctx = &w, .out = f, .text = w_text, .item_open = "<", .item_close = ">\n",
+		.strong_open = "*", .strong_close = "*", .head = w_head,
+		.verdict_begin = w_verdict_begin, .verdict_row = w_verdict_row, .body = w_body,
+		.row_open = "[", .row_close = "]\n", .cell_left = "(", .cell_right = "{",
+		.cell_close = ")", .list_open = "{{\n", .list_close = "}}\n",
+		.missing_title = "#missing\n", .excluded_title = "#excluded\n",
+		.notes_begin = w_notes, .provenance_begin = w_prov_begin, .tail = w_tail,
+	};
+	struct iom_report m;
+	char err[IOM_ERRLEN] = "";
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(iom_report_load_many(dirs, 2, NULL, &m, err, sizeof(err)), 0);
+	iom_report_walk(&m, &v);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(w.seq, "HVvBNPT");
+	assert_non_null(strstr(buf, "#missing\n{{\n<*'boot1'* has every cell>\n"));
+	assert_non_null(strstr(buf, "#excluded\n{{\n<run "));
+	assert_int_equal(w.verdict_rows, m.ncompared);
+	assert_int_equal(count_of(buf, "[("), w.noisy_n);    /* a row per noisy entry */
+	assert_true(w.noisy_n > 0);
+	assert_non_null(strstr(buf, ")('IOPS')"));       /* text cells left, numbers right */
+	assert_non_null(strstr(buf, " %')"));
+	assert_non_null(strstr(buf, "<*'boot1'* has every cell>\n"));
+	assert_non_null(strstr(buf, "<*'boot2'* lacks 2 of 30 cells: '1M wr100 qd32', "
+				    "'1M rd100 qd32'>\n"));
+	assert_int_equal(count_of(buf, "<run "), m.nexcluded);
+	assert_true(m.nexcluded > 0);
+	assert_int_equal(count_of(buf, " differs: "), w.diffs_n);
+	assert_true(w.diffs_n > 0);
+	free(buf);
+
+	/* every callback may be NULL; text then goes out as it is */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	v = (struct iom_report_visitor){ .out = f, .item_open = "", .item_close = "\n",
+					 .strong_open = "", .strong_close = "", .row_open = "",
+					 .row_close = "", .cell_left = "", .cell_right = "",
+					 .cell_close = "", .list_open = "", .list_close = "",
+					 .missing_title = "", .excluded_title = "" };
+	iom_report_walk(&m, &v);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "boot2 lacks 2 of 30 cells: 1M wr100 qd32, 1M rd100 qd32\n"));
+	free(buf);
+	iom_report_release(&m);
+}
+
 static void test_report_md_tables(void **state)
 {
 	char *md = boots("md");
@@ -1794,39 +1959,17 @@ static void test_report_read_only_run(void **state)
 	free(buf);
 }
 
-static void test_report_numbers_for_people(void **state)
-{
-	static const struct { double v; const char *count, *lat; } cases[] = {
-		{ 0, "0", "0ns" },
-		{ 950, "950", "950ns" },
-		{ 9999, "9999", "10.0µs" },
-		{ 12345, "12.35K", "12.3µs" },
-		{ 123456, "123.5K", "123µs" },
-		{ 1234567, "1.235M", "1.23ms" },
-		{ 2.5e9, "2.500G", "2.50s" },
-	};
-	char buf[32];
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		iom_report_fmt_count(buf, sizeof(buf), cases[i].v);
-		assert_string_equal(buf, cases[i].count);
-		iom_report_fmt_lat(buf, sizeof(buf), cases[i].v);
-		assert_string_equal(buf, cases[i].lat);
-	}
-	iom_report_fmt_count(buf, sizeof(buf), NAN);
-	assert_string_equal(buf, "-");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_report_numbers_for_people),
 		TEST_IN_TMPDIR(test_report_model_keeps_repetitions),
 		TEST_IN_TMPDIR(test_report_clear_win),
 		TEST_IN_TMPDIR(test_report_tie_by_p_noisy),
 		TEST_IN_TMPDIR(test_report_tie_by_min_effect),
 		TEST_IN_TMPDIR(test_report_single_run),
+		TEST_IN_TMPDIR(test_report_csv_digits_match_summary),
+		cmocka_unit_test(test_report_format_table),
+		cmocka_unit_test(test_report_walk_sections),
 		TEST_IN_TMPDIR(test_report_single_vs_repeated),
 		TEST_IN_TMPDIR(test_report_median_margin),
 		TEST_IN_TMPDIR(test_report_lower_is_better),

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,6 +274,56 @@ static void test_units_cpulist_parse(void **state)
 					   sizeof(err)), -EINVAL);
 }
 
+static void test_units_numbers_for_people(void **state)
+{
+	static const struct { double v; const char *count, *lat; } cases[] = {
+		{ 0, "0", "0ns" },
+		{ 950, "950", "950ns" },
+		{ 9999, "9999", "10.0µs" },
+		{ 12345, "12.35K", "12.3µs" },
+		{ 123456, "123.5K", "123µs" },
+		{ 1234567, "1.235M", "1.23ms" },
+		{ 2.5e9, "2.500G", "2.50s" },
+	};
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		iom_count_format(cases[i].v, buf, sizeof(buf));
+		assert_string_equal(buf, cases[i].count);
+		iom_lat_format(cases[i].v, buf, sizeof(buf));
+		assert_string_equal(buf, cases[i].lat);
+	}
+	iom_count_format(NAN, buf, sizeof(buf));
+	assert_string_equal(buf, "-");
+	iom_sig_format(9.99996, 4, buf, sizeof(buf));
+	assert_string_equal(buf, "10.00");
+}
+
+/* The one form of a double in every file written: 9 significant digits, no exponent. */
+static void test_units_double_format(void **state)
+{
+	static const struct { double v; const char *text; } cases[] = {
+		{ 0, "0" },
+		{ -0.0, "0" },
+		{ 1, "1" },
+		{ 12345.678901234, "12345.6789" },
+		{ 0.1, "0.1" },
+		{ 2.5e9, "2500000000" },
+		{ 1.234567891e-5, "0.0000123456789" },
+		{ 1e-12, "1e-12" },
+		{ 3e16, "3e+16" },
+		{ -47.25, "-47.25" },
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		iom_double_format(cases[i].v, buf, sizeof(buf));
+		assert_string_equal(buf, cases[i].text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +334,8 @@ int main(void)
 		cmocka_unit_test(test_units_duration_format),
 		cmocka_unit_test(test_units_pct_parse),
 		cmocka_unit_test(test_units_cpulist_parse),
+		cmocka_unit_test(test_units_numbers_for_people),
+		cmocka_unit_test(test_units_double_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,716 @@
+/*
+ * report_text — the text report (report.h): provenance, the winners table, the closing verdict
+ * and the notes beneath, for a storage engineer reading a terminal.
+ *
+ * One row per cell named in the compact words of the trade ("4K rnd rd70 qd32"), one column
+ * group per compared value, 4 significant figures with the unit in the text (12.35K IOPS,
+ * 70.9µs); a winner marked '*' (bold on a terminal) with its margin beneath, "tie" or
+ * "(+3.1%)" (single run) otherwise; column groups that do not fit the width continue in a
+ * further block. The closing verdict counts per compared value the cells won, tied and lost
+ * with the median margin. The DiskSpd-style report of a single run is report_run.c's.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "strbuf.h"
+#include "units.h"
+#include "util.h"
+
+#define DEFAULT_WIDTH 100
+#define MAX_EXCLUDED_SHOWN 20
+#define MAX_NOISY_SHOWN 20
+#define MAX_MISSING_SHOWN 12
+
+/* ---- lines built before they are printed (strbuf.h) ---- */
+
+/* Display width of UTF-8 text: continuation bytes take no column. */
+static int dispw(const char *s)
+{
+	int w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			w++;
+	return w;
+}
+
+/* Appends s padded to w columns (right-aligned unless left), bold when asked. */
+static void sb_cell(struct iom_strbuf *b, const char *s, int w, bool left, bool bold)
+{
+	int pad = w - dispw(s);
+
+	if (!left)
+		iom_strbuf_spaces(b, pad);
+	if (bold)
+		iom_strbuf_str(b, "\033[1m");
+	iom_strbuf_str(b, s);
+	if (bold)
+		iom_strbuf_str(b, "\033[0m");
+	if (left)
+		iom_strbuf_spaces(b, pad);
+}
+
+/* Prints the line without trailing spaces and empties b. */
+static void sb_line(struct iom_strbuf *b, FILE *out)
+{
+	while (b->len && b->s[b->len - 1] == ' ')
+		b->s[--b->len] = '\0';
+	fprintf(out, "%s\n", b->s ? b->s : "");
+	iom_strbuf_reset(b);
+}
+
+/* ---- the text report ---- */
+
+/* Prints text wrapped at spaces to width columns (keeping its leading spaces), continuation
+ * lines indented by indent. */
+static void print_wrapped(FILE *out, const char *text, unsigned width, int indent)
+{
+	const char *s = text;
+	int col = (int)strspn(s, " ");
+	bool first = true;
+
+	fprintf(out, "%*s", col, "");
+	s += col;
+	while (*s) {
+		size_t wl = strcspn(s, " ");
+		char word[1024];
+		int w;
+
+		snprintf(word, sizeof(word), "%.*s", (int)IOM_MIN(wl, sizeof(word) - 1), s);
+		w = dispw(word);
+		if (!first && col + 1 + w > (int)width) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		} else if (!first) {
+			fputc(' ', out);
+			col++;
+		}
+		fputs(word, out);
+		col += w;
+		first = false;
+		s += wl;
+		while (*s == ' ')
+			s++;
+	}
+	fputc('\n', out);
+}
+
+/* What one (cell, compared value, metric) shows: "*12.20K", "81.0µs~", "failed". */
+static void entry_text(const struct iom_report *m, size_t cell, size_t cv, enum iom_metric k,
+		       const struct iom_report_verdict *vd, bool winners, char *buf, size_t len)
+{
+	const struct iom_report_reps *r = &m->cells[cell].by[cv];
+	char num[48];
+	bool noisy;
+
+	if (r->n == 0) {
+		snprintf(buf, len, "%s", k != IOM_METRIC_IOPS ? "-" : r->failed ? "failed" :
+					 r->stalled ? "stalled" : r->interrupted ? "intr." : "-");
+		return;
+	}
+	noisy = r->n >= 2 && iom_stats_cv(r->v[k], r->n) * 100 > m->opts.max_cv_pct;
+	iom_report_fmt_value(num, sizeof(num), k, iom_report_mean(r, k));
+	snprintf(buf, len, "%s%s%s%s", winners && vd->winner == (int)cv ? "*" : "", num,
+		 noisy ? "~" : "", r->stalled && k == IOM_METRIC_IOPS ? "!" : "");
+}
+
+/* Beneath the table: "stalled runs left out of verdicts: run 5 (no I/O completed for 4.0 s,
+ * from 1.2 s into the window)", wrapped. */
+static void stalled_note(FILE *out, const struct iom_report *m, unsigned width)
+{
+	struct iom_strbuf b = { 0 };
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nexcluded; i++) {
+		const struct iom_report_excluded *e = &m->excluded[i];
+
+		if (!e->stalled)
+			continue;
+		if (n == MAX_EXCLUDED_SHOWN) {
+			iom_strbuf_printf(&b, ", …");
+			break;
+		}
+		iom_strbuf_printf(&b, "%s run %" PRIu32 "%s%s (%s)", n ? "," : "", e->run,
+			  m->nsrc > 1 ? " of " : "", m->nsrc > 1 ? m->src[e->src].name : "",
+			  e->error ? e->error : "stalled");
+		n++;
+	}
+	if (n) {
+		char *line = xasprintf("stalled runs left out of verdicts:%s", iom_strbuf_get(&b));
+
+		fputc('\n', out);
+		print_wrapped(out, line, width, 2);
+		free(line);
+	}
+	free(b.s);
+}
+
+/* What the line beneath a row shows under the best value: "+20.8%", "tie", "(+3.1%)". */
+static bool beneath_text(enum iom_metric k, const struct iom_report_verdict *vd, char *buf,
+			 size_t len)
+{
+	char mg[32];
+
+	buf[0] = '\0';
+	switch (vd->kind) {
+	case IOM_VERDICT_WIN:
+		iom_report_fmt_margin(buf, len, k, vd->margin_pct);
+		return true;
+	case IOM_VERDICT_TIE:
+		snprintf(buf, len, "tie");
+		return true;
+	case IOM_VERDICT_SINGLE_RUN:
+		iom_report_fmt_margin(mg, sizeof(mg), k, vd->margin_pct);
+		snprintf(buf, len, "(%s)", mg);
+		return true;
+	default:
+		return false;
+	}
+}
+
+struct table {
+	const struct iom_report *m;
+	bool color, winners;
+	int labelw;
+	int colw[IOM_NMETRIC];
+	int groupw;
+	char **label;                      /* per cell */
+	struct iom_report_verdict *vd;     /* per cell × metric */
+	unsigned nkind[4];                 /* verdicts of each kind */
+	bool noisy;
+	bool stalled;                      /* some shown value left a stalled run out */
+};
+
+#define GROUP_GAP 3
+
+static void table_measure(struct table *t)
+{
+	const struct iom_report *m = t->m;
+	char buf[64];
+
+	t->labelw = dispw("cell");
+	for (size_t c = 0; c < m->ncells; c++)
+		t->labelw = IOM_MAX(t->labelw, dispw(t->label[c]));
+	t->groupw = 0;
+	for (int k = 0; k < IOM_NMETRIC; k++) {
+		t->colw[k] = IOM_MAX(dispw(iom_metrics[k].title), 6);
+		for (size_t c = 0; c < m->ncells; c++) {
+			const struct iom_report_verdict *vd = &t->vd[c * IOM_NMETRIC + k];
+
+			for (size_t v = 0; v < m->ncompared; v++) {
+				entry_text(m, c, v, k, vd, t->winners, buf, sizeof(buf));
+				t->colw[k] = IOM_MAX(t->colw[k], dispw(buf));
+			}
+			if (t->winners && beneath_text((enum iom_metric)k, vd, buf, sizeof(buf)))
+				t->colw[k] = IOM_MAX(t->colw[k], dispw(buf));
+		}
+		t->groupw += t->colw[k] + (k ? 1 : 0);
+	}
+	for (size_t v = 0; v < m->ncompared; v++)
+		t->groupw = IOM_MAX(t->groupw, dispw(m->compared[v]) + 2);
+}
+
+/* The group title: " lsi-sas " centered in dashes over the group's width. */
+static void group_title(struct iom_strbuf *b, const char *name, int w)
+{
+	int nw = dispw(name) + 2, left = (w - nw) / 2, right = w - nw - left;
+
+	for (int i = 0; i < left; i++)
+		iom_strbuf_str(b, "-");
+	iom_strbuf_str(b, " ");
+	iom_strbuf_str(b, name);
+	iom_strbuf_str(b, " ");
+	for (int i = 0; i < right; i++)
+		iom_strbuf_str(b, "-");
+}
+
+/* The gap before a column group, and the slack of a group widened by its title. */
+static void group_start(struct iom_strbuf *b, const struct table *t, bool first)
+{
+	int used = 0;
+
+	for (int k = 0; k < IOM_NMETRIC; k++)
+		used += t->colw[k] + (k ? 1 : 0);
+	iom_strbuf_spaces(b, (first ? 2 : GROUP_GAP) + t->groupw - used);
+}
+
+static void table_block(FILE *out, struct table *t, size_t from, size_t to)
+{
+	const struct iom_report *m = t->m;
+	struct iom_strbuf b = { 0 };
+	char buf[64];
+
+	iom_strbuf_spaces(&b, t->labelw);
+	for (size_t v = from; v < to; v++) {
+		iom_strbuf_spaces(&b, v == from ? 2 : GROUP_GAP);
+		group_title(&b, m->compared[v], t->groupw);
+	}
+	sb_line(&b, out);
+	sb_cell(&b, "cell", t->labelw, true, false);
+	for (size_t v = from; v < to; v++) {
+		group_start(&b, t, v == from);
+		for (int k = 0; k < IOM_NMETRIC; k++) {
+			iom_strbuf_spaces(&b, k ? 1 : 0);
+			sb_cell(&b, iom_metrics[k].title, t->colw[k], false, false);
+		}
+	}
+	sb_line(&b, out);
+	for (size_t c = 0; c < m->ncells; c++) {
+		bool beneath = false;
+
+		sb_cell(&b, t->label[c], t->labelw, true, false);
+		for (size_t v = from; v < to; v++) {
+			group_start(&b, t, v == from);
+			for (int k = 0; k < IOM_NMETRIC; k++) {
+				const struct iom_report_verdict *vd = &t->vd[c * IOM_NMETRIC + k];
+				bool win = t->winners && vd->winner == (int)v;
+
+				entry_text(m, c, v, k, vd, t->winners, buf, sizeof(buf));
+				iom_strbuf_spaces(&b, k ? 1 : 0);
+				sb_cell(&b, buf, t->colw[k], false, win && t->color);
+				beneath |= t->winners && vd->best == (int)v && vd->kind != IOM_VERDICT_NONE;
+			}
+		}
+		sb_line(&b, out);
+		if (!beneath)
+			continue;
+		iom_strbuf_spaces(&b, t->labelw);
+		for (size_t v = from; v < to; v++) {
+			group_start(&b, t, v == from);
+			for (int k = 0; k < IOM_NMETRIC; k++) {
+				const struct iom_report_verdict *vd = &t->vd[c * IOM_NMETRIC + k];
+
+				buf[0] = '\0';
+				if (vd->best == (int)v)
+					beneath_text((enum iom_metric)k, vd, buf, sizeof(buf));
+				iom_strbuf_spaces(&b, k ? 1 : 0);
+				sb_cell(&b, buf, t->colw[k], false, false);
+			}
+		}
+		sb_line(&b, out);
+	}
+	free(b.s);
+}
+
+/* "10/1/1 +8.1%" (won/tied/lost[/single], median margin). */
+static void tally_text(const struct iom_report_tally *t, enum iom_metric k, bool single,
+		       char *buf, size_t len)
+{
+	char mg[32];
+
+	iom_report_fmt_margin(mg, sizeof(mg), k, t->median_margin_pct);
+	if (single)
+		snprintf(buf, len, "%u/%u/%u/%u %s", t->won, t->tied, t->lost, t->single_run, mg);
+	else
+		snprintf(buf, len, "%u/%u/%u %s", t->won, t->tied, t->lost, mg);
+}
+
+/* The closing verdict: per compared value and metric, cells won, tied, lost; median margin. */
+static void verdict_block(FILE *out, const struct table *t, unsigned width)
+{
+	const struct iom_report *m = t->m;
+	struct iom_report_tally *ty = xcalloc(m->ncompared * IOM_NMETRIC + 1, sizeof(*ty));
+	bool single = t->nkind[IOM_VERDICT_SINGLE_RUN] > 0;
+	int colw[IOM_NMETRIC], labelw = 0, total;
+	char buf[96];
+	struct iom_strbuf b = { 0 };
+
+	for (size_t v = 0; v < m->ncompared; v++) {
+		labelw = IOM_MAX(labelw, dispw(m->compared[v]));
+		for (int k = 0; k < IOM_NMETRIC; k++)
+			iom_report_tally(m, (enum iom_metric)k, v, &ty[v * IOM_NMETRIC + k]);
+	}
+	total = labelw;
+	for (int k = 0; k < IOM_NMETRIC; k++) {
+		colw[k] = dispw(iom_metrics[k].title);
+		for (size_t v = 0; v < m->ncompared; v++) {
+			tally_text(&ty[v * IOM_NMETRIC + k], (enum iom_metric)k, single, buf,
+				   sizeof(buf));
+			colw[k] = IOM_MAX(colw[k], dispw(buf));
+		}
+		total += 2 + colw[k];
+	}
+	fprintf(out, "verdict over %zu cells: won/tied/lost%s, median margin\n", m->ncells,
+		single ? "/single run" : "");
+	if (total <= (int)width) {
+		iom_strbuf_spaces(&b, labelw);
+		for (int k = 0; k < IOM_NMETRIC; k++) {
+			iom_strbuf_spaces(&b, 2);
+			sb_cell(&b, iom_metrics[k].title, colw[k], true, false);
+		}
+		sb_line(&b, out);
+		for (size_t v = 0; v < m->ncompared; v++) {
+			sb_cell(&b, m->compared[v], labelw, true, false);
+			for (int k = 0; k < IOM_NMETRIC; k++) {
+				tally_text(&ty[v * IOM_NMETRIC + k], (enum iom_metric)k, single, buf,
+					   sizeof(buf));
+				iom_strbuf_spaces(&b, 2);
+				sb_cell(&b, buf, colw[k], true, false);
+			}
+			sb_line(&b, out);
+		}
+	} else {
+		for (size_t v = 0; v < m->ncompared; v++) {
+			iom_strbuf_printf(&b, "%s:", m->compared[v]);
+			for (int k = 0; k < IOM_NMETRIC; k++) {
+				tally_text(&ty[v * IOM_NMETRIC + k], (enum iom_metric)k, single, buf,
+					   sizeof(buf));
+				iom_strbuf_printf(&b, " %s %s%s", iom_metrics[k].title, buf,
+					  k + 1 < IOM_NMETRIC ? ";" : "");
+			}
+			print_wrapped(out, iom_strbuf_get(&b), width, 2);
+			b.len = 0;
+		}
+	}
+	free(b.s);
+	free(ty);
+}
+
+static void noisy_block(FILE *out, const struct iom_report *m, unsigned width)
+{
+	struct iom_report_noisy *nz;
+	size_t n = iom_report_noisy_list(m, &nz), shown = 0;
+	bool *done = xcalloc(n + 1, sizeof(*done));
+	struct iom_strbuf b = { 0 };
+
+	if (n)
+		fprintf(out, "\nnoisy (CV above %g%%): more repetitions would settle these\n",
+			m->opts.max_cv_pct);
+	/* One line per (cell, compared value), its noisy metrics together. */
+	for (size_t i = 0; i < n; i++) {
+		unsigned suggest = 0;
+		char *label;
+		bool firstm = true;
+
+		if (done[i])
+			continue;
+		if (shown++ == MAX_NOISY_SHOWN) {
+			fprintf(out, "  … and more (the JSON and CSV reports list every one)\n");
+			break;
+		}
+		label = iom_report_cell_label(m, nz[i].cell);
+		iom_strbuf_printf(&b, "  %s, %s:", label, m->compared[nz[i].compared]);
+		for (size_t j = i; j < n && nz[j].cell == nz[i].cell; j++) {
+			if (nz[j].compared != nz[i].compared)
+				continue;
+			done[j] = true;
+			iom_strbuf_printf(&b, "%s %s %.1f%%", firstm ? "" : ",",
+				  iom_metrics[nz[j].metric].title, nz[j].cv_pct);
+			firstm = false;
+			suggest = IOM_MAX(suggest, nz[j].suggest);
+		}
+		iom_strbuf_printf(&b, " (%zu runs", nz[i].n);
+		if (suggest > nz[i].n)
+			iom_strbuf_printf(&b, "; about %s%u would settle it",
+					  suggest >= IOM_REPORT_MAX_SUGGEST ? "> " : "", suggest);
+		iom_strbuf_str(&b, ")");
+		print_wrapped(out, iom_strbuf_get(&b), width, 4);
+		b.len = 0;
+		free(label);
+	}
+	free(b.s);
+	free(done);
+	free(nz);
+}
+
+static void missing_block(FILE *out, const struct iom_report *m, unsigned width)
+{
+	struct iom_strbuf b = { 0 };
+	bool any = false;
+
+	if (m->nsrc < 2)
+		return;
+	fputc('\n', out);
+	for (size_t s = 0; s < m->nsrc; s++) {
+		size_t *cells, n = iom_report_missing(m, s, &cells);
+
+		if (n) {
+			any = true;
+			iom_strbuf_printf(&b, "%s lacks %zu of %zu cells:", m->src[s].name, n, m->ncells);
+			for (size_t i = 0; i < n && i < MAX_MISSING_SHOWN; i++) {
+				char *l = iom_report_cell_label(m, cells[i]);
+
+				iom_strbuf_printf(&b, " %s%s", l, i + 1 < n ? "," : "");
+				free(l);
+			}
+			if (n > MAX_MISSING_SHOWN)
+				iom_strbuf_printf(&b, " … and %zu more", n - MAX_MISSING_SHOWN);
+			print_wrapped(out, iom_strbuf_get(&b), width, 2);
+			b.len = 0;
+		}
+		free(cells);
+	}
+	if (any)
+		fprintf(out, "compared on the cells they share; the others have no winner\n");
+	else
+		fprintf(out, "every cell is in every directory\n");
+	free(b.s);
+}
+
+static void print_excluded(FILE *out, const struct iom_report *m)
+{
+	size_t shown = IOM_MIN(m->nexcluded, (size_t)MAX_EXCLUDED_SHOWN);
+
+	if (!m->nexcluded)
+		return;
+	for (size_t i = 0; i < m->nexcluded; i++)
+		if (!m->excluded[i].stalled)
+			break;
+		else if (i + 1 == m->nexcluded)
+			return; /* every one stalled: the note beneath the table named them */
+	fprintf(out, "\nruns left out:\n");
+	for (size_t i = 0; i < shown; i++) {
+		const struct iom_report_excluded *e = &m->excluded[i];
+		char *words;
+
+		if (e->stalled)
+			continue; /* named beneath the table */
+		words = iom_report_varying_words(m, e->cell);
+
+		fprintf(out, "  run %" PRIu32 "%s%s (%s%s%s): %s%s%s\n", e->run,
+			m->nsrc > 1 ? " of " : "", m->nsrc > 1 ? m->src[e->src].name : "",
+			m->compared[e->compared], *words ? " " : "", words,
+			iom_report_excluded_status(e), e->error ? ": " : "", e->error ? e->error : "");
+		free(words);
+	}
+	if (m->nexcluded > shown)
+		fprintf(out, "  … and %zu more (summary.csv lists every run)\n", m->nexcluded - shown);
+}
+
+static void print_source(FILE *out, const struct iom_report *m, size_t i, unsigned width)
+{
+	const struct iom_report_source *src = &m->src[i];
+	const struct iom_study_info *s = &src->study;
+	char start[32] = "?", end[32] = "unfinished";
+	const char *kernel = s->kernel ? s->kernel : "?";
+	char *line;
+
+	if (s->start_wall_ns)
+		iom_format_utc(start, sizeof(start), s->start_wall_ns);
+	if (s->end_wall_ns)
+		iom_format_utc(end, sizeof(end), s->end_wall_ns);
+	if (m->nsrc > 1) {
+		/* Several directories: the name, then when and where, then what ran it. */
+		line = xasprintf("%s: study '%s' in %s", src->name, s->name ? s->name : "?",
+				 src->dir);
+		print_wrapped(out, line, width, 4);
+		free(line);
+		line = xasprintf("  %s … %s on %s, kernel %.*s", start, end, s->host ? s->host : "?",
+				 (int)strcspn(kernel, " "), kernel);
+		print_wrapped(out, line, width, 4);
+		free(line);
+		fprintf(out, "  iomatrix %s, plan %016" PRIx64 "\n",
+			s->tool_version ? s->tool_version : "?", s->plan_hash);
+	} else {
+		line = xasprintf("study '%s' in %s, %s … %s", s->name ? s->name : "?", src->dir,
+				 start, end);
+		print_wrapped(out, line, width, 4);
+		free(line);
+		/* The kernel's release; its build string is in study.json. */
+		line = xasprintf("iomatrix %s, plan %016" PRIx64 ", host %s, kernel %.*s",
+				 s->tool_version ? s->tool_version : "?", s->plan_hash,
+				 s->host ? s->host : "?", (int)strcspn(kernel, " "), kernel);
+		print_wrapped(out, line, width, 4);
+		free(line);
+	}
+	if (m->nsrc < 2)
+		return;
+	for (size_t t = 0; t < s->ntargets; t++) {
+		const struct iom_study_target *x = &s->targets[t];
+		const char *drv = x->has_facts && x->facts.driver ? x->facts.driver : x->controller;
+		struct iom_strbuf b = { 0 };
+
+		iom_strbuf_printf(&b, "  %s: %s", x->label ? x->label : "?", x->path ? x->path : "?");
+		if (drv)
+			iom_strbuf_printf(&b, ", %s", drv);
+		if (x->has_facts && x->facts.model)
+			iom_strbuf_printf(&b, ", %s%s%s", x->facts.vendor ? x->facts.vendor : "",
+				  x->facts.vendor ? " " : "", x->facts.model);
+		if (x->has_facts && x->facts.scheduler)
+			iom_strbuf_printf(&b, ", scheduler %s", x->facts.scheduler);
+		print_wrapped(out, iom_strbuf_get(&b), width, 4);
+		free(b.s);
+	}
+}
+
+static void print_provenance(FILE *out, const struct iom_report *m, unsigned width)
+{
+	struct iom_report_diff *d;
+	size_t nd;
+
+	for (size_t i = 0; i < m->nsrc; i++)
+		print_source(out, m, i, width);
+	if (m->nsrc < 2)
+		return;
+	nd = iom_report_diffs(m, &d);
+	if (!nd)
+		fprintf(out, "no differences in tool, plan, host, kernel, CPU or devices\n");
+	if (nd)
+		fprintf(out, "differences between the directories:\n");
+	for (size_t i = 0; i < nd; i++) {
+		char *text = iom_report_diff_text(m, &d[i]);
+		char *line = xasprintf("  %s", text);
+
+		print_wrapped(out, line, width, 4);
+		free(line);
+		free(text);
+	}
+	iom_report_diffs_free(d, nd);
+	if (m->qualified)
+		fprintf(out, "a value that measured the same cell in two directories is named "
+			     "value@directory\n");
+}
+
+int iom_report_print_winners(FILE *out, const struct iom_report *m,
+			     const struct iom_report_opts_cli *o)
+{
+	struct table t = { .m = m };
+	unsigned width = o && o->width ? o->width : DEFAULT_WIDTH;
+	size_t nmin = SIZE_MAX, nmax = 0;
+	char *fixed;
+	int color = o ? o->color : -1;
+
+	t.color = color < 0 ? isatty(fileno(out)) : color > 0;
+	t.winners = m->ncompared > 1;
+	fprintf(out, "%zu run%s: %zu ok", m->nruns, m->nruns == 1 ? "" : "s", m->nok);
+	if (m->nexcluded) {
+		size_t nstalled = 0;
+
+		for (size_t i = 0; i < m->nexcluded; i++)
+			nstalled += m->excluded[i].stalled;
+		fprintf(out, ", %zu left out (%s)", m->nexcluded,
+			nstalled == m->nexcluded ? "stalled" :
+			nstalled ? "failed, interrupted or stalled" : "failed or interrupted");
+	}
+	if (m->ndamaged)
+		fprintf(out, "; %zu more missing or damaged (listed below)", m->ndamaged);
+	fprintf(out, "\ncompared: %s", m->compare);
+	{
+		size_t w = strlen("compared: ") + strlen(m->compare) + 3;
+
+		for (size_t v = 0; v < m->ncompared; v++)
+			w += (size_t)dispw(m->compared[v]) + 2;
+		if (w <= width) {
+			for (size_t v = 0; v < m->ncompared; v++)
+				fprintf(out, "%s%s", v ? ", " : " (", m->compared[v]);
+			fprintf(out, "%s", m->ncompared ? ")" : "");
+		} else {
+			fprintf(out, " (%zu values)", m->ncompared);
+		}
+	}
+	fputc('\n', out);
+	if (m->ncells == 0) {
+		fprintf(out, "no finished runs to report\n");
+		return ferror(out) ? -EIO : 0;
+	}
+
+	t.label = xcalloc(m->ncells, sizeof(*t.label));
+	t.vd = xcalloc(m->ncells * IOM_NMETRIC, sizeof(*t.vd));
+	for (size_t c = 0; c < m->ncells; c++) {
+		t.label[c] = iom_report_cell_label(m, c);
+		for (int k = 0; k < IOM_NMETRIC; k++) {
+			struct iom_report_verdict *vd = &t.vd[c * IOM_NMETRIC + k];
+
+			iom_report_verdict(m, c, (enum iom_metric)k, vd);
+			t.nkind[vd->kind]++;
+			t.noisy |= vd->noisy;
+		}
+		for (size_t v = 0; v < m->ncompared; v++) {
+			size_t n = m->cells[c].by[v].n;
+
+			t.stalled |= n && m->cells[c].by[v].stalled;
+			if (n) {
+				nmin = IOM_MIN(nmin, n);
+				nmax = IOM_MAX(nmax, n);
+			}
+		}
+	}
+	fixed = iom_report_fixed_words(m);
+	if (*fixed && m->ncells > 1)
+		fprintf(out, "the same in every cell: %s\n", fixed);
+	free(fixed);
+	if (nmax == 0)
+		fprintf(out, "no run finished: nothing to compare\n");
+	else if (nmin == nmax && nmax == 1)
+		fprintf(out, "figures: one run each");
+	else if (nmin == nmax)
+		fprintf(out, "figures: mean of %zu repetitions", nmax);
+	else
+		fprintf(out, "figures: mean of %zu to %zu repetitions", nmin, nmax);
+	if (nmax && !t.winners)
+		fprintf(out, "; one %s: no winners", m->compare);
+	if (nmax && t.noisy)
+		fprintf(out, "; ~ noisy: CV above %g%%", m->opts.max_cv_pct);
+	if (nmax && t.stalled)
+		fprintf(out, "; ! a stalled run left out");
+	if (nmax)
+		fputc('\n', out);
+	if (nmax && t.winners && (t.nkind[IOM_VERDICT_WIN] || t.nkind[IOM_VERDICT_TIE]))
+		fprintf(out, "* winner: better by more than %g%% with Welch p < %g, its margin "
+			     "beneath; else 'tie'\n", m->opts.min_effect_pct, m->opts.alpha);
+	if (nmax && t.winners && t.nkind[IOM_VERDICT_SINGLE_RUN])
+		fprintf(out, "(+x%%) beneath the best: single run — no significance, no winner\n");
+	if (nmax)
+		fprintf(out, "lat avg, lat p99: latency of all I/O; CPU/IO: iomatrix CPU µs per I/O; "
+			     "MB/s: 10^6 bytes/s\n");
+	fputc('\n', out);
+
+	table_measure(&t);
+	for (size_t from = 0; from < m->ncompared;) {
+		size_t to = from + 1;
+
+		while (to < m->ncompared &&
+		       (unsigned)(t.labelw + 2 + (int)(to - from + 1) * (t.groupw + GROUP_GAP) -
+				  GROUP_GAP) <= width)
+			to++;
+		if (from)
+			fputc('\n', out);
+		table_block(out, &t, from, to);
+		from = to;
+	}
+	stalled_note(out, m, width);
+	if (t.winners && nmax) {
+		fputc('\n', out);
+		verdict_block(out, &t, width);
+	}
+	noisy_block(out, m, width);
+	missing_block(out, m, width);
+	print_excluded(out, m);
+	for (size_t c = 0; c < m->ncells; c++)
+		free(t.label[c]);
+	free(t.label);
+	free(t.vd);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* The runs the report cannot show, each with why and what redoes it. */
+static void print_damaged(FILE *out, const struct iom_report *m)
+{
+	if (!m->ndamaged)
+		return;
+	fprintf(out, "\nruns not in the report (missing or damaged):\n");
+	for (size_t i = 0; i < m->ndamaged; i++) {
+		char *line = iom_report_damaged_text(m, &m->damaged[i]);
+
+		fprintf(out, "  %s\n", line);
+		free(line);
+	}
+}
+
+int iom_report_write_text(FILE *out, const struct iom_report *m,
+			  const struct iom_report_opts_cli *o, char *err, size_t errlen)
+{
+	if (!o || !o->brief) {
+		print_provenance(out, m, o && o->width ? o->width : DEFAULT_WIDTH);
+		fputc('\n', out);
+	}
+	iom_report_print_winners(out, m, o);
+	print_damaged(out, m);
+	return iom_report_out_status(out, err, errlen);
+}
