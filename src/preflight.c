@@ -2,9 +2,10 @@
  * preflight — a plan checked against this machine before a sweep, writing nothing. See
  * preflight.h for what is checked and how the space estimates are made.
  *
- * Only stat, lstat, access, statvfs and a read-only open of block devices (for BLKGETSIZE64)
- * touch the system: no file is created or opened for writing, so nothing here can change a
- * target, a directory's listing or a device.
+ * Only stat, lstat, access, statvfs and read-only opens (of block devices for BLKGETSIZE64, and
+ * of a target or its directory for io_uring.iopoll's check of the device's poll queues) touch
+ * the system: no file is created or opened for writing, so nothing here can change a target, a
+ * directory's listing or a device.
  */
 #include "preflight.h"
 
@@ -21,6 +22,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "util.h"
 
 /* The scratch files that will be created or extended on one filesystem. */
@@ -376,7 +378,37 @@ static void check_fs_target(struct pf *s, size_t t)
 struct use {
 	bool used, writes;
 	int64_t min_read_pct;
+	int polled;           /* an engine that polls completions (io_uring), +1; 0: none */
+	bool polled_buffered; /* one of its cells has direct = false */
 };
+
+/*
+ * io_uring.iopoll on target t, which a polling engine drives: the device's poll queues (for a
+ * file, those of its filesystem's device; for a file still to be made, its directory's) are
+ * read now, not at 2 a.m. A filesystem-dimension target's filesystem does not exist yet; its
+ * runs check it as they start.
+ */
+static void check_iopoll(struct pf *s, size_t t, const struct use *u)
+{
+	const struct iom_target *tg = &s->m->targets[t];
+	char err[IOM_ERRLEN], *dir = NULL;
+	int fd;
+
+	if (!s->m->iopoll || !u->polled || tg->fs_type)
+		return;
+	fd = open(tg->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT) {
+		dir = parent_of(tg->path);
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	free(dir);
+	if (fd < 0)
+		return; /* what is missing is said by check_target() */
+	if (iom_engine_check((enum iom_engine_kind)(u->polled - 1), fd, IOM_ENGINE_IOPOLL,
+			     !u->polled_buffered, NULL, err, sizeof(err)) < 0)
+		diag(s, true, tg->line, "target '%s': %s", tg->label, err);
+	close(fd);
+}
 
 static bool run_pending(const struct pf *s, const struct iom_run *r)
 {
@@ -518,6 +550,11 @@ int iom_preflight_check(const struct iom_plan *p, const struct iom_preflight_opt
 			u[t].min_read_pct = c->v[IOM_DIM_READ_PCT];
 		u[t].used = true;
 		u[t].writes |= c->v[IOM_DIM_READ_PCT] < 100;
+		if (iom_engine_has((enum iom_engine_kind)c->v[IOM_DIM_ENGINE],
+				   IOM_ENGINE_CAP_POLLED)) {
+			u[t].polled = (int)c->v[IOM_DIM_ENGINE] + 1;
+			u[t].polled_buffered |= !c->v[IOM_DIM_DIRECT];
+		}
 	}
 	for (size_t t = 0; t < p->m->ntargets; t++) {
 		if (!u[t].used)
@@ -528,6 +565,7 @@ int iom_preflight_check(const struct iom_plan *p, const struct iom_preflight_opt
 			check_fs_target(&s, t);
 		else
 			check_target(&s, t, u[t].writes, u[t].min_read_pct);
+		check_iopoll(&s, t, &u[t]);
 	}
 	report_space(&s);
 	check_traces(&s);

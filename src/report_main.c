@@ -50,13 +50,6 @@ const struct iom_report_format *iom_report_format_find(const char *name)
 	return NULL;
 }
 
-int iom_report_out_status(FILE *out, char *err, size_t errlen)
-{
-	if (!ferror(out))
-		return 0;
-	return iom_err(err, errlen, EIO, "cannot write the report: %s", strerror(EIO));
-}
-
 /* "text, md, csv, json or html" (every format), or "text and html" (those that take --run). */
 static char *format_list(bool run_only)
 {

@@ -2,7 +2,8 @@
  * report_words — the model in the words of the trade (report.h): a metric's value ("12.35K",
  * "70.9µs") and margin ("+14.2%"), a cell's compact words ("4K rnd rd70 qd32"), the words of
  * what every cell shares, an excluded run's status, and the reverse: finding the cell that
- * words (or a row number of the winners table) name. Every writer names cells this way.
+ * words (or a row number of the winners table) name. Every writer names cells this way, and
+ * ends with iom_report_out_status().
  */
 #include "report.h"
 
@@ -225,4 +226,13 @@ void iom_report_study_names(FILE *out, const struct iom_report *m,
 		else
 			fputs(n, out);
 	}
+}
+
+/* Every writer ends with this (report.h): it sits here, below the writers and the table of
+ * formats that calls them, so that no writer imports the module that picks it. */
+int iom_report_out_status(FILE *out, char *err, size_t errlen)
+{
+	if (!ferror(out))
+		return 0;
+	return iom_err(err, errlen, EIO, "cannot write the report: %s", strerror(EIO));
 }

@@ -3,7 +3,7 @@
 # `run` and `resume` refuse the same before they write anything (no "N runs into DIR" line, no
 # results directory, no scratch file, the directory listing unchanged).
 # Without root: a scratch file in a directory that does not exist; one larger than the free
-# space of /dev/shm; a missing device path; a sweep that can run (exit 0); a resume whose
+# space of /dev/shm; io_uring.iopoll on a filesystem without poll queues; a missing device path; a sweep that can run (exit 0); a resume whose
 # scratch directory went away. With root (skipped with a note otherwise): a 10M scratch file
 # on a 2M tmpfs, two that fit alone but not together, a read-only directory, the trace
 # estimate against a small results filesystem (a warning, exit 0), and on a loop device
@@ -47,6 +47,19 @@ timing = { warmup = "0s"; duration = "100ms"; };
 CFG
 refused nodir.cfg 5 "target 'lost': directory 'no/such/dir' does not exist"
 [ -e ok.scratch ] && die "the good target's scratch file was made by a refused sweep"
+
+# io_uring.iopoll where the scratch file's filesystem has no poll queues (this directory's:
+# tmpfs, or a disk without poll queues): refused at check, not at the run (line 4)
+cat >iopoll.cfg <<'CFG'
+iomatrix = 1;
+io_uring = { iopoll = true; };
+targets = (
+  { label = "p"; path = "p.scratch"; size = "1M"; }
+);
+workload = { engine = ["io_uring", "psync"]; direct = true; read_pct = 100; };
+timing = { warmup = "0s"; duration = "100ms"; };
+CFG
+refused iopoll.cfg 4 "target 'p': io_uring.iopoll: "
 
 # a scratch file larger than the free space of /dev/shm (line 4)
 free_k=$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')
