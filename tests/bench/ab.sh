@@ -19,7 +19,7 @@ PAIRS=${AB_PAIRS:-5}
 SECS=${AB_SECS:-2}
 WARM=${AB_WARMUP:-1}
 TARGETS=${AB_TARGETS:-loop disk null}
-WORKLOADS=${AB_WORKLOADS:-rr4k-qd32 rr4k-qd1 rw4k-70-qd32-t2 sr1m-qd8 rw16k-50-qd2-t4}
+WORKLOADS=${AB_WORKLOADS:-}
 DIR=${AB_DIR:-/var/tmp/iomatrix-ab}
 SIZE=${AB_SIZE:-1G}
 PIN=${AB_PIN-$(( $(nproc) - 1 ))}
@@ -54,17 +54,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-workload() { # bs qd threads read_pct pattern
-	case $1 in
-	rr4k-qd32) echo "4K 32 1 100 random" ;;
-	rr4k-qd1) echo "4K 1 1 100 random" ;;
-	rw4k-70-qd32-t2) echo "4K 32 2 70 random" ;;
-	sr1m-qd8) echo "1M 8 1 100 sequential" ;;
-	rw16k-50-qd2-t4) echo "16K 2 4 50 random" ;;
-	null-qd32) echo "4K 32 1 100 random" ;;
-	*) die "unknown workload '$1'" ;;
-	esac
-}
+. "$(dirname "$0")/workloads.sh"
+WORKLOADS=${WORKLOADS:-$BENCH_DEFAULT_WORKLOADS}
 
 # one TAG BIN TARGET PATH TKEYS ENGINE WL ROUND — runs BIN once, appends a row
 one() {

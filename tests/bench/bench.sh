@@ -46,7 +46,7 @@ TRACE_PAIRS=${BENCH_TRACE_PAIRS:-$(( PAIRS > 7 ? PAIRS : 7 ))}
 IOM_KEYS=${BENCH_IOM_KEYS:-}
 VARIANT=${BENCH_VARIANT:-}
 TARGETS=${BENCH_TARGETS:-loop disk null}
-WORKLOADS=${BENCH_WORKLOADS:-rr4k-qd32 rr4k-qd1 rw4k-70-qd32-t2 sr1m-qd8 rw16k-50-qd2-t4}
+WORKLOADS=${BENCH_WORKLOADS:-}
 DIR=${BENCH_DIR:-/var/tmp/iomatrix-bench}
 SIZE=${BENCH_SIZE:-1G}
 PIN=${BENCH_PIN-$(( $(nproc) - 1 ))}
@@ -95,18 +95,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-# workload NAME -> "bs qd threads read_pct pattern"
-workload() {
-	case $1 in
-	rr4k-qd32) echo "4K 32 1 100 random" ;;
-	rr4k-qd1) echo "4K 1 1 100 random" ;;
-	rw4k-70-qd32-t2) echo "4K 32 2 70 random" ;;
-	sr1m-qd8) echo "1M 8 1 100 sequential" ;;
-	rw16k-50-qd2-t4) echo "16K 2 4 50 random" ;;
-	null-qd32) echo "4K 32 1 100 random" ;;
-	*) die "unknown workload '$1'" ;;
-	esac
-}
+. "$(dirname "$0")/workloads.sh"
+WORKLOADS=${WORKLOADS:-$BENCH_DEFAULT_WORKLOADS}
 
 progress() { # a status line on a terminal, nothing in a log
 	[ -t 2 ] && printf '\r%-60s\r%s' '' "${1:+bench: $1 }" >&2
