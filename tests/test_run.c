@@ -457,6 +457,19 @@ static void test_run_stop_flag(void **state)
 	iom_run_result_release(&r);
 }
 
+/* got holds want, field by field (its padding aside). */
+static void check_workload(const struct iom_workload *got, const struct iom_workload *want)
+{
+	assert_int_equal(got->block_size, want->block_size);
+	assert_int_equal(got->queue_depth, want->queue_depth);
+	assert_int_equal(got->threads, want->threads);
+	assert_int_equal(got->read_pct, want->read_pct);
+	assert_int_equal(got->pattern, want->pattern);
+	assert_int_equal(got->engine, want->engine);
+	assert_int_equal(got->direct, want->direct);
+	assert_int_equal(got->verify, want->verify);
+}
+
 static void test_run_spec_from_cell(void **state)
 {
 	struct iom_cell c = { .v = { [IOM_DIM_BLOCK_SIZE] = 65536, [IOM_DIM_QUEUE_DEPTH] = 32,
@@ -468,14 +481,11 @@ static void test_run_spec_from_cell(void **state)
 
 	(void)state;
 	iom_run_spec_set_cell(&s, &c);
-	assert_int_equal(s.wl.block_size, 65536);
-	assert_int_equal(s.wl.queue_depth, 32);
-	assert_int_equal(s.wl.threads, 4);
-	assert_int_equal(s.wl.read_pct, 70);
-	assert_int_equal(s.wl.pattern, IOM_PATTERN_SEQUENTIAL);
-	assert_int_equal(s.wl.engine, IOM_ENGINE_PSYNC);
-	assert_true(s.wl.direct);
-	assert_true(s.wl.verify);
+	check_workload(&s.wl, &(struct iom_workload){ .block_size = 65536, .queue_depth = 32,
+						      .threads = 4, .read_pct = 70,
+						      .pattern = IOM_PATTERN_SEQUENTIAL,
+						      .engine = IOM_ENGINE_PSYNC, .direct = true,
+						      .verify = true });
 	assert_int_equal(s.fd, 9);
 	assert_int_equal(s.region, 123);
 }
@@ -569,14 +579,11 @@ static void test_run_spec_defaults(void **state)
 	assert_int_equal(iom_plan_build(m, &p, err, sizeof(err)), 0);
 	assert_int_equal(p.ncells, 1);
 	iom_run_spec_set_cell(&s, &p.cells[0]);
-	assert_int_equal(s.wl.block_size, 4096);
-	assert_int_equal(s.wl.queue_depth, 1);
-	assert_int_equal(s.wl.threads, 1);
-	assert_int_equal(s.wl.read_pct, 100);
-	assert_int_equal(s.wl.pattern, IOM_PATTERN_RANDOM);
-	assert_int_equal(s.wl.engine, IOM_ENGINE_IO_URING);
-	assert_true(s.wl.direct);
-	assert_false(s.wl.verify);
+	check_workload(&s.wl, &(struct iom_workload){ .block_size = 4096, .queue_depth = 1,
+						      .threads = 1, .read_pct = 100,
+						      .pattern = IOM_PATTERN_RANDOM,
+						      .engine = IOM_ENGINE_IO_URING, .direct = true,
+						      .verify = false });
 	iom_plan_release(&p);
 	iom_matrix_free(m);
 }
