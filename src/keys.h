@@ -98,7 +98,7 @@ struct iom_workload {
 	enum iom_pattern pattern;
 	enum iom_engine_kind engine;
 	bool direct;               /* the fd has O_DIRECT */
-	bool verify;               /* sweep.c turns it into the run's hooks (verify.h) */
+	bool verify;               /* stage.c arms the run's verifier with it (verify.h) */
 };
 
 struct iom_key {
