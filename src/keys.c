@@ -7,7 +7,8 @@
  * and where its value lands in the model; nothing here knows libconfig. The rows name fields of
  * the model's structs (matrix.h) by offset, as fio's option table names its thread options: the
  * table is the schema of that model, which is plain data. Adding a key is one row in iom_keys[]
- * (for a new dimension also a value in enum iom_dim; docs/architecture.md has the recipe).
+ * (for a new workload key, a dimension, also a value in enum iom_dim and its field in struct
+ * iom_workload, which the row names; docs/architecture.md has the recipe).
  */
 #include "keys.h"
 
@@ -147,37 +148,45 @@ const struct iom_key iom_keys[] = {
 
 	/* workload = { … } — the dimensions */
 	{ .name = "block_size", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_SIZE,
-	  .dim = IOM_DIM_BLOCK_SIZE, .unit = "bytes", .min = 512, .max = 64 * MIB, .def = "4K",
+	  .dim = IOM_DIM_BLOCK_SIZE, IOM_AT(iom_workload, block_size),
+	  .unit = "bytes", .min = 512, .max = 64 * MIB, .def = "4K",
 	  .describe = "bs=%s", .word_pos = 2,
 	  .help = "bytes per I/O; a multiple of 512 with direct I/O" },
 	{ .name = "queue_depth", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_UINT,
-	  .dim = IOM_DIM_QUEUE_DEPTH, .min = 1, .max = 65536, .def = "1",
+	  .dim = IOM_DIM_QUEUE_DEPTH, IOM_AT(iom_workload, queue_depth),
+	  .min = 1, .max = 65536, .def = "1",
 	  .describe = "qd=%s", .word = "qd%s", .word_pos = 5,
 	  .help = "I/Os in flight per thread" },
 	{ .name = "threads", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_UINT,
-	  .dim = IOM_DIM_THREADS, .min = 1, .max = 1024, .def = "1",
+	  .dim = IOM_DIM_THREADS, IOM_AT(iom_workload, threads),
+	  .min = 1, .max = 1024, .def = "1",
 	  .describe = "t=%s", .word = "t%s", .word_pos = 6,
 	  .help = "threads, each with its own queue of queue_depth I/Os" },
 	{ .name = "read_pct", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_PCT,
-	  .dim = IOM_DIM_READ_PCT, .unit = "%", .min = 0, .max = 100, .def = "100",
+	  .dim = IOM_DIM_READ_PCT, IOM_AT(iom_workload, read_pct),
+	  .unit = "%", .min = 0, .max = 100, .def = "100",
 	  .describe = "rd=%s%%", .word = "rd%s", .word_zero = "wr100", .word_pos = 4,
 	  .help = "share of reads; the rest are writes (0 = all writes)" },
 	{ .name = "pattern", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_ENUM,
-	  .dim = IOM_DIM_PATTERN, .def = "random", .choices = pattern_choices,
+	  .dim = IOM_DIM_PATTERN, IOM_AT(iom_workload, pattern),
+	  .def = "random", .choices = pattern_choices,
 	  .words = pattern_words, .word_pos = 3,
 	  .help = "random offsets (aligned to block_size) or sequential" },
 	{ .name = "engine", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_ENUM,
-	  .dim = IOM_DIM_ENGINE, .def = "io_uring", .choices = engine_choices,
+	  .dim = IOM_DIM_ENGINE, IOM_AT(iom_workload, engine),
+	  .def = "io_uring", .choices = engine_choices,
 	  .word_pos = 7,
 	  .help = "how I/O is issued: io_uring; psync (pread/pwrite, one I/O at a time); null "
 		  "(no I/O: measures iomatrix itself); libaio (Linux AIO, io_submit/io_getevents, "
 		  "as fio's libaio)" },
 	{ .name = "direct", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_BOOL,
-	  .dim = IOM_DIM_DIRECT, .def = "true",
+	  .dim = IOM_DIM_DIRECT, IOM_AT(iom_workload, direct),
+	  .def = "true",
 	  .words = direct_words, .word_pos = 8,
 	  .help = "O_DIRECT: bypass the page cache" },
 	{ .name = "verify", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_BOOL,
-	  .dim = IOM_DIM_VERIFY, .def = "false",
+	  .dim = IOM_DIM_VERIFY, IOM_AT(iom_workload, verify),
+	  .def = "false",
 	  .words = verify_words,
 	  .help = "writes carry a checked header per 512 bytes; reads check it (docs/hardening.md)" },
 

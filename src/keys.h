@@ -8,7 +8,8 @@
  *
  * The workload keys are also the dimensions of a study: any of them may be given as a list, and
  * each list is a dimension of the plan. The target is a dimension too (IOM_DIM_TARGET), so a
- * cell is "one value of every dimension".
+ * cell is "one value of every dimension". A cell's workload values land, by their rows, in one
+ * struct iom_workload, which the run spec and the workers' conf embed.
  */
 #ifndef IOM_KEYS_H
 #define IOM_KEYS_H
@@ -82,6 +83,24 @@ enum iom_engine_kind {
 	IOM_ENGINE_COUNT
 };
 
+/*
+ * The values of the workload dimensions of one cell: plain data, one field per workload key.
+ * Each workload key's row names its field here (IOM_AT(iom_workload, f)), so that a cell's value
+ * lands by the table (iom_run_spec_set_cell); the run spec and the workers' conf each hold one
+ * (spec.wl, conf.wl). Adding a workload key is a value in enum iom_dim, a row in keys.c and a
+ * field here, plus the code that uses it.
+ */
+struct iom_workload {
+	uint32_t block_size;
+	uint32_t queue_depth;
+	uint32_t threads;
+	uint32_t read_pct;         /* 0 … 100 */
+	enum iom_pattern pattern;
+	enum iom_engine_kind engine;
+	bool direct;               /* the fd has O_DIRECT */
+	bool verify;               /* stage.c arms the run's verifier with it (verify.h) */
+};
+
 struct iom_key {
 	const char *name;
 	enum iom_section section;
@@ -97,11 +116,13 @@ struct iom_key {
 
 	/* Where the value lands: an offset into the struct of the key's section in the model
 	 * (matrix.h: top level → struct iom_matrix, targets → struct iom_target, timing →
-	 * struct iom_timing, report → struct iom_report_opts, hooks → struct iom_hooks), and the
-	 * field's size. The reader stores by type: numbers, bools and choices by size (1: bool,
+	 * struct iom_timing, report → struct iom_report_opts, hooks → struct iom_hooks; a
+	 * workload key, a dimension, → struct iom_workload above, where a cell's value lands), and
+	 * the field's size. The reader stores by type: numbers, bools and choices by size (1: bool,
 	 * 4: 32 bits, 8: 64 bits), IOM_TYPE_FLOAT as a double, IOM_TYPE_STRING as a new string
-	 * (char *). A missing key lands its default. size 0: no plain landing — a dimension (in
-	 * struct iom_values per dimension), a group, or one of the few keys matrix.c reads by
+	 * (char *). A missing key lands its default. The matrix reads a dimension's values into
+	 * struct iom_values, not by its landing. size 0: no plain landing — a group, the target
+	 * dimension, or one of the few keys matrix.c reads by
 	 * name (schema, cpus, shuffle, reap_wait, submit_batch, order, compare, labels and paths,
 	 * filesystems, hook commands, precondition). */
 	size_t off;
@@ -158,7 +179,7 @@ int iom_section_from_name(const char *name);
 int iom_key_store(const struct iom_key *k, void *base, int64_t v);
 
 /* Stores v at dst, a field of size bytes: 1 a bool (v != 0), 4 32 bits, 8 64 bits. Returns 0, or
- * -EINVAL for another size. For landings of stored values outside the model (the run spec). */
+ * -EINVAL for another size. The store behind iom_key_store. */
 int iom_store_int(void *dst, size_t size, int64_t v);
 
 /*

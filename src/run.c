@@ -85,29 +85,11 @@
 #define ACK_POLL_NS 100000ull /* 0.1 ms while waiting for the workers to acknowledge a phase */
 #define WATCHDOG_GRACE_NS 2000000000ull /* a timed-out run's workers' time to drain and exit */
 
-/*
- * Where each dimension's value lands in the spec: the spec's half of a dimension's row of the key
- * table (keys.c lies below run.h and cannot name these fields). A dimension not listed (verify,
- * which sweep.c turns into the run's hooks) is not the spec's. Values are stored by the field's
- * size, as the matrix reader stores the model's (keys.h, iom_store_int).
- */
-#define LAND(d, f) { (d), offsetof(struct iom_run_spec, f), sizeof(((struct iom_run_spec *)0)->f) }
-static const struct {
-	enum iom_dim dim;
-	size_t off, size;
-} spec_lands[] = {
-	LAND(IOM_DIM_BLOCK_SIZE, block_size), LAND(IOM_DIM_QUEUE_DEPTH, queue_depth),
-	LAND(IOM_DIM_THREADS, threads),       LAND(IOM_DIM_READ_PCT, read_pct),
-	LAND(IOM_DIM_PATTERN, pattern),       LAND(IOM_DIM_ENGINE, engine),
-	LAND(IOM_DIM_DIRECT, direct),
-};
-#undef LAND
-
 void iom_run_spec_set_cell(struct iom_run_spec *s, const struct iom_cell *c)
 {
-	for (size_t i = 0; i < IOM_ARRAY_SIZE(spec_lands); i++)
-		iom_store_int((char *)s + spec_lands[i].off, spec_lands[i].size,
-			      c->v[spec_lands[i].dim]);
+	for (size_t i = 0; i < iom_nkeys; i++)
+		if (iom_keys[i].dim > IOM_DIM_TARGET && iom_keys[i].size)
+			iom_key_store(&iom_keys[i], &s->wl, c->v[iom_keys[i].dim]);
 }
 
 /* The controller's state. */
@@ -325,7 +307,7 @@ static int start_workers(struct ctl *c, char *err, size_t errlen)
 	sigdelset(&all, SIGTRAP);
 	sigdelset(&all, SIGSYS);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	for (i = 0; i < c->conf.threads; i++) {
+	for (i = 0; i < c->conf.wl.threads; i++) {
 		const struct iom_run_spec *spec = c->spec;
 		pthread_attr_t attr;
 		char name[16];
@@ -356,10 +338,10 @@ static int start_workers(struct ctl *c, char *err, size_t errlen)
 				ret = iom_err(err, errlen, ret, "cannot start worker thread %u of %u for "
 					      "run %u: out of memory or of threads (%s; each thread "
 					      "needs a stack: see ulimit -v, ulimit -u)", i,
-					      c->conf.threads, spec->index, strerror(ret));
+					      c->conf.wl.threads, spec->index, strerror(ret));
 			else
 				ret = iom_err(err, errlen, ret, "cannot start worker thread %u of %u: %s",
-					      i, c->conf.threads, strerror(ret));
+					      i, c->conf.wl.threads, strerror(ret));
 			break;
 		}
 		snprintf(name, sizeof(name), "iom-w%u", i);
@@ -418,8 +400,8 @@ static void stop_workers(struct ctl *c)
 static int out_of_memory(const struct iom_run_spec *s, int thread, const char *what, char *err,
 			 size_t errlen)
 {
-	unsigned depth = iom_engine_depth(s->engine, s->queue_depth);
-	double mib = (double)depth * s->block_size * s->threads / (1024.0 * 1024.0);
+	unsigned depth = iom_engine_depth(s->wl.engine, s->wl.queue_depth);
+	double mib = (double)depth * s->wl.block_size * s->wl.threads / (1024.0 * 1024.0);
 	char who[32] = "";
 
 	if (thread >= 0)
@@ -427,8 +409,8 @@ static int out_of_memory(const struct iom_run_spec *s, int thread, const char *w
 	return iom_err(err, errlen, ENOMEM,
 		       "cannot allocate %u I/O slot%s × %u thread%s (%.*f MiB with %u-byte blocks) "
 		       "for run %u: out of memory (%s%s)", depth, depth == 1 ? "" : "s",
-		       s->threads, s->threads == 1 ? "" : "s", mib < 10 ? 1 : 0, mib,
-		       s->block_size, s->index, who, what);
+		       s->wl.threads, s->wl.threads == 1 ? "" : "s", mib < 10 ? 1 : 0, mib,
+		       s->wl.block_size, s->index, who, what);
 }
 
 /* The first failed worker's message and errno (by thread number); out of memory says what the
@@ -641,11 +623,11 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 		/* Little's law over the counted I/O. An I/O submitted before the window opened
 		 * brings its whole latency in, so on a busy machine the sum can exceed what the
 		 * depth allows by a few I/Os' worth: the mean is at most the depth. */
-		double depth = (double)c->spec->queue_depth * c->spec->threads;
+		double depth = (double)c->spec->wl.queue_depth * c->spec->wl.threads;
 
 		r->qd_mean = (double)h[IOM_DIR_TOTAL]->sum / ((double)(c->t1 - c->t0));
-		if (!iom_engine_has(c->spec->engine, IOM_ENGINE_CAP_QUEUES))
-			depth = c->spec->threads;
+		if (!iom_engine_has(c->spec->wl.engine, IOM_ENGINE_CAP_QUEUES))
+			depth = c->spec->wl.threads;
 		r->qd_mean = IOM_MIN(r->qd_mean, depth);
 	}
 	interval_spread(c, &r->iops_stddev, &r->mb_s_stddev);
@@ -669,7 +651,7 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 		struct iom_policy pol = iom_policy_resolve(c->conf.policy);
 		char polt[80] = "", *notes;
 
-		if (iom_engine_has(c->conf.engine, IOM_ENGINE_CAP_POLICY))
+		if (iom_engine_has(c->conf.wl.engine, IOM_ENGINE_CAP_POLICY))
 			iom_policy_describe(&pol, polt, sizeof(polt));
 		notes = xasprintf("%s%s%s", c->w[0].engine.notes, *polt ? ", " : "", polt);
 		len = strlen(notes);
@@ -695,25 +677,27 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 
 static int check_spec(const struct iom_run_spec *s, char *err, size_t errlen)
 {
-	if (s->threads == 0 || s->queue_depth == 0 || s->block_size == 0)
+	if (s->wl.threads == 0 || s->wl.queue_depth == 0 || s->wl.block_size == 0)
 		return iom_err(err, errlen, EINVAL,
 			       "threads, queue depth and block size must be at least 1");
-	if (s->queue_depth > 65536)
-		return iom_err(err, errlen, EINVAL, "queue depth %u is above 65536", s->queue_depth);
-	if (s->read_pct > 100)
-		return iom_err(err, errlen, EINVAL, "read_pct %u is above 100", s->read_pct);
+	if (s->wl.queue_depth > 65536)
+		return iom_err(err, errlen, EINVAL, "queue depth %u is above 65536",
+			       s->wl.queue_depth);
+	if (s->wl.read_pct > 100)
+		return iom_err(err, errlen, EINVAL, "read_pct %u is above 100", s->wl.read_pct);
 	if (!s->timing.duration_ns == !s->timing.bytes)
 		return iom_err(err, errlen, EINVAL,
 			       "the timing needs exactly one of duration and bytes");
-	if (s->region < s->block_size)
+	if (s->region < s->wl.block_size)
 		return iom_err(err, errlen, EINVAL,
 			       "the region of %llu bytes holds no block of %u bytes",
-			       (unsigned long long)s->region, s->block_size);
-	if (iom_engine_has(s->engine, IOM_ENGINE_CAP_FD) && s->fd < 0)
+			       (unsigned long long)s->region, s->wl.block_size);
+	if (iom_engine_has(s->wl.engine, IOM_ENGINE_CAP_FD) && s->fd < 0)
 		return iom_err(err, errlen, EBADF, "the target is not open");
 	/* what the engine's setup flags need of the target (IOPOLL: poll queues), before any
 	 * thread starts */
-	return iom_engine_check(s->engine, s->fd, s->engine_flags, s->direct, NULL, err, errlen);
+	return iom_engine_check(s->wl.engine, s->fd, s->engine_flags, s->wl.direct, NULL, err,
+				errlen);
 }
 
 /* Why the run ended early (into msg): interrupted, or a worker's failure. */
@@ -768,17 +752,15 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 
 	c->spec = spec;
 	c->conf = (struct iom_worker_conf){
-		.fd = spec->fd, .region = spec->region, .block_size = spec->block_size,
-		.queue_depth = spec->queue_depth, .threads = spec->threads,
-		.read_pct = spec->read_pct, .pattern = spec->pattern, .engine = spec->engine,
+		.fd = spec->fd, .region = spec->region, .wl = spec->wl,
 		.engine_flags = spec->engine_flags, .seed = spec->seed, .bytes = tm->bytes,
-		.direct = spec->direct, .policy = spec->policy, .hooks = spec->hooks,
+		.policy = spec->policy, .hooks = spec->hooks,
 	};
 	if (spec->trace_path) {
 		struct iom_trace_info ti = {
 			.run_index = spec->index, .cell = spec->cell_text,
 			.start_wall_ns = iom_wall_ns(), .start_mono_ns = iom_now_ns(),
-			.nthreads = spec->threads, .phases = true,
+			.nthreads = spec->wl.threads, .phases = true,
 		};
 
 		ret = iom_trace_open(spec->trace_path, &ti, &c->trace, msg, sizeof(msg));
@@ -793,15 +775,15 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		c->conf.hooks = &c->hooks;
 	}
 	atomic_init(&c->phase, IOM_PHASE_WARMUP);
-	c->w = iom_try_aligned(64, spec->threads, sizeof(*c->w));
-	c->tid = iom_try_calloc(spec->threads, sizeof(*c->tid));
+	c->w = iom_try_aligned(64, spec->wl.threads, sizeof(*c->w));
+	c->tid = iom_try_calloc(spec->wl.threads, sizeof(*c->tid));
 	if (!c->w || !c->tid) {
 		free(c->w);
 		free(c->tid);
 		ret = out_of_memory(spec, -1, "the table of worker threads", msg, sizeof(msg));
 		goto failed;
 	}
-	for (i = 0; i < spec->threads; i++) {
+	for (i = 0; i < spec->wl.threads; i++) {
 		if (iom_worker_init(&c->w[i], &c->conf, i, &c->phase, &c->gate) == 0)
 			continue;
 		while (i--)
@@ -922,7 +904,7 @@ out:
 		fill_cpu(out, &cpu_a, &cpu_b, cpu_t1 - cpu_t0, spec->irq_drivers);
 	iom_cpu_sample_release(&cpu_a);
 	iom_cpu_sample_release(&cpu_b);
-	for (i = 0; i < spec->threads; i++)
+	for (i = 0; i < spec->wl.threads; i++)
 		iom_worker_release(&c->w[i]);
 	free(c->w);
 	free(c->tid);

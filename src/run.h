@@ -29,21 +29,17 @@ struct iom_run_live {
 };
 
 struct iom_run_spec {
-	/* The target: an open fd (the caller's; O_DIRECT when direct) and the region [0, region). */
+	/* The target: an open fd (the caller's; O_DIRECT when wl.direct) and the region
+	 * [0, region). */
 	int fd;
 	uint64_t region;
-	bool direct;
 	/* Driver names of the target's IRQ lines in /proc/interrupts (cpu.h; comma-separated,
 	 * e.g. the target facts' irq_names or driver); NULL: interrupts are not counted. */
 	const char *irq_drivers;
 
-	/* The cell. */
-	uint32_t block_size;
-	uint32_t queue_depth;
-	uint32_t threads;
-	uint32_t read_pct;
-	enum iom_pattern pattern;
-	enum iom_engine_kind engine;
+	/* The cell's workload values (block size, queue depth, threads, read %, pattern, engine,
+	 * direct, verify: keys.h); wl.verify is the caller's, which turns it into hooks. */
+	struct iom_workload wl;
 
 	/* warmup_ns, then exactly one of duration_ns and bytes, then cooldown_ns; rest_ns and
 	 * repeat belong to the caller. timeout_ns is the watchdog as given (0: none; the caller
@@ -76,8 +72,8 @@ struct iom_run_spec {
 	const char *cell_text;
 };
 
-/* Copies the values of cell c (block size, queue depth, threads, read %, pattern, engine,
- * direct) into s; leaves everything else as it is. */
+/* Copies the workload values of cell c into s->wl, by the key table (every workload key lands
+ * at its row's place in struct iom_workload); leaves everything else as it is. */
 void iom_run_spec_set_cell(struct iom_run_spec *s, const struct iom_cell *c);
 
 /*

@@ -440,12 +440,11 @@ int iom_stage_start_run(struct iom_stage *st, const struct iom_run *run, struct 
 {
 	const struct iom_cell *c = &st->p->cells[run->cell];
 	size_t t = (size_t)c->v[IOM_DIM_TARGET];
-	bool on = c->v[IOM_DIM_VERIFY] &&
-		  iom_engine_has((enum iom_engine_kind)c->v[IOM_DIM_ENGINE], IOM_ENGINE_CAP_DATA);
+	bool on = spec->wl.verify && iom_engine_has(spec->wl.engine, IOM_ENGINE_CAP_DATA);
 
 	st->cur_verify = NULL;
 	if (!on) {
-		if (c->v[IOM_DIM_READ_PCT] < 100)
+		if (spec->wl.read_pct < 100)
 			iom_verify_forget(st->verify[t]);
 		return 0;
 	}
@@ -453,8 +452,8 @@ int iom_stage_start_run(struct iom_stage *st, const struct iom_run *run, struct 
 		st->verify[t] = iom_verify_new(spec->region);
 	if (st->shell_hooks)
 		iom_verify_forget(st->verify[t]);
-	if (iom_verify_begin(st->verify[t], run->index, run->seed, spec->threads, spec->block_size,
-			     hooks, err, errlen) < 0)
+	if (iom_verify_begin(st->verify[t], run->index, run->seed, spec->wl.threads,
+			     spec->wl.block_size, hooks, err, errlen) < 0)
 		return -EINVAL;
 	spec->hooks = hooks;
 	st->cur_verify = st->verify[t];

@@ -161,7 +161,7 @@ int iom_stage_before_run(struct iom_stage *st, const struct iom_run *run, char *
 			 size_t errlen);
 
 /*
- * Arms data verification for the run on spec (its region, threads and block size set): a
+ * Arms data verification for the run on spec (its region and spec->wl set): a
  * verified run gets its target's verifier as spec->hooks (hooks: the caller's storage, kept
  * until iom_stage_after_run). A non-verified run that writes, or any shell hook, makes the
  * verifier forget which sectors it knows are written. 0, or -EINVAL with the reason.

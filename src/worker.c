@@ -54,33 +54,33 @@ int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *
 	uint64_t tseed = iom_mix64(c->seed + thread);
 
 	memset(g, 0, sizeof(*g));
-	if (c->block_size == 0)
+	if (c->wl.block_size == 0)
 		return iom_err(err, errlen, EINVAL, "block size must not be 0");
-	if (c->threads == 0 || thread >= c->threads)
+	if (c->wl.threads == 0 || thread >= c->wl.threads)
 		return iom_err(err, errlen, EINVAL, "thread %u of %u does not exist", thread,
-			       c->threads);
-	g->bs = c->block_size;
-	g->read_pct = IOM_MIN(c->read_pct, 100u);
-	g->pattern = c->pattern;
+			       c->wl.threads);
+	g->bs = c->wl.block_size;
+	g->read_pct = IOM_MIN(c->wl.read_pct, 100u);
+	g->pattern = c->wl.pattern;
 	iom_rng_seed(&g->off_rng, tseed);
 	iom_rng_seed(&g->mix_rng, iom_mix64(tseed));
-	if (c->pattern == IOM_PATTERN_RANDOM) {
-		g->blocks = c->region / c->block_size;
+	if (c->wl.pattern == IOM_PATTERN_RANDOM) {
+		g->blocks = c->region / c->wl.block_size;
 		if (g->blocks == 0)
 			return iom_err(err, errlen, EINVAL,
 				       "the region of %llu bytes holds no block of %u bytes",
-				       (unsigned long long)c->region, c->block_size);
+				       (unsigned long long)c->region, c->wl.block_size);
 		return 0;
 	}
-	g->lo = (uint64_t)((unsigned __int128)c->region * thread / c->threads);
-	g->hi = (uint64_t)((unsigned __int128)c->region * (thread + 1) / c->threads);
-	g->lo -= g->lo % c->block_size;
-	g->hi -= g->hi % c->block_size;
-	if (g->hi - g->lo < c->block_size)
+	g->lo = (uint64_t)((unsigned __int128)c->region * thread / c->wl.threads);
+	g->hi = (uint64_t)((unsigned __int128)c->region * (thread + 1) / c->wl.threads);
+	g->lo -= g->lo % c->wl.block_size;
+	g->hi -= g->hi % c->wl.block_size;
+	if (g->hi - g->lo < c->wl.block_size)
 		return iom_err(err, errlen, EINVAL,
 			       "the region of %llu bytes is too small for %u threads of sequential "
 			       "%u-byte I/O (each thread needs its own slice of at least one block)",
-			       (unsigned long long)c->region, c->threads, c->block_size);
+			       (unsigned long long)c->region, c->wl.threads, c->wl.block_size);
 	g->next = g->lo;
 	return 0;
 }
@@ -149,10 +149,11 @@ int iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, un
 		}
 		iom_hist_init(w->hist[d]);
 	}
-	if (conf->bytes && conf->block_size && conf->threads) {
-		uint64_t total = conf->bytes / conf->block_size + !!(conf->bytes % conf->block_size);
+	if (conf->bytes && conf->wl.block_size && conf->wl.threads) {
+		uint64_t bs = conf->wl.block_size;
+		uint64_t total = conf->bytes / bs + !!(conf->bytes % bs);
 
-		w->share_ios = total / conf->threads + (id < total % conf->threads);
+		w->share_ios = total / conf->wl.threads + (id < total % conf->wl.threads);
 	}
 	atomic_init(&w->live.state, IOM_WORKER_STARTING);
 	atomic_init(&w->live.phase_seen, -1);
@@ -199,7 +200,7 @@ static void fail(struct iom_worker *w, int code, const char *fmt, ...)
 static int prepare(struct iom_worker *w)
 {
 	const struct iom_worker_conf *c = w->conf;
-	unsigned depth = iom_engine_depth(c->engine, c->queue_depth), i;
+	unsigned depth = iom_engine_depth(c->wl.engine, c->wl.queue_depth), i;
 	struct iom_engine_setup s;
 	size_t len;
 	int ret;
@@ -211,15 +212,15 @@ static int prepare(struct iom_worker *w)
 		snprintf(w->error, sizeof(w->error), "queue depth must be at least 1");
 		return -EINVAL;
 	}
-	len = (size_t)depth * c->block_size;
+	len = (size_t)depth * c->wl.block_size;
 	w->buf = alloc_buffers(len);
 	if (!w->buf) {
 		snprintf(w->error, sizeof(w->error),
 			 "%.1f MiB of I/O buffers (%u × %u bytes)",
-			 (double)len / (1024.0 * 1024.0), depth, c->block_size);
+			 (double)len / (1024.0 * 1024.0), depth, c->wl.block_size);
 		return -ENOMEM;
 	}
-	if (c->read_pct < 100) {
+	if (c->wl.read_pct < 100) {
 		struct iom_rng r;
 
 		/* Incompressible data for writes, made once. */
@@ -236,15 +237,15 @@ static int prepare(struct iom_worker *w)
 		return -ENOMEM;
 	}
 	for (i = 0; i < depth; i++) {
-		w->slots[i].buf = (char *)w->buf + (size_t)i * c->block_size;
-		w->slots[i].len = c->block_size;
+		w->slots[i].buf = (char *)w->buf + (size_t)i * c->wl.block_size;
+		w->slots[i].len = c->wl.block_size;
 		w->slots[i].slot = (uint16_t)i;
 		w->free_slots[i] = &w->slots[depth - 1 - i];
 	}
-	s = (struct iom_engine_setup){ .fd = c->fd, .depth = c->queue_depth,
-				       .block_size = c->block_size, .buf = w->buf,
+	s = (struct iom_engine_setup){ .fd = c->fd, .depth = c->wl.queue_depth,
+				       .block_size = c->wl.block_size, .buf = w->buf,
 				       .flags = c->engine_flags };
-	ret = iom_engine_init(&w->engine, c->engine, &s, w->error, sizeof(w->error));
+	ret = iom_engine_init(&w->engine, c->wl.engine, &s, w->error, sizeof(w->error));
 	if (ret < 0)
 		return ret;
 	if (w->engine.depth != depth) {
@@ -283,7 +284,7 @@ static void io_failed(struct iom_worker *w, const struct iom_io *io)
 	if (io->res < 0) {
 		const char *hint = "";
 
-		if (io->res == -EINVAL && w->conf->direct)
+		if (io->res == -EINVAL && w->conf->wl.direct)
 			hint = " (O_DIRECT needs the block size and offsets aligned to the device's "
 			       "logical block size)";
 		fail(w, -io->res, "%s at offset %llu failed: %s%s", op, off, strerror(-io->res),

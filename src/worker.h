@@ -126,16 +126,11 @@ struct iom_worker_hooks {
 struct iom_worker_conf {
 	int fd;                    /* the open target (unused by the null engine) */
 	uint64_t region;           /* I/O goes to [0, region) */
-	uint32_t block_size;
-	uint32_t queue_depth;
-	unsigned threads;
-	unsigned read_pct;         /* 0 … 100 */
-	enum iom_pattern pattern;
-	enum iom_engine_kind engine;
+	struct iom_workload wl;    /* the cell's values (keys.h); wl.direct: the fd has O_DIRECT
+				    * (for the hint in error messages) */
 	unsigned engine_flags;     /* IOM_ENGINE_NO_* */
 	uint64_t seed;             /* the run's seed; thread t uses iom_mix64(seed + t) */
 	uint64_t bytes;            /* bytes-bound window: measured bytes of all threads; 0: duration */
-	bool direct;               /* the fd has O_DIRECT (for the hint in error messages) */
 	struct iom_policy policy;
 	const struct iom_worker_hooks *hooks; /* may be NULL */
 };
@@ -151,7 +146,7 @@ struct iom_worker_gen {
 };
 
 /*
- * Sets up the generator of thread `thread` of c->threads. 0, or -EINVAL with a message when
+ * Sets up the generator of thread `thread` of c->wl.threads. 0, or -EINVAL with a message when
  * the region holds no block (random) or the thread's slice holds none (sequential).
  */
 int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *c, unsigned thread,

@@ -34,10 +34,22 @@ static void test_keys_every_dimension_has_one_key(void **state)
 		assert_non_null(iom_dim_key((enum iom_dim)d));
 		assert_string_equal(iom_dim_key((enum iom_dim)d)->name,
 				    iom_dim_name((enum iom_dim)d));
-		/* workload dimensions live in the workload section */
-		if (d != IOM_DIM_TARGET)
-			assert_int_equal(iom_dim_key((enum iom_dim)d)->section, IOM_SEC_WORKLOAD);
+		/* workload dimensions live in the workload section, and each lands in struct
+		 * iom_workload (where iom_run_spec_set_cell puts a cell's value: test_run.c) */
+		if (d != IOM_DIM_TARGET) {
+			const struct iom_key *k = iom_dim_key((enum iom_dim)d);
+
+			assert_int_equal(k->section, IOM_SEC_WORKLOAD);
+			if (!k->size)
+				fail_msg("dimension %s has no landing in struct iom_workload "
+					 "(IOM_AT(iom_workload, %s) in its row)", k->name, k->name);
+			assert_true(k->off + k->size <= sizeof(struct iom_workload));
+		}
 	}
+	/* and every workload key is a dimension */
+	for (size_t i = 0; i < iom_nkeys; i++)
+		if (iom_keys[i].section == IOM_SEC_WORKLOAD && iom_keys[i].dim <= IOM_DIM_TARGET)
+			fail_msg("workload key %s is not a dimension", iom_keys[i].name);
 	assert_int_equal(iom_dim_from_name("blocksize"), -1);
 	assert_int_equal(iom_dim_from_name(NULL), -1);
 }
@@ -241,7 +253,8 @@ static size_t section_struct_size(enum iom_section sec)
 	case IOM_SEC_TIMING: return sizeof(struct iom_timing);
 	case IOM_SEC_REPORT: return sizeof(struct iom_report_opts);
 	case IOM_SEC_HOOKS: return sizeof(struct iom_hooks);
-	default: return 0; /* workload values are dimensions; exclude conditions land nowhere */
+	case IOM_SEC_WORKLOAD: return sizeof(struct iom_workload); /* a cell's values (keys.h) */
+	default: return 0; /* exclude conditions land nowhere */
 	}
 }
 
@@ -256,8 +269,9 @@ static void test_keys_landings_fit(void **state)
 		if (!k->size)
 			continue;
 		landed++;
-		if (k->dim >= 0 || k->type == IOM_TYPE_GROUP || k->type == IOM_TYPE_LIST)
-			fail_msg("%s: a dimension or group has no plain landing", k->name);
+		if (k->dim == IOM_DIM_TARGET || k->type == IOM_TYPE_GROUP ||
+		    k->type == IOM_TYPE_LIST)
+			fail_msg("%s: the target, a group or a list has no plain landing", k->name);
 		if (k->off + k->size > section_struct_size(k->section))
 			fail_msg("%s lands outside its section's struct", k->name);
 		switch (k->type) {

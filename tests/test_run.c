@@ -60,8 +60,9 @@ static void tmp_remove(struct tmpfile *t)
 static struct iom_run_spec spec_null(void)
 {
 	return (struct iom_run_spec){
-		.fd = -1, .region = 1ull << 30, .block_size = 4096, .queue_depth = 8, .threads = 2,
-		.read_pct = 70, .pattern = IOM_PATTERN_RANDOM, .engine = IOM_ENGINE_NULL,
+		.fd = -1, .region = 1ull << 30,
+		.wl = { .block_size = 4096, .queue_depth = 8, .threads = 2, .read_pct = 70,
+			.pattern = IOM_PATTERN_RANDOM, .engine = IOM_ENGINE_NULL },
 		.timing = { .warmup_ns = 100 * MS, .duration_ns = 500 * MS, .cooldown_ns = 50 * MS },
 		.seed = 5, .index = 7, .repetition = 2,
 	};
@@ -185,14 +186,14 @@ static void test_run_bytes_bound(void **state)
 		char err[IOM_ERRLEN];
 
 		print_message("case: %s\n", bc->name);
-		s.engine = bc->engine;
+		s.wl.engine = bc->engine;
 		s.fd = iom_engine_has(bc->engine, IOM_ENGINE_CAP_FD) ? tf.fd : -1;
 		s.region = 8 << 20;
-		s.pattern = bc->pattern;
-		s.block_size = bc->bs;
-		s.queue_depth = bc->qd;
-		s.threads = bc->threads;
-		s.read_pct = bc->read_pct;
+		s.wl.pattern = bc->pattern;
+		s.wl.block_size = bc->bs;
+		s.wl.queue_depth = bc->qd;
+		s.wl.threads = bc->threads;
+		s.wl.read_pct = bc->read_pct;
 		s.timing = (struct iom_timing){ .warmup_ns = 20 * MS, .bytes = bc->bytes,
 						.cooldown_ns = 20 * MS };
 		assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
@@ -223,10 +224,10 @@ static void test_run_on_file(void **state)
 
 		if (!iom_engine_has(kind, IOM_ENGINE_CAP_FD))
 			continue;
-		s.engine = kind;
+		s.wl.engine = kind;
 		s.fd = tf.fd;
 		s.region = 16 << 20;
-		s.read_pct = 50;
+		s.wl.read_pct = 50;
 		s.timing = (struct iom_timing){ .warmup_ns = 50 * MS, .duration_ns = 300 * MS,
 						.cooldown_ns = 50 * MS };
 		assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
@@ -253,7 +254,7 @@ static void test_run_on_file(void **state)
 		struct iom_run_result r;
 		char err[IOM_ERRLEN];
 
-		s.engine = IOM_ENGINE_IO_URING;
+		s.wl.engine = IOM_ENGINE_IO_URING;
 		s.fd = tf.fd;
 		s.region = 16 << 20;
 		s.policy = (struct iom_policy){ .submit_batch = 4, .wait_div = 2 };
@@ -304,10 +305,10 @@ static void test_run_io_error_fails(void **state)
 		tmp_create(&tf, ec->file_size);
 		fd = ec->read_only ? open(tf.path, O_RDONLY) : tf.fd;
 		assert_true(fd >= 0);
-		s.engine = ec->engine;
+		s.wl.engine = ec->engine;
 		s.fd = fd;
 		s.region = ec->region;
-		s.read_pct = ec->read_pct;
+		s.wl.read_pct = ec->read_pct;
 		s.timing = (struct iom_timing){ .warmup_ns = 0, .duration_ns = 2000 * MS };
 		ret = iom_run_execute(&s, &r, err, sizeof(err));
 		print_message("  %s\n", err);
@@ -342,11 +343,11 @@ static void test_run_kernel_eio_fails(void **state)
 		int ret;
 
 		assert_true(fd >= 0);
-		s.engine = engines[k];
+		s.wl.engine = engines[k];
 		s.fd = fd;
 		s.region = 64 << 10;
-		s.read_pct = 100;
-		s.queue_depth = 4;
+		s.wl.read_pct = 100;
+		s.wl.queue_depth = 4;
 		s.timing = (struct iom_timing){ .warmup_ns = 0, .duration_ns = 2000 * MS };
 		ret = iom_run_execute(&s, &r, err, sizeof(err));
 		print_message("  %s\n", err);
@@ -379,9 +380,9 @@ static void test_run_setup_errors(void **state)
 
 	/* A worker that cannot set up: sequential slices too small for the threads. */
 	s = spec_null();
-	s.pattern = IOM_PATTERN_SEQUENTIAL;
+	s.wl.pattern = IOM_PATTERN_SEQUENTIAL;
 	s.region = 3 * 4096;
-	s.threads = 4;
+	s.wl.threads = 4;
 	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), -EINVAL);
 	assert_int_equal(r.status, IOM_RUN_FAILED);
 	assert_non_null(strstr(err, "too small for 4 threads of sequential"));
@@ -390,7 +391,7 @@ static void test_run_setup_errors(void **state)
 
 	/* An engine that needs a target without one. */
 	s = spec_null();
-	s.engine = IOM_ENGINE_IO_URING;
+	s.wl.engine = IOM_ENGINE_IO_URING;
 	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), -EBADF);
 	assert_non_null(strstr(err, "not open"));
 	iom_run_result_release(&r);
@@ -402,7 +403,7 @@ static void test_run_setup_errors(void **state)
 
 		tmp_create(&tf, 1 << 20);
 		s = spec_null();
-		s.engine = IOM_ENGINE_IO_URING;
+		s.wl.engine = IOM_ENGINE_IO_URING;
 		s.fd = tf.fd;
 		s.region = 1 << 20;
 		s.engine_flags = IOM_ENGINE_IOPOLL;
@@ -411,7 +412,7 @@ static void test_run_setup_errors(void **state)
 		assert_non_null(strstr(r.error, "io_uring.iopoll needs direct = true"));
 		assert_int_equal(r.dir[IOM_DIR_TOTAL].ios, 0);
 		iom_run_result_release(&r);
-		s.engine = IOM_ENGINE_LIBAIO;
+		s.wl.engine = IOM_ENGINE_LIBAIO;
 		assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
 		assert_int_equal(r.status, IOM_RUN_OK);
 		iom_run_result_release(&r);
@@ -456,25 +457,135 @@ static void test_run_stop_flag(void **state)
 	iom_run_result_release(&r);
 }
 
+/* got holds want, field by field (its padding aside). */
+static void check_workload(const struct iom_workload *got, const struct iom_workload *want)
+{
+	assert_int_equal(got->block_size, want->block_size);
+	assert_int_equal(got->queue_depth, want->queue_depth);
+	assert_int_equal(got->threads, want->threads);
+	assert_int_equal(got->read_pct, want->read_pct);
+	assert_int_equal(got->pattern, want->pattern);
+	assert_int_equal(got->engine, want->engine);
+	assert_int_equal(got->direct, want->direct);
+	assert_int_equal(got->verify, want->verify);
+}
+
 static void test_run_spec_from_cell(void **state)
 {
 	struct iom_cell c = { .v = { [IOM_DIM_BLOCK_SIZE] = 65536, [IOM_DIM_QUEUE_DEPTH] = 32,
 				     [IOM_DIM_THREADS] = 4, [IOM_DIM_READ_PCT] = 70,
 				     [IOM_DIM_PATTERN] = IOM_PATTERN_SEQUENTIAL,
-				     [IOM_DIM_ENGINE] = IOM_ENGINE_PSYNC, [IOM_DIM_DIRECT] = 1 } };
+				     [IOM_DIM_ENGINE] = IOM_ENGINE_PSYNC, [IOM_DIM_DIRECT] = 1,
+				     [IOM_DIM_VERIFY] = 1 } };
 	struct iom_run_spec s = { .fd = 9, .region = 123 };
 
 	(void)state;
 	iom_run_spec_set_cell(&s, &c);
-	assert_int_equal(s.block_size, 65536);
-	assert_int_equal(s.queue_depth, 32);
-	assert_int_equal(s.threads, 4);
-	assert_int_equal(s.read_pct, 70);
-	assert_int_equal(s.pattern, IOM_PATTERN_SEQUENTIAL);
-	assert_int_equal(s.engine, IOM_ENGINE_PSYNC);
-	assert_true(s.direct);
+	check_workload(&s.wl, &(struct iom_workload){ .block_size = 65536, .queue_depth = 32,
+						      .threads = 4, .read_pct = 70,
+						      .pattern = IOM_PATTERN_SEQUENTIAL,
+						      .engine = IOM_ENGINE_PSYNC, .direct = true,
+						      .verify = true });
 	assert_int_equal(s.fd, 9);
 	assert_int_equal(s.region, 123);
+}
+
+/* The value at key k's landing in wl, read by the row's size. */
+static int64_t landed(const struct iom_workload *wl, const struct iom_key *k)
+{
+	const char *p = (const char *)wl + k->off;
+	uint32_t u32;
+	uint64_t u64;
+	bool b;
+
+	switch (k->size) {
+	case 1: memcpy(&b, p, 1); return b;
+	case 4: memcpy(&u32, p, 4); return u32;
+	case 8: memcpy(&u64, p, 8); return (int64_t)u64;
+	}
+	fail_msg("%s: landing of %u bytes", k->name, k->size);
+	return -1;
+}
+
+/* The promise of the key table: every workload key with a dimension lands a cell's value, by its
+ * row alone, at the row's place in spec.wl, and nothing else of the spec moves. A new workload row
+ * without a landing fails here. */
+static void test_run_spec_set_cell_lands_every_workload_key(void **state)
+{
+	const size_t wl_at = offsetof(struct iom_run_spec, wl);
+	const size_t wl_end = wl_at + sizeof(struct iom_workload);
+	size_t checked = 0;
+
+	(void)state;
+	for (size_t i = 0; i < iom_nkeys; i++) {
+		const struct iom_key *k = &iom_keys[i];
+		struct iom_cell c = { .v = { 0 } };
+		struct iom_run_spec s, before;
+		int64_t v;
+
+		if (k->section != IOM_SEC_WORKLOAD)
+			continue;
+		if (k->dim <= IOM_DIM_TARGET || !k->size)
+			fail_msg("workload key %s has no dimension or no landing in struct "
+				 "iom_workload", k->name);
+		/* a value of the key other than 0: the largest it allows */
+		if (k->type == IOM_TYPE_BOOL) {
+			v = 1;
+		} else if (k->type == IOM_TYPE_ENUM) {
+			for (v = 0; k->choices[v + 1]; v++)
+				;
+		} else {
+			v = k->max;
+		}
+		assert_true(v != 0);
+		assert_int_equal(iom_key_check(k, v, NULL, 0), 0);
+		c.v[k->dim] = v;
+		memset(&s, 0x5a, sizeof(s));
+		memcpy(&before, &s, sizeof(s));
+		iom_run_spec_set_cell(&s, &c);
+		if (landed(&s.wl, k) != v)
+			fail_msg("%s: %lld landed as %lld", k->name, (long long)v,
+				 (long long)landed(&s.wl, k));
+		/* every other workload key lands its 0 */
+		for (size_t j = 0; j < iom_nkeys; j++)
+			if (j != i && iom_keys[j].section == IOM_SEC_WORKLOAD && iom_keys[j].size &&
+			    landed(&s.wl, &iom_keys[j]) != 0)
+				fail_msg("setting %s moved %s", k->name, iom_keys[j].name);
+		/* nothing outside spec.wl changes */
+		assert_memory_equal(&s, &before, wl_at);
+		assert_memory_equal((char *)&s + wl_end, (char *)&before + wl_end,
+				    sizeof(s) - wl_end);
+		checked++;
+	}
+	assert_int_equal(checked, IOM_DIM_COUNT - 1);
+}
+
+/* A matrix that gives no workload key: its one cell holds each key's default, and so does the
+ * spec (4K, QD1, one thread, all reads, random, io_uring, direct, no verify). */
+static void test_run_spec_defaults(void **state)
+{
+	struct iom_matrix *m = NULL;
+	struct iom_plan p;
+	struct iom_run_spec s = { 0 };
+	char err[IOM_ERRLEN] = "";
+
+	(void)state;
+	if (iom_matrix_parse("t.cfg",
+			     "iomatrix = 1;\n"
+			     "targets = ( { label = \"a\"; path = \"a\"; size = \"1G\"; } );\n"
+			     "timing = { duration = \"1s\"; };\n",
+			     NULL, 0, &m, err, sizeof(err)) != 0)
+		fail_msg("matrix refused: %s", err);
+	assert_int_equal(iom_plan_build(m, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.ncells, 1);
+	iom_run_spec_set_cell(&s, &p.cells[0]);
+	check_workload(&s.wl, &(struct iom_workload){ .block_size = 4096, .queue_depth = 1,
+						      .threads = 1, .read_pct = 100,
+						      .pattern = IOM_PATTERN_RANDOM,
+						      .engine = IOM_ENGINE_IO_URING, .direct = true,
+						      .verify = false });
+	iom_plan_release(&p);
+	iom_matrix_free(m);
 }
 
 /* What the hooks saw, per thread (each thread writes only its own line). */
@@ -541,7 +652,7 @@ static void test_run_hooks(void **state)
 	memset(&h, 0, sizeof(h));
 	h.fail_check_after = -1;
 	s.hooks = &hooks;
-	s.threads = 3;
+	s.wl.threads = 3;
 	s.timing.duration_ns = 200 * MS;
 	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
 	for (t = 0; t < 3; t++) {
@@ -560,7 +671,7 @@ static void test_run_hooks(void **state)
 
 	memset(&h, 0, sizeof(h));
 	h.fail_check_after = 1000;
-	s.read_pct = 100;
+	s.wl.read_pct = 100;
 	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), -EILSEQ);
 	assert_int_equal(r.status, IOM_RUN_FAILED);
 	assert_non_null(strstr(r.error, "does not match"));
@@ -611,7 +722,7 @@ static void test_run_cpus(void **state)
 	}
 	memset(&seen, 0, sizeof(seen));
 	s.hooks = &hooks;
-	s.threads = 3;
+	s.wl.threads = 3;
 	s.cpus = cpus;
 	s.ncpus = n;
 	s.timing.duration_ns = 200 * MS;
@@ -697,9 +808,9 @@ static void test_run_huge_buffers(void **state)
 		fclose(f);
 	}
 	s.hooks = &hooks;
-	s.threads = 1;
-	s.block_size = 1 << 20;
-	s.queue_depth = 8;
+	s.wl.threads = 1;
+	s.wl.block_size = 1 << 20;
+	s.wl.queue_depth = 8;
 	s.timing.duration_ns = 100 * MS;
 	memset(&seen, 0, sizeof(seen));
 	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
@@ -710,7 +821,7 @@ static void test_run_huge_buffers(void **state)
 		assert_int_equal(seen.thp_eligible, 1);
 
 	/* 4K × 8 = 32 KiB: page-aligned, no advice needed */
-	s.block_size = 4096;
+	s.wl.block_size = 4096;
 	memset(&seen, 0, sizeof(seen));
 	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
 	iom_run_result_release(&r);
@@ -731,13 +842,13 @@ static void test_run_writes_are_stamped(void **state)
 
 	(void)state;
 	tmp_create(&tf, size);
-	s.engine = IOM_ENGINE_PSYNC;
+	s.wl.engine = IOM_ENGINE_PSYNC;
 	s.fd = tf.fd;
 	s.region = size;
-	s.pattern = IOM_PATTERN_SEQUENTIAL;
-	s.block_size = 16384;
-	s.threads = 1;
-	s.read_pct = 0;
+	s.wl.pattern = IOM_PATTERN_SEQUENTIAL;
+	s.wl.block_size = 16384;
+	s.wl.threads = 1;
+	s.wl.read_pct = 0;
 	s.timing = (struct iom_timing){ .bytes = size };
 	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
 	assert_int_equal(r.dir[IOM_DIR_WRITE].bytes, size);
@@ -842,7 +953,7 @@ static void test_run_stall_in_worker(void **state)
 	h.after_ms = 300;
 	h.block_ms = 2200;
 	s.hooks = &hooks;
-	s.threads = 1;
+	s.wl.threads = 1;
 	s.timing = (struct iom_timing){ .warmup_ns = 0, .duration_ns = 3000 * MS };
 	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
 	assert_int_equal(r.status, IOM_RUN_OK);
@@ -887,7 +998,7 @@ static void stopped_run(uint64_t warmup_ms, uint64_t duration_ms, long stop_at_m
 
 		close(fds[0]);
 		memset(got, 0, sizeof(*got));
-		s.threads = 1;
+		s.wl.threads = 1;
 		s.timing = (struct iom_timing){ .warmup_ns = warmup_ms * MS,
 						.duration_ns = duration_ms * MS };
 		iom_run_execute(&s, &r, err, sizeof(err));
@@ -956,9 +1067,9 @@ static void test_run_out_of_memory(void **state)
 	char err[IOM_ERRLEN] = "";
 
 	(void)state;
-	s.threads = 1;
-	s.block_size = 64u << 20;
-	s.queue_depth = 65536;
+	s.wl.threads = 1;
+	s.wl.block_size = 64u << 20;
+	s.wl.queue_depth = 65536;
 	s.timing = (struct iom_timing){ .duration_ns = 50 * MS };
 	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), -ENOMEM);
 	assert_int_equal(r.status, IOM_RUN_FAILED);
@@ -983,6 +1094,8 @@ int main(void)
 		cmocka_unit_test(test_run_setup_errors),
 		cmocka_unit_test(test_run_stop_flag),
 		cmocka_unit_test(test_run_spec_from_cell),
+		cmocka_unit_test(test_run_spec_set_cell_lands_every_workload_key),
+		cmocka_unit_test(test_run_spec_defaults),
 		cmocka_unit_test(test_run_hooks),
 		cmocka_unit_test(test_run_cpus),
 		cmocka_unit_test(test_run_huge_buffers),

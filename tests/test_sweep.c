@@ -44,8 +44,9 @@ const char *__asan_default_options(void)
 static struct iom_run_spec spec_null(void)
 {
 	return (struct iom_run_spec){
-		.fd = -1, .region = 1ull << 30, .block_size = 4096, .queue_depth = 4, .threads = 2,
-		.read_pct = 50, .pattern = IOM_PATTERN_RANDOM, .engine = IOM_ENGINE_NULL,
+		.fd = -1, .region = 1ull << 30,
+		.wl = { .block_size = 4096, .queue_depth = 4, .threads = 2, .read_pct = 50,
+			.pattern = IOM_PATTERN_RANDOM, .engine = IOM_ENGINE_NULL },
 		.timing = { .duration_ns = 200 * MS },
 		.seed = 5, .index = 1, .repetition = 1,
 	};
@@ -105,7 +106,7 @@ static void test_sweep_watchdog_abandons_a_hung_worker(void **state)
 	(void)state;
 	hang_ms = 6000;
 	s.hooks = &hooks;
-	s.read_pct = 0;
+	s.wl.read_pct = 0;
 	s.timing.duration_ns = 200 * MS;
 	s.timing.timeout_ns = 400 * MS;
 	t0 = iom_now_ns();

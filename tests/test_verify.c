@@ -196,8 +196,9 @@ static void test_verify_runs_on_a_file(void **state)
 	struct iom_verify *v = iom_verify_new(REGION);
 	struct iom_worker_hooks h = { 0 };
 	struct iom_run_spec s = {
-		.region = REGION, .block_size = BS, .queue_depth = 4, .threads = 2, .read_pct = 0,
-		.pattern = IOM_PATTERN_SEQUENTIAL, .engine = IOM_ENGINE_PSYNC,
+		.region = REGION,
+		.wl = { .block_size = BS, .queue_depth = 4, .threads = 2, .read_pct = 0,
+			.pattern = IOM_PATTERN_SEQUENTIAL, .engine = IOM_ENGINE_PSYNC },
 		.timing = { .bytes = REGION }, .seed = 9, .index = 1, .hooks = &h,
 	};
 	struct iom_run_result r;
@@ -215,7 +216,7 @@ static void test_verify_runs_on_a_file(void **state)
 	iom_run_result_release(&r);
 
 	assert_int_equal(pwrite(fd, &junk, 1, 300 * IOM_VERIFY_SECTOR + 100), 1);
-	s.read_pct = 100;
+	s.wl.read_pct = 100;
 	s.index = 2;
 	assert_int_equal(iom_verify_begin(v, 2, 10, 2, BS, &h, err, sizeof(err)), 0);
 	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);

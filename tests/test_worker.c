@@ -19,10 +19,11 @@
 static struct iom_worker_conf conf(enum iom_pattern pattern, uint64_t region, uint32_t bs,
 				   unsigned threads, unsigned read_pct, uint64_t seed)
 {
-	return (struct iom_worker_conf){ .fd = -1, .region = region, .block_size = bs,
-					 .queue_depth = 1, .threads = threads,
-					 .read_pct = read_pct, .pattern = pattern,
-					 .engine = IOM_ENGINE_NULL, .seed = seed };
+	return (struct iom_worker_conf){ .fd = -1, .region = region,
+					 .wl = { .block_size = bs, .queue_depth = 1,
+						 .threads = threads, .read_pct = read_pct,
+						 .pattern = pattern, .engine = IOM_ENGINE_NULL },
+					 .seed = seed };
 }
 
 struct bounds_case {
@@ -87,7 +88,7 @@ static void test_worker_offsets_deterministic(void **state)
 
 	(void)state;
 	other.seed = 43;
-	mix.read_pct = 10;
+	mix.wl.read_pct = 10;
 	assert_int_equal(iom_worker_gen_init(&ga, &a, 1, err, sizeof(err)), 0);
 	assert_int_equal(iom_worker_gen_init(&gb, &b, 1, err, sizeof(err)), 0);
 	assert_int_equal(iom_worker_gen_init(&go, &other, 1, err, sizeof(err)), 0);
