@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix.h"
 #include "units.h"
 #include "util.h"
 

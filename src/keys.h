@@ -2,7 +2,7 @@
  * keys — the one table of matrix keys. Each key has a name, the section it lives in, a type, a
  * unit, a range, a default and a help line; the matrix reader validates with it, `iomatrix help
  * keys` prints it and docs/matrix.md is generated from it. Each row also says where its value
- * lands (an offset into the model of matrix.h, as fio's .off1) and, for a dimension, the words
+ * lands (an offset into the model of model.h, as fio's .off1) and, for a dimension, the words
  * that name its value in a cell ("qd32", "rnd"). Adding a plain key is one row here plus the
  * code that uses the value (docs/architecture.md, "adding a key").
  *
@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "model.h"
 
 enum iom_section {
 	IOM_SEC_TOP,      /* top level of the file */
@@ -57,49 +59,6 @@ enum iom_type {
 	IOM_TYPE_GROUP,    /* a group or list of groups (targets, workload, timing, …) */
 };
 
-/* The dimensions of a study: the target, then every workload key, in file order. */
-enum iom_dim {
-	IOM_DIM_TARGET,
-	IOM_DIM_BLOCK_SIZE,
-	IOM_DIM_QUEUE_DEPTH,
-	IOM_DIM_THREADS,
-	IOM_DIM_READ_PCT,
-	IOM_DIM_PATTERN,
-	IOM_DIM_ENGINE,
-	IOM_DIM_DIRECT,
-	IOM_DIM_VERIFY,
-	IOM_DIM_COUNT
-};
-
-/* Values of the enum-typed dimensions (the index of the choice). */
-enum iom_pattern { IOM_PATTERN_RANDOM, IOM_PATTERN_SEQUENTIAL };
-/* The engines, in the order of the engine key's choices and of engine.h's registry (a unit test
- * holds the three together). */
-enum iom_engine_kind {
-	IOM_ENGINE_IO_URING,
-	IOM_ENGINE_PSYNC,
-	IOM_ENGINE_NULL,
-	IOM_ENGINE_LIBAIO,
-	IOM_ENGINE_COUNT
-};
-
-/*
- * The values of the workload dimensions of one cell: plain data, one field per workload key.
- * Each workload key's row names its field here (IOM_AT(iom_workload, f)), so that a cell's value
- * lands by the table (iom_run_spec_set_cell); the run spec and the workers' conf each hold one
- * (spec.wl, conf.wl). Adding a workload key is a value in enum iom_dim, a row in keys.c and a
- * field here, plus the code that uses it.
- */
-struct iom_workload {
-	uint32_t block_size;
-	uint32_t queue_depth;
-	uint32_t threads;
-	uint32_t read_pct;         /* 0 … 100 */
-	enum iom_pattern pattern;
-	enum iom_engine_kind engine;
-	bool direct;               /* the fd has O_DIRECT */
-	bool verify;               /* stage.c arms the run's verifier with it (verify.h) */
-};
 
 struct iom_key {
 	const char *name;

@@ -1,6 +1,6 @@
 /*
  * matrix — a matrix file read with libconfig into a validated model. Nothing here runs anything:
- * the model is plain data that plan.c expands and run.c executes. Every error names the file
+ * the model (model.h) is plain data that plan.c expands and run.c executes. Every error names the file
  * and line ("FILE:LINE: what is wrong and what is allowed"), libconfig giving the line.
  *
  * Only this module includes <libconfig.h>.
@@ -15,114 +15,6 @@
 #include "keys.h"
 
 #define IOM_MATRIX_SCHEMA 1
-
-/* The values of one dimension: a scalar is a list of one. */
-struct iom_values {
-	int64_t *v;
-	size_t n;
-};
-
-struct iom_target {
-	char *label;       /* unique; the value of the target dimension */
-	char *path;        /* regular file (scratch file) or block device */
-	char *filesystem;  /* label only, e.g. "ext4" (NULL when not given) */
-	char *controller;  /* label, or "auto": read the device's driver from sysfs */
-	uint64_t size;     /* scratch file size, or region [0, size) of a device; 0 = whole device */
-	bool overwrite;    /* may take over an existing file that lacks iomatrix's mark */
-	bool destructive;  /* may write to a block device */
-	/* The filesystem as a dimension: a target with filesystems = [ … ] is expanded into one
-	 * target per filesystem, labelled "<label>-<fstype>", whose path is the device (fsprep.h
-	 * makes the filesystem at the target's first run; its I/O goes to a scratch file of size
-	 * bytes on it, or for "raw" to the device itself). NULL for an ordinary target. */
-	char *fs_type;        /* "ext4", "xfs", "btrfs", "raw" */
-	char *mkfs_options;   /* extra mkfs arguments; NULL: none */
-	char *mount_options;  /* mount(8)-style options; NULL: defaults */
-	/* Effective values of every workload dimension for this target: its own when it sets the
-	 * key, the workload's otherwise. dim[IOM_DIM_TARGET] is unused. */
-	struct iom_values dim[IOM_DIM_COUNT];
-	int line;
-};
-
-struct iom_timing {
-	uint64_t warmup_ns;
-	uint64_t duration_ns; /* exactly one of duration_ns and bytes is non-zero */
-	uint64_t bytes;       /* a fixed amount of measured I/O per run (ATTO's total length) */
-	uint64_t cooldown_ns;
-	uint64_t rest_ns;
-	uint64_t timeout_ns;  /* 0: 2 × expected time + 60 s */
-	uint32_t repeat;
-};
-
-enum iom_repeat_order { IOM_REPEAT_GROUPED, IOM_REPEAT_INTERLEAVED };
-
-/* One exclude condition: a cell is dropped when every dimension given here matches one of its
- * values. dim[d].n == 0 means "any". Target values are target indices. */
-struct iom_exclude {
-	struct iom_values dim[IOM_DIM_COUNT];
-	int line;
-};
-
-/* Shell commands around the study (NULL when unset; run only with --allow-hooks, see hooks.h)
- * and the built-ins, which need no shell. */
-struct iom_hooks {
-	char *before_study, *before_target, *before_run;
-	char *after_run, *after_target, *after_study;
-	bool drop_caches;      /* before each run */
-	bool fstrim;           /* before each target's first run (file targets) */
-	char *precondition;    /* bytes to write before a target's first write cell, as written
-				* ("2x", "64G"; sequential); NULL: none */
-	int line;              /* of the hooks section; 0 when absent */
-};
-
-struct iom_report_opts {
-	double alpha;          /* significance threshold of Welch's t-test (0.05) */
-	double min_effect_pct; /* smallest difference that counts as a win (2 %) */
-	double max_cv_pct;     /* coefficient of variation above which a cell is noisy (5 %) */
-};
-
-struct iom_matrix {
-	char *file;        /* as given; used in messages */
-	char *as_run;      /* the matrix text as run: the file itself, or with overrides applied */
-	int schema;
-	char *name;
-	char *description;
-	uint64_t seed;     /* base of every run's seed (default 1) */
-
-	struct iom_target *targets;
-	size_t ntargets;
-	struct iom_values workload[IOM_DIM_COUNT]; /* the workload section, defaults applied */
-	bool listed[IOM_DIM_COUNT]; /* given as a list (or range) anywhere, or different
-				     * between targets: a dimension (target: more than one) */
-
-	struct iom_timing timing;
-
-	enum iom_dim order[IOM_DIM_COUNT]; /* full loop nesting, outermost first */
-	enum iom_dim compare;              /* the dimension whose values compete */
-	enum iom_repeat_order repeat_order;
-	bool shuffle;
-	bool trace;        /* record every I/O in traces/NNNNN.trace.gz (default true) */
-	unsigned *cpus;    /* worker thread i runs on cpus[i % ncpus]; ncpus 0: not pinned */
-	unsigned ncpus;
-	/* io_uring = { … } (submit_batch and reap_wait also at the top level, their old place) */
-	unsigned submit_batch; /* refill when this many slots are free (default 1) */
-	unsigned reap_wait;    /* completions each wait waits for; 0: … */
-	unsigned reap_wait_div; /* … the I/Os in flight / reap_wait_div (default 4) */
-	bool sqpoll, iopoll;   /* IORING_SETUP_SQPOLL, IORING_SETUP_IOPOLL */
-	/* Notes on the file for the user, "FILE:LINE: warning: …\n" each (an old spelling still
-	 * read); NULL: none. check and run print them. */
-	char *notes;
-	uint64_t shuffle_seed;
-
-	struct iom_exclude *excludes;
-	size_t nexcludes;
-
-	struct iom_report_opts report;
-	struct iom_hooks hooks;
-
-	/* Lines of the sections in the file, for messages about the plan as a whole (1 when the
-	 * section is absent). */
-	int targets_line, workload_line, timing_line, exclude_line;
-};
 
 /* A --set KEY=VALUE override: key is a path such as "workload.block_size", "timing.repeat" or
  * "block_size" (a workload key may drop its section); value is libconfig syntax ("[4K, 8K]",
