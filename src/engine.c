@@ -112,6 +112,7 @@ int iom_engine_check(enum iom_engine_kind kind, int fd, unsigned flags, bool dir
 	char path[PATH_MAX + 32], disk[NAME_MAX + 1], *text = NULL;
 	char fs[64];
 	struct stat st;
+	dev_t dev;
 	bool blk;
 	size_t n;
 	int ret, v = 0;
@@ -133,14 +134,14 @@ int iom_engine_check(enum iom_engine_kind kind, int fd, unsigned flags, bool dir
 			       "set io_uring.iopoll = false", fs);
 	if (!sysfs)
 		sysfs = "/sys";
-	if (disk_of(sysfs, blk ? st.st_rdev : st.st_dev, path, sizeof(path), disk,
-		    sizeof(disk)) < 0)
+	dev = blk ? st.st_rdev : st.st_dev;
+	if (disk_of(sysfs, dev, path, sizeof(path), disk, sizeof(disk)) < 0)
 		return iom_err(err, errlen, EOPNOTSUPP,
 			       "io_uring.iopoll: the target's filesystem is not on a block device "
 			       "(device %u:%u has no queue under %s/block/), so it cannot poll for "
 			       "completions; set io_uring.iopoll = false or put the file on a "
 			       "filesystem on an NVMe device with poll queues",
-			       major(st.st_dev), minor(st.st_dev), sysfs);
+			       major(dev), minor(dev), sysfs);
 	ret = iom_read_file(path, &text, &n);
 	if (ret == 0 && sscanf(text, "%d", &v) != 1)
 		ret = -EINVAL;

@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <libaio.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,20 +103,31 @@ static void aio_queue(struct iom_engine *e, struct iom_io *io)
 	a->queued[a->nqueued++] = cb;
 }
 
-/* Submits queued[0 .. nqueued); an iocb refused on its own is completed with its error. */
+/* io_submit's EAGAIN (the kernel short of resources for a moment) is tried again this many
+ * times, yielding the CPU in between, before the run fails with it. */
+#define EAGAIN_TRIES 1000
+
+/*
+ * Submits queued[0 .. nqueued); an iocb refused on its own is completed with its error. What the
+ * kernel took leaves the queue even when a later io_submit fails, so no iocb is ever submitted
+ * twice. 0, or -errno.
+ */
 static int submit_queued(struct aio_engine *a)
 {
-	unsigned done = 0;
+	unsigned done = 0, tries = 0;
+	int ret = 0;
 
 	while (done < a->nqueued) {
 		int r = io_submit(a->ctx, (long)(a->nqueued - done), a->queued + done);
 
 		if (r > 0) {
 			done += (unsigned)r;
-		} else if (r == -EINTR || r == -EAGAIN) {
-			/* EAGAIN: the kernel is short of resources for a moment; try again */
+			tries = 0;
+		} else if (r == -EINTR) {
 			continue;
-		} else if (r < 0 && r != -ENOMEM) {
+		} else if (r == -EAGAIN && ++tries < EAGAIN_TRIES) {
+			sched_yield();
+		} else if (r < 0 && r != -ENOMEM && r != -EAGAIN) {
 			/* the first iocb was refused (EBADF, EINVAL, …): its I/O fails */
 			struct iom_io *io = a->queued[done]->data;
 
@@ -123,11 +135,13 @@ static int submit_queued(struct aio_engine *a)
 			a->failed[a->nfailed++] = io;
 			done++;
 		} else {
-			return r < 0 ? r : -EIO;
+			ret = r < 0 ? r : -EIO;
+			break;
 		}
 	}
-	a->nqueued = 0;
-	return 0;
+	memmove(a->queued, a->queued + done, (a->nqueued - done) * sizeof(*a->queued));
+	a->nqueued -= done;
+	return ret;
 }
 
 /* Waits for at least min more events (0: takes what is ready without waiting), after the ones

@@ -245,10 +245,14 @@ static void uring_queue(struct iom_engine *e, struct iom_io *io)
 
 	if (__builtin_expect(!sqe, 0)) {
 		/* Only with a queue deeper than the largest SQ (32768): push what is queued and
-		 * take the freed entry. */
+		 * take the freed entry. With SQPOLL the submit only moves the tail: the entries
+		 * are free once the kernel's poller has taken them. */
 		stamp_queued(u);
 		io_uring_submit(&u->ring);
 		sqe = io_uring_get_sqe(&u->ring);
+		while (!sqe && (u->ring.flags & IORING_SETUP_SQPOLL) &&
+		       io_uring_sqring_wait(&u->ring) >= 0)
+			sqe = io_uring_get_sqe(&u->ring);
 	}
 	if (u->fixed_bufs) {
 		if (io->op == IOM_OP_READ)

@@ -250,6 +250,13 @@ int iom_journal_replay(const char *dir, size_t nruns, struct iom_journal_state *
 		st->events++;
 		switch (ev) {
 		case IOM_J_RUN_START:
+			/* the last word counts: a run started again (resume redoes a run whose file
+			 * was missing or damaged) is pending until it ends again */
+			if (st->run[idx] == IOM_RS_DONE)
+				st->done--;
+			else if (st->run[idx] == IOM_RS_FAILED)
+				st->failed--;
+			st->run[idx] = IOM_RS_PENDING;
 			st->in_progress = (uint32_t)idx;
 			break;
 		case IOM_J_RUN_DONE:

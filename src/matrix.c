@@ -576,14 +576,16 @@ static int apply_override(struct ctx *c, const struct iom_override *ov)
 	key = xstrdup(ov->key);
 	dot = strchr(key, '.');
 	if (!dot) {
-		/* A bare key: a top-level key, else the workload, timing or report key. */
+		/* A bare key: a top-level key, else the workload, timing, report or io_uring key
+		 * (submit_batch and reap_wait, whose old place is the top level, land in io_uring). */
 		static const enum iom_section secs[] = { IOM_SEC_WORKLOAD, IOM_SEC_TIMING,
-							 IOM_SEC_REPORT };
+							 IOM_SEC_REPORT, IOM_SEC_IO_URING };
 
 		name = key;
-		if ((k = top_key(name)) != NULL) {
+		if ((k = top_key(name)) != NULL && !(k->flags & IOM_KEY_MOVED)) {
 			parent = root;
 		} else {
+			k = NULL;
 			for (size_t i = 0; i < IOM_ARRAY_SIZE(secs) && !k; i++) {
 				k = iom_key_find(secs[i], name);
 				if (k && k->section == secs[i])
@@ -636,6 +638,14 @@ static int apply_override(struct ctx *c, const struct iom_override *ov)
 		} else {
 			k = NULL;
 		}
+	}
+	if (k && k->section == IOM_SEC_IO_URING && parent) {
+		/* the override replaces the file's value, also at its old place (else both would be
+		 * set, which read_io_uring refuses) */
+		const struct iom_key *old = top_key(name);
+
+		if (old && (old->flags & IOM_KEY_MOVED) && config_setting_get_member(root, name))
+			config_setting_remove(root, name);
 	}
 	if (!k) {
 		const struct iom_key *near = closest_any(strrchr(ov->key, '.') ? strrchr(ov->key, '.') + 1

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -311,6 +312,23 @@ static void check_target(struct pf *s, size_t t, bool writes, int64_t write_pct)
 	struct stat st, lst;
 
 	if (stat(tg->path, &st) == 0) {
+		/* as target.c refuses them: a scratch file is written only under its own name */
+		if (lstat(tg->path, &lst) == 0 && S_ISLNK(lst.st_mode) && !S_ISBLK(st.st_mode)) {
+			char to[PATH_MAX];
+			ssize_t n = readlink(tg->path, to, sizeof(to) - 1);
+
+			to[n > 0 ? n : 0] = '\0';
+			diag(s, true, tg->line, "target '%s': '%s' is a symbolic link to '%s': iomatrix "
+			     "writes a scratch file only under its own name, never through a link "
+			     "(overwrite = true included)", tg->label, tg->path, to);
+			return;
+		}
+		if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+			diag(s, true, tg->line, "target '%s': '%s' is a file with %lu hard links: "
+			     "writing it would change the file under its other names too (overwrite "
+			     "= true included)", tg->label, tg->path, (unsigned long)st.st_nlink);
+			return;
+		}
 		if (S_ISBLK(st.st_mode))
 			check_block(s, t, tg->path, writes, write_pct);
 		else if (S_ISREG(st.st_mode))

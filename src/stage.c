@@ -67,6 +67,7 @@ void iom_stage_init(struct iom_stage *st, const struct iom_plan *p, const char *
 	st->target_error = xcalloc(n, sizeof(*st->target_error));
 	st->preconditioned = xcalloc(n, sizeof(*st->preconditioned));
 	st->written_before = xcalloc(n, sizeof(*st->written_before));
+	st->changed = xcalloc(n, sizeof(*st->changed));
 	st->verify = xcalloc(n, sizeof(*st->verify));
 	st->mount_dir = xcalloc(n, sizeof(*st->mount_dir));
 	st->fs_file = xcalloc(n, sizeof(*st->fs_file));
@@ -119,6 +120,7 @@ void iom_stage_release(struct iom_stage *st)
 	free(st->target_error);
 	free(st->preconditioned);
 	free(st->written_before);
+	free(st->changed);
 	free(st->verify);
 	free(st->visit_error);
 	memset(st, 0, sizeof(*st));
@@ -173,6 +175,7 @@ void iom_stage_set_written(struct iom_stage *st, size_t t)
 
 void iom_stage_target_changed(struct iom_stage *st, size_t t, const char *reason)
 {
+	st->changed[t] = true;
 	free(st->target_error[t]);
 	st->target_error[t] = xstrdup(reason);
 	tell(st, IOM_STAGE_CHANGED, t, reason);
@@ -258,10 +261,21 @@ static int make_fs(struct iom_stage *st, size_t t, char *err, size_t errlen)
 	ret = iom_target_prepare_stoppable(&st->fs_file[t], writes, st->stop, &st->info[t], err,
 					   errlen);
 	if (ret < 0) {
+		iom_target_info_release(&st->info[t]); /* whatever prepare left in it */
 		memset(&st->info[t], 0, sizeof(st->info[t]));
 		unmount_fs(st, t);
 	}
 	return ret;
+}
+
+/* What this visit destroyed (a new filesystem, a discard) takes the precondition and the
+ * sectors verification knew were written with it: the next write run preconditions again. */
+static void forget_written(struct iom_stage *st, size_t t)
+{
+	st->preconditioned[t] = false;
+	st->written_before[t] = false;
+	if (st->verify[t])
+		iom_verify_forget(st->verify[t]);
 }
 
 /* fstrim of a file target's filesystem, or BLKDISCARD of a destructive device's region. 0, or
@@ -290,8 +304,12 @@ static int trim(struct iom_stage *st, size_t t)
 		}
 		ret = iom_stage_discard(fd, in->path, 0, in->region, msg, sizeof(msg));
 		close(fd);
+		if (ret == 0)
+			forget_written(st, t);
 	} else if (!in->is_block && in->facts.mount_point) {
 		ret = iom_stage_fstrim(in->facts.mount_point, &trimmed, msg, sizeof(msg));
+		if (ret == 0)
+			forget_written(st, t); /* the free space, not the file: for the SSD's sake */
 	} else {
 		snprintf(msg, sizeof(msg), "nothing to trim (a device without destructive = "
 			 "true, or no mount point known)");
@@ -315,6 +333,8 @@ int iom_stage_begin_visit(struct iom_stage *st, size_t t)
 	st->cur = (long)t;
 	free(st->visit_error);
 	st->visit_error = NULL;
+	if (st->changed[t])
+		return -ENODEV; /* changed under the sweep: never visited again (target_error) */
 	if (st->m->targets[t].fs_type) {
 		if (make_fs(st, t, err, sizeof(err)) < 0) {
 			free(st->target_error[t]);
@@ -322,8 +342,9 @@ int iom_stage_begin_visit(struct iom_stage *st, size_t t)
 			tell(st, IOM_STAGE_FAILED, t, err);
 			return -ENODEV;
 		}
-		free(st->target_error[t]);
+		free(st->target_error[t]); /* a failed mkfs of an earlier visit */
 		st->target_error[t] = NULL;
+		forget_written(st, t);
 	}
 	if (!st->info[t].t || st->target_error[t])
 		return -ENODEV;
@@ -545,11 +566,13 @@ int iom_stage_describe(FILE *out, const struct iom_stage_desc *d)
 		fprintf(out, "preparation (built-in):\n");
 		if (d->precondition)
 			fprintf(out, "  %-14s sequential writes of %s%s before a target's first "
-				     "writing run\n", "precondition", d->precondition,
+				     "writing run (again after an fstrim or mkfs)\n", "precondition",
+				d->precondition,
 				     strchr(d->precondition, 'x') || strchr(d->precondition, 'X')
 					     ? " the region" : "");
 		if (d->fstrim)
-			fprintf(out, "  %-14s before each target's first run\n", "fstrim");
+			fprintf(out, "  %-14s at each visit of a target, before its first run\n",
+				"fstrim");
 		if (d->drop_caches)
 			fprintf(out, "  %-14s before each run (needs root)\n", "drop_caches");
 	}

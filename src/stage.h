@@ -103,7 +103,8 @@ struct iom_stage {
 	char *visit_error;              /* the visit failed: its runs fail with this */
 	bool *preconditioned;           /* per target: precondition done or not needed */
 	bool *written_before;           /* per target: a write run finished in an earlier
-					 * invocation */
+					 * invocation (and nothing destroyed it since) */
+	bool *changed;                  /* per target: it changed under the sweep (for good) */
 	struct iom_verify **verify;     /* per target, made by its first verified run */
 	struct iom_verify *cur_verify;  /* of the run between start_run and after_run */
 	bool drop_noted, fstrim_noted;

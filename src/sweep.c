@@ -940,31 +940,39 @@ struct damage {
  * failed must have its file (listed as missing otherwise). *out is heap (caller frees it and
  * each why); the count.
  */
-static size_t find_damage(struct sweep *s, struct damage **out)
+static int find_damage(struct sweep *s, struct damage **out, size_t *ndamaged, char *err,
+		       size_t errlen)
 {
 	uint32_t *idx = NULL;
 	size_t n = 0, nd = 0;
 	char e[IOM_ERRLEN];
 	bool *have;
+	int ret;
 
 	*out = NULL;
+	*ndamaged = 0;
+	if ((ret = iom_result_list(s->o->dir, &idx, &n, e, sizeof(e))) < 0)
+		return iom_err(err, errlen, -ret, "cannot resume '%s': %s; nothing was changed",
+			       s->o->dir, e);
 	have = xcalloc(s->p->nruns + 1, sizeof(*have));
-	if (iom_result_list(s->o->dir, &idx, &n, e, sizeof(e)) < 0)
-		n = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && ret == 0; i++) {
 		char *path = iom_result_path(s->o->dir, idx[i]);
 		struct iom_result_file f;
+		int r = iom_result_read(path, &f, e, sizeof(e));
 
-		if (iom_result_read(path, &f, e, sizeof(e)) < 0) {
+		if (r == -EINVAL) { /* what it holds is damaged: set aside, redone */
 			*out = xrealloc(*out, (nd + 1) * sizeof(**out));
 			(*out)[nd++] = (struct damage){ .index = idx[i], .why = xstrdup(e) };
+		} else if (r < 0) { /* it cannot be read now (EACCES, EIO…): not damage */
+			ret = iom_err(err, errlen, -r, "cannot resume '%s': %s; nothing was changed",
+				      s->o->dir, e);
 		} else if (idx[i] <= s->p->nruns) {
 			have[idx[i]] = true;
 		}
 		iom_result_file_release(&f);
 		free(path);
 	}
-	for (size_t r = 1; r <= s->p->nruns; r++) {
+	for (size_t r = 1; ret == 0 && r <= s->p->nruns; r++) {
 		bool listed = false;
 
 		if (s->st.run[r] == IOM_RS_PENDING || have[r])
@@ -978,7 +986,15 @@ static size_t find_damage(struct sweep *s, struct damage **out)
 	}
 	free(have);
 	free(idx);
-	return nd;
+	*ndamaged = nd;
+	if (ret < 0) {
+		for (size_t k = 0; k < nd; k++)
+			free((*out)[k].why);
+		free(*out);
+		*out = NULL;
+		*ndamaged = 0;
+	}
+	return ret;
 }
 
 /* Marks run index to be run again (it counted as done or failed). */
@@ -1040,17 +1056,19 @@ static int repair_damage(struct sweep *s, struct damage *d, size_t nd, char *err
 	return 0;
 }
 
-/* On resume: the number of run files in DIR/runs (0 when it cannot be read). */
-static size_t count_run_files(const char *dir)
+/* On resume: the number of run files in DIR/runs into *n. 0, or -errno with err when runs/
+ * cannot be listed (resume then refuses: it cannot tell what is there). */
+static int count_run_files(const char *dir, size_t *n, char *err, size_t errlen)
 {
 	uint32_t *idx = NULL;
-	size_t n = 0;
 	char e[IOM_ERRLEN];
+	int ret = iom_result_list(dir, &idx, n, e, sizeof(e));
 
-	if (iom_result_list(dir, &idx, &n, e, sizeof(e)) < 0)
-		n = 0;
 	free(idx);
-	return n;
+	if (ret < 0)
+		return iom_err(err, errlen, -ret, "cannot resume '%s': %s; nothing was changed", dir,
+			       e);
+	return 0;
 }
 
 /*
@@ -1075,7 +1093,8 @@ static int open_resume(struct sweep *s, bool *complete, char *err, size_t errlen
 	ret = iom_journal_replay(o->dir, s->p->nruns, &s->st, e, sizeof(e));
 	if (check_plan(s, err, errlen) < 0)
 		return -ESTALE;
-	nfiles = count_run_files(o->dir);
+	if (count_run_files(o->dir, &nfiles, err, errlen) < 0)
+		return -EIO;
 	if (ret < 0)
 		return iom_err(err, errlen, -ret, "cannot resume '%s': %s; the journal says which runs "
 			       "finished, so nothing was changed (the %zu run file%s in '%s/runs' "
@@ -1088,7 +1107,8 @@ static int open_resume(struct sweep *s, bool *complete, char *err, size_t errlen
 			       "study: iomatrix run %s/matrix.cfg -o NEWDIR", o->dir,
 			       s->st.events ? "records no study-start" : "is empty", o->dir, nfiles,
 			       nfiles == 1 ? "" : "s", o->dir);
-	nd = find_damage(s, &d);
+	if ((ret = find_damage(s, &d, &nd, err, errlen)) < 0)
+		return ret;
 	if (s->st.ended && nd == 0) {
 		*complete = true;
 		return 0; /* complete: nothing is written */
@@ -1109,6 +1129,18 @@ static int open_resume(struct sweep *s, bool *complete, char *err, size_t errlen
 	sub = xasprintf("%s/traces", o->dir);
 	remove_stale_temps(sub);
 	free(sub);
+	if (!s->st.started) {
+		/* killed before its study-start (and before any run file): the plan is recorded
+		 * now, so that later resumes check it and do not take the journal for one that lost
+		 * its records */
+		snprintf(detail, sizeof(detail), "plan %016" PRIx64 " runs %zu", s->p->hash,
+			 s->p->nruns);
+		ret = iom_journal_append(&s->j, IOM_J_STUDY_START, 0, detail);
+		if (ret < 0)
+			return iom_err(err, errlen, -ret, "cannot write the journal in '%s': %s",
+				       o->dir, strerror(-ret));
+		s->st.started = true;
+	}
 	snprintf(detail, sizeof(detail), "%zu done, %zu failed, rerunning %u, redoing %zu",
 		 s->st.done, s->st.failed, s->st.in_progress, nd);
 	ret = iom_journal_append(&s->j, IOM_J_RESUME, 0, detail);

@@ -1385,6 +1385,36 @@ static int resolve(const struct iom_target *t, char **out, struct stat *st, bool
 			return iom_err(err, errlen, e, "cannot open '%s': %s", t->path,
 				       strerror(e));
 		}
+		if (!S_ISBLK(st->st_mode)) {
+			/* A file keeps its own last name, never the one realpath() found: a link
+			 * swapped in after the lstat() above would lead to another file. Every open
+			 * of it is O_NOFOLLOW, so a link there later is refused. */
+			char *d = strchr(t->path, '/') ? parent_of(t->path) : xstrdup(".");
+			char *rd = realpath(d, NULL);
+			const char *b = base_of(t->path);
+
+			free(real);
+			free(d);
+			if (!rd)
+				return iom_err(err, errlen, errno, "cannot open '%s': %s", t->path,
+					       strerror(errno));
+			real = strcmp(rd, "/") == 0 ? xasprintf("/%s", b) : xasprintf("%s/%s", rd, b);
+			free(rd);
+			if (lstat(real, st) != 0) {
+				e = errno;
+				iom_err(err, errlen, e, "cannot open '%s' of target '%s': %s", real,
+					t->label, strerror(e));
+				free(real);
+				return -e;
+			}
+			if (S_ISLNK(st->st_mode)) {
+				iom_err(err, errlen, ELOOP, "'%s' of target '%s' became a symbolic "
+					"link while it was being prepared; iomatrix writes a scratch "
+					"file only under its own name", real, t->label);
+				free(real);
+				return -ELOOP;
+			}
+		}
 		*out = real;
 		*exists = true;
 		return 0;

@@ -50,6 +50,36 @@ static void test_journal_replays_events(void **state)
 	iom_journal_state_release(&st);
 }
 
+/* A run redone by resume (its file was missing or damaged) counts as pending from its new
+ * run-start until it ends again: interrupted there, it is redone by the next resume too. */
+static void test_journal_restarted_run_is_pending(void **state)
+{
+	const char *dir = *state;
+	struct iom_journal j;
+	struct iom_journal_state st;
+	char err[IOM_ERRLEN];
+
+	assert_int_equal(iom_journal_open(&j, dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_journal_append(&j, IOM_J_STUDY_START, 0, "plan 0123"), 0);
+	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_START, 1, NULL), 0);
+	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_DONE, 1, "runs/00001.json"), 0);
+	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_START, 2, NULL), 0);
+	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_FAILED, 2, "x"), 0);
+	assert_int_equal(iom_journal_append(&j, IOM_J_RESUME, 0, "redoing 2"), 0);
+	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_START, 1, NULL), 0);
+	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_INTERRUPTED, 1, NULL), 0);
+	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_START, 2, NULL), 0);
+	iom_journal_close(&j);
+
+	assert_int_equal(iom_journal_replay(dir, 2, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.run[1], IOM_RS_PENDING);
+	assert_int_equal(st.run[2], IOM_RS_PENDING);
+	assert_int_equal(st.done, 0);
+	assert_int_equal(st.failed, 0);
+	assert_int_equal(st.in_progress, 2);
+	iom_journal_state_release(&st);
+}
+
 static void test_journal_ignores_torn_last_line(void **state)
 {
 	const char *dir = *state;
@@ -201,6 +231,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TEST_IN_TMPDIR(test_journal_replays_events),
+		TEST_IN_TMPDIR(test_journal_restarted_run_is_pending),
 		TEST_IN_TMPDIR(test_journal_ignores_torn_last_line),
 		TEST_IN_TMPDIR(test_journal_replays_mkfs),
 		TEST_IN_TMPDIR(test_journal_rejects_foreign_lines),

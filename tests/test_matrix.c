@@ -366,6 +366,29 @@ static void test_matrix_io_uring_group(void **state)
 	assert_true(m->sqpoll);
 	assert_int_equal(m->submit_batch, 4);
 	iom_matrix_free(m);
+	/* --set of a moved key by its bare or old name lands in io_uring and replaces the file's
+	 * value at either place; a bare io_uring key is found too */
+	{
+		static const char *const files[] = { "submit_batch = 16;\n",
+						     "io_uring = { submit_batch = 16; };\n" };
+		const struct iom_override bare[] = { { "submit_batch", "8" }, { "sqpoll", "true" } };
+		const struct iom_override grouped[] = { { "io_uring.submit_batch", "8" } };
+
+		for (size_t i = 0; i < IOM_ARRAY_SIZE(files); i++) {
+			char text[512];
+
+			snprintf(text, sizeof(text), HEAD "%s", files[i]);
+			assert_int_equal(iom_matrix_parse("t.cfg", text, bare, IOM_ARRAY_SIZE(bare),
+							  &m, err, sizeof(err)), 0);
+			assert_int_equal(m->submit_batch, 8);
+			assert_true(m->sqpoll);
+			iom_matrix_free(m);
+			assert_int_equal(iom_matrix_parse("t.cfg", text, grouped, 1, &m, err,
+							  sizeof(err)), 0);
+			assert_int_equal(m->submit_batch, 8);
+			iom_matrix_free(m);
+		}
+	}
 }
 
 static void test_matrix_large_integers(void **state)

@@ -336,7 +336,7 @@ static void test_stage_describe(void **state)
 			    "                 echo ${run.index}\n"
 			    "preparation (built-in):\n"
 			    "  precondition   sequential writes of 2x the region before a target's "
-			    "first writing run\n"
+			    "first writing run (again after an fstrim or mkfs)\n"
 			    "  drop_caches    before each run (needs root)\n");
 	free(text);
 
@@ -353,8 +353,8 @@ static void test_stage_describe(void **state)
 			    "  after_study    true\n"
 			    "preparation (built-in):\n"
 			    "  precondition   sequential writes of 64G before a target's first "
-			    "writing run\n"
-			    "  fstrim         before each target's first run\n");
+			    "writing run (again after an fstrim or mkfs)\n"
+			    "  fstrim         at each visit of a target, before its first run\n");
 	free(text);
 }
 

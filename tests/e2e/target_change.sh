@@ -6,7 +6,8 @@
 #     sweep exits 1, and fsck.ext4 -fn finds the filesystem clean.
 #  2. a scratch file replaced by a symbolic link to victim.txt after run 1: runs 2 and 3 fail
 #     naming the link, victim.txt stays byte-identical, and the other target's runs are ok.
-#  3. overwrite = true with a symbolic link, then a hard link, at the scratch path: refused,
+#  3. overwrite = true with a symbolic link, then a hard link, at the scratch path: refused
+#     before anything is written (check and run, exit 2; target.c refuses them too),
 #     naming the link; victim.txt untouched.
 #  4. a device with only a backup GPT header left (blkid(8) sees nothing), and a device whose
 #     partitions the kernel still lists after the table on disk was wiped (and then with ext4
@@ -127,17 +128,23 @@ sed 's/size = "1M";/size = "1M"; overwrite = true;/; s/repeat = 3/repeat = 1/' f
 grep -q "overwrite = true" ow.cfg || die "ow.cfg has no overwrite"
 "$IOMATRIX" run ow.cfg -o ow-sym -q >ow.out 2>ow.err
 rc=$?
-[ "$rc" -eq 1 ] || die "overwrite through a symbolic link: exit $rc"
-grep -q "'$PWD/s.scratch' of target 's' is a symbolic link to 'victim.txt'" ow.err ||
+# refused before anything is written (preflight: exit 2, the target's line), and by target.c
+# itself when preflight is not asked (test_target_scratch_symlink_and_open)
+[ "$rc" -eq 2 ] || die "overwrite through a symbolic link: exit $rc"
+grep -q "^ow.cfg:3: target 's': '$PWD/s.scratch' is a symbolic link to 'victim.txt'" ow.err ||
     die "the refusal does not name the link: $(cat ow.err)"
+[ ! -e ow-sym ] || die "the refused sweep made its results directory"
+"$IOMATRIX" check ow.cfg >ow.out 2>ow.err && die "check passes a symbolic link at a scratch path"
+grep -q "^ow.cfg:3: target 's': '$PWD/s.scratch' is a symbolic link to 'victim.txt'" ow.err ||
+    die "check does not name the link: $(cat ow.err)"
 head -n 1 ow.err
 rm s.scratch
 ln victim.txt s.scratch
 "$IOMATRIX" run ow.cfg -o ow-hard -q >ow.out 2>ow.err
 rc=$?
-[ "$rc" -eq 1 ] || die "overwrite of a hard link: exit $rc"
-grep -q "'$PWD/s.scratch' of target 's' is a file with 2 hard links (also named '$PWD/victim.txt')" ow.err ||
-    die "the refusal does not name the other link: $(cat ow.err)"
+[ "$rc" -eq 2 ] || die "overwrite of a hard link: exit $rc"
+grep -q "^ow.cfg:3: target 's': '$PWD/s.scratch' is a file with 2 hard links" ow.err ||
+    die "the refusal does not name the hard links: $(cat ow.err)"
 head -n 1 ow.err
 cmp victim.txt victim.orig || die "victim.txt was written through overwrite = true"
 python3 -c 'import os,sys; sys.exit("user.iomatrix" in os.listxattr("victim.txt"))' ||
