@@ -73,4 +73,24 @@ static inline int test_loop_attach(const char *backing, char *dev, size_t devlen
 	return test_loop_attach_flags(backing, 0, dev, devlen);
 }
 
+/* A test's fixture that could not have its loop device skips with why (a struct with why_skip;
+ * cmocka's print_message and skip). */
+#define LOOP_OR_SKIP(s)                                                                           \
+	do {                                                                                      \
+		if ((s)->why_skip) {                                                              \
+			print_message("%s\n", (s)->why_skip);                                     \
+			skip();                                                                   \
+		}                                                                                 \
+	} while (0)
+
+/* Closes the loop device's descriptor (autoclear: it detaches now) and removes its backing file
+ * (backing may be empty: none was made). */
+static inline void test_loop_release(int fd, const char *backing)
+{
+	if (fd >= 0)
+		close(fd);
+	if (backing[0])
+		unlink(backing);
+}
+
 #endif

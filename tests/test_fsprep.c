@@ -120,10 +120,7 @@ static int loop_teardown(void **state)
 		free(s->mnt[i]);
 	}
 	rmdir("/run/iomatrix"); /* made by iom_fs_mount; removed only when empty */
-	if (s->fd >= 0)
-		close(s->fd); /* autoclear: the loop device detaches now */
-	if (s->backing[0])
-		unlink(s->backing);
+	test_loop_release(s->fd, s->backing);
 	if (s->tmp) {
 		test_tmpdir_remove(s->tmp);
 		free(s->tmp);
@@ -131,14 +128,6 @@ static int loop_teardown(void **state)
 	free(s);
 	return 0;
 }
-
-#define LOOP_OR_SKIP(s)                                                                           \
-	do {                                                                                      \
-		if ((s)->why_skip) {                                                              \
-			print_message("%s\n", (s)->why_skip);                                     \
-			skip();                                                                   \
-		}                                                                                 \
-	} while (0)
 
 /* Remembers a mount for teardown; returns its slot. */
 static int track(struct lo *s, char *dir)

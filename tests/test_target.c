@@ -894,10 +894,7 @@ static int loop_teardown(void **state)
 		rmdir(s->mnt);
 		free(s->mnt);
 	}
-	if (s->fd >= 0)
-		close(s->fd); /* autoclear: the loop device detaches now */
-	if (s->backing[0])
-		unlink(s->backing);
+	test_loop_release(s->fd, s->backing);
 	if (s->tmp) {
 		rm_rf(s->tmp);
 		free(s->tmp);
@@ -905,14 +902,6 @@ static int loop_teardown(void **state)
 	free(s);
 	return 0;
 }
-
-#define LOOP_OR_SKIP(s)                                                                           \
-	do {                                                                                      \
-		if ((s)->why_skip) {                                                              \
-			print_message("%s\n", (s)->why_skip);                                     \
-			skip();                                                                   \
-		}                                                                                 \
-	} while (0)
 
 static void test_target_loop_ext4_refused(void **state)
 {
