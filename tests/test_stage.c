@@ -208,6 +208,9 @@ static void test_stage_precondition_refuses_a_replaced_target(void **state)
 	/* and every later run of the target fails without touching it */
 	assert_int_equal(iom_stage_before_run(&v.st, &v.p.runs[0], err, sizeof(err)), -ENODEV);
 	assert_contains(err, "target 'a' is not usable: ");
+	/* for good: no later visit uses it again (a filesystem target is not made anew) */
+	assert_true(v.st.changed[0]);
+	assert_int_equal(iom_stage_begin_visit(&v.st, 0), -ENODEV);
 	visit_close(&v);
 	free(scratch);
 	free(victim);
