@@ -68,6 +68,7 @@ void iom_stage_init(struct iom_stage *st, const struct iom_plan *p, const char *
 	st->preconditioned = xcalloc(n, sizeof(*st->preconditioned));
 	st->written_before = xcalloc(n, sizeof(*st->written_before));
 	st->changed = xcalloc(n, sizeof(*st->changed));
+	st->fs_dev = xcalloc(n, sizeof(*st->fs_dev));
 	st->verify = xcalloc(n, sizeof(*st->verify));
 	st->mount_dir = xcalloc(n, sizeof(*st->mount_dir));
 	st->fs_file = xcalloc(n, sizeof(*st->fs_file));
@@ -121,6 +122,7 @@ void iom_stage_release(struct iom_stage *st)
 	free(st->preconditioned);
 	free(st->written_before);
 	free(st->changed);
+	free(st->fs_dev);
 	free(st->verify);
 	free(st->visit_error);
 	memset(st, 0, sizeof(*st));
@@ -146,6 +148,32 @@ int iom_stage_prepare_target(struct iom_stage *st, size_t t, char *err, size_t e
 		iom_target_info_release(&st->info[t]);
 		memset(&st->info[t], 0, sizeof(st->info[t]));
 	}
+	return ret;
+}
+
+int iom_stage_pin_device(struct iom_stage *st, size_t t, char *err, size_t errlen)
+{
+	int ret = iom_target_device_pin(st->m->targets[t].path, &st->fs_dev[t], err, errlen);
+
+	if (ret < 0) {
+		free(st->target_error[t]);
+		st->target_error[t] = xstrdup(err);
+	}
+	return ret;
+}
+
+/* Before a filesystem target's mkfs: its path must still lead to the device pinned when the
+ * sweep started (a name such as /dev/sdc can go to another disk between two visits). 0, or
+ * -ESTALE (the target changed: its remaining runs fail) or -errno with err. */
+static int check_fs_device(struct iom_stage *st, size_t t, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!st->fs_dev[t].rdev)
+		return 0; /* not pinned (a stage without a sweep) */
+	ret = iom_target_device_check(st->m->targets[t].path, &st->fs_dev[t], err, errlen);
+	if (ret == -ESTALE)
+		iom_stage_target_changed(st, t, err);
 	return ret;
 }
 
@@ -212,6 +240,8 @@ static int make_fs(struct iom_stage *st, size_t t, char *err, size_t errlen)
 
 	memset(&plan, 0, sizeof(plan));
 	forget_info(st, t);
+	if ((ret = check_fs_device(st, t, err, errlen)) < 0)
+		return ret;
 	/* mounts a killed iomatrix left of our own filesystems */
 	for (size_t i = 0; i < st->nown; i++)
 		if (iom_fs_unmount_stale(tg->path, st->own_uuids[i], msg, sizeof(msg)) < 0)
@@ -244,6 +274,8 @@ static int make_fs(struct iom_stage *st, size_t t, char *err, size_t errlen)
 	      tg->label);
 	ret = iom_fs_make(tg->path, tg->fs_type, &fo, &made, err, errlen);
 	free(log);
+	if (ret == 0)
+		ret = check_fs_device(st, t, err, errlen); /* the one mkfs wrote to, still */
 	if (ret < 0)
 		return ret;
 	if (raw)

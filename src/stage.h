@@ -105,6 +105,8 @@ struct iom_stage {
 	bool *written_before;           /* per target: a write run finished in an earlier
 					 * invocation (and nothing destroyed it since) */
 	bool *changed;                  /* per target: it changed under the sweep (for good) */
+	struct iom_target_identity *fs_dev; /* per filesystem target: its device when the sweep
+					 * started (fs_dev[t].rdev 0: not pinned) */
 	struct iom_verify **verify;     /* per target, made by its first verified run */
 	struct iom_verify *cur_verify;  /* of the run between start_run and after_run */
 	bool drop_noted, fstrim_noted;
@@ -131,6 +133,14 @@ bool iom_stage_target_writes(const struct iom_plan *p, size_t t);
  * target unusable.
  */
 int iom_stage_prepare_target(struct iom_stage *st, size_t t, char *err, size_t errlen);
+
+/*
+ * Pins the device of filesystem target t as it is now (its number, disk sequence number and
+ * size), at the start of the sweep, so that each visit checks before its mkfs that the name
+ * still leads to that device. 0, or -errno with the reason in err, which also makes the target
+ * unusable.
+ */
+int iom_stage_pin_device(struct iom_stage *st, size_t t, char *err, size_t errlen);
 
 /* The filesystems an earlier invocation made, from the journal's mkfs details (the texts of
  * IOM_STAGE_MKFS): their UUIDs are this study's own, to be replaced and unmounted. */

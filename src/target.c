@@ -1798,6 +1798,46 @@ static int verify_block(const struct iom_target_info *info, int fd, char *err, s
 	return 0;
 }
 
+int iom_target_device_pin(const char *path, struct iom_target_identity *id, char *err,
+			  size_t errlen)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r = 0;
+
+	memset(id, 0, sizeof(*id));
+	if (fd < 0)
+		return iom_err(err, errlen, errno, "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISBLK(st.st_mode))
+		r = iom_err(err, errlen, ENOTBLK, "'%s' is not a block device", path);
+	else if (ioctl(fd, BLKGETSIZE64, &id->bytes) != 0)
+		r = iom_err(err, errlen, errno, "cannot read the size of '%s': %s", path,
+			    strerror(errno));
+	if (!r) {
+		id->rdev = st.st_rdev;
+		id->diskseq = diskseq_of(fd, st.st_rdev);
+	}
+	close(fd);
+	return r;
+}
+
+int iom_target_device_check(const char *path, const struct iom_target_identity *id, char *err,
+			    size_t errlen)
+{
+	struct iom_target_info info = { .path = (char *)path, .is_block = true, .id = *id };
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+
+	if (fd < 0) {
+		int e = errno;
+
+		return iom_err(err, errlen, e == ENOENT ? ESTALE : e, "cannot open '%s': %s%s",
+			       path, strerror(e),
+			       e == ENOENT ? " (the device the sweep started with is gone)" : "");
+	}
+	r = verify_block(&info, fd, err, errlen);
+	close(fd);
+	return r;
+}
+
 /* A finding of the write checks (signature, mount, swap, holder, partition): the target
  * changed. Anything else (a probe that could not read) stays what it was. */
 static int as_change(int r)

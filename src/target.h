@@ -166,6 +166,17 @@ struct iom_target_fill_end {
 int iom_target_fill(int fd, const struct iom_target_fill *f, struct iom_target_fill_end *end);
 
 /*
+ * For a device that iomatrix reaches by its path between runs (a filesystem target's device,
+ * made anew at each visit): its identity now (rdev, disk sequence number, size) into id, and
+ * later the check that path is still that device (-ESTALE with what changed in err; a device
+ * gone is a change too). 0, or -errno with err.
+ */
+int iom_target_device_pin(const char *path, struct iom_target_identity *id, char *err,
+			  size_t errlen);
+int iom_target_device_check(const char *path, const struct iom_target_identity *id, char *err,
+			    size_t errlen);
+
+/*
  * Checks that the block device at path may be written (the caller has already seen
  * destructive = true): neither it nor any of its partitions is mounted, active swap or held
  * (LVM, md, dm), the kernel lists no partition of it, it carries no filesystem, RAID, LVM or
