@@ -86,27 +86,6 @@ static void human(uint64_t b, char *buf, size_t len)
 	snprintf(buf, len, "%.1f %s", v, unit[u]);
 }
 
-/* A copy of path without its last component ("a/b" → "a", "/a" → "/", "a" → "."). */
-static char *parent_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	if (!s)
-		return xstrdup(".");
-	while (s > path && s[-1] == '/')
-		s--;
-	if (s == path)
-		return xstrdup("/");
-	return xasprintf("%.*s", (int)(s - path), path);
-}
-
-static const char *base_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* Whether a missing path names a device: under /dev/ and on /dev's own filesystem (not on a
  * mount within it, as /dev/shm, where scratch files go), or without a size to create it. */
 static bool is_device_path(const struct iom_target *t)
@@ -119,7 +98,7 @@ static bool is_device_path(const struct iom_target *t)
 		return false;
 	if (t->size == 0)
 		return true;
-	dir = parent_of(t->path);
+	dir = iom_path_dir(t->path);
 	dev = stat("/dev", &d) != 0 || stat(dir, &p) != 0 || p.st_dev == d.st_dev;
 	free(dir);
 	return dev;
@@ -264,7 +243,7 @@ static void check_existing_file(struct pf *s, size_t t, const char *path, const 
 static void check_new_file(struct pf *s, size_t t)
 {
 	const struct iom_target *tg = &s->m->targets[t];
-	const char *base = base_of(tg->path);
+	const char *base = iom_path_base(tg->path);
 	char *dir;
 	struct stat st;
 
@@ -278,7 +257,7 @@ static void check_new_file(struct pf *s, size_t t)
 		     "to create it", tg->label, tg->path);
 		return;
 	}
-	dir = parent_of(tg->path);
+	dir = iom_path_dir(tg->path);
 	if (stat(dir, &st) != 0) {
 		int e = errno;
 
@@ -416,7 +395,7 @@ static void check_iopoll(struct pf *s, size_t t, const struct use *u)
 		return;
 	fd = open(tg->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 && errno == ENOENT) {
-		dir = parent_of(tg->path);
+		dir = iom_path_dir(tg->path);
 		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
 	free(dir);
@@ -463,7 +442,7 @@ static char *existing_ancestor(const char *dir)
 
 		if (strcmp(cur, "/") == 0 || strcmp(cur, ".") == 0)
 			break;
-		up = parent_of(cur);
+		up = iom_path_dir(cur);
 		free(cur);
 		cur = up;
 	}

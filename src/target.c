@@ -130,23 +130,6 @@ static char *link_base(const char *dir, const char *name)
 	return xstrdup(slash ? slash + 1 : buf);
 }
 
-static const char *base_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
-/* A copy of path without its last component ("/a/b" → "/a", "/a" → "/"). */
-static char *parent_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	if (!s || s == path)
-		return xstrdup("/");
-	return xasprintf("%.*s", (int)(s - path), path);
-}
-
 static bool parse_majmin(const char *s, unsigned *maj, unsigned *min)
 {
 	char tail;
@@ -303,7 +286,7 @@ static bool is_generic_disk_driver(const char *d)
 /* proc_name of SCSI host dir (".../hostN"), from its scsi_host class directory. */
 static char *scsi_proc_name(const char *root, const char *dir)
 {
-	const char *name = base_of(dir);
+	const char *name = iom_path_base(dir);
 	unsigned n;
 	char tail, *cls, *v;
 
@@ -344,7 +327,7 @@ static void find_controller(const char *root, const char *disk, struct iom_devic
 		top = realpath(root, NULL);
 	toplen = top ? strlen(top) : 0;
 	while (dir && top && strlen(dir) > toplen && strncmp(dir, top, toplen) == 0) {
-		const char *name = base_of(dir);
+		const char *name = iom_path_base(dir);
 		unsigned n;
 		char tail, *parent;
 
@@ -366,7 +349,7 @@ static void find_controller(const char *root, const char *disk, struct iom_devic
 		}
 		if (f->driver && f->irq_names)
 			break;
-		parent = parent_of(dir);
+		parent = iom_path_dir(dir);
 		free(dir);
 		dir = parent;
 	}
@@ -383,7 +366,7 @@ static char *driver_by_name(const char *disk)
 		{ "nvme", "nvme" }, { "vd", "virtio_blk" }, { "xvd", "xen-blkfront" },
 		{ "loop", "loop" }, { "dm-", "device-mapper" }, { "md", "md" },
 	};
-	const char *name = base_of(disk);
+	const char *name = iom_path_base(disk);
 	size_t n;
 
 	for (size_t i = 0; i < IOM_ARRAY_SIZE(names); i++)
@@ -467,9 +450,9 @@ int iom_device_facts_read_dev(const char *root, unsigned maj, unsigned min, cons
 							     ? realpath(e->source, NULL)
 							     : NULL;
 
-					if (!dev_by_name(root, base_of(e->source), &maj, &min) &&
+					if (!dev_by_name(root, iom_path_base(e->source), &maj, &min) &&
 					    real)
-						dev_by_name(root, base_of(real), &maj, &min);
+						dev_by_name(root, iom_path_base(real), &maj, &min);
 					free(real);
 				}
 			}
@@ -482,19 +465,19 @@ int iom_device_facts_read_dev(const char *root, unsigned maj, unsigned min, cons
 	if (!dir)
 		return 0;
 	if (exists_in(dir, "partition")) {
-		f->partition = xasprintf("/dev/%s", base_of(dir));
+		f->partition = xasprintf("/dev/%s", iom_path_base(dir));
 		if (read_attr_u64(dir, "size", &v))
 			f->partition_bytes = v * 512;
-		disk = parent_of(dir);
+		disk = iom_path_dir(dir);
 	} else {
 		disk = xstrdup(dir);
 	}
-	f->device = xasprintf("/dev/%s", base_of(disk));
+	f->device = xasprintf("/dev/%s", iom_path_base(disk));
 	if (read_attr_u64(disk, "size", &v))
 		f->device_bytes = v * 512;
 	read_queue(disk, f);
 
-	if (exists_in(disk, "loop") || strncmp(base_of(disk), "loop", 4) == 0) {
+	if (exists_in(disk, "loop") || strncmp(iom_path_base(disk), "loop", 4) == 0) {
 		char *lo = xasprintf("%s/loop", disk);
 
 		f->driver = xstrdup("loop");
@@ -1031,10 +1014,10 @@ static struct file_id file_id_of(int fd)
 
 static char *sidecar_path(const char *path)
 {
-	char *dir = parent_of(path), *p;
+	char *dir = iom_path_dir(path), *name = xasprintf(".%s.iomatrix", iom_path_base(path));
+	char *p = iom_path_join(dir, name);
 
-	p = strcmp(dir, "/") == 0 ? xasprintf("/.%s.iomatrix", base_of(path))
-				  : xasprintf("%s/.%s.iomatrix", dir, base_of(path));
+	free(name);
 	free(dir);
 	return p;
 }
@@ -1307,14 +1290,14 @@ static char *link_text(const char *path)
  * same directory, when there is one. */
 static char *links_text(const char *path, const struct stat *st)
 {
-	char *dir = parent_of(path), *other = NULL, *out;
+	char *dir = iom_path_dir(path), *other = NULL, *out;
 	DIR *dh = opendir(dir);
 	struct dirent *de;
 
 	while (dh && !other && (de = readdir(dh))) {
 		struct stat o;
 
-		if (de->d_ino != st->st_ino || strcmp(de->d_name, base_of(path)) == 0)
+		if (de->d_ino != st->st_ino || strcmp(de->d_name, iom_path_base(path)) == 0)
 			continue;
 		if (fstatat(dirfd(dh), de->d_name, &o, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    o.st_dev == st->st_dev && o.st_ino == st->st_ino)
@@ -1389,16 +1372,15 @@ static int resolve(const struct iom_target *t, char **out, struct stat *st, bool
 			/* A file keeps its own last name, never the one realpath() found: a link
 			 * swapped in after the lstat() above would lead to another file. Every open
 			 * of it is O_NOFOLLOW, so a link there later is refused. */
-			char *d = strchr(t->path, '/') ? parent_of(t->path) : xstrdup(".");
+			char *d = iom_path_dir(t->path);
 			char *rd = realpath(d, NULL);
-			const char *b = base_of(t->path);
 
 			free(real);
 			free(d);
 			if (!rd)
 				return iom_err(err, errlen, errno, "cannot open '%s': %s", t->path,
 					       strerror(errno));
-			real = strcmp(rd, "/") == 0 ? xasprintf("/%s", b) : xasprintf("%s/%s", rd, b);
+			real = iom_path_join(rd, iom_path_base(t->path));
 			free(rd);
 			if (lstat(real, st) != 0) {
 				e = errno;
@@ -1422,13 +1404,13 @@ static int resolve(const struct iom_target *t, char **out, struct stat *st, bool
 	e = errno;
 	if (e != ENOENT)
 		return iom_err(err, errlen, e, "cannot open '%s': %s", t->path, strerror(e));
-	base = base_of(t->path);
+	base = iom_path_base(t->path);
 	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
 		return iom_err(err, errlen, EISDIR,
 			       "'%s' of target '%s' names a directory; give a file name for the "
 			       "scratch file",
 			       t->path, t->label);
-	dir = strchr(t->path, '/') ? parent_of(t->path) : xstrdup(".");
+	dir = iom_path_dir(t->path);
 	rdir = realpath(dir, NULL);
 	if (!rdir) {
 		e = errno;
@@ -1444,7 +1426,7 @@ static int resolve(const struct iom_target *t, char **out, struct stat *st, bool
 		free(rdir);
 		return -ENOTDIR;
 	}
-	*out = strcmp(rdir, "/") == 0 ? xasprintf("/%s", base) : xasprintf("%s/%s", rdir, base);
+	*out = iom_path_join(rdir, base);
 	free(dir);
 	free(rdir);
 	return 0;
@@ -1464,7 +1446,7 @@ static uint64_t diskseq_of(int fd, dev_t rdev)
 	dir = sys_block_dir("/", major(rdev), minor(rdev));
 	if (!dir)
 		return 0;
-	disk = exists_in(dir, "partition") ? parent_of(dir) : xstrdup(dir);
+	disk = exists_in(dir, "partition") ? iom_path_dir(dir) : xstrdup(dir);
 	if (!read_attr_u64(disk, "diskseq", &seq))
 		seq = 0;
 	free(disk);

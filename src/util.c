@@ -215,6 +215,31 @@ int iom_mkdir_parent(const char *path)
 	return ret;
 }
 
+char *iom_path_dir(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	if (!s)
+		return xstrdup(".");
+	while (s > path && s[-1] == '/')
+		s--;
+	if (s == path)
+		return xstrdup("/");
+	return xasprintf("%.*s", (int)(s - path), path);
+}
+
+const char *iom_path_base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+char *iom_path_join(const char *dir, const char *base)
+{
+	return strcmp(dir, "/") == 0 ? xasprintf("/%s", base) : xasprintf("%s/%s", dir, base);
+}
+
 int iom_write_file_atomic(const char *path, const void *data, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());

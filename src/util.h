@@ -78,6 +78,12 @@ int iom_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 int iom_mkdir_p(const char *path);
 int iom_mkdir_parent(const char *path);
 
+/* The directory of path, a new string ("a/b" → "a", "/a" → "/", "a" → "."); its last
+ * component, a pointer into path; and dir and base joined ("/" and "x" → "/x"), a new string. */
+char *iom_path_dir(const char *path);
+const char *iom_path_base(const char *path);
+char *iom_path_join(const char *dir, const char *base);
+
 /*
  * Writes len bytes to path whole or not at all: a temporary file beside it, fsync, rename, fsync
  * of the directory. Returns 0 or -errno.

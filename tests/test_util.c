@@ -104,6 +104,30 @@ static void test_util_mkdir_p_makes_every_level(void **state)
 	free(leaf);
 }
 
+/* A path's directory, last component and the join of the two (target and preflight use them). */
+static void test_util_path_parts(void **state)
+{
+	static const struct {
+		const char *path, *dir, *base, *joined;
+	} cases[] = {
+		{ "/a/b", "/a", "b", "/a/b" },   { "/a", "/", "a", "/a" },
+		{ "a/b", "a", "b", "a/b" },      { "a", ".", "a", "./a" },
+		{ "a//b", "a", "b", "a/b" },     { "/a/b/", "/a/b", "", "/a/b/" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *dir = iom_path_dir(cases[i].path);
+		char *joined = iom_path_join(dir, iom_path_base(cases[i].path));
+
+		assert_string_equal(dir, cases[i].dir);
+		assert_string_equal(iom_path_base(cases[i].path), cases[i].base);
+		assert_string_equal(joined, cases[i].joined);
+		free(joined);
+		free(dir);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -111,6 +135,7 @@ int main(void)
 		TEST_IN_TMPDIR(test_util_pwrite_all_at_offset),
 		TEST_IN_TMPDIR(test_util_write_all_reports_errno),
 		TEST_IN_TMPDIR(test_util_mkdir_p_makes_every_level),
+		cmocka_unit_test(test_util_path_parts),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
