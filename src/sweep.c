@@ -393,24 +393,24 @@ static void prepare_targets(struct sweep *s)
 	char err[IOM_ERRLEN];
 
 	for (size_t i = 0; i < m->ntargets; i++) {
-		if (m->targets[i].fs_type) {
-			/* prepared once its filesystem is made, at its visit; its device is pinned
-			 * now */
-			if (iom_stage_pin_device(&s->stage, i, err, sizeof(err)) < 0) {
-				erase_status(s);
-				fprintf(stderr, "iomatrix: target '%s': %s\n", m->targets[i].label,
-					err);
-			}
-			continue;
-		}
+		bool fs = m->targets[i].fs_type != NULL;
+		int ret;
+
 		if (s->o->stop && *s->o->stop)
 			break; /* stopped (during a fill): no run follows, resume prepares the rest */
-		say(s, false, "preparing target '%s' (%s)\n", m->targets[i].label,
-		    m->targets[i].path);
-		if (iom_stage_prepare_target(&s->stage, i, err, sizeof(err)) < 0) {
+		if (fs) {
+			/* prepared once its filesystem is made, at its visit; its device is pinned
+			 * now */
+			ret = iom_stage_pin_device(&s->stage, i, err, sizeof(err));
+		} else {
+			say(s, false, "preparing target '%s' (%s)\n", m->targets[i].label,
+			    m->targets[i].path);
+			ret = iom_stage_prepare_target(&s->stage, i, err, sizeof(err));
+		}
+		if (ret < 0) {
 			erase_status(s);
 			fprintf(stderr, "iomatrix: target '%s': %s\n", m->targets[i].label, err);
-		} else {
+		} else if (!fs) {
 			warn_shared_device(s, i);
 		}
 	}
