@@ -21,21 +21,41 @@
 #include "util.h"
 #include "tmpdir.h"
 
-static void test_journal_replays_events(void **state)
+/* One journal event to write. */
+struct event {
+	enum iom_journal_event ev;
+	uint32_t run;
+	const char *detail;
+};
+
+/* Writes a new journal in dir holding events, in order. */
+static void write_events(const char *dir, const struct event *events, size_t n)
 {
-	const char *dir = *state;
 	struct iom_journal j;
-	struct iom_journal_state st;
 	char err[IOM_ERRLEN];
 
 	assert_int_equal(iom_journal_open(&j, dir, err, sizeof(err)), 0);
-	assert_int_equal(iom_journal_append(&j, IOM_J_STUDY_START, 0, "plan 0123"), 0);
-	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_START, 1, NULL), 0);
-	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_DONE, 1, "runs/00001.json"), 0);
-	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_START, 2, NULL), 0);
-	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_FAILED, 2, "cannot\topen\nx"), 0);
-	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_START, 3, NULL), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(iom_journal_append(&j, events[i].ev, events[i].run,
+						     events[i].detail), 0);
 	iom_journal_close(&j);
+}
+
+static void test_journal_replays_events(void **state)
+{
+	const char *dir = *state;
+	struct iom_journal_state st;
+	char err[IOM_ERRLEN];
+	static const struct event events[] = {
+		{ IOM_J_STUDY_START, 0, "plan 0123" },
+		{ IOM_J_RUN_START, 1, NULL },
+		{ IOM_J_RUN_DONE, 1, "runs/00001.json" },
+		{ IOM_J_RUN_START, 2, NULL },
+		{ IOM_J_RUN_FAILED, 2, "cannot\topen\nx" },
+		{ IOM_J_RUN_START, 3, NULL },
+	};
+
+	write_events(dir, events, sizeof(events) / sizeof(events[0]));
 
 	assert_int_equal(iom_journal_replay(dir, 4, &st, err, sizeof(err)), 0);
 	assert_int_equal(st.done, 1);
@@ -55,21 +75,21 @@ static void test_journal_replays_events(void **state)
 static void test_journal_restarted_run_is_pending(void **state)
 {
 	const char *dir = *state;
-	struct iom_journal j;
 	struct iom_journal_state st;
 	char err[IOM_ERRLEN];
+	static const struct event events[] = {
+		{ IOM_J_STUDY_START, 0, "plan 0123" },
+		{ IOM_J_RUN_START, 1, NULL },
+		{ IOM_J_RUN_DONE, 1, "runs/00001.json" },
+		{ IOM_J_RUN_START, 2, NULL },
+		{ IOM_J_RUN_FAILED, 2, "x" },
+		{ IOM_J_RESUME, 0, "redoing 2" },
+		{ IOM_J_RUN_START, 1, NULL },
+		{ IOM_J_RUN_INTERRUPTED, 1, NULL },
+		{ IOM_J_RUN_START, 2, NULL },
+	};
 
-	assert_int_equal(iom_journal_open(&j, dir, err, sizeof(err)), 0);
-	assert_int_equal(iom_journal_append(&j, IOM_J_STUDY_START, 0, "plan 0123"), 0);
-	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_START, 1, NULL), 0);
-	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_DONE, 1, "runs/00001.json"), 0);
-	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_START, 2, NULL), 0);
-	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_FAILED, 2, "x"), 0);
-	assert_int_equal(iom_journal_append(&j, IOM_J_RESUME, 0, "redoing 2"), 0);
-	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_START, 1, NULL), 0);
-	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_INTERRUPTED, 1, NULL), 0);
-	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_START, 2, NULL), 0);
-	iom_journal_close(&j);
+	write_events(dir, events, sizeof(events) / sizeof(events[0]));
 
 	assert_int_equal(iom_journal_replay(dir, 2, &st, err, sizeof(err)), 0);
 	assert_int_equal(st.run[1], IOM_RS_PENDING);
