@@ -188,6 +188,16 @@ const struct iom_key iom_keys[] = {
 	  .def = "false",
 	  .words = verify_words,
 	  .help = "writes carry a checked header per 512 bytes; reads check it (docs/hardening.md)" },
+	/* issue 16a: where each I/O goes */
+	{ .name = "random_pct", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_PCT,
+	  .dim = IOM_DIM_RANDOM_PCT, IOM_AT(iom_workload, random_pct),
+	  .unit = "%", .min = 0, .max = 100, .def = "100", .flags = IOM_KEY_SPARSE,
+	  .describe = "random=%s%%", .word = "rnd%s",
+	  .help = "share of I/Os at a random offset (IOMeter's % random, fio's "
+		  "percentage_random); the rest continue sequentially from the thread's previous "
+		  "I/O. Applies to pattern = \"random\"; pattern = \"sequential\" is "
+		  "random_pct = 0, and a matrix giving both sequential and a random_pct below 100 "
+		  "is an error" },
 
 	/* timing = { … } */
 	{ .name = "warmup", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, warmup_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,

@@ -38,6 +38,9 @@ enum iom_section {
 #define IOM_KEY_MOVED 0x4u    /* an old spelling, still read with a note; help names the new
 			       * place, and `help keys` and docs/matrix.md leave it out */
 #define IOM_KEY_INT_ONLY 0x8u /* an integer literal: the same number as a string is refused */
+#define IOM_KEY_SPARSE 0x10u  /* a dimension added after plans were first recorded: the plan's
+			       * TSV (and so its hash) shows its column only when a cell has it
+			       * off its default, so older matrices keep their plans and hashes */
 
 /* The characters a string key allows. */
 enum iom_chars {

@@ -1953,6 +1953,44 @@ static int cross_checks(struct ctx *c)
 	return 0;
 }
 
+/* ---- issue 16a: where each I/O goes -------------------------------------------------------- */
+
+/* Where target i's dimension d was set: its own setting, else the workload's (NULL: default). */
+static const config_setting_t *set_of(const struct ctx *c, size_t i, int d)
+{
+	return c->t_set[i][d] ? c->t_set[i][d] : c->wl_set[d];
+}
+
+static bool values_have(const struct iom_values *v, int64_t x)
+{
+	for (size_t j = 0; j < v->n; j++)
+		if (v->v[j] == x)
+			return true;
+	return false;
+}
+
+/* pattern = "sequential" is random_pct = 0: the two may not disagree within one target. */
+static int check_placement(struct ctx *c)
+{
+	struct iom_matrix *m = c->m;
+
+	for (size_t i = 0; i < m->ntargets; i++) {
+		const struct iom_target *t = &m->targets[i];
+		const struct iom_values *rp = &t->dim[IOM_DIM_RANDOM_PCT];
+
+		if (!values_have(&t->dim[IOM_DIM_PATTERN], IOM_PATTERN_SEQUENTIAL))
+			continue;
+		for (size_t j = 0; j < rp->n; j++)
+			if (rp->v[j] != 100)
+				return fail(c, set_of(c, i, IOM_DIM_RANDOM_PCT),
+					    "random_pct %lld conflicts with pattern = \"sequential\" "
+					    "(target '%s'): sequential is random_pct = 0; give "
+					    "pattern = \"random\" with random_pct, or pattern alone",
+					    (long long)rp->v[j], t->label);
+	}
+	return 0;
+}
+
 /* ---- the whole ----------------------------------------------------------------------------- */
 
 static void note_line(struct ctx *c, int d, const config_setting_t *s)
@@ -2021,7 +2059,7 @@ static int validate(struct ctx *c)
 	    (ret = read_targets(c)) < 0 || (ret = read_timing(c)) < 0 ||
 	    (ret = read_order(c)) < 0 || (ret = read_excludes(c)) < 0 ||
 	    (ret = read_report(c)) < 0 || (ret = read_hooks(c)) < 0 ||
-	    (ret = cross_checks(c)) < 0)
+	    (ret = cross_checks(c)) < 0 || (ret = check_placement(c)) < 0)
 		return ret;
 	return 0;
 }

@@ -23,6 +23,8 @@ enum iom_dim {
 	IOM_DIM_ENGINE,
 	IOM_DIM_DIRECT,
 	IOM_DIM_VERIFY,
+	/* issue 16a: where each I/O goes */
+	IOM_DIM_RANDOM_PCT,
 	IOM_DIM_COUNT
 };
 
@@ -54,6 +56,8 @@ struct iom_workload {
 	enum iom_engine_kind engine;
 	bool direct;               /* the fd has O_DIRECT */
 	bool verify;               /* stage.c arms the run's verifier with it (verify.h) */
+	/* issue 16a: where each I/O goes (worker.h) */
+	uint32_t random_pct;       /* share of random offsets, 0 … 100; pattern sequential: 0 */
 };
 
 /* The values of one dimension: a scalar is a list of one. */

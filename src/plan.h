@@ -35,6 +35,8 @@ struct iom_plan {
 	size_t nruns;
 	uint64_t hash;               /* stable hash of the plan (FNV-1a 64 over its TSV form) */
 	bool varies[IOM_DIM_COUNT];  /* a dimension with more than one value in the plan */
+	bool shown[IOM_DIM_COUNT];   /* a column of the TSV form (an IOM_KEY_SPARSE dimension only
+				      * when a cell has it off its default) */
 };
 
 enum iom_plan_format { IOM_PLAN_TEXT, IOM_PLAN_TSV, IOM_PLAN_JSON };

@@ -139,6 +139,25 @@ int iom_results_write_matrix(const char *dir, const char *text, char *err, size_
 
 /* ---- run JSON: writing ---- */
 
+/* Whether a run's cell names dimension d: always, but a sparse dimension (IOM_KEY_SPARSE, the
+ * keys of issue 16) only when the matrix gives it a value off its default somewhere, so that
+ * the run files and summary.csv of a matrix that does not use it stay as they were. */
+static bool cell_names(const struct iom_matrix *m, int d)
+{
+	const struct iom_key *k = d == IOM_DIM_TARGET ? NULL : iom_dim_key((enum iom_dim)d);
+	int64_t def = 0;
+
+	if (!m || !k || !(k->flags & IOM_KEY_SPARSE))
+		return true;
+	if (k->def)
+		iom_key_parse_text(k, k->def, &def, NULL, 0);
+	for (size_t i = 0; i < m->ntargets; i++)
+		for (size_t j = 0; j < m->targets[i].dim[d].n; j++)
+			if (m->targets[i].dim[d].v[j] != def)
+				return true;
+	return false;
+}
+
 static json_object *cell_json(const struct iom_matrix *m, const struct iom_cell *c)
 {
 	json_object *o = json_object_new_object();
@@ -148,6 +167,9 @@ static json_object *cell_json(const struct iom_matrix *m, const struct iom_cell 
 		int64_t v = c->v[d];
 		const struct iom_key *k;
 		char buf[64];
+
+		if (!cell_names(m, d))
+			continue;
 
 		if (d == IOM_DIM_TARGET) {
 			const char *label = m && v >= 0 && (size_t)v < m->ntargets ?

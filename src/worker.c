@@ -48,6 +48,42 @@ static void *alloc_buffers(size_t len)
 	return buf;
 }
 
+/* ---- issue 16a: the mixed generator -------------------------------------------------------- */
+
+static int mixed_init(struct iom_worker_gen *g, const struct iom_worker_conf *c, unsigned thread,
+		      uint64_t tseed, char *err, size_t errlen)
+{
+	uint64_t start;
+
+	g->mode = IOM_GEN_MIXED;
+	g->align = g->bs;
+	iom_rng_seed(&g->pick_rng, iom_mix64(tseed ^ UINT64_C(0x9a7c3e5d1f2b4867)));
+	if (c->region < g->bs)
+		return iom_err(err, errlen, EINVAL,
+			       "the region of %llu bytes holds no block of %u bytes",
+			       (unsigned long long)c->region, g->bs);
+	g->end = c->region - g->bs + 1;
+	g->slots = (c->region - g->bs) / g->align + 1;
+	start = (uint64_t)((unsigned __int128)c->region * thread / c->wl.threads);
+	start -= start % g->align;
+	g->next = start < g->end ? start : 0;
+	return 0;
+}
+
+uint64_t iom_worker_gen_offset_mixed(struct iom_worker_gen *g)
+{
+	uint64_t off;
+
+	if (iom_rng_below(&g->pick_rng, 100) < g->random_pct)
+		off = iom_rng_below(&g->off_rng, g->slots) * g->align;
+	else
+		off = g->next;
+	g->next = off + g->bs;
+	if (g->next >= g->end)
+		g->next = 0;
+	return off;
+}
+
 int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *c, unsigned thread,
 			char *err, size_t errlen)
 {
@@ -64,7 +100,11 @@ int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *
 	g->pattern = c->wl.pattern;
 	iom_rng_seed(&g->off_rng, tseed);
 	iom_rng_seed(&g->mix_rng, iom_mix64(tseed));
-	if (c->wl.pattern == IOM_PATTERN_RANDOM) {
+	g->random_pct = c->wl.pattern == IOM_PATTERN_SEQUENTIAL ? 0 : IOM_MIN(c->wl.random_pct, 100u);
+	g->mode = g->random_pct == 100 ? IOM_GEN_RANDOM : IOM_GEN_SEQUENTIAL;
+	if (g->random_pct > 0 && g->random_pct < 100)
+		return mixed_init(g, c, thread, tseed, err, errlen);
+	if (g->mode == IOM_GEN_RANDOM) {
 		g->blocks = c->region / c->wl.block_size;
 		if (g->blocks == 0)
 			return iom_err(err, errlen, EINVAL,

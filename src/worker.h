@@ -12,7 +12,10 @@
  * Offsets: `random` draws a block uniformly from [0, region) (iom_rng_below over region/bs
  * blocks) from a generator seeded with iom_mix64(seed + thread); `sequential` walks the
  * thread's own slice [t·region/threads, (t+1)·region/threads), both ends aligned down to the
- * block size, wrapping at its end. read_pct decides each I/O from a second generator (so the
+ * block size, wrapping at its end. random_pct between 1 and 99 (issue 16a) mixes the two as
+ * IOMeter's "% random" and fio's percentage_random do: each I/O is random with that chance
+ * (drawn from a third generator), else it starts where the thread's previous I/O ended; the
+ * sequential runs wrap at the end of the whole region, and a thread starts at its slice. read_pct decides each I/O from a second generator (so the
  * same seed gives the same offsets whatever the mix): a draw below read_pct of 100 is a read;
  * 0 and 100 draw nothing and are exact.
  *
@@ -135,6 +138,17 @@ struct iom_worker_conf {
 	const struct iom_worker_hooks *hooks; /* may be NULL */
 };
 
+/*
+ * How a generator places offsets, fixed for the run: the two plain workloads each have their
+ * own mode, so they cost what they always did (one branch on the mode); everything issue 16
+ * added (random_pct, align, distributions) takes IOM_GEN_MIXED, out of line.
+ */
+enum iom_gen_mode {
+	IOM_GEN_RANDOM,            /* uniform, aligned to the block size, random_pct 100 */
+	IOM_GEN_SEQUENTIAL,        /* the thread's own slice (random_pct 0) */
+	IOM_GEN_MIXED,             /* anything else: iom_worker_gen_offset_mixed() */
+};
+
 /* The offset and read/write generator of one thread. */
 struct iom_worker_gen {
 	struct iom_rng off_rng, mix_rng;
@@ -143,6 +157,15 @@ struct iom_worker_gen {
 	uint32_t bs;
 	unsigned read_pct;
 	enum iom_pattern pattern;
+	enum iom_gen_mode mode;
+	/* IOM_GEN_MIXED (issue 16a): a share random_pct of the offsets is random — slot i of
+	 * `slots` at i × align — and the rest continue from the previous I/O (next), wrapping at
+	 * the region's end (`end`: the last offset a block fits at, plus one). pick_rng decides
+	 * which, so the offsets do not change with the read mix. */
+	struct iom_rng pick_rng;
+	uint64_t slots, end;
+	uint64_t align;
+	unsigned random_pct;
 };
 
 /*
@@ -152,13 +175,19 @@ struct iom_worker_gen {
 int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *c, unsigned thread,
 			char *err, size_t errlen);
 
-/* The next offset: aligned to the block size, the whole block inside the region (or slice). */
+/* The next offset of an IOM_GEN_MIXED generator (out of line: the plain modes never call it). */
+uint64_t iom_worker_gen_offset_mixed(struct iom_worker_gen *g);
+
+/* The next offset: aligned to the block size (random: to align), the whole block inside the
+ * region (or slice). */
 static inline uint64_t iom_worker_gen_offset(struct iom_worker_gen *g)
 {
 	uint64_t off;
 
-	if (g->pattern == IOM_PATTERN_RANDOM)
+	if (g->mode == IOM_GEN_RANDOM)
 		return iom_rng_below(&g->off_rng, g->blocks) * g->bs;
+	if (__builtin_expect(g->mode != IOM_GEN_SEQUENTIAL, 0))
+		return iom_worker_gen_offset_mixed(g);
 	off = g->next;
 	g->next += g->bs;
 	if (g->next + g->bs > g->hi)

@@ -62,7 +62,8 @@ static struct iom_run_spec spec_null(void)
 	return (struct iom_run_spec){
 		.fd = -1, .region = 1ull << 30,
 		.wl = { .block_size = 4096, .queue_depth = 8, .threads = 2, .read_pct = 70,
-			.pattern = IOM_PATTERN_RANDOM, .engine = IOM_ENGINE_NULL },
+			.pattern = IOM_PATTERN_RANDOM, .engine = IOM_ENGINE_NULL,
+			.random_pct = 100 },
 		.timing = { .warmup_ns = 100 * MS, .duration_ns = 500 * MS, .cooldown_ns = 50 * MS },
 		.seed = 5, .index = 7, .repetition = 2,
 	};
@@ -468,6 +469,7 @@ static void check_workload(const struct iom_workload *got, const struct iom_work
 	assert_int_equal(got->engine, want->engine);
 	assert_int_equal(got->direct, want->direct);
 	assert_int_equal(got->verify, want->verify);
+	assert_int_equal(got->random_pct, want->random_pct);
 }
 
 static void test_run_spec_from_cell(void **state)
@@ -583,7 +585,7 @@ static void test_run_spec_defaults(void **state)
 						      .threads = 1, .read_pct = 100,
 						      .pattern = IOM_PATTERN_RANDOM,
 						      .engine = IOM_ENGINE_IO_URING, .direct = true,
-						      .verify = false });
+						      .verify = false, .random_pct = 100 });
 	iom_plan_release(&p);
 	iom_matrix_free(m);
 }

@@ -22,7 +22,8 @@ static struct iom_worker_conf conf(enum iom_pattern pattern, uint64_t region, ui
 	return (struct iom_worker_conf){ .fd = -1, .region = region,
 					 .wl = { .block_size = bs, .queue_depth = 1,
 						 .threads = threads, .read_pct = read_pct,
-						 .pattern = pattern, .engine = IOM_ENGINE_NULL },
+						 .pattern = pattern, .engine = IOM_ENGINE_NULL,
+						 .random_pct = 100 },
 					 .seed = seed };
 }
 
@@ -256,6 +257,77 @@ static void test_worker_bytes_shares(void **state)
 /* The submit/reap policy: a zeroed policy is the default (refill at once, wait for a quarter
  * of the I/Os in flight); a count or a fraction, always at least one and never more than are
  * in flight. */
+/* ---- issue 16a: random_pct, align, distributions ------------------------------------------ */
+
+/* Of n offsets from g, the share (in %) that start where the previous I/O ended; each offset is
+ * checked to lie inside the region and to be a multiple of align. */
+static double sequential_share(struct iom_worker_gen *g, uint64_t region, uint32_t bs,
+			       uint64_t align, unsigned n)
+{
+	uint64_t prev = UINT64_MAX;
+	unsigned seq = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t off = iom_worker_gen_offset(g);
+
+		assert_true(off + bs <= region);
+		assert_int_equal(off % align, 0);
+		seq += prev != UINT64_MAX && off == prev + bs;
+		prev = off;
+	}
+	return 100.0 * seq / (n - 1);
+}
+
+static void test_worker_random_pct_mixes(void **state)
+{
+	static const unsigned pcts[] = { 0, 1, 25, 50, 75, 99, 100 };
+	enum { N = 100000 };
+
+	(void)state;
+	for (size_t k = 0; k < IOM_ARRAY_SIZE(pcts); k++) {
+		struct iom_worker_conf c = conf(IOM_PATTERN_RANDOM, 1ull << 30, 4096, 2, 70, 3);
+		struct iom_worker_gen g;
+		char err[IOM_ERRLEN];
+		double seq;
+
+		c.wl.random_pct = pcts[k];
+		assert_int_equal(iom_worker_gen_init(&g, &c, 1, err, sizeof(err)), 0);
+		assert_int_equal(g.mode, pcts[k] == 100 ? IOM_GEN_RANDOM :
+					 pcts[k] == 0   ? IOM_GEN_SEQUENTIAL :
+							  IOM_GEN_MIXED);
+		seq = sequential_share(&g, c.region, 4096, 4096, N);
+		print_message("random_pct %u: %.2f %% sequential successors\n", pcts[k], seq);
+		assert_true(seq >= 100.0 - pcts[k] - 1.0 && seq <= 100.0 - pcts[k] + 1.0);
+	}
+}
+
+static void test_worker_random_pct_keeps_read_mix(void **state)
+{
+	struct iom_worker_conf a = conf(IOM_PATTERN_RANDOM, 1ull << 30, 4096, 1, 70, 11), b = a;
+	struct iom_worker_gen ga, gb;
+	char err[IOM_ERRLEN];
+
+	(void)state;
+	b.wl.random_pct = 40;
+	assert_int_equal(iom_worker_gen_init(&ga, &a, 0, err, sizeof(err)), 0);
+	assert_int_equal(iom_worker_gen_init(&gb, &b, 0, err, sizeof(err)), 0);
+	for (int i = 0; i < 10000; i++) {
+		(void)iom_worker_gen_offset(&ga);
+		(void)iom_worker_gen_offset(&gb);
+		assert_int_equal(iom_worker_gen_is_read(&ga), iom_worker_gen_is_read(&gb));
+	}
+	/* pattern sequential wins: random_pct does not apply to it */
+	b.wl.pattern = IOM_PATTERN_SEQUENTIAL;
+	assert_int_equal(iom_worker_gen_init(&gb, &b, 0, err, sizeof(err)), 0);
+	assert_int_equal(gb.mode, IOM_GEN_SEQUENTIAL);
+	/* a mixed run wraps at the end of the region: a one-block region is always offset 0 */
+	b = conf(IOM_PATTERN_RANDOM, 4096, 4096, 1, 0, 1);
+	b.wl.random_pct = 50;
+	assert_int_equal(iom_worker_gen_init(&gb, &b, 0, err, sizeof(err)), 0);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(iom_worker_gen_offset(&gb), 0);
+}
+
 static void test_worker_policy(void **state)
 {
 	struct iom_policy p = iom_policy_resolve((struct iom_policy){ 0 });
@@ -297,6 +369,8 @@ int main(void)
 		cmocka_unit_test(test_worker_gen_refusals),
 		cmocka_unit_test(test_worker_bytes_shares),
 		cmocka_unit_test(test_worker_policy),
+		cmocka_unit_test(test_worker_random_pct_mixes),
+		cmocka_unit_test(test_worker_random_pct_keeps_read_mix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
