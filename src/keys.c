@@ -198,6 +198,13 @@ const struct iom_key iom_keys[] = {
 		  "I/O. Applies to pattern = \"random\"; pattern = \"sequential\" is "
 		  "random_pct = 0, and a matrix giving both sequential and a random_pct below 100 "
 		  "is an error" },
+	{ .name = "align", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_SIZE,
+	  .dim = IOM_DIM_ALIGN, IOM_AT(iom_workload, align),
+	  .unit = "bytes", .min = 0, .max = 64 * MIB, .def = "0", .flags = IOM_KEY_SPARSE,
+	  .describe = "align=%s", .word = "al%s",
+	  .help = "random offsets are multiples of this many bytes (DiskSpd's -r<align>); 0, the "
+		  "default, is block_size. A multiple of 512 with direct I/O; sequential I/O ignores "
+		  "it" },
 
 	/* timing = { … } */
 	{ .name = "warmup", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, warmup_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,

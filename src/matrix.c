@@ -1969,7 +1969,8 @@ static bool values_have(const struct iom_values *v, int64_t x)
 	return false;
 }
 
-/* pattern = "sequential" is random_pct = 0: the two may not disagree within one target. */
+/* pattern = "sequential" is random_pct = 0: the two may not disagree within one target; align
+ * is a multiple of 512 where the I/O is direct. */
 static int check_placement(struct ctx *c)
 {
 	struct iom_matrix *m = c->m;
@@ -1987,6 +1988,25 @@ static int check_placement(struct ctx *c)
 					    "(target '%s'): sequential is random_pct = 0; give "
 					    "pattern = \"random\" with random_pct, or pattern alone",
 					    (long long)rp->v[j], t->label);
+	}
+	for (size_t i = 0; i < m->ntargets; i++) {
+		const struct iom_target *t = &m->targets[i];
+		const struct iom_values *al = &t->dim[IOM_DIM_ALIGN];
+		char a[32];
+
+		bool direct = values_have(&t->dim[IOM_DIM_DIRECT], 1);
+
+		if (!direct && !values_have(&t->dim[IOM_DIM_VERIFY], 1))
+			continue;
+		for (size_t j = 0; j < al->n; j++) {
+			if (al->v[j] % 512 == 0)
+				continue;
+			iom_size_format((uint64_t)al->v[j], a, sizeof(a));
+			return fail(c, set_of(c, i, IOM_DIM_ALIGN),
+				    "align %s is not a multiple of 512, as %s needs (target '%s'; "
+				    "use a multiple of 512)", a,
+				    direct ? "direct I/O" : "verify", t->label);
+		}
 	}
 	return 0;
 }

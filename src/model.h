@@ -25,6 +25,7 @@ enum iom_dim {
 	IOM_DIM_VERIFY,
 	/* issue 16a: where each I/O goes */
 	IOM_DIM_RANDOM_PCT,
+	IOM_DIM_ALIGN,
 	IOM_DIM_COUNT
 };
 
@@ -58,6 +59,7 @@ struct iom_workload {
 	bool verify;               /* stage.c arms the run's verifier with it (verify.h) */
 	/* issue 16a: where each I/O goes (worker.h) */
 	uint32_t random_pct;       /* share of random offsets, 0 … 100; pattern sequential: 0 */
+	uint64_t align;            /* random offsets are multiples of it; 0: of block_size */
 };
 
 /* The values of one dimension: a scalar is a list of one. */

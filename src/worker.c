@@ -56,7 +56,7 @@ static int mixed_init(struct iom_worker_gen *g, const struct iom_worker_conf *c,
 	uint64_t start;
 
 	g->mode = IOM_GEN_MIXED;
-	g->align = g->bs;
+	g->align = c->wl.align ? c->wl.align : g->bs;
 	iom_rng_seed(&g->pick_rng, iom_mix64(tseed ^ UINT64_C(0x9a7c3e5d1f2b4867)));
 	if (c->region < g->bs)
 		return iom_err(err, errlen, EINVAL,
@@ -74,7 +74,7 @@ uint64_t iom_worker_gen_offset_mixed(struct iom_worker_gen *g)
 {
 	uint64_t off;
 
-	if (iom_rng_below(&g->pick_rng, 100) < g->random_pct)
+	if (g->random_pct == 100 || iom_rng_below(&g->pick_rng, 100) < g->random_pct)
 		off = iom_rng_below(&g->off_rng, g->slots) * g->align;
 	else
 		off = g->next;
@@ -102,7 +102,8 @@ int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *
 	iom_rng_seed(&g->mix_rng, iom_mix64(tseed));
 	g->random_pct = c->wl.pattern == IOM_PATTERN_SEQUENTIAL ? 0 : IOM_MIN(c->wl.random_pct, 100u);
 	g->mode = g->random_pct == 100 ? IOM_GEN_RANDOM : IOM_GEN_SEQUENTIAL;
-	if (g->random_pct > 0 && g->random_pct < 100)
+	if ((g->random_pct > 0 && g->random_pct < 100) ||
+	    (g->random_pct == 100 && c->wl.align && c->wl.align != g->bs))
 		return mixed_init(g, c, thread, tseed, err, errlen);
 	if (g->mode == IOM_GEN_RANDOM) {
 		g->blocks = c->region / c->wl.block_size;

@@ -15,7 +15,9 @@
  * block size, wrapping at its end. random_pct between 1 and 99 (issue 16a) mixes the two as
  * IOMeter's "% random" and fio's percentage_random do: each I/O is random with that chance
  * (drawn from a third generator), else it starts where the thread's previous I/O ended; the
- * sequential runs wrap at the end of the whole region, and a thread starts at its slice. read_pct decides each I/O from a second generator (so the
+ * sequential runs wrap at the end of the whole region, and a thread starts at its slice.
+ * align (DiskSpd's -r<align>) puts random offsets on multiples of align instead of the block
+ * size: slot i of (region − bs) / align + 1 is offset i·align; sequential I/O ignores it. read_pct decides each I/O from a second generator (so the
  * same seed gives the same offsets whatever the mix): a draw below read_pct of 100 is a read;
  * 0 and 100 draw nothing and are exact.
  *

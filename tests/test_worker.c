@@ -328,6 +328,69 @@ static void test_worker_random_pct_keeps_read_mix(void **state)
 		assert_int_equal(iom_worker_gen_offset(&gb), 0);
 }
 
+struct align_case {
+	uint64_t region;
+	uint32_t bs;
+	uint64_t align;
+	unsigned random_pct;
+};
+
+static const struct align_case align_cases[] = {
+	{ 1ull << 30, 4096, 512, 100 },
+	{ 1ull << 30, 65536, 4096, 100 },
+	{ 1ull << 30, 4096, 65536, 100 },   /* coarser than the block */
+	{ 10000, 4096, 512, 100 },          /* a region that is not a multiple of either */
+	{ 1ull << 30, 4096, 1000, 100 },    /* buffered I/O may take any alignment */
+	{ 1ull << 30, 8192, 512, 50 },
+};
+
+static void test_worker_align(void **state)
+{
+	enum { N = 50000 };
+
+	(void)state;
+	for (size_t k = 0; k < IOM_ARRAY_SIZE(align_cases); k++) {
+		const struct align_case *ac = &align_cases[k];
+		struct iom_worker_conf c = conf(IOM_PATTERN_RANDOM, ac->region, ac->bs, 1, 100, k);
+		struct iom_worker_gen g;
+		char err[IOM_ERRLEN];
+		unsigned off_block = 0;
+		uint64_t max = 0;
+
+		c.wl.align = ac->align;
+		c.wl.random_pct = ac->random_pct;
+		assert_int_equal(iom_worker_gen_init(&g, &c, 0, err, sizeof(err)), 0);
+		assert_int_equal(g.mode, IOM_GEN_MIXED);
+		for (unsigned i = 0; i < N; i++) {
+			uint64_t off = iom_worker_gen_offset(&g);
+
+			assert_int_equal(off % ac->align, 0);
+			assert_true(off + ac->bs <= ac->region);
+			off_block += ac->random_pct == 100 && off % ac->bs != 0;
+			max = IOM_MAX(max, off);
+		}
+		print_message("align %llu bs %u: %u of %u offsets off the block size, max %llu\n",
+			      (unsigned long long)ac->align, ac->bs, off_block, N,
+			      (unsigned long long)max);
+		/* finer than the block: most offsets are not multiples of the block size */
+		if (ac->align < ac->bs && ac->random_pct == 100 && ac->region > 1000000)
+			assert_true(off_block > N / 2);
+		/* the last slot is reached: the whole region is used */
+		if (ac->region < 100000)
+			assert_int_equal(max, (ac->region - ac->bs) / ac->align * ac->align);
+	}
+	/* align equal to the block size is the plain random mode */
+	{
+		struct iom_worker_conf c = conf(IOM_PATTERN_RANDOM, 1 << 20, 4096, 1, 100, 1);
+		struct iom_worker_gen g;
+		char err[IOM_ERRLEN];
+
+		c.wl.align = 4096;
+		assert_int_equal(iom_worker_gen_init(&g, &c, 0, err, sizeof(err)), 0);
+		assert_int_equal(g.mode, IOM_GEN_RANDOM);
+	}
+}
+
 static void test_worker_policy(void **state)
 {
 	struct iom_policy p = iom_policy_resolve((struct iom_policy){ 0 });
@@ -371,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_worker_policy),
 		cmocka_unit_test(test_worker_random_pct_mixes),
 		cmocka_unit_test(test_worker_random_pct_keeps_read_mix),
+		cmocka_unit_test(test_worker_align),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
