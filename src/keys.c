@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist.h"
 #include "units.h"
 #include "util.h"
 
@@ -205,6 +206,17 @@ const struct iom_key iom_keys[] = {
 	  .help = "random offsets are multiples of this many bytes (DiskSpd's -r<align>); 0, the "
 		  "default, is block_size. A multiple of 512 with direct I/O; sequential I/O ignores "
 		  "it" },
+	{ .name = "distribution", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_SPEC,
+	  .dim = IOM_DIM_DISTRIBUTION, IOM_AT(iom_workload, distribution),
+	  .def = "uniform", .flags = IOM_KEY_SPARSE,
+	  .parse = iom_dist_parse, .format = iom_dist_format,
+	  .forms = "uniform | zipf:THETA | pareto:H | normal:SIGMA% | zoned:A/S:A/S...",
+	  .help = "how random offsets spread over the region, with fio's meanings: uniform; "
+		  "zipf:THETA (0 < THETA <= 10); pareto:H (0 < H < 1; 0.2 puts 80 % of the I/O on "
+		  "20 % of the region); normal:SIGMA% (a bell around the middle, SIGMA in % of the "
+		  "region); zoned:A/S:A/S... (A % of the accesses to the next S % of the region, up to 4 "
+		  "zones, each sum 100). zipf's and pareto's hot blocks are spread over the region; "
+		  "deterministic per seed (docs/matrix.md, \"Distributions\")" },
 
 	/* timing = { … } */
 	{ .name = "warmup", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, warmup_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,
@@ -483,6 +495,7 @@ const char *iom_type_name(enum iom_type type)
 	case IOM_TYPE_STRING: return "string";
 	case IOM_TYPE_LIST: return "list";
 	case IOM_TYPE_GROUP: return "group";
+	case IOM_TYPE_SPEC: return "spec";
 	}
 	return "?";
 }
@@ -498,6 +511,9 @@ void iom_key_format(const struct iom_key *k, int64_t v, char *buf, size_t len)
 		break;
 	case IOM_TYPE_BOOL:
 		snprintf(buf, len, "%s", v ? "true" : "false");
+		break;
+	case IOM_TYPE_SPEC:
+		k->format(v, buf, len);
 		break;
 	case IOM_TYPE_ENUM: {
 		int64_t n = 0;
@@ -538,6 +554,9 @@ void iom_key_range_text(const struct iom_key *k, char *buf, size_t len)
 	case IOM_TYPE_BOOL:
 		snprintf(buf, len, "true | false");
 		break;
+	case IOM_TYPE_SPEC:
+		snprintf(buf, len, "%s", k->forms ? k->forms : "");
+		break;
 	case IOM_TYPE_ENUM: {
 		size_t off = 0;
 
@@ -558,6 +577,8 @@ int iom_key_check(const struct iom_key *k, int64_t v, char *err, size_t errlen)
 	char val[32], range[96];
 	int64_t lo = k->min, hi = k->max;
 
+	if (k->type == IOM_TYPE_SPEC)
+		return 0; /* its parse checked it */
 	if (k->type == IOM_TYPE_BOOL) {
 		lo = 0;
 		hi = 1;
@@ -602,6 +623,11 @@ int iom_key_parse_text(const struct iom_key *k, const char *text, int64_t *v, ch
 	int ret;
 
 	switch (k->type) {
+	case IOM_TYPE_SPEC:
+		ret = k->parse(text, &x, err, errlen);
+		if (ret < 0)
+			return ret;
+		break;
 	case IOM_TYPE_SIZE:
 	case IOM_TYPE_DURATION:
 		ret = k->type == IOM_TYPE_SIZE ? iom_size_parse(text, &u, sub, sizeof(sub))
@@ -756,6 +782,7 @@ void iom_dim_word(const char *dim, const char *value, char *buf, size_t len)
 		goto other;
 	switch (k->type) {
 	case IOM_TYPE_STRING:
+	case IOM_TYPE_SPEC:
 		snprintf(buf, len, "%s", value);
 		return;
 	case IOM_TYPE_BOOL:

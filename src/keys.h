@@ -60,6 +60,8 @@ enum iom_type {
 	IOM_TYPE_STRING,   /* free text */
 	IOM_TYPE_LIST,     /* a list of names (order) */
 	IOM_TYPE_GROUP,    /* a group or list of groups (targets, workload, timing, …) */
+	IOM_TYPE_SPEC,     /* a string the key's own parse turns into one number, and its format
+			    * back ("zipf:1.2"): a dimension whose values are not plain numbers */
 };
 
 
@@ -100,6 +102,12 @@ struct iom_key {
 	const char *const *words;   /* a choice's short word (bool: false, true); "" for none */
 	int word_pos;               /* where the word goes among a cell's words, from 1; 0: after
 				     * those with a place, in dimension order */
+
+	/* IOM_TYPE_SPEC: text → number (0 or -errno with "KEY-free" text in err) and back; forms
+	 * is the range column of the help ("uniform | zipf:θ | …"). */
+	int (*parse)(const char *text, int64_t *v, char *err, size_t errlen);
+	void (*format)(int64_t v, char *buf, size_t len);
+	const char *forms;
 };
 
 /* The offset and size of field f of struct s, for a row's landing: IOM_AT(iom_timing, repeat). */

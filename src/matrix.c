@@ -170,6 +170,7 @@ static const char *wanted(const struct iom_key *k)
 	case IOM_TYPE_STRING: return "a string in quotes";
 	case IOM_TYPE_LIST: return "a list of names such as [ \"target\", \"block_size\" ]";
 	case IOM_TYPE_GROUP: return "a group { ... }";
+	case IOM_TYPE_SPEC: return "a string such as \"zipf:1.2\"";
 	}
 	return "?";
 }
@@ -737,7 +738,8 @@ static int read_scalar(struct ctx *c, const struct iom_key *k, const config_sett
 	case CONFIG_TYPE_INT64: {
 		long long x = config_setting_get_int64(s);
 
-		if (k->type == IOM_TYPE_BOOL || k->type == IOM_TYPE_ENUM)
+		if (k->type == IOM_TYPE_BOOL || k->type == IOM_TYPE_ENUM ||
+		    k->type == IOM_TYPE_SPEC)
 			return wrong_type(c, s, k);
 		if (x < 0)
 			return fail(c, s, "%s %lld cannot be negative", k->name, x);

@@ -26,6 +26,7 @@ enum iom_dim {
 	/* issue 16a: where each I/O goes */
 	IOM_DIM_RANDOM_PCT,
 	IOM_DIM_ALIGN,
+	IOM_DIM_DISTRIBUTION,
 	IOM_DIM_COUNT
 };
 
@@ -60,6 +61,7 @@ struct iom_workload {
 	/* issue 16a: where each I/O goes (worker.h) */
 	uint32_t random_pct;       /* share of random offsets, 0 … 100; pattern sequential: 0 */
 	uint64_t align;            /* random offsets are multiples of it; 0: of block_size */
+	int64_t distribution;      /* of random offsets: a code of dist.h; 0 uniform */
 };
 
 /* The values of one dimension: a scalar is a list of one. */

@@ -189,6 +189,7 @@ static json_object *cell_json(const struct iom_matrix *m, const struct iom_cell 
 			iom_json_add(o, name, json_object_new_boolean(v != 0));
 			break;
 		case IOM_TYPE_ENUM:
+		case IOM_TYPE_SPEC:
 		case IOM_TYPE_STRING:
 		case IOM_TYPE_LIST:
 		case IOM_TYPE_GROUP:

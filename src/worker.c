@@ -67,7 +67,12 @@ static int mixed_init(struct iom_worker_gen *g, const struct iom_worker_conf *c,
 	start = (uint64_t)((unsigned __int128)c->region * thread / c->wl.threads);
 	start -= start % g->align;
 	g->next = start < g->end ? start : 0;
-	return 0;
+	return iom_dist_build(&g->dist, c->wl.distribution, g->slots, err, errlen);
+}
+
+void iom_worker_gen_release(struct iom_worker_gen *g)
+{
+	iom_dist_release(&g->dist);
 }
 
 uint64_t iom_worker_gen_offset_mixed(struct iom_worker_gen *g)
@@ -75,7 +80,8 @@ uint64_t iom_worker_gen_offset_mixed(struct iom_worker_gen *g)
 	uint64_t off;
 
 	if (g->random_pct == 100 || iom_rng_below(&g->pick_rng, 100) < g->random_pct)
-		off = iom_rng_below(&g->off_rng, g->slots) * g->align;
+		off = (g->dist.n ? iom_dist_draw(&g->dist, &g->off_rng)
+				 : iom_rng_below(&g->off_rng, g->slots)) * g->align;
 	else
 		off = g->next;
 	g->next = off + g->bs;
@@ -103,7 +109,8 @@ int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *
 	g->random_pct = c->wl.pattern == IOM_PATTERN_SEQUENTIAL ? 0 : IOM_MIN(c->wl.random_pct, 100u);
 	g->mode = g->random_pct == 100 ? IOM_GEN_RANDOM : IOM_GEN_SEQUENTIAL;
 	if ((g->random_pct > 0 && g->random_pct < 100) ||
-	    (g->random_pct == 100 && c->wl.align && c->wl.align != g->bs))
+	    (g->random_pct == 100 && c->wl.align && c->wl.align != g->bs) ||
+	    (g->random_pct > 0 && c->wl.distribution != IOM_DIST_UNIFORM))
 		return mixed_init(g, c, thread, tseed, err, errlen);
 	if (g->mode == IOM_GEN_RANDOM) {
 		g->blocks = c->region / c->wl.block_size;
@@ -204,6 +211,7 @@ int iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, un
 /* Frees the I/O buffers and slots (the thread's own, once its engine is released). */
 static void free_io(struct iom_worker *w)
 {
+	iom_worker_gen_release(&w->gen);
 	free(w->buf);
 	free(w->slots);
 	free(w->free_slots);

@@ -17,7 +17,8 @@
  * (drawn from a third generator), else it starts where the thread's previous I/O ended; the
  * sequential runs wrap at the end of the whole region, and a thread starts at its slice.
  * align (DiskSpd's -r<align>) puts random offsets on multiples of align instead of the block
- * size: slot i of (region − bs) / align + 1 is offset i·align; sequential I/O ignores it. read_pct decides each I/O from a second generator (so the
+ * size: slot i of (region − bs) / align + 1 is offset i·align; sequential I/O ignores it.
+ * distribution picks the random slot from a table (dist.h) instead of uniformly. read_pct decides each I/O from a second generator (so the
  * same seed gives the same offsets whatever the mix): a draw below read_pct of 100 is a read;
  * 0 and 100 draw nothing and are exact.
  *
@@ -40,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dist.h"
 #include "engine.h"
 #include "hist.h"
 #include "keys.h"
@@ -168,14 +170,21 @@ struct iom_worker_gen {
 	uint64_t slots, end;
 	uint64_t align;
 	unsigned random_pct;
+	struct iom_dist dist;      /* the distribution of random slots; n 0: uniform */
 };
 
 /*
  * Sets up the generator of thread `thread` of c->wl.threads. 0, or -EINVAL with a message when
- * the region holds no block (random) or the thread's slice holds none (sequential).
+ * the region holds no block (random) or the thread's slice holds none (sequential), or a zone
+ * of the distribution no offset; -ENOMEM when its table cannot be had. Release with
+ * iom_worker_gen_release() (a uniform generator holds nothing, but may be released too).
  */
 int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *c, unsigned thread,
 			char *err, size_t errlen);
+
+/* Frees what iom_worker_gen_init allocated (a distribution's table); g stays usable only after
+ * another init. Safe on a generator whose init failed, and twice. */
+void iom_worker_gen_release(struct iom_worker_gen *g);
 
 /* The next offset of an IOM_GEN_MIXED generator (out of line: the plain modes never call it). */
 uint64_t iom_worker_gen_offset_mixed(struct iom_worker_gen *g);

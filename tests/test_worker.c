@@ -391,6 +391,62 @@ static void test_worker_align(void **state)
 	}
 }
 
+static int desc_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The share (%) of n offsets of a generator for `spec` on the hottest 10 % of the blocks. */
+static double hot_share(const char *spec, unsigned random_pct, uint64_t align, unsigned n)
+{
+	enum { BLOCKS = 16384 };
+	struct iom_worker_conf c = conf(IOM_PATTERN_RANDOM, BLOCKS * 4096ull, 4096, 1, 100, 21);
+	unsigned *hits = calloc(BLOCKS, sizeof(*hits));
+	struct iom_worker_gen g;
+	char err[IOM_ERRLEN] = "";
+	uint64_t sum = 0;
+
+	assert_non_null(hits);
+	assert_int_equal(iom_dist_parse(spec, &c.wl.distribution, err, sizeof(err)), 0);
+	c.wl.random_pct = random_pct;
+	c.wl.align = align;
+	assert_int_equal(iom_worker_gen_init(&g, &c, 0, err, sizeof(err)), 0);
+	assert_int_equal(g.mode, c.wl.distribution || align ? IOM_GEN_MIXED : IOM_GEN_RANDOM);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t off = iom_worker_gen_offset(&g);
+
+		assert_true(off + 4096 <= c.region);
+		assert_int_equal(off % (align ? align : 4096), 0);
+		hits[off / 4096]++;
+	}
+	iom_worker_gen_release(&g);
+	iom_worker_gen_release(&g); /* twice is fine */
+	qsort(hits, BLOCKS, sizeof(*hits), desc_unsigned);
+	for (unsigned i = 0; i < BLOCKS / 10; i++)
+		sum += hits[i];
+	free(hits);
+	return 100.0 * (double)sum / n;
+}
+
+static void test_worker_distribution(void **state)
+{
+	double zipf = hot_share("zipf:1.2", 100, 0, 2000000);
+	double uniform = hot_share("uniform", 100, 0, 2000000);
+	double zipf_al = hot_share("zipf:1.2", 100, 512, 1000000);
+	double zipf_mix = hot_share("zipf:1.2", 50, 0, 1000000);
+
+	(void)state;
+	print_message("hottest 10 %% of the blocks: zipf:1.2 %.1f %%, uniform %.1f %%, "
+		      "zipf:1.2 align 512 %.1f %%, zipf:1.2 random_pct 50 %.1f %%\n", zipf,
+		      uniform, zipf_al, zipf_mix);
+	assert_true(zipf >= 50);
+	assert_true(uniform >= 9 && uniform <= 12.5);
+	assert_true(zipf_al >= 50);
+	assert_true(zipf_mix >= 40); /* half the I/Os follow a hot one */
+}
+
 static void test_worker_policy(void **state)
 {
 	struct iom_policy p = iom_policy_resolve((struct iom_policy){ 0 });
@@ -435,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_worker_random_pct_mixes),
 		cmocka_unit_test(test_worker_random_pct_keeps_read_mix),
 		cmocka_unit_test(test_worker_align),
+		cmocka_unit_test(test_worker_distribution),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
