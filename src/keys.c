@@ -44,6 +44,25 @@ static const char *const verify_words[] = { "", "verify" };         /* no word f
 
 #define NODIM (-1)
 
+/* The access dimension's value without the matrix: "none", or "#N" (matrix.c, plan.c and
+ * result.c put the specification's name in its place; matrix.c reads names). */
+static int access_parse(const char *text, int64_t *v, char *err, size_t errlen)
+{
+	if (strcmp(text, "none") == 0) {
+		*v = 0;
+		return 0;
+	}
+	return iom_err(err, errlen, EINVAL, "access '%s' is not an access specification", text);
+}
+
+static void access_format(int64_t v, char *buf, size_t len)
+{
+	if (v == 0)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "#%lld", (long long)v);
+}
+
 const struct iom_key iom_keys[] = {
 	/* top level */
 	{ .name = "iomatrix", .section = IOM_SEC_TOP, .type = IOM_TYPE_UINT, .dim = NODIM,
@@ -103,6 +122,10 @@ const struct iom_key iom_keys[] = {
 		  "matches every key of a condition is dropped" },
 	{ .name = "report", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
 	  .help = "how results are judged" },
+	{ .name = "access_specs", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
+	  .help = "named access specifications, IOMeter's: NAME = ( { share = 70; block_size = "
+		  "\"8K\"; read_pct = 70; random_pct = 100; align = ...; }, ... ); shares add up to "
+		  "100; the workload key access picks one per run" },
 	{ .name = "hooks", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
 	  .help = "shell commands run around the study, targets and runs (only with "
 		  "--allow-hooks), and the built-ins drop_caches, fstrim, precondition" },
@@ -217,6 +240,15 @@ const struct iom_key iom_keys[] = {
 		  "region); zoned:A/S:A/S... (A % of the accesses to the next S % of the region, up to 4 "
 		  "zones, each sum 100). zipf's and pareto's hot blocks are spread over the region; "
 		  "deterministic per seed (docs/matrix.md, \"Distributions\")" },
+	{ .name = "access", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_SPEC,
+	  .dim = IOM_DIM_ACCESS, IOM_AT(iom_workload, access),
+	  .def = "none", .flags = IOM_KEY_SPARSE,
+	  .parse = access_parse, .format = access_format,
+	  .forms = "none | a name of access_specs",
+	  .help = "an access specification of access_specs, by name (IOMeter's): each I/O picks "
+		  "one of its lines by share, with that line's block_size, read_pct, random_pct and "
+		  "align (the workload's where the line leaves one out); none: the workload's "
+		  "values alone" },
 
 	/* timing = { … } */
 	{ .name = "warmup", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, warmup_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,

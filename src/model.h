@@ -27,6 +27,7 @@ enum iom_dim {
 	IOM_DIM_RANDOM_PCT,
 	IOM_DIM_ALIGN,
 	IOM_DIM_DISTRIBUTION,
+	IOM_DIM_ACCESS,
 	IOM_DIM_COUNT
 };
 
@@ -62,6 +63,27 @@ struct iom_workload {
 	uint32_t random_pct;       /* share of random offsets, 0 … 100; pattern sequential: 0 */
 	uint64_t align;            /* random offsets are multiples of it; 0: of block_size */
 	int64_t distribution;      /* of random offsets: a code of dist.h; 0 uniform */
+	uint32_t access;           /* 0: none; i + 1: the matrix's access_specs[i] */
+};
+
+/*
+ * An access specification (issue 16a, IOMeter's): named lines, each with its share of the I/Os
+ * and the workload values it sets; what a line leaves out it takes from the cell's workload
+ * (IOM_ACCESS_INHERIT). Shares add up to 100.
+ */
+#define IOM_ACCESS_INHERIT (-1)
+#define IOM_ACCESS_MAX_LINES 16
+struct iom_access_line {
+	uint32_t share;            /* % of the I/Os, 1 … 100 */
+	int64_t block_size, read_pct, random_pct, align; /* or IOM_ACCESS_INHERIT */
+	int line;
+};
+
+struct iom_access_spec {
+	char *name;
+	struct iom_access_line *lines;
+	size_t nlines;
+	int line;
 };
 
 /* The values of one dimension: a scalar is a list of one. */
@@ -163,6 +185,9 @@ struct iom_matrix {
 
 	struct iom_exclude *excludes;
 	size_t nexcludes;
+
+	struct iom_access_spec *access_specs; /* access_specs = { NAME = ( { … }, … ); … } */
+	size_t naccess_specs;
 
 	struct iom_report_opts report;
 	struct iom_hooks hooks;

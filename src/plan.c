@@ -592,11 +592,29 @@ void iom_plan_release(struct iom_plan *p)
 
 /* ---- describing ---------------------------------------------------------------------------- */
 
+int64_t iom_cell_read_pct(const struct iom_matrix *m, const struct iom_cell *c)
+{
+	int64_t lo = c->v[IOM_DIM_READ_PCT], a = c->v[IOM_DIM_ACCESS];
+
+	if (a <= 0 || (size_t)a > m->naccess_specs)
+		return lo;
+	lo = 100;
+	for (size_t l = 0; l < m->access_specs[a - 1].nlines; l++) {
+		int64_t r = m->access_specs[a - 1].lines[l].read_pct;
+
+		lo = IOM_MIN(lo, r == IOM_ACCESS_INHERIT ? c->v[IOM_DIM_READ_PCT] : r);
+	}
+	return lo;
+}
+
 void iom_cell_value(const struct iom_plan *p, const struct iom_cell *c, enum iom_dim dim,
 		    char *buf, size_t len)
 {
 	if (dim == IOM_DIM_TARGET)
 		snprintf(buf, len, "%s", p->m->targets[c->v[IOM_DIM_TARGET]].label);
+	else if (dim == IOM_DIM_ACCESS && c->v[dim] > 0 &&
+		 (size_t)c->v[dim] <= p->m->naccess_specs)
+		snprintf(buf, len, "%s", p->m->access_specs[c->v[dim] - 1].name);
 	else
 		iom_dim_format(dim, c->v[dim], buf, len);
 }
@@ -611,7 +629,10 @@ void iom_cell_describe(const struct iom_plan *p, const struct iom_cell *c, char 
 	for (int d = 1; d < IOM_DIM_COUNT && off < len; d++) {
 		if (!p->varies[d])
 			continue;
-		iom_dim_describe((enum iom_dim)d, c->v[d], v, sizeof(v));
+		if (d == IOM_DIM_ACCESS) /* by its name */
+			iom_cell_value(p, c, (enum iom_dim)d, v, sizeof(v));
+		else
+			iom_dim_describe((enum iom_dim)d, c->v[d], v, sizeof(v));
 		if (*v)
 			off += (size_t)snprintf(buf + off, len - off, " %s", v);
 	}

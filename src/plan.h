@@ -53,6 +53,10 @@ int iom_plan_count(const struct iom_matrix *m, size_t *nruns, char *err, size_t 
 /* Writes the plan as `iomatrix plan` prints it. Returns 0 or -errno. */
 int iom_plan_write(FILE *out, const struct iom_plan *p, enum iom_plan_format fmt);
 
+/* The lowest read_pct of the I/O of cell c of m: its read_pct, or with an access spec
+ * (issue 16a) the lowest of its lines' (each line's own or the cell's); below 100: it writes. */
+int64_t iom_cell_read_pct(const struct iom_matrix *m, const struct iom_cell *c);
+
 /* Value of dimension dim of cell c, formatted as a user writes it (the label for the target). */
 void iom_cell_value(const struct iom_plan *p, const struct iom_cell *c, enum iom_dim dim,
 		    char *buf, size_t len);

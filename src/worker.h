@@ -140,6 +140,12 @@ struct iom_worker_conf {
 	uint64_t bytes;            /* bytes-bound window: measured bytes of all threads; 0: duration */
 	struct iom_policy policy;
 	const struct iom_worker_hooks *hooks; /* may be NULL */
+	/* issue 16a: an access specification (NULL: none). Each I/O picks line L with chance
+	 * share/100 (from a generator of its own), and takes its size, direction and offset from
+	 * line L's generator: a struct iom_worker_gen of the workload with the line's values in
+	 * place (block_size, read_pct, random_pct, align; inherited where the line leaves one
+	 * out), so each line has its own sequential stream. The buffers fit the largest line. */
+	const struct iom_access_spec *access;
 };
 
 /*
@@ -206,6 +212,13 @@ static inline uint64_t iom_worker_gen_offset(struct iom_worker_gen *g)
 	return off;
 }
 
+/* The workload of line l of access spec a: wl with the line's values in place of its own. */
+struct iom_workload iom_access_line_workload(const struct iom_workload *wl,
+					     const struct iom_access_line *l);
+
+/* The largest block size of c's I/O: its access spec's largest line, else its block size. */
+uint32_t iom_worker_max_block(const struct iom_worker_conf *c);
+
 /* Whether the next I/O is a read. */
 static inline bool iom_worker_gen_is_read(struct iom_worker_gen *g)
 {
@@ -268,6 +281,17 @@ struct iom_worker {
 	 * last, and the longest time between two in a row, [gap_lo, gap_hi) — how run.c finds a
 	 * stall (run.c). The worker writes them; the controller reads them after joining it. */
 	uint64_t first_ns, last_ns, gap_lo, gap_hi;
+	/* issue 16a, with an access spec (nlines > 0): a generator per line, the line of each
+	 * percent of the picks, and the counted I/O of each line (its latencies, both directions
+	 * together; ios and bytes by direction). */
+	unsigned nlines;
+	struct iom_worker_gen *lines;
+	struct iom_rng line_rng;
+	uint8_t pick[100];
+	struct iom_worker_line {
+		struct iom_hist *hist;
+		uint64_t ios[2], bytes[2];
+	} *line_acc;
 	char error[256];               /* why the worker failed … */
 	int error_code;                /* … and the errno that goes with it */
 
