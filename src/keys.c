@@ -38,6 +38,7 @@ static const char *const repeat_order_choices[] = { "grouped", "interleaved", NU
 static const char *const pattern_words[] = { "rnd", "seq" };
 static const char *const direct_words[] = { "buffered", "direct" }; /* false, true */
 static const char *const verify_words[] = { "", "verify" };         /* no word for off */
+static const char *const shared_words[] = { "", "si" };             /* issue 16a */
 
 #define MAX_LABEL 64  /* names and labels */
 #define MAX_TEXT 1024 /* one-line texts and option strings */
@@ -249,6 +250,18 @@ const struct iom_key iom_keys[] = {
 		  "one of its lines by share, with that line's block_size, read_pct, random_pct and "
 		  "align (the workload's where the line leaves one out); none: the workload's "
 		  "values alone" },
+	{ .name = "thread_stride", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_SIZE,
+	  .dim = IOM_DIM_THREAD_STRIDE, IOM_AT(iom_workload, thread_stride),
+	  .unit = "bytes", .min = 0, .max = 1024 * TIB, .def = "0", .flags = IOM_KEY_SPARSE,
+	  .describe = "stride=%s", .word = "T%s",
+	  .help = "sequential I/O: thread t starts at t x thread_stride (rounded down to the block "
+		  "size) and walks the whole region, wrapping at its end (DiskSpd's -T); 0, the "
+		  "default: each thread walks its own slice of the region" },
+	{ .name = "shared_sequential", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_BOOL,
+	  .dim = IOM_DIM_SHARED_SEQUENTIAL, IOM_AT(iom_workload, shared_sequential),
+	  .def = "false", .flags = IOM_KEY_SPARSE, .words = shared_words,
+	  .help = "sequential I/O: all threads take the next block of one stream over the whole "
+		  "region (DiskSpd's -si), instead of one stream per thread" },
 
 	/* timing = { … } */
 	{ .name = "warmup", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, warmup_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,

@@ -28,6 +28,8 @@ enum iom_dim {
 	IOM_DIM_ALIGN,
 	IOM_DIM_DISTRIBUTION,
 	IOM_DIM_ACCESS,
+	IOM_DIM_THREAD_STRIDE,
+	IOM_DIM_SHARED_SEQUENTIAL,
 	IOM_DIM_COUNT
 };
 
@@ -64,6 +66,8 @@ struct iom_workload {
 	uint64_t align;            /* random offsets are multiples of it; 0: of block_size */
 	int64_t distribution;      /* of random offsets: a code of dist.h; 0 uniform */
 	uint32_t access;           /* 0: none; i + 1: the matrix's access_specs[i] */
+	uint64_t thread_stride;    /* sequential: thread t starts at t × it (DiskSpd -T); 0: slices */
+	bool shared_sequential;    /* sequential: one stream for all threads (DiskSpd -si) */
 };
 
 /*

@@ -104,6 +104,7 @@ struct ctl {
 	bool gate_open, joined;
 	struct iom_worker_hooks hooks; /* the spec's, with the trace's record hook */
 	struct iom_trace *trace;
+	_Atomic uint64_t shared_next;  /* shared_sequential: the next block of the one stream */
 
 	/* the measured window */
 	uint64_t t0, t1;           /* monotonic ns */
@@ -798,6 +799,7 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		.fd = spec->fd, .region = spec->region, .wl = spec->wl,
 		.engine_flags = spec->engine_flags, .seed = spec->seed, .bytes = tm->bytes,
 		.policy = spec->policy, .hooks = spec->hooks, .access = spec->access,
+		.shared_next = &c->shared_next,
 	};
 	if (spec->trace_path) {
 		struct iom_trace_info ti = {

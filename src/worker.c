@@ -65,8 +65,14 @@ static int mixed_init(struct iom_worker_gen *g, const struct iom_worker_conf *c,
 	g->end = c->region - g->bs + 1;
 	g->slots = (c->region - g->bs) / g->align + 1;
 	start = (uint64_t)((unsigned __int128)c->region * thread / c->wl.threads);
+	if (g->random_pct == 0 && c->wl.thread_stride) /* DiskSpd's -T */
+		start = (uint64_t)(((unsigned __int128)c->wl.thread_stride * thread) % g->end);
 	start -= start % g->align;
 	g->next = start < g->end ? start : 0;
+	if (g->random_pct == 0 && c->wl.shared_sequential && c->shared_next) {
+		g->shared = c->shared_next;
+		g->blocks = c->region / g->bs;
+	}
 	return iom_dist_build(&g->dist, c->wl.distribution, g->slots, err, errlen);
 }
 
@@ -79,7 +85,11 @@ uint64_t iom_worker_gen_offset_mixed(struct iom_worker_gen *g)
 {
 	uint64_t off;
 
-	if (g->random_pct == 100 || iom_rng_below(&g->pick_rng, 100) < g->random_pct)
+	if (g->shared) /* DiskSpd's -si: the next block of the run's one stream */
+		return (atomic_fetch_add_explicit(g->shared, 1, memory_order_relaxed) % g->blocks) *
+		       g->bs;
+	if (g->random_pct == 100 ||
+	    (g->random_pct && iom_rng_below(&g->pick_rng, 100) < g->random_pct))
 		off = (g->dist.n ? iom_dist_draw(&g->dist, &g->off_rng)
 				 : iom_rng_below(&g->off_rng, g->slots)) * g->align;
 	else
@@ -108,6 +118,9 @@ int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *
 	iom_rng_seed(&g->mix_rng, iom_mix64(tseed));
 	g->random_pct = c->wl.pattern == IOM_PATTERN_SEQUENTIAL ? 0 : IOM_MIN(c->wl.random_pct, 100u);
 	g->mode = g->random_pct == 100 ? IOM_GEN_RANDOM : IOM_GEN_SEQUENTIAL;
+	if (g->random_pct == 0 && (c->wl.thread_stride || (c->wl.shared_sequential &&
+							  c->shared_next)))
+		return mixed_init(g, c, thread, tseed, err, errlen);
 	if ((g->random_pct > 0 && g->random_pct < 100) ||
 	    (g->random_pct == 100 && c->wl.align && c->wl.align != g->bs) ||
 	    (g->random_pct > 0 && c->wl.distribution != IOM_DIST_UNIFORM))

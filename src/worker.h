@@ -18,7 +18,10 @@
  * sequential runs wrap at the end of the whole region, and a thread starts at its slice.
  * align (DiskSpd's -r<align>) puts random offsets on multiples of align instead of the block
  * size: slot i of (region − bs) / align + 1 is offset i·align; sequential I/O ignores it.
- * distribution picks the random slot from a table (dist.h) instead of uniformly. read_pct decides each I/O from a second generator (so the
+ * distribution picks the random slot from a table (dist.h) instead of uniformly.
+ * Sequential I/O with thread_stride (DiskSpd's -T) starts thread t at t·stride and walks the
+ * whole region; with shared_sequential (DiskSpd's -si) all threads take the next block of one
+ * stream (an atomic counter of the run's), wrapping at the region's end. read_pct decides each I/O from a second generator (so the
  * same seed gives the same offsets whatever the mix): a draw below read_pct of 100 is a read;
  * 0 and 100 draw nothing and are exact.
  *
@@ -146,6 +149,9 @@ struct iom_worker_conf {
 	 * place (block_size, read_pct, random_pct, align; inherited where the line leaves one
 	 * out), so each line has its own sequential stream. The buffers fit the largest line. */
 	const struct iom_access_spec *access;
+	/* issue 16a, wl.shared_sequential: the run's one sequential stream, the index of the next
+	 * block (run.c owns it; every worker takes blocks with a relaxed fetch-add). */
+	_Atomic uint64_t *shared_next;
 };
 
 /*
@@ -177,6 +183,7 @@ struct iom_worker_gen {
 	uint64_t align;
 	unsigned random_pct;
 	struct iom_dist dist;      /* the distribution of random slots; n 0: uniform */
+	_Atomic uint64_t *shared;  /* shared_sequential: the run's next block; NULL: own stream */
 };
 
 /*

@@ -447,6 +447,51 @@ static void test_worker_distribution(void **state)
 	assert_true(zipf_mix >= 40); /* half the I/Os follow a hot one */
 }
 
+/* DiskSpd's -T and -si: thread t starts at t x stride and walks the whole region; with one
+ * shared stream the threads together take every block once per pass, in order. */
+static void test_worker_stride_and_shared_stream(void **state)
+{
+	struct iom_worker_conf c = conf(IOM_PATTERN_SEQUENTIAL, 64 * 4096, 4096, 4, 100, 1);
+	struct iom_worker_gen g[4];
+	_Atomic uint64_t next = 0;
+	char err[IOM_ERRLEN];
+	unsigned seen[64] = { 0 };
+
+	(void)state;
+	c.wl.thread_stride = 3 * 4096 + 100; /* rounded down to the block size */
+	for (unsigned t = 0; t < 4; t++) {
+		assert_int_equal(iom_worker_gen_init(&g[t], &c, t, err, sizeof(err)), 0);
+		assert_int_equal(g[t].mode, IOM_GEN_MIXED);
+		/* t x stride, down to a block: 0, 12K, 24K (24676), 36K (37014) */
+		assert_int_equal(iom_worker_gen_offset(&g[t]), (t * (3 * 4096 + 100)) / 4096 * 4096);
+		assert_int_equal(iom_worker_gen_offset(&g[t]),
+				 (t * (3 * 4096 + 100)) / 4096 * 4096 + 4096);
+	}
+	for (int i = 0; i < 62; i++) /* past the region's end: back to 0 */
+		(void)iom_worker_gen_offset(&g[0]);
+	assert_int_equal(iom_worker_gen_offset(&g[0]), 0);
+
+	c.wl.thread_stride = 0;
+	c.wl.shared_sequential = true;
+	c.shared_next = &next;
+	for (unsigned t = 0; t < 4; t++) {
+		assert_int_equal(iom_worker_gen_init(&g[t], &c, t, err, sizeof(err)), 0);
+		assert_int_equal(g[t].mode, IOM_GEN_MIXED);
+	}
+	for (unsigned i = 0; i < 128; i++) {
+		uint64_t off = iom_worker_gen_offset(&g[(i * 7) % 4]);
+
+		assert_int_equal(off, (i % 64) * 4096); /* one stream: in order, whoever asks */
+		seen[off / 4096]++;
+	}
+	for (unsigned b = 0; b < 64; b++)
+		assert_int_equal(seen[b], 2);
+	/* without the run's counter (a hand-made conf) each thread keeps its own slice */
+	c.shared_next = NULL;
+	assert_int_equal(iom_worker_gen_init(&g[0], &c, 0, err, sizeof(err)), 0);
+	assert_int_equal(g[0].mode, IOM_GEN_SEQUENTIAL);
+}
+
 static void test_worker_policy(void **state)
 {
 	struct iom_policy p = iom_policy_resolve((struct iom_policy){ 0 });
@@ -492,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_worker_random_pct_keeps_read_mix),
 		cmocka_unit_test(test_worker_align),
 		cmocka_unit_test(test_worker_distribution),
+		cmocka_unit_test(test_worker_stride_and_shared_stream),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
