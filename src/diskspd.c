@@ -52,7 +52,6 @@ static const struct {
 	{ 'p', "parallel sequential I/O" },
 	{ 'P', "progress dots" },
 	{ 'R', "output format" },
-	{ 'T', "thread stride" },
 	{ 'u', "IoRing" },
 	{ 'v', "verbose mode" },
 	{ 'x', "completion routines" },
@@ -60,7 +59,7 @@ static const struct {
 	{ 'y', "named-event synchronization" },
 };
 
-#define SUPPORTED "-a -b -c -C -d -D -h -L -n -o -r -s -S -t -w -W -z -Z"
+#define SUPPORTED "-a -b -c -C -d -D -h -L -n -o -r -s -S -t -T -w -W -z -Z"
 
 /* A size as DiskSpd writes it; *blocks set when it is in blocks of -b ("8b"). */
 static int parse_size(const char *s, uint64_t *v, bool *blocks)
@@ -265,8 +264,9 @@ static int parse_affinity(struct iom_diskspd *d, const char *a, char *err, size_
 
 int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, size_t errlen)
 {
-	uint64_t r_align = 0, s_align = 0, create = 0;
+	uint64_t r_align = 0, s_align = 0, create = 0, stride = 0;
 	bool r_blocks = false, s_blocks = false, c_blocks = false, sequential = false;
+	bool t_blocks = false;
 	bool cache_w = false, only_args = false;
 	int ret = 0;
 
@@ -443,11 +443,21 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			d->outstanding = n;
 			break;
 		case 'r':
-			if (*v == 'd' || *v == 's') {
-				ret = iom_err(err, errlen, EINVAL, "'%s': -r%c (%s) is not supported; "
-					      "iomatrix does uniform random I/O (-r)", a, *v,
-					      *v == 'd' ? "random distributions" : "mixed random and "
-					      "sequential");
+			if (*v == 's') { /* -rs<pct>: a share of random I/Os, the rest sequential */
+				if (parse_uint(v + 1, 100, &n) < 0 || n == 0) {
+					ret = bad_value(err, errlen, a, "-rs takes the percentage of "
+							"random I/Os, 1 to 100, such as -rs50");
+					goto fail;
+				}
+				d->random = true;
+				d->random_pct = (unsigned)n;
+				break;
+			}
+			if (*v == 'd') {
+				ret = iom_err(err, errlen, EINVAL, "'%s': -rd (DiskSpd's random "
+					      "distributions) is not taken; write the study as a matrix "
+					      "with distribution = \"zoned:A/S:...\" (iomatrix diskspd "
+					      "--matrix gives one to start from)", a);
 				goto fail;
 			}
 			if (*v && ((ret = parse_size(v, &r_align, &r_blocks)) < 0 || r_align == 0)) {
@@ -458,11 +468,16 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			d->random = true;
 			break;
 		case 's':
-			if (*v == 'i') {
-				ret = iom_err(err, errlen, EINVAL, "'%s': -si (threads sharing one "
-					      "sequential offset) is not supported; each iomatrix "
-					      "thread runs its own sequential stream", a);
-				goto fail;
+			if (*v == 'i') { /* -si[stride]: the threads share one sequential stream */
+				if (v[1] && ((ret = parse_size(v + 1, &s_align, &s_blocks)) < 0 ||
+					     s_align == 0)) {
+					ret = bad_value(err, errlen, a, "-si takes an optional stride "
+							"such as -si64K");
+					goto fail;
+				}
+				d->shared_seq = true;
+				sequential = true;
+				break;
 			}
 			if (*v && ((ret = parse_size(v, &s_align, &s_blocks)) < 0 || s_align == 0)) {
 				ret = bad_value(err, errlen, a, "-s takes an optional stride such as "
@@ -470,6 +485,13 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 				goto fail;
 			}
 			sequential = true;
+			break;
+		case 'T':
+			if ((ret = parse_size(v, &stride, &t_blocks)) < 0) {
+				ret = bad_value(err, errlen, a, "-T takes the stride between the "
+						"threads' starting offsets, such as -T1G or -T8b");
+				goto fail;
+			}
 			break;
 		case 'S':
 			if ((ret = parse_cache(d, a, &cache_w, err, errlen)) < 0)
@@ -540,16 +562,26 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 		r_align *= d->block_size;
 	if (s_blocks)
 		s_align *= d->block_size;
-	if (d->random && r_align && r_align != d->block_size) {
-		char a1[32], a2[32];
-
-		fmt_size(r_align, a1, sizeof(a1));
-		fmt_size(d->block_size, a2, sizeof(a2));
-		ret = iom_err(err, errlen, EINVAL, "-r%s: random offsets aligned to %s, not the "
-			      "block size %s, are not supported (iomatrix aligns random I/O to the "
-			      "block size: drop the alignment or make it -r%s)", a1, a1, a2, a2);
+	if (t_blocks)
+		stride *= d->block_size;
+	if (d->random && r_align && r_align != d->block_size)
+		d->align = r_align; /* -r<align>: the workload's align */
+	if (stride && d->threads > 1 && !d->random) {
+		d->thread_stride = stride;
+		if (stride % d->block_size)
+			note(d, "-T: each thread's starting offset is rounded down to the block "
+				"size");
+	} else if (stride) {
+		note(d, "-T without several sequential threads changes nothing (it sets where "
+			"sequential threads start)");
+	}
+	if (d->shared_seq && d->random) {
+		ret = iom_err(err, errlen, EINVAL, "-si and -r: -si shares one sequential stream "
+			      "between the threads, and -r makes the I/O random; give one");
 		goto fail;
 	}
+	if (d->shared_seq && stride)
+		note(d, "-si and -T: the threads share one stream, so -T does not apply");
 	if (!d->random && sequential && s_align && s_align != d->block_size) {
 		char a1[32], a2[32];
 
@@ -679,6 +711,26 @@ int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size
 	add_key(&t, kv, "-b (DiskSpd's default 64K)");
 	snprintf(kv, sizeof(kv), "pattern = \"%s\";", d->random ? "random" : "sequential");
 	add_key(&t, kv, d->random ? "-r" : "-s (DiskSpd's default: sequential)");
+	if (d->random_pct && d->random_pct < 100) {
+		snprintf(kv, sizeof(kv), "random_pct = %u;", d->random_pct);
+		add_key(&t, kv, "-rs: the share of random I/Os, the rest sequential");
+	}
+	if (d->align) {
+		char al[32];
+
+		fmt_size(d->align, al, sizeof(al));
+		snprintf(kv, sizeof(kv), "align = \"%s\";", al);
+		add_key(&t, kv, "-r<align>: random offsets on multiples of it");
+	}
+	if (d->thread_stride && !d->shared_seq) {
+		char ts[32];
+
+		fmt_size(d->thread_stride, ts, sizeof(ts));
+		snprintf(kv, sizeof(kv), "thread_stride = \"%s\";", ts);
+		add_key(&t, kv, "-T: thread t starts at t x stride");
+	}
+	if (d->shared_seq)
+		add_key(&t, "shared_sequential = true;", "-si: the threads share one stream");
 	snprintf(kv, sizeof(kv), "read_pct = %u;", 100 - d->write_pct);
 	snprintf(c, sizeof(c), "-w%u: %u %% writes", d->write_pct, d->write_pct);
 	add_key(&t, kv, c);
@@ -729,8 +781,11 @@ void iom_diskspd_usage(FILE *out)
 	      "  -C<seconds>  cool-down                           cooldown       [0]\n"
 	      "  -o<count>    I/Os outstanding per thread         queue_depth    [2]\n"
 	      "  -t<count>    threads on the target               threads        [1]\n"
-	      "  -r[align]    random, aligned to the block size   pattern        [sequential]\n"
+	      "  -r[align]    random, on multiples of align       pattern, align [sequential]\n"
+	      "  -rs<pct>     pct %% of the I/Os random, the rest sequential   random_pct\n"
 	      "  -s[stride]   sequential (stride = block size)    pattern\n"
+	      "  -si          the threads share one sequential stream   shared_sequential\n"
+	      "  -T<offset>   sequential thread t starts at t x offset     thread_stride\n"
 	      "  -w<pct>      percentage of writes                read_pct = 100 - pct  [0]\n"
 	      "  -c<size>     create the file at this size        targets.size\n"
 	      "  -Sh, -Su, -S bypass the OS cache (O_DIRECT); -Sb uses it   direct  [the cache]\n"

@@ -30,6 +30,11 @@ struct iom_diskspd {
 	uint64_t outstanding;  /* -o: queue_depth (per thread) */
 	uint64_t threads;      /* -t */
 	bool random;           /* -r (else sequential, DiskSpd's default) */
+	/* issue 16a */
+	uint64_t align;        /* -r<align>: random offsets on multiples of it; 0: the block size */
+	unsigned random_pct;   /* -rs<pct>: the share of random I/Os; 0: -r alone (100) */
+	uint64_t thread_stride; /* -T<offset>: sequential thread t starts at t × it */
+	bool shared_seq;       /* -si: the threads share one sequential stream */
 	unsigned write_pct;    /* -w */
 	uint64_t create_size;  /* -c, bytes; 0: not given */
 	bool direct;           /* -S, -Su, -Sh, -h: the OS cache bypassed (O_DIRECT) */

@@ -67,6 +67,7 @@ struct iom_io {
 	uint8_t op;           /* enum iom_op */
 	uint8_t tag;          /* the worker's own use (counted in a bytes-bound window) */
 	uint8_t phase;        /* enum iom_io_phase, set before the record hook sees the I/O */
+	uint8_t line;         /* the worker's: the access spec's line of the I/O (0 without) */
 };
 
 /* Setup switches. The NO_* ones are for tests and experiments, 0 in real use (every one then

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist.h"
 #include "units.h"
 #include "util.h"
 
@@ -37,11 +38,31 @@ static const char *const repeat_order_choices[] = { "grouped", "interleaved", NU
 static const char *const pattern_words[] = { "rnd", "seq" };
 static const char *const direct_words[] = { "buffered", "direct" }; /* false, true */
 static const char *const verify_words[] = { "", "verify" };         /* no word for off */
+static const char *const shared_words[] = { "", "si" };             /* issue 16a */
 
 #define MAX_LABEL 64  /* names and labels */
 #define MAX_TEXT 1024 /* one-line texts and option strings */
 
 #define NODIM (-1)
+
+/* The access dimension's value without the matrix: "none", or "#N" (matrix.c, plan.c and
+ * result.c put the specification's name in its place; matrix.c reads names). */
+static int access_parse(const char *text, int64_t *v, char *err, size_t errlen)
+{
+	if (strcmp(text, "none") == 0) {
+		*v = 0;
+		return 0;
+	}
+	return iom_err(err, errlen, EINVAL, "access '%s' is not an access specification", text);
+}
+
+static void access_format(int64_t v, char *buf, size_t len)
+{
+	if (v == 0)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "#%lld", (long long)v);
+}
 
 const struct iom_key iom_keys[] = {
 	/* top level */
@@ -102,6 +123,10 @@ const struct iom_key iom_keys[] = {
 		  "matches every key of a condition is dropped" },
 	{ .name = "report", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
 	  .help = "how results are judged" },
+	{ .name = "access_specs", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
+	  .help = "named access specifications, IOMeter's: NAME = ( { share = 70; block_size = "
+		  "\"8K\"; read_pct = 70; random_pct = 100; align = ...; }, ... ); shares add up to "
+		  "100; the workload key access picks one per run" },
 	{ .name = "hooks", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
 	  .help = "shell commands run around the study, targets and runs (only with "
 		  "--allow-hooks), and the built-ins drop_caches, fstrim, precondition" },
@@ -188,6 +213,55 @@ const struct iom_key iom_keys[] = {
 	  .def = "false",
 	  .words = verify_words,
 	  .help = "writes carry a checked header per 512 bytes; reads check it (docs/hardening.md)" },
+	/* issue 16a: where each I/O goes */
+	{ .name = "random_pct", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_PCT,
+	  .dim = IOM_DIM_RANDOM_PCT, IOM_AT(iom_workload, random_pct),
+	  .unit = "%", .min = 0, .max = 100, .def = "100", .flags = IOM_KEY_SPARSE,
+	  .describe = "random=%s%%", .word = "rnd%s",
+	  .help = "share of I/Os at a random offset (IOMeter's % random, fio's "
+		  "percentage_random); the rest continue sequentially from the thread's previous "
+		  "I/O. Applies to pattern = \"random\"; pattern = \"sequential\" is "
+		  "random_pct = 0, and a matrix giving both sequential and a random_pct below 100 "
+		  "is an error" },
+	{ .name = "align", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_SIZE,
+	  .dim = IOM_DIM_ALIGN, IOM_AT(iom_workload, align),
+	  .unit = "bytes", .min = 0, .max = 64 * MIB, .def = "0", .flags = IOM_KEY_SPARSE,
+	  .describe = "align=%s", .word = "al%s",
+	  .help = "random offsets are multiples of this many bytes (DiskSpd's -r<align>); 0, the "
+		  "default, is block_size. A multiple of 512 with direct I/O; sequential I/O ignores "
+		  "it" },
+	{ .name = "distribution", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_SPEC,
+	  .dim = IOM_DIM_DISTRIBUTION, IOM_AT(iom_workload, distribution),
+	  .def = "uniform", .flags = IOM_KEY_SPARSE,
+	  .parse = iom_dist_parse, .format = iom_dist_format,
+	  .forms = "uniform | zipf:THETA | pareto:H | normal:SIGMA% | zoned:A/S:A/S...",
+	  .help = "how random offsets spread over the region, with fio's meanings: uniform; "
+		  "zipf:THETA (0 < THETA <= 10); pareto:H (0 < H < 1; 0.2 puts 80 % of the I/O on "
+		  "20 % of the region); normal:SIGMA% (a bell around the middle, SIGMA in % of the "
+		  "region); zoned:A/S:A/S... (A % of the accesses to the next S % of the region, up to 4 "
+		  "zones, each sum 100). zipf's and pareto's hot blocks are spread over the region; "
+		  "deterministic per seed (docs/matrix.md, \"Distributions\")" },
+	{ .name = "access", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_SPEC,
+	  .dim = IOM_DIM_ACCESS, IOM_AT(iom_workload, access),
+	  .def = "none", .flags = IOM_KEY_SPARSE,
+	  .parse = access_parse, .format = access_format,
+	  .forms = "none | a name of access_specs",
+	  .help = "an access specification of access_specs, by name (IOMeter's): each I/O picks "
+		  "one of its lines by share, with that line's block_size, read_pct, random_pct and "
+		  "align (the workload's where the line leaves one out); none: the workload's "
+		  "values alone" },
+	{ .name = "thread_stride", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_SIZE,
+	  .dim = IOM_DIM_THREAD_STRIDE, IOM_AT(iom_workload, thread_stride),
+	  .unit = "bytes", .min = 0, .max = 1024 * TIB, .def = "0", .flags = IOM_KEY_SPARSE,
+	  .describe = "stride=%s", .word = "T%s",
+	  .help = "sequential I/O: thread t starts at t x thread_stride (rounded down to the block "
+		  "size) and walks the whole region, wrapping at its end (DiskSpd's -T); 0, the "
+		  "default: each thread walks its own slice of the region" },
+	{ .name = "shared_sequential", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_BOOL,
+	  .dim = IOM_DIM_SHARED_SEQUENTIAL, IOM_AT(iom_workload, shared_sequential),
+	  .def = "false", .flags = IOM_KEY_SPARSE, .words = shared_words,
+	  .help = "sequential I/O: all threads take the next block of one stream over the whole "
+		  "region (DiskSpd's -si), instead of one stream per thread" },
 
 	/* timing = { … } */
 	{ .name = "warmup", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, warmup_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,
@@ -466,6 +540,7 @@ const char *iom_type_name(enum iom_type type)
 	case IOM_TYPE_STRING: return "string";
 	case IOM_TYPE_LIST: return "list";
 	case IOM_TYPE_GROUP: return "group";
+	case IOM_TYPE_SPEC: return "spec";
 	}
 	return "?";
 }
@@ -481,6 +556,9 @@ void iom_key_format(const struct iom_key *k, int64_t v, char *buf, size_t len)
 		break;
 	case IOM_TYPE_BOOL:
 		snprintf(buf, len, "%s", v ? "true" : "false");
+		break;
+	case IOM_TYPE_SPEC:
+		k->format(v, buf, len);
 		break;
 	case IOM_TYPE_ENUM: {
 		int64_t n = 0;
@@ -521,6 +599,9 @@ void iom_key_range_text(const struct iom_key *k, char *buf, size_t len)
 	case IOM_TYPE_BOOL:
 		snprintf(buf, len, "true | false");
 		break;
+	case IOM_TYPE_SPEC:
+		snprintf(buf, len, "%s", k->forms ? k->forms : "");
+		break;
 	case IOM_TYPE_ENUM: {
 		size_t off = 0;
 
@@ -541,6 +622,8 @@ int iom_key_check(const struct iom_key *k, int64_t v, char *err, size_t errlen)
 	char val[32], range[96];
 	int64_t lo = k->min, hi = k->max;
 
+	if (k->type == IOM_TYPE_SPEC)
+		return 0; /* its parse checked it */
 	if (k->type == IOM_TYPE_BOOL) {
 		lo = 0;
 		hi = 1;
@@ -585,6 +668,11 @@ int iom_key_parse_text(const struct iom_key *k, const char *text, int64_t *v, ch
 	int ret;
 
 	switch (k->type) {
+	case IOM_TYPE_SPEC:
+		ret = k->parse(text, &x, err, errlen);
+		if (ret < 0)
+			return ret;
+		break;
 	case IOM_TYPE_SIZE:
 	case IOM_TYPE_DURATION:
 		ret = k->type == IOM_TYPE_SIZE ? iom_size_parse(text, &u, sub, sizeof(sub))
@@ -739,6 +827,7 @@ void iom_dim_word(const char *dim, const char *value, char *buf, size_t len)
 		goto other;
 	switch (k->type) {
 	case IOM_TYPE_STRING:
+	case IOM_TYPE_SPEC:
 		snprintf(buf, len, "%s", value);
 		return;
 	case IOM_TYPE_BOOL:

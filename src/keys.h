@@ -38,6 +38,9 @@ enum iom_section {
 #define IOM_KEY_MOVED 0x4u    /* an old spelling, still read with a note; help names the new
 			       * place, and `help keys` and docs/matrix.md leave it out */
 #define IOM_KEY_INT_ONLY 0x8u /* an integer literal: the same number as a string is refused */
+#define IOM_KEY_SPARSE 0x10u  /* a dimension added after plans were first recorded: the plan's
+			       * TSV (and so its hash) shows its column only when a cell has it
+			       * off its default, so older matrices keep their plans and hashes */
 
 /* The characters a string key allows. */
 enum iom_chars {
@@ -57,6 +60,8 @@ enum iom_type {
 	IOM_TYPE_STRING,   /* free text */
 	IOM_TYPE_LIST,     /* a list of names (order) */
 	IOM_TYPE_GROUP,    /* a group or list of groups (targets, workload, timing, …) */
+	IOM_TYPE_SPEC,     /* a string the key's own parse turns into one number, and its format
+			    * back ("zipf:1.2"): a dimension whose values are not plain numbers */
 };
 
 
@@ -97,6 +102,12 @@ struct iom_key {
 	const char *const *words;   /* a choice's short word (bool: false, true); "" for none */
 	int word_pos;               /* where the word goes among a cell's words, from 1; 0: after
 				     * those with a place, in dimension order */
+
+	/* IOM_TYPE_SPEC: text → number (0 or -errno with "KEY-free" text in err) and back; forms
+	 * is the range column of the help ("uniform | zipf:θ | …"). */
+	int (*parse)(const char *text, int64_t *v, char *err, size_t errlen);
+	void (*format)(int64_t v, char *buf, size_t len);
+	const char *forms;
 };
 
 /* The offset and size of field f of struct s, for a row's landing: IOM_AT(iom_timing, repeat). */

@@ -170,6 +170,7 @@ static const char *wanted(const struct iom_key *k)
 	case IOM_TYPE_STRING: return "a string in quotes";
 	case IOM_TYPE_LIST: return "a list of names such as [ \"target\", \"block_size\" ]";
 	case IOM_TYPE_GROUP: return "a group { ... }";
+	case IOM_TYPE_SPEC: return "a string such as \"zipf:1.2\"";
 	}
 	return "?";
 }
@@ -726,18 +727,24 @@ static bool is_int(const config_setting_t *s)
 }
 
 /* One scalar value of a numeric, enum or bool key, range-checked. */
+static int read_access_name(struct ctx *c, const config_setting_t *s, int64_t *v);
+
 static int read_scalar(struct ctx *c, const struct iom_key *k, const config_setting_t *s,
 		       int64_t *v)
 {
 	char sub[IOM_ERRLEN];
 	int type = config_setting_type(s);
 
+	if (k->dim == IOM_DIM_ACCESS && type == CONFIG_TYPE_STRING)
+		return read_access_name(c, s, v);
+
 	switch (type) {
 	case CONFIG_TYPE_INT:
 	case CONFIG_TYPE_INT64: {
 		long long x = config_setting_get_int64(s);
 
-		if (k->type == IOM_TYPE_BOOL || k->type == IOM_TYPE_ENUM)
+		if (k->type == IOM_TYPE_BOOL || k->type == IOM_TYPE_ENUM ||
+		    k->type == IOM_TYPE_SPEC)
 			return wrong_type(c, s, k);
 		if (x < 0)
 			return fail(c, s, "%s %lld cannot be negative", k->name, x);
@@ -1666,6 +1673,126 @@ static int read_io_uring(struct ctx *c)
 /* The top-level scalars that are not plain: shuffle (a seed that also turns the shuffle on) and
  * cpus (a CPU list). Other keys without a landing are read by their own step (submit_batch and
  * reap_wait, the old spelling, by read_io_uring()); 0 for them. */
+/* ---- issue 16a: access specifications ---------------------------------------------------- */
+
+static const char *const line_keys[] = { "share", "block_size", "read_pct", "random_pct", "align" };
+
+/* One line { share = N; block_size = …; … } of access spec `name` into l. */
+static int read_access_line(struct ctx *c, const char *name, const config_setting_t *g,
+			    struct iom_access_line *l)
+{
+	int64_t *dst[] = { NULL, &l->block_size, &l->read_pct, &l->random_pct, &l->align };
+	const config_setting_t *sh;
+
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+		return fail(c, g, "a line of access spec '%s' must be a group { share = N; ... }, "
+				  "not %s", name, config_type_name(config_setting_type(g)));
+	*l = (struct iom_access_line){ .block_size = IOM_ACCESS_INHERIT,
+				       .read_pct = IOM_ACCESS_INHERIT,
+				       .random_pct = IOM_ACCESS_INHERIT,
+				       .align = IOM_ACCESS_INHERIT, .line = line_of(g) };
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *e = config_setting_get_elem(g, (unsigned)i);
+		size_t j;
+
+		for (j = 0; j < IOM_ARRAY_SIZE(line_keys); j++)
+			if (strcmp(config_setting_name(e), line_keys[j]) == 0)
+				break;
+		if (j == IOM_ARRAY_SIZE(line_keys))
+			return fail(c, e, "unknown key '%s' in a line of access spec '%s' (a line "
+					  "takes share, block_size, read_pct, random_pct, align)",
+				    config_setting_name(e), name);
+		if (j > 0) {
+			int ret = read_scalar(c, iom_key_find(IOM_SEC_WORKLOAD, line_keys[j]), e,
+					      dst[j]);
+
+			if (ret < 0)
+				return ret;
+		}
+	}
+	sh = config_setting_get_member(g, "share");
+	if (!sh)
+		return fail(c, g, "a line of access spec '%s' needs its share (share = 1 to 100, "
+				  "the %% of the I/Os)", name);
+	if (!is_int(sh) || config_setting_get_int64(sh) < 1 || config_setting_get_int64(sh) > 100)
+		return fail(c, sh, "share must be a whole number from 1 to 100 (the %% of the I/Os "
+				   "of access spec '%s')", name);
+	l->share = (uint32_t)config_setting_get_int64(sh);
+	return 0;
+}
+
+static int read_access_specs(struct ctx *c, const config_setting_t *s)
+{
+	struct iom_matrix *m = c->m;
+
+	if (config_setting_type(s) != CONFIG_TYPE_GROUP)
+		return fail(c, s, "access_specs must be a group { NAME = ( { share = N; ... }, ... "
+				  "); }, not %s", config_type_name(config_setting_type(s)));
+	m->access_specs = xcalloc((size_t)config_setting_length(s) + 1, sizeof(*m->access_specs));
+	for (int i = 0; i < config_setting_length(s); i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		struct iom_access_spec *a = &m->access_specs[m->naccess_specs++];
+		const char *name = config_setting_name(e);
+		unsigned sum = 0;
+		int n;
+
+		a->name = xstrdup(name);
+		a->line = line_of(e);
+		if (strlen(name) > MAX_LABEL || strcmp(name, "none") == 0)
+			return fail(c, e, "access spec name '%s' is %s", name,
+				    strcmp(name, "none") == 0 ? "reserved (access = \"none\" is no "
+								"spec)"
+							      : "too long");
+		if (config_setting_type(e) != CONFIG_TYPE_LIST)
+			return fail(c, e, "access spec '%s' must be a list of lines ( { share = N; "
+					  "... }, ... ), not %s", name,
+				    config_type_name(config_setting_type(e)));
+		n = config_setting_length(e);
+		if (n < 1 || n > IOM_ACCESS_MAX_LINES)
+			return fail(c, e, "access spec '%s' has %d lines (1 to %d)", name, n,
+				    IOM_ACCESS_MAX_LINES);
+		a->lines = xcalloc((size_t)n, sizeof(*a->lines));
+		for (int j = 0; j < n; j++) {
+			int ret = read_access_line(c, name, config_setting_get_elem(e, (unsigned)j),
+						   &a->lines[j]);
+
+			if (ret < 0)
+				return ret;
+			a->nlines++;
+			sum += a->lines[j].share;
+		}
+		if (sum != 100)
+			return fail(c, e, "the shares of access spec '%s' add up to %u, not 100", name,
+				    sum);
+	}
+	return 0;
+}
+
+static int read_access_name(struct ctx *c, const config_setting_t *s, int64_t *v)
+{
+	const struct iom_matrix *m = c->m;
+	const char *name = config_setting_get_string(s);
+	char names[256] = "";
+	size_t off = 0;
+
+	if (strcmp(name, "none") == 0) {
+		*v = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < m->naccess_specs; i++) {
+		if (strcmp(m->access_specs[i].name, name) == 0) {
+			*v = (int64_t)i + 1;
+			return 0;
+		}
+		if (off < sizeof(names))
+			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s'%s'",
+						i ? ", " : "", m->access_specs[i].name);
+	}
+	if (!m->naccess_specs)
+		return fail(c, s, "access '%s': the matrix has no access_specs", name);
+	return fail(c, s, "access '%s' is not one of access_specs (%s)", name, names);
+}
+
 static int read_top_special(struct ctx *c, const struct iom_key *k, const config_setting_t *s)
 {
 	struct iom_matrix *m = c->m;
@@ -1681,6 +1808,8 @@ static int read_top_special(struct ctx *c, const struct iom_key *k, const config
 			return ret;
 		m->shuffle = true;
 		m->shuffle_seed = (uint64_t)v;
+	} else if (strcmp(k->name, "access_specs") == 0 && s) {
+		return read_access_specs(c, s);
 	} else if (strcmp(k->name, "cpus") == 0 && s) {
 		char *list = NULL, why[IOM_ERRLEN];
 
@@ -1953,6 +2082,115 @@ static int cross_checks(struct ctx *c)
 	return 0;
 }
 
+/* ---- issue 16a: where each I/O goes -------------------------------------------------------- */
+
+/* Where target i's dimension d was set: its own setting, else the workload's (NULL: default). */
+static const config_setting_t *set_of(const struct ctx *c, size_t i, int d)
+{
+	return c->t_set[i][d] ? c->t_set[i][d] : c->wl_set[d];
+}
+
+static bool values_have(const struct iom_values *v, int64_t x)
+{
+	for (size_t j = 0; j < v->n; j++)
+		if (v->v[j] == x)
+			return true;
+	return false;
+}
+
+/* pattern = "sequential" is random_pct = 0: the two may not disagree within one target; align
+ * is a multiple of 512 where the I/O is direct. */
+static int check_placement(struct ctx *c)
+{
+	struct iom_matrix *m = c->m;
+
+	for (size_t i = 0; i < m->ntargets; i++) {
+		const struct iom_target *t = &m->targets[i];
+		const struct iom_values *rp = &t->dim[IOM_DIM_RANDOM_PCT];
+
+		if (!values_have(&t->dim[IOM_DIM_PATTERN], IOM_PATTERN_SEQUENTIAL))
+			continue;
+		for (size_t j = 0; j < rp->n; j++)
+			if (rp->v[j] != 100)
+				return fail(c, set_of(c, i, IOM_DIM_RANDOM_PCT),
+					    "random_pct %lld conflicts with pattern = \"sequential\" "
+					    "(target '%s'): sequential is random_pct = 0; give "
+					    "pattern = \"random\" with random_pct, or pattern alone",
+					    (long long)rp->v[j], t->label);
+	}
+	for (size_t i = 0; i < m->ntargets; i++) {
+		const struct iom_target *t = &m->targets[i];
+		const struct iom_values *al = &t->dim[IOM_DIM_ALIGN];
+		char a[32];
+
+		bool direct = values_have(&t->dim[IOM_DIM_DIRECT], 1);
+
+		if (!direct && !values_have(&t->dim[IOM_DIM_VERIFY], 1))
+			continue;
+		for (size_t j = 0; j < al->n; j++) {
+			if (al->v[j] % 512 == 0)
+				continue;
+			iom_size_format((uint64_t)al->v[j], a, sizeof(a));
+			return fail(c, set_of(c, i, IOM_DIM_ALIGN),
+				    "align %s is not a multiple of 512, as %s needs (target '%s'; "
+				    "use a multiple of 512)", a,
+				    direct ? "direct I/O" : "verify", t->label);
+		}
+	}
+	return 0;
+}
+
+/* A run with an access spec: duration-bound, unverified, its lines' sizes fit the target. */
+static int check_access(struct ctx *c)
+{
+	struct iom_matrix *m = c->m;
+	const config_setting_t *root = config_root_setting(&c->cfg);
+
+	for (size_t i = 0; i < m->ntargets; i++) {
+		const struct iom_target *t = &m->targets[i];
+		const struct iom_values *ac = &t->dim[IOM_DIM_ACCESS];
+		const config_setting_t *where = set_of(c, i, IOM_DIM_ACCESS);
+		bool direct = values_have(&t->dim[IOM_DIM_DIRECT], 1);
+
+		for (size_t j = 0; j < ac->n; j++) {
+			const struct iom_access_spec *a;
+
+			if (ac->v[j] == 0)
+				continue;
+			a = &m->access_specs[ac->v[j] - 1];
+			if (m->timing.bytes)
+				return fail(c, where, "access '%s': a run with an access spec is "
+						      "duration-bound (timing.duration, not bytes)",
+					    a->name);
+			if (values_have(&t->dim[IOM_DIM_VERIFY], 1))
+				return fail(c, where, "access '%s' with verify: verify checks one "
+						      "block size; run it without an access spec",
+					    a->name);
+			for (size_t l = 0; l < a->nlines; l++) {
+				const struct iom_access_line *ln = &a->lines[l];
+				char b[32];
+
+				if (ln->block_size == IOM_ACCESS_INHERIT)
+					continue;
+				iom_size_format((uint64_t)ln->block_size, b, sizeof(b));
+				if (direct && ln->block_size % 512 != 0)
+					return fail_line(c, ln->line, "block_size %s of access spec "
+						"'%s' is not a multiple of 512, as direct I/O needs "
+						"(target '%s')", b, a->name, t->label);
+				if (t->size && (uint64_t)ln->block_size > t->size)
+					return fail_line(c, ln->line, "block_size %s of access spec "
+						"'%s' is larger than target '%s'", b, a->name,
+						t->label);
+				if (direct && ln->align != IOM_ACCESS_INHERIT && ln->align % 512)
+					return fail_line(c, ln->line, "align of access spec '%s' is "
+						"not a multiple of 512, as direct I/O needs", a->name);
+			}
+		}
+	}
+	(void)root;
+	return 0;
+}
+
 /* ---- the whole ----------------------------------------------------------------------------- */
 
 static void note_line(struct ctx *c, int d, const config_setting_t *s)
@@ -2021,7 +2259,8 @@ static int validate(struct ctx *c)
 	    (ret = read_targets(c)) < 0 || (ret = read_timing(c)) < 0 ||
 	    (ret = read_order(c)) < 0 || (ret = read_excludes(c)) < 0 ||
 	    (ret = read_report(c)) < 0 || (ret = read_hooks(c)) < 0 ||
-	    (ret = cross_checks(c)) < 0)
+	    (ret = cross_checks(c)) < 0 || (ret = check_placement(c)) < 0 ||
+	    (ret = check_access(c)) < 0)
 		return ret;
 	return 0;
 }
@@ -2128,6 +2367,11 @@ void iom_matrix_free(struct iom_matrix *m)
 		for (int d = 0; d < IOM_DIM_COUNT; d++)
 			values_free(&m->excludes[i].dim[d]);
 	free(m->excludes);
+	for (size_t i = 0; i < m->naccess_specs; i++) {
+		free(m->access_specs[i].name);
+		free(m->access_specs[i].lines);
+	}
+	free(m->access_specs);
 	for (int d = 0; d < IOM_DIM_COUNT; d++)
 		values_free(&m->workload[d]);
 	free(m->hooks.before_study);

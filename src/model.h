@@ -23,6 +23,13 @@ enum iom_dim {
 	IOM_DIM_ENGINE,
 	IOM_DIM_DIRECT,
 	IOM_DIM_VERIFY,
+	/* issue 16a: where each I/O goes */
+	IOM_DIM_RANDOM_PCT,
+	IOM_DIM_ALIGN,
+	IOM_DIM_DISTRIBUTION,
+	IOM_DIM_ACCESS,
+	IOM_DIM_THREAD_STRIDE,
+	IOM_DIM_SHARED_SEQUENTIAL,
 	IOM_DIM_COUNT
 };
 
@@ -54,6 +61,33 @@ struct iom_workload {
 	enum iom_engine_kind engine;
 	bool direct;               /* the fd has O_DIRECT */
 	bool verify;               /* stage.c arms the run's verifier with it (verify.h) */
+	/* issue 16a: where each I/O goes (worker.h) */
+	uint32_t random_pct;       /* share of random offsets, 0 … 100; pattern sequential: 0 */
+	uint64_t align;            /* random offsets are multiples of it; 0: of block_size */
+	int64_t distribution;      /* of random offsets: a code of dist.h; 0 uniform */
+	uint32_t access;           /* 0: none; i + 1: the matrix's access_specs[i] */
+	uint64_t thread_stride;    /* sequential: thread t starts at t × it (DiskSpd -T); 0: slices */
+	bool shared_sequential;    /* sequential: one stream for all threads (DiskSpd -si) */
+};
+
+/*
+ * An access specification (issue 16a, IOMeter's): named lines, each with its share of the I/Os
+ * and the workload values it sets; what a line leaves out it takes from the cell's workload
+ * (IOM_ACCESS_INHERIT). Shares add up to 100.
+ */
+#define IOM_ACCESS_INHERIT (-1)
+#define IOM_ACCESS_MAX_LINES 16
+struct iom_access_line {
+	uint32_t share;            /* % of the I/Os, 1 … 100 */
+	int64_t block_size, read_pct, random_pct, align; /* or IOM_ACCESS_INHERIT */
+	int line;
+};
+
+struct iom_access_spec {
+	char *name;
+	struct iom_access_line *lines;
+	size_t nlines;
+	int line;
 };
 
 /* The values of one dimension: a scalar is a list of one. */
@@ -155,6 +189,9 @@ struct iom_matrix {
 
 	struct iom_exclude *excludes;
 	size_t nexcludes;
+
+	struct iom_access_spec *access_specs; /* access_specs = { NAME = ( { … }, … ); … } */
+	size_t naccess_specs;
 
 	struct iom_report_opts report;
 	struct iom_hooks hooks;

@@ -334,6 +334,23 @@ static int enumerate(struct builder *b, struct iom_plan *p, uint64_t ncells, boo
 	return 0;
 }
 
+/* The TSV's columns: every dimension, but a sparse one only when a cell is off its default. */
+static void mark_shown(struct iom_plan *p)
+{
+	for (int d = 0; d < IOM_DIM_COUNT; d++) {
+		const struct iom_key *k = d == IOM_DIM_TARGET ? NULL : iom_dim_key((enum iom_dim)d);
+		int64_t def = 0;
+
+		p->shown[d] = !k || !(k->flags & IOM_KEY_SPARSE);
+		if (p->shown[d])
+			continue;
+		if (k->def)
+			iom_key_parse_text(k, k->def, &def, NULL, 0);
+		for (size_t i = 0; i < p->ncells && !p->shown[d]; i++)
+			p->shown[d] = p->cells[i].v[d] != def;
+	}
+}
+
 /* What a run's seed takes of each dimension: its default value (def[IOM_DIM_TARGET] unused) and
  * the hash of its name, worked out once per plan. */
 struct seed_dims {
@@ -381,13 +398,13 @@ static uint64_t run_seed(const struct iom_matrix *m, const struct iom_cell *c, u
 
 static size_t format_tsv_row(const struct iom_plan *p, const struct iom_run *r, char *buf,
 			     size_t len);
-static size_t format_tsv_header(char *buf, size_t len);
+static size_t format_tsv_header(const struct iom_plan *p, char *buf, size_t len);
 
 static uint64_t plan_hash(const struct iom_plan *p)
 {
 	char row[1024];
 	uint64_t h = FNV_OFFSET;
-	size_t n = format_tsv_header(row, sizeof(row));
+	size_t n = format_tsv_header(p, row, sizeof(row));
 
 	h = fnv1a(h, row, n);
 	for (size_t i = 0; i < p->nruns; i++) {
@@ -524,6 +541,7 @@ int iom_plan_build(const struct iom_matrix *m, struct iom_plan *p, char *err, si
 		for (int d = 0; d < IOM_DIM_COUNT; d++)
 			if (p->cells[i].v[d] != p->cells[0].v[d])
 				p->varies[d] = true;
+	mark_shown(p);
 
 	/* 4. repetitions, then the shuffle */
 	p->nruns = p->ncells * m->timing.repeat;
@@ -574,11 +592,29 @@ void iom_plan_release(struct iom_plan *p)
 
 /* ---- describing ---------------------------------------------------------------------------- */
 
+int64_t iom_cell_read_pct(const struct iom_matrix *m, const struct iom_cell *c)
+{
+	int64_t lo = c->v[IOM_DIM_READ_PCT], a = c->v[IOM_DIM_ACCESS];
+
+	if (a <= 0 || (size_t)a > m->naccess_specs)
+		return lo;
+	lo = 100;
+	for (size_t l = 0; l < m->access_specs[a - 1].nlines; l++) {
+		int64_t r = m->access_specs[a - 1].lines[l].read_pct;
+
+		lo = IOM_MIN(lo, r == IOM_ACCESS_INHERIT ? c->v[IOM_DIM_READ_PCT] : r);
+	}
+	return lo;
+}
+
 void iom_cell_value(const struct iom_plan *p, const struct iom_cell *c, enum iom_dim dim,
 		    char *buf, size_t len)
 {
 	if (dim == IOM_DIM_TARGET)
 		snprintf(buf, len, "%s", p->m->targets[c->v[IOM_DIM_TARGET]].label);
+	else if (dim == IOM_DIM_ACCESS && c->v[dim] > 0 &&
+		 (size_t)c->v[dim] <= p->m->naccess_specs)
+		snprintf(buf, len, "%s", p->m->access_specs[c->v[dim] - 1].name);
 	else
 		iom_dim_format(dim, c->v[dim], buf, len);
 }
@@ -593,7 +629,10 @@ void iom_cell_describe(const struct iom_plan *p, const struct iom_cell *c, char 
 	for (int d = 1; d < IOM_DIM_COUNT && off < len; d++) {
 		if (!p->varies[d])
 			continue;
-		iom_dim_describe((enum iom_dim)d, c->v[d], v, sizeof(v));
+		if (d == IOM_DIM_ACCESS) /* by its name */
+			iom_cell_value(p, c, (enum iom_dim)d, v, sizeof(v));
+		else
+			iom_dim_describe((enum iom_dim)d, c->v[d], v, sizeof(v));
 		if (*v)
 			off += (size_t)snprintf(buf + off, len - off, " %s", v);
 	}
@@ -634,12 +673,13 @@ uint64_t iom_plan_max_buffer_bytes(const struct iom_plan *p)
 
 /* ---- writing ------------------------------------------------------------------------------- */
 
-static size_t format_tsv_header(char *buf, size_t len)
+static size_t format_tsv_header(const struct iom_plan *p, char *buf, size_t len)
 {
 	size_t off = (size_t)snprintf(buf, len, "index\trepetition");
 
 	for (int d = 0; d < IOM_DIM_COUNT; d++)
-		off += (size_t)snprintf(buf + off, len - off, "\t%s", iom_dim_name((enum iom_dim)d));
+		if (p->shown[d])
+			off += (size_t)snprintf(buf + off, len - off, "\t%s", iom_dim_name((enum iom_dim)d));
 	off += (size_t)snprintf(buf + off, len - off, "\tseed\n");
 	return IOM_MIN(off, len - 1);
 }
@@ -653,6 +693,8 @@ static size_t format_tsv_row(const struct iom_plan *p, const struct iom_run *r, 
 	char v[80];
 
 	for (int d = 0; d < IOM_DIM_COUNT && off < len; d++) {
+		if (!p->shown[d])
+			continue;
 		iom_cell_value(p, c, (enum iom_dim)d, v, sizeof(v));
 		off += (size_t)snprintf(buf + off, len - off, "\t%s", v);
 	}
@@ -776,7 +818,7 @@ static void write_text(FILE *out, const struct iom_plan *p)
 		fprintf(out, "%s\n", m->description);
 	fprintf(out, "fixed:");
 	for (int d = 0; d < IOM_DIM_COUNT; d++) {
-		if (p->varies[d] || d == IOM_DIM_TARGET)
+		if (p->varies[d] || d == IOM_DIM_TARGET || !p->shown[d])
 			continue;
 		iom_cell_value(p, &p->cells[0], (enum iom_dim)d, v, sizeof(v));
 		fprintf(out, " %s=%s", iom_dim_name((enum iom_dim)d), v);
@@ -856,7 +898,7 @@ int iom_plan_write(FILE *out, const struct iom_plan *p, enum iom_plan_format fmt
 
 	switch (fmt) {
 	case IOM_PLAN_TSV:
-		fwrite(row, 1, format_tsv_header(row, sizeof(row)), out);
+		fwrite(row, 1, format_tsv_header(p, row, sizeof(row)), out);
 		for (size_t i = 0; i < p->nruns; i++)
 			fwrite(row, 1, format_tsv_row(p, &p->runs[i], row, sizeof(row)), out);
 		break;

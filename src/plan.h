@@ -35,6 +35,8 @@ struct iom_plan {
 	size_t nruns;
 	uint64_t hash;               /* stable hash of the plan (FNV-1a 64 over its TSV form) */
 	bool varies[IOM_DIM_COUNT];  /* a dimension with more than one value in the plan */
+	bool shown[IOM_DIM_COUNT];   /* a column of the TSV form (an IOM_KEY_SPARSE dimension only
+				      * when a cell has it off its default) */
 };
 
 enum iom_plan_format { IOM_PLAN_TEXT, IOM_PLAN_TSV, IOM_PLAN_JSON };
@@ -50,6 +52,10 @@ int iom_plan_count(const struct iom_matrix *m, size_t *nruns, char *err, size_t 
 
 /* Writes the plan as `iomatrix plan` prints it. Returns 0 or -errno. */
 int iom_plan_write(FILE *out, const struct iom_plan *p, enum iom_plan_format fmt);
+
+/* The lowest read_pct of the I/O of cell c of m: its read_pct, or with an access spec
+ * (issue 16a) the lowest of its lines' (each line's own or the cell's); below 100: it writes. */
+int64_t iom_cell_read_pct(const struct iom_matrix *m, const struct iom_cell *c);
 
 /* Value of dimension dim of cell c, formatted as a user writes it (the label for the target). */
 void iom_cell_value(const struct iom_plan *p, const struct iom_cell *c, enum iom_dim dim,

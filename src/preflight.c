@@ -543,10 +543,10 @@ int iom_preflight_check(const struct iom_plan *p, const struct iom_preflight_opt
 
 		if (t >= p->m->ntargets || !run_pending(&s, r))
 			continue;
-		if (!u[t].used || c->v[IOM_DIM_READ_PCT] < u[t].min_read_pct)
-			u[t].min_read_pct = c->v[IOM_DIM_READ_PCT];
+		if (!u[t].used || iom_cell_read_pct(p->m, c) < u[t].min_read_pct)
+			u[t].min_read_pct = iom_cell_read_pct(p->m, c);
 		u[t].used = true;
-		u[t].writes |= c->v[IOM_DIM_READ_PCT] < 100;
+		u[t].writes |= iom_cell_read_pct(p->m, c) < 100;
 		if (iom_engine_has((enum iom_engine_kind)c->v[IOM_DIM_ENGINE],
 				   IOM_ENGINE_CAP_POLLED)) {
 			u[t].polled = (int)c->v[IOM_DIM_ENGINE] + 1;

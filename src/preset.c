@@ -251,8 +251,16 @@ static const struct preset presets[] = {
 				   "you want to measure.\n",
 		.defaults = iometer_targets,
 		.body =
+		"# Iometer's \"Default\" access specification as Iometer writes it: one line, 100 % of\n"
+		"# the accesses, 2 KiB transfers, 67 % reads, 100 % random (on 2 KiB boundaries). A\n"
+		"# mix has more lines, their shares adding up to 100 (matrices/example-mix.cfg).\n"
+		"access_specs = {\n"
+		"  default = ( { share = 100; block_size = \"2K\"; read_pct = 67; random_pct = 100; } );\n"
+		"};\n"
+		"\n"
 		"workload = {\n"
-		"  block_size = \"2K\";                # a multiple of 512, as direct I/O needs\n"
+		"  access = \"default\";               # each I/O from a line of the spec, by share\n"
+		"  block_size = \"2K\";                # the cell's own values, as the report names it\n"
 		"  read_pct = 67;\n"
 		"  pattern = \"random\";\n"
 		"  queue_depth = { from = 1; to = 64; };   # doubling: 1, 2, 4, 8, 16, 32, 64\n"

@@ -80,6 +80,11 @@ void iom_run_result_release(struct iom_run_result *r)
 	r->verify.nfirst = 0;
 	free(r->stall.reason);
 	r->stall.reason = NULL;
+	free(r->access);
+	free(r->lines);
+	r->access = NULL;
+	r->lines = NULL;
+	r->nlines = 0;
 	r->error = NULL;
 	r->intervals = NULL;
 	r->threads = NULL;
@@ -139,6 +144,25 @@ int iom_results_write_matrix(const char *dir, const char *text, char *err, size_
 
 /* ---- run JSON: writing ---- */
 
+/* Whether a run's cell names dimension d: always, but a sparse dimension (IOM_KEY_SPARSE, the
+ * keys of issue 16) only when the matrix gives it a value off its default somewhere, so that
+ * the run files and summary.csv of a matrix that does not use it stay as they were. */
+static bool cell_names(const struct iom_matrix *m, int d)
+{
+	const struct iom_key *k = d == IOM_DIM_TARGET ? NULL : iom_dim_key((enum iom_dim)d);
+	int64_t def = 0;
+
+	if (!m || !k || !(k->flags & IOM_KEY_SPARSE))
+		return true;
+	if (k->def)
+		iom_key_parse_text(k, k->def, &def, NULL, 0);
+	for (size_t i = 0; i < m->ntargets; i++)
+		for (size_t j = 0; j < m->targets[i].dim[d].n; j++)
+			if (m->targets[i].dim[d].v[j] != def)
+				return true;
+	return false;
+}
+
 static json_object *cell_json(const struct iom_matrix *m, const struct iom_cell *c)
 {
 	json_object *o = json_object_new_object();
@@ -148,6 +172,9 @@ static json_object *cell_json(const struct iom_matrix *m, const struct iom_cell 
 		int64_t v = c->v[d];
 		const struct iom_key *k;
 		char buf[64];
+
+		if (!cell_names(m, d))
+			continue;
 
 		if (d == IOM_DIM_TARGET) {
 			const char *label = m && v >= 0 && (size_t)v < m->ntargets ?
@@ -161,12 +188,17 @@ static json_object *cell_json(const struct iom_matrix *m, const struct iom_cell 
 			}
 			continue;
 		}
+		if (d == IOM_DIM_ACCESS && m && v > 0 && (size_t)v <= m->naccess_specs) {
+			iom_json_add(o, name, json_object_new_string(m->access_specs[v - 1].name));
+			continue;
+		}
 		k = iom_dim_key((enum iom_dim)d);
 		switch (k ? k->type : IOM_TYPE_UINT) {
 		case IOM_TYPE_BOOL:
 			iom_json_add(o, name, json_object_new_boolean(v != 0));
 			break;
 		case IOM_TYPE_ENUM:
+		case IOM_TYPE_SPEC:
 		case IOM_TYPE_STRING:
 		case IOM_TYPE_LIST:
 		case IOM_TYPE_GROUP:
@@ -210,6 +242,36 @@ static json_object *io_json(const struct iom_io_stats *s)
 	iom_json_add(o, "mb_s", iom_json_num(s->mb_s));
 	iom_json_add(o, "mib_s", iom_json_num(s->mib_s));
 	iom_json_add(o, "lat_ns", lat_json(&s->lat));
+	return o;
+}
+
+/* "access": { "name": …, "lines": [ { share, block_size, read_pct, random_pct, align, read,
+ * write, total }, … ] } (issue 16a); read and write carry ios, bytes and rates, total also
+ * the latencies. */
+static json_object *access_json(const struct iom_run_result *r)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+	iom_json_add(o, "name", json_object_new_string(r->access));
+	for (size_t i = 0; i < r->nlines; i++) {
+		const struct iom_line_stats *l = &r->lines[i];
+		json_object *e = json_object_new_object();
+
+		iom_json_add(e, "share", json_object_new_uint64(l->share));
+		iom_json_add(e, "block_size", json_object_new_uint64(l->block_size));
+		iom_json_add(e, "read_pct", json_object_new_uint64(l->read_pct));
+		iom_json_add(e, "random_pct", json_object_new_uint64(l->random_pct));
+		iom_json_add(e, "align", json_object_new_uint64(l->align));
+		for (int d = 0; d < IOM_NDIR; d++) {
+			json_object *x = io_json(&l->dir[d]);
+
+			if (d != IOM_DIR_TOTAL)
+				json_object_object_del(x, "lat_ns");
+			iom_json_add(e, dir_names[d], x);
+		}
+		json_object_array_add(a, e);
+	}
+	iom_json_add(o, "lines", a);
 	return o;
 }
 
@@ -333,6 +395,8 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 	iom_json_add(o, "mb_s_stddev", iom_json_num(r->mb_s_stddev));
 	iom_json_add(o, "qd_mean", iom_json_num(r->qd_mean));
 	iom_json_add(o, "threads", threads_json(r));
+	if (r->access)
+		iom_json_add(o, "access", access_json(r));
 	iom_json_add(o, "cpu", cpu_json(&r->cpu));
 	iom_json_add(o, "intervals", intervals_json(r));
 	iom_json_add(o, "warmup_ios", json_object_new_uint64(r->warmup_ios));

@@ -62,6 +62,15 @@ struct iom_thread_stats {
 	} dir[IOM_NDIR];
 };
 
+/* One line of a run's access spec: its values as run (inherited ones filled in) and the
+ * counted I/O it did: ios and bytes by direction and in total, rates, and the latency of
+ * all its I/O (dir[IOM_DIR_TOTAL].lat; the per-direction latencies are not kept). */
+struct iom_line_stats {
+	uint32_t share, block_size, read_pct, random_pct;
+	uint64_t align;
+	struct iom_io_stats dir[IOM_NDIR];
+};
+
 /* I/O completed in one interval of the measured window (IOM_INTERVAL_NS long). */
 #define IOM_INTERVAL_NS 1000000000ull
 struct iom_interval {
@@ -154,6 +163,12 @@ struct iom_run_result {
 	char *engine_notes;                  /* setup facts: "SINGLE_ISSUER DEFER_TASKRUN", fallbacks */
 	struct iom_run_verify verify;        /* enabled false when the cell does not verify */
 	struct iom_run_stall stall;          /* stalled false: the window ran as asked */
+	/* issue 16a: a run with an access spec — its name (heap; NULL: none) and per line what
+	 * it did (heap, nlines entries; JSON "access": { "name", "lines": [ … ] }, left out
+	 * without a spec, so older files and runs without one read the same). */
+	char *access;
+	struct iom_line_stats *lines;
+	size_t nlines;
 };
 
 /* Frees what the result owns (not r itself). */

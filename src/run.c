@@ -104,6 +104,7 @@ struct ctl {
 	bool gate_open, joined;
 	struct iom_worker_hooks hooks; /* the spec's, with the trace's record hook */
 	struct iom_trace *trace;
+	_Atomic uint64_t shared_next;  /* shared_sequential: the next block of the one stream */
 
 	/* the measured window */
 	uint64_t t0, t1;           /* monotonic ns */
@@ -570,6 +571,47 @@ static void stall_gap(const struct ctl *c, uint64_t *lo, uint64_t *hi)
 	*hi = b;
 }
 
+/* issue 16a: the figures of each line of the run's access spec, from every worker's line
+ * counts (tmp: a histogram to merge into). Without the memory, no per-line figures. */
+static void fill_lines(const struct ctl *c, struct iom_run_result *r, struct iom_hist *tmp,
+		       double secs)
+{
+	const struct iom_access_spec *a = c->spec->access;
+
+	r->lines = iom_try_calloc(a->nlines, sizeof(*r->lines));
+	if (!r->lines)
+		return;
+	r->access = xstrdup(a->name);
+	r->nlines = a->nlines;
+	for (size_t l = 0; l < a->nlines; l++) {
+		struct iom_line_stats *ls = &r->lines[l];
+		struct iom_workload lw = iom_access_line_workload(&c->spec->wl, &a->lines[l]);
+
+		ls->share = a->lines[l].share;
+		ls->block_size = lw.block_size;
+		ls->read_pct = lw.read_pct;
+		ls->random_pct = lw.pattern == IOM_PATTERN_SEQUENTIAL ? 0 : lw.random_pct;
+		ls->align = lw.align ? lw.align : lw.block_size;
+		iom_hist_init(tmp);
+		for (unsigned i = 0; i < c->nstarted; i++) {
+			const struct iom_worker *w = &c->w[i];
+
+			if (!w->line_acc || l >= w->nlines)
+				continue;
+			iom_hist_merge(tmp, w->line_acc[l].hist);
+			for (int d = 0; d < 2; d++) {
+				ls->dir[d].ios += w->line_acc[l].ios[d];
+				ls->dir[d].bytes += w->line_acc[l].bytes[d];
+			}
+		}
+		ls->dir[IOM_DIR_TOTAL].ios = ls->dir[0].ios + ls->dir[1].ios;
+		ls->dir[IOM_DIR_TOTAL].bytes = ls->dir[0].bytes + ls->dir[1].bytes;
+		fill_lat(&ls->dir[IOM_DIR_TOTAL].lat, tmp);
+		for (int d = 0; d < IOM_NDIR; d++)
+			fill_rates(&ls->dir[d], secs);
+	}
+}
+
 static void fill_result(const struct ctl *c, struct iom_run_result *r)
 {
 	struct iom_hist *h[IOM_NDIR], *tmp = xmalloc(sizeof(*tmp));
@@ -614,6 +656,8 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 	iom_hist_merge(h[IOM_DIR_TOTAL], h[IOM_DIR_READ]);
 	iom_hist_merge(h[IOM_DIR_TOTAL], h[IOM_DIR_WRITE]);
 	r->dir[IOM_DIR_TOTAL].bytes = r->dir[0].bytes + r->dir[1].bytes;
+	if (c->spec->access)
+		fill_lines(c, r, tmp, secs);
 	for (d = 0; d < IOM_NDIR; d++) {
 		r->dir[d].ios = h[d]->count;
 		fill_lat(&r->dir[d].lat, h[d]);
@@ -754,7 +798,8 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	c->conf = (struct iom_worker_conf){
 		.fd = spec->fd, .region = spec->region, .wl = spec->wl,
 		.engine_flags = spec->engine_flags, .seed = spec->seed, .bytes = tm->bytes,
-		.policy = spec->policy, .hooks = spec->hooks,
+		.policy = spec->policy, .hooks = spec->hooks, .access = spec->access,
+		.shared_next = &c->shared_next,
 	};
 	if (spec->trace_path) {
 		struct iom_trace_info ti = {

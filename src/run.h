@@ -70,6 +70,11 @@ struct iom_run_spec {
 	 * compressed trace (trace.h); cell_text describes the cell in its header. */
 	const char *trace_path;
 	const char *cell_text;
+
+	/* issue 16a: the access specification of wl.access (the matrix's; must outlive the run),
+	 * NULL for none: each I/O picks one of its lines (worker.h); the result then has per-line
+	 * figures (result.h, lines). */
+	const struct iom_access_spec *access;
 };
 
 /* Copies the workload values of cell c into s->wl, by the key table (every workload key lands

@@ -131,7 +131,7 @@ void iom_stage_release(struct iom_stage *st)
 bool iom_stage_target_writes(const struct iom_plan *p, size_t t)
 {
 	for (size_t i = 0; i < p->ncells; i++)
-		if ((size_t)p->cells[i].v[IOM_DIM_TARGET] == t && p->cells[i].v[IOM_DIM_READ_PCT] < 100)
+		if ((size_t)p->cells[i].v[IOM_DIM_TARGET] == t && iom_cell_read_pct(p->m, &p->cells[i]) < 100)
 			return true;
 	return false;
 }
@@ -473,7 +473,7 @@ int iom_stage_before_run(struct iom_stage *st, const struct iom_run *run, char *
 			       st->m->targets[t].label, st->target_error[t]);
 	if (st->visit_error)
 		return iom_err(err, errlen, EIO, "%s", st->visit_error);
-	if (st->m->hooks.precondition && c->v[IOM_DIM_READ_PCT] < 100 && !st->preconditioned[t] &&
+	if (st->m->hooks.precondition && iom_cell_read_pct(st->m, c) < 100 && !st->preconditioned[t] &&
 	    (ret = precondition(st, run, t, err, errlen)) < 0)
 		return ret;
 	if (st->m->hooks.drop_caches) {

@@ -642,7 +642,7 @@ static void mark_written_before(struct sweep *s)
 		const struct iom_run *run = &s->p->runs[i];
 		const struct iom_cell *c = &s->p->cells[run->cell];
 
-		if (c->v[IOM_DIM_READ_PCT] < 100 && s->st.run[run->index] != IOM_RS_PENDING)
+		if (iom_cell_read_pct(s->m, c) < 100 && s->st.run[run->index] != IOM_RS_PENDING)
 			iom_stage_set_written(&s->stage, (size_t)c->v[IOM_DIM_TARGET]);
 	}
 }
@@ -655,7 +655,7 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	const struct iom_cell *c = &s->p->cells[run->cell];
 	size_t t = (size_t)c->v[IOM_DIM_TARGET];
 	const struct iom_target_info *info = &s->stage.info[t];
-	bool writes = c->v[IOM_DIM_READ_PCT] < 100;
+	bool writes = iom_cell_read_pct(s->m, c) < 100;
 	bool direct = c->v[IOM_DIM_DIRECT] != 0;
 	struct iom_run_spec spec = { 0 };
 	char err[IOM_ERRLEN], cell_text[256], what[16];
@@ -692,6 +692,8 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	spec.region = info->region;
 	spec.irq_drivers = info->facts.irq_names;
 	iom_run_spec_set_cell(&spec, c);
+	if (spec.wl.access && spec.wl.access <= s->m->naccess_specs)
+		spec.access = &s->m->access_specs[spec.wl.access - 1];
 	spec.timing = s->m->timing;
 	spec.timing.timeout_ns = timeout;
 	spec.seed = run->seed;

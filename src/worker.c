@@ -48,6 +48,58 @@ static void *alloc_buffers(size_t len)
 	return buf;
 }
 
+/* ---- issue 16a: the mixed generator -------------------------------------------------------- */
+
+static int mixed_init(struct iom_worker_gen *g, const struct iom_worker_conf *c, unsigned thread,
+		      uint64_t tseed, char *err, size_t errlen)
+{
+	uint64_t start;
+
+	g->mode = IOM_GEN_MIXED;
+	g->align = c->wl.align ? c->wl.align : g->bs;
+	iom_rng_seed(&g->pick_rng, iom_mix64(tseed ^ UINT64_C(0x9a7c3e5d1f2b4867)));
+	if (c->region < g->bs)
+		return iom_err(err, errlen, EINVAL,
+			       "the region of %llu bytes holds no block of %u bytes",
+			       (unsigned long long)c->region, g->bs);
+	g->end = c->region - g->bs + 1;
+	g->slots = (c->region - g->bs) / g->align + 1;
+	start = (uint64_t)((unsigned __int128)c->region * thread / c->wl.threads);
+	if (g->random_pct == 0 && c->wl.thread_stride) /* DiskSpd's -T */
+		start = (uint64_t)(((unsigned __int128)c->wl.thread_stride * thread) % g->end);
+	start -= start % g->align;
+	g->next = start < g->end ? start : 0;
+	if (g->random_pct == 0 && c->wl.shared_sequential && c->shared_next) {
+		g->shared = c->shared_next;
+		g->blocks = c->region / g->bs;
+	}
+	return iom_dist_build(&g->dist, c->wl.distribution, g->slots, err, errlen);
+}
+
+void iom_worker_gen_release(struct iom_worker_gen *g)
+{
+	iom_dist_release(&g->dist);
+}
+
+uint64_t iom_worker_gen_offset_mixed(struct iom_worker_gen *g)
+{
+	uint64_t off;
+
+	if (g->shared) /* DiskSpd's -si: the next block of the run's one stream */
+		return (atomic_fetch_add_explicit(g->shared, 1, memory_order_relaxed) % g->blocks) *
+		       g->bs;
+	if (g->random_pct == 100 ||
+	    (g->random_pct && iom_rng_below(&g->pick_rng, 100) < g->random_pct))
+		off = (g->dist.n ? iom_dist_draw(&g->dist, &g->off_rng)
+				 : iom_rng_below(&g->off_rng, g->slots)) * g->align;
+	else
+		off = g->next;
+	g->next = off + g->bs;
+	if (g->next >= g->end)
+		g->next = 0;
+	return off;
+}
+
 int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *c, unsigned thread,
 			char *err, size_t errlen)
 {
@@ -64,7 +116,16 @@ int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *
 	g->pattern = c->wl.pattern;
 	iom_rng_seed(&g->off_rng, tseed);
 	iom_rng_seed(&g->mix_rng, iom_mix64(tseed));
-	if (c->wl.pattern == IOM_PATTERN_RANDOM) {
+	g->random_pct = c->wl.pattern == IOM_PATTERN_SEQUENTIAL ? 0 : IOM_MIN(c->wl.random_pct, 100u);
+	g->mode = g->random_pct == 100 ? IOM_GEN_RANDOM : IOM_GEN_SEQUENTIAL;
+	if (g->random_pct == 0 && (c->wl.thread_stride || (c->wl.shared_sequential &&
+							  c->shared_next)))
+		return mixed_init(g, c, thread, tseed, err, errlen);
+	if ((g->random_pct > 0 && g->random_pct < 100) ||
+	    (g->random_pct == 100 && c->wl.align && c->wl.align != g->bs) ||
+	    (g->random_pct > 0 && c->wl.distribution != IOM_DIST_UNIFORM))
+		return mixed_init(g, c, thread, tseed, err, errlen);
+	if (g->mode == IOM_GEN_RANDOM) {
 		g->blocks = c->region / c->wl.block_size;
 		if (g->blocks == 0)
 			return iom_err(err, errlen, EINVAL,
@@ -82,6 +143,99 @@ int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *
 			       "%u-byte I/O (each thread needs its own slice of at least one block)",
 			       (unsigned long long)c->region, c->wl.threads, c->wl.block_size);
 	g->next = g->lo;
+	return 0;
+}
+
+/* ---- issue 16a: access specifications ---------------------------------------------------- */
+
+struct iom_workload iom_access_line_workload(const struct iom_workload *wl,
+					     const struct iom_access_line *l)
+{
+	struct iom_workload x = *wl;
+
+	if (l->block_size != IOM_ACCESS_INHERIT)
+		x.block_size = (uint32_t)l->block_size;
+	if (l->read_pct != IOM_ACCESS_INHERIT)
+		x.read_pct = (uint32_t)l->read_pct;
+	if (l->random_pct != IOM_ACCESS_INHERIT) {
+		/* the line says how random it is: the workload's pattern does not overrule it */
+		x.random_pct = (uint32_t)l->random_pct;
+		x.pattern = IOM_PATTERN_RANDOM;
+	}
+	if (l->align != IOM_ACCESS_INHERIT)
+		x.align = (uint64_t)l->align;
+	return x;
+}
+
+uint32_t iom_worker_max_block(const struct iom_worker_conf *c)
+{
+	uint32_t bs = c->wl.block_size;
+
+	if (!c->access)
+		return bs;
+	bs = 0;
+	for (size_t l = 0; l < c->access->nlines; l++)
+		bs = IOM_MAX(bs, iom_access_line_workload(&c->wl, &c->access->lines[l]).block_size);
+	return bs;
+}
+
+/* The line generators (the thread's, freed with its buffers); nlines stays for the counts. */
+static void free_lines(struct iom_worker *w)
+{
+	for (unsigned l = 0; w->lines && l < w->nlines; l++)
+		iom_worker_gen_release(&w->lines[l]);
+	free(w->lines);
+	w->lines = NULL;
+}
+
+/* The per-line counts (read by the controller after the join, freed with the worker). */
+static void free_line_acc(struct iom_worker *w)
+{
+	for (unsigned l = 0; w->line_acc && l < w->nlines; l++)
+		free(w->line_acc[l].hist);
+	free(w->line_acc);
+	w->line_acc = NULL;
+	w->nlines = 0;
+}
+
+/* The line generators and counters of w (conf->access set): 0, -ENOMEM or -EINVAL with
+ * w->error set. */
+static int prepare_lines(struct iom_worker *w)
+{
+	const struct iom_worker_conf *c = w->conf;
+	const struct iom_access_spec *a = c->access;
+	unsigned p = 0;
+
+	w->nlines = (unsigned)a->nlines;
+	w->lines = iom_try_calloc(a->nlines, sizeof(*w->lines));
+	w->line_acc = iom_try_calloc(a->nlines, sizeof(*w->line_acc));
+	if (!w->lines || !w->line_acc) {
+		snprintf(w->error, sizeof(w->error), "the tables of %zu access spec lines",
+			 a->nlines);
+		return -ENOMEM;
+	}
+	iom_rng_seed(&w->line_rng, iom_mix64(c->seed + w->id) ^ UINT64_C(0x11e5a11e5a11e5));
+	for (unsigned l = 0; l < w->nlines; l++) {
+		struct iom_worker_conf lc = *c;
+		int ret;
+
+		lc.wl = iom_access_line_workload(&c->wl, &a->lines[l]);
+		lc.seed = iom_mix64(c->seed ^ (UINT64_C(0xacce55) + l));
+		ret = iom_worker_gen_init(&w->lines[l], &lc, w->id, w->error, sizeof(w->error));
+		if (ret < 0)
+			return ret;
+		w->line_acc[l].hist = iom_try_calloc(1, sizeof(*w->line_acc[l].hist));
+		if (!w->line_acc[l].hist) {
+			snprintf(w->error, sizeof(w->error), "the latency histograms of %u lines",
+				 w->nlines);
+			return -ENOMEM;
+		}
+		iom_hist_init(w->line_acc[l].hist);
+		for (unsigned k = 0; k < a->lines[l].share && p < 100; k++)
+			w->pick[p++] = (uint8_t)l;
+	}
+	while (p < 100) /* shares add up to 100 (matrix.c); a hand-made spec may not */
+		w->pick[p++] = (uint8_t)(w->nlines - 1);
 	return 0;
 }
 
@@ -163,6 +317,8 @@ int iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, un
 /* Frees the I/O buffers and slots (the thread's own, once its engine is released). */
 static void free_io(struct iom_worker *w)
 {
+	iom_worker_gen_release(&w->gen);
+	free_lines(w);
 	free(w->buf);
 	free(w->slots);
 	free(w->free_slots);
@@ -175,6 +331,7 @@ static void free_io(struct iom_worker *w)
 void iom_worker_release(struct iom_worker *w)
 {
 	free_io(w);
+	free_line_acc(w);
 	free(w->hist[0]);
 	free(w->hist[1]);
 	w->hist[0] = w->hist[1] = NULL;
@@ -202,6 +359,7 @@ static int prepare(struct iom_worker *w)
 	const struct iom_worker_conf *c = w->conf;
 	unsigned depth = iom_engine_depth(c->wl.engine, c->wl.queue_depth), i;
 	struct iom_engine_setup s;
+	uint32_t bs;
 	size_t len;
 	int ret;
 
@@ -212,15 +370,18 @@ static int prepare(struct iom_worker *w)
 		snprintf(w->error, sizeof(w->error), "queue depth must be at least 1");
 		return -EINVAL;
 	}
-	len = (size_t)depth * c->wl.block_size;
+	if (c->access && (ret = prepare_lines(w)) < 0)
+		return ret;
+	bs = iom_worker_max_block(c);
+	len = (size_t)depth * bs;
 	w->buf = alloc_buffers(len);
 	if (!w->buf) {
 		snprintf(w->error, sizeof(w->error),
 			 "%.1f MiB of I/O buffers (%u × %u bytes)",
-			 (double)len / (1024.0 * 1024.0), depth, c->wl.block_size);
+			 (double)len / (1024.0 * 1024.0), depth, bs);
 		return -ENOMEM;
 	}
-	if (c->wl.read_pct < 100) {
+	if (c->wl.read_pct < 100 || c->access) {
 		struct iom_rng r;
 
 		/* Incompressible data for writes, made once. */
@@ -237,13 +398,13 @@ static int prepare(struct iom_worker *w)
 		return -ENOMEM;
 	}
 	for (i = 0; i < depth; i++) {
-		w->slots[i].buf = (char *)w->buf + (size_t)i * c->wl.block_size;
-		w->slots[i].len = c->wl.block_size;
+		w->slots[i].buf = (char *)w->buf + (size_t)i * bs;
+		w->slots[i].len = c->access ? bs : c->wl.block_size;
 		w->slots[i].slot = (uint16_t)i;
 		w->free_slots[i] = &w->slots[depth - 1 - i];
 	}
 	s = (struct iom_engine_setup){ .fd = c->fd, .depth = c->wl.queue_depth,
-				       .block_size = c->wl.block_size, .buf = w->buf,
+				       .block_size = bs, .buf = w->buf,
 				       .flags = c->engine_flags };
 	ret = iom_engine_init(&w->engine, c->wl.engine, &s, w->error, sizeof(w->error));
 	if (ret < 0)
@@ -351,8 +512,20 @@ static int run_loop(struct iom_worker *w)
 			while (nfree) {
 				struct iom_io *io = free_slots[--nfree];
 
-				io->offset = iom_worker_gen_offset(&w->gen);
-				io->op = iom_worker_gen_is_read(&w->gen) ? IOM_OP_READ : IOM_OP_WRITE;
+				if (__builtin_expect(w->nlines != 0, 0)) {
+					/* an access spec: the line first, then its I/O */
+					unsigned l = w->pick[iom_rng_below(&w->line_rng, 100)];
+					struct iom_worker_gen *g = &w->lines[l];
+
+					io->line = (uint8_t)l;
+					io->len = g->bs;
+					io->offset = iom_worker_gen_offset(g);
+					io->op = iom_worker_gen_is_read(g) ? IOM_OP_READ : IOM_OP_WRITE;
+				} else {
+					io->offset = iom_worker_gen_offset(&w->gen);
+					io->op = iom_worker_gen_is_read(&w->gen) ? IOM_OP_READ
+										 : IOM_OP_WRITE;
+				}
 				io->tag = 0;
 				if (bytes_bound && phase == IOM_PHASE_MEASURE && share_issue) {
 					io->tag = 1;
@@ -403,6 +576,13 @@ static int run_loop(struct iom_worker *w)
 				iom_hist_record(w->hist[d], io->complete_ns - io->submit_ns);
 				ios[d]++;
 				bytes[d] += io->len;
+				if (__builtin_expect(w->nlines != 0, 0)) {
+					struct iom_worker_line *la = &w->line_acc[io->line];
+
+					iom_hist_record(la->hist, io->complete_ns - io->submit_ns);
+					la->ios[d]++;
+					la->bytes[d] += io->len;
+				}
 				counted++;
 				stamp = IOM_MAX(stamp, io->complete_ns);
 				if (bytes_bound && --share_left == 0)

@@ -12,7 +12,16 @@
  * Offsets: `random` draws a block uniformly from [0, region) (iom_rng_below over region/bs
  * blocks) from a generator seeded with iom_mix64(seed + thread); `sequential` walks the
  * thread's own slice [t·region/threads, (t+1)·region/threads), both ends aligned down to the
- * block size, wrapping at its end. read_pct decides each I/O from a second generator (so the
+ * block size, wrapping at its end. random_pct between 1 and 99 (issue 16a) mixes the two as
+ * IOMeter's "% random" and fio's percentage_random do: each I/O is random with that chance
+ * (drawn from a third generator), else it starts where the thread's previous I/O ended; the
+ * sequential runs wrap at the end of the whole region, and a thread starts at its slice.
+ * align (DiskSpd's -r<align>) puts random offsets on multiples of align instead of the block
+ * size: slot i of (region − bs) / align + 1 is offset i·align; sequential I/O ignores it.
+ * distribution picks the random slot from a table (dist.h) instead of uniformly.
+ * Sequential I/O with thread_stride (DiskSpd's -T) starts thread t at t·stride and walks the
+ * whole region; with shared_sequential (DiskSpd's -si) all threads take the next block of one
+ * stream (an atomic counter of the run's), wrapping at the region's end. read_pct decides each I/O from a second generator (so the
  * same seed gives the same offsets whatever the mix): a draw below read_pct of 100 is a read;
  * 0 and 100 draw nothing and are exact.
  *
@@ -35,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dist.h"
 #include "engine.h"
 #include "hist.h"
 #include "keys.h"
@@ -133,6 +143,26 @@ struct iom_worker_conf {
 	uint64_t bytes;            /* bytes-bound window: measured bytes of all threads; 0: duration */
 	struct iom_policy policy;
 	const struct iom_worker_hooks *hooks; /* may be NULL */
+	/* issue 16a: an access specification (NULL: none). Each I/O picks line L with chance
+	 * share/100 (from a generator of its own), and takes its size, direction and offset from
+	 * line L's generator: a struct iom_worker_gen of the workload with the line's values in
+	 * place (block_size, read_pct, random_pct, align; inherited where the line leaves one
+	 * out), so each line has its own sequential stream. The buffers fit the largest line. */
+	const struct iom_access_spec *access;
+	/* issue 16a, wl.shared_sequential: the run's one sequential stream, the index of the next
+	 * block (run.c owns it; every worker takes blocks with a relaxed fetch-add). */
+	_Atomic uint64_t *shared_next;
+};
+
+/*
+ * How a generator places offsets, fixed for the run: the two plain workloads each have their
+ * own mode, so they cost what they always did (one branch on the mode); everything issue 16
+ * added (random_pct, align, distributions) takes IOM_GEN_MIXED, out of line.
+ */
+enum iom_gen_mode {
+	IOM_GEN_RANDOM,            /* uniform, aligned to the block size, random_pct 100 */
+	IOM_GEN_SEQUENTIAL,        /* the thread's own slice (random_pct 0) */
+	IOM_GEN_MIXED,             /* anything else: iom_worker_gen_offset_mixed() */
 };
 
 /* The offset and read/write generator of one thread. */
@@ -143,28 +173,58 @@ struct iom_worker_gen {
 	uint32_t bs;
 	unsigned read_pct;
 	enum iom_pattern pattern;
+	enum iom_gen_mode mode;
+	/* IOM_GEN_MIXED (issue 16a): a share random_pct of the offsets is random — slot i of
+	 * `slots` at i × align — and the rest continue from the previous I/O (next), wrapping at
+	 * the region's end (`end`: the last offset a block fits at, plus one). pick_rng decides
+	 * which, so the offsets do not change with the read mix. */
+	struct iom_rng pick_rng;
+	uint64_t slots, end;
+	uint64_t align;
+	unsigned random_pct;
+	struct iom_dist dist;      /* the distribution of random slots; n 0: uniform */
+	_Atomic uint64_t *shared;  /* shared_sequential: the run's next block; NULL: own stream */
 };
 
 /*
  * Sets up the generator of thread `thread` of c->wl.threads. 0, or -EINVAL with a message when
- * the region holds no block (random) or the thread's slice holds none (sequential).
+ * the region holds no block (random) or the thread's slice holds none (sequential), or a zone
+ * of the distribution no offset; -ENOMEM when its table cannot be had. Release with
+ * iom_worker_gen_release() (a uniform generator holds nothing, but may be released too).
  */
 int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *c, unsigned thread,
 			char *err, size_t errlen);
 
-/* The next offset: aligned to the block size, the whole block inside the region (or slice). */
+/* Frees what iom_worker_gen_init allocated (a distribution's table); g stays usable only after
+ * another init. Safe on a generator whose init failed, and twice. */
+void iom_worker_gen_release(struct iom_worker_gen *g);
+
+/* The next offset of an IOM_GEN_MIXED generator (out of line: the plain modes never call it). */
+uint64_t iom_worker_gen_offset_mixed(struct iom_worker_gen *g);
+
+/* The next offset: aligned to the block size (random: to align), the whole block inside the
+ * region (or slice). */
 static inline uint64_t iom_worker_gen_offset(struct iom_worker_gen *g)
 {
 	uint64_t off;
 
-	if (g->pattern == IOM_PATTERN_RANDOM)
+	if (g->mode == IOM_GEN_RANDOM)
 		return iom_rng_below(&g->off_rng, g->blocks) * g->bs;
+	if (__builtin_expect(g->mode != IOM_GEN_SEQUENTIAL, 0))
+		return iom_worker_gen_offset_mixed(g);
 	off = g->next;
 	g->next += g->bs;
 	if (g->next + g->bs > g->hi)
 		g->next = g->lo;
 	return off;
 }
+
+/* The workload of line l of access spec a: wl with the line's values in place of its own. */
+struct iom_workload iom_access_line_workload(const struct iom_workload *wl,
+					     const struct iom_access_line *l);
+
+/* The largest block size of c's I/O: its access spec's largest line, else its block size. */
+uint32_t iom_worker_max_block(const struct iom_worker_conf *c);
 
 /* Whether the next I/O is a read. */
 static inline bool iom_worker_gen_is_read(struct iom_worker_gen *g)
@@ -228,6 +288,17 @@ struct iom_worker {
 	 * last, and the longest time between two in a row, [gap_lo, gap_hi) — how run.c finds a
 	 * stall (run.c). The worker writes them; the controller reads them after joining it. */
 	uint64_t first_ns, last_ns, gap_lo, gap_hi;
+	/* issue 16a, with an access spec (nlines > 0): a generator per line, the line of each
+	 * percent of the picks, and the counted I/O of each line (its latencies, both directions
+	 * together; ios and bytes by direction). */
+	unsigned nlines;
+	struct iom_worker_gen *lines;
+	struct iom_rng line_rng;
+	uint8_t pick[100];
+	struct iom_worker_line {
+		struct iom_hist *hist;
+		uint64_t ios[2], bytes[2];
+	} *line_acc;
 	char error[256];               /* why the worker failed … */
 	int error_code;                /* … and the errno that goes with it */
 

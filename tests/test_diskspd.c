@@ -112,6 +112,59 @@ static void test_diskspd_flags_make_matrix_keys(void **state)
 	}
 }
 
+/* issue 16a: -r<align>, -rs<pct>, -T<offset> and -si become align, random_pct, thread_stride
+ * and shared_sequential. */
+static void test_diskspd_placement_flags(void **state)
+{
+	static const struct {
+		const char *args;
+		int64_t align, random_pct, stride, shared, pattern;
+	} pcases[] = {
+		{ "-b4K -r512 -c1M t.dat", 512, 100, 0, 0, IOM_PATTERN_RANDOM },
+		{ "-b4K -r4K -c1M t.dat", 0, 100, 0, 0, IOM_PATTERN_RANDOM },   /* the block size */
+		{ "-b4K -r64K -c1M t.dat", 65536, 100, 0, 0, IOM_PATTERN_RANDOM },
+		{ "-b4K -r2b -c1M t.dat", 8192, 100, 0, 0, IOM_PATTERN_RANDOM },  /* in blocks */
+		{ "-b4K -rs30 -c1M t.dat", 0, 30, 0, 0, IOM_PATTERN_RANDOM },
+		{ "-b8K -t4 -T1M -c16M t.dat", 0, 100, 1 << 20, 0, IOM_PATTERN_SEQUENTIAL },
+		{ "-b8K -t4 -T16b -c16M t.dat", 0, 100, 16 * 8192, 0, IOM_PATTERN_SEQUENTIAL },
+		{ "-b8K -t1 -T1M -c16M t.dat", 0, 100, 0, 0, IOM_PATTERN_SEQUENTIAL }, /* no effect */
+		{ "-b8K -t4 -r -T1M -c16M t.dat", 0, 100, 0, 0, IOM_PATTERN_RANDOM },  /* random */
+		{ "-b8K -t4 -si -c16M t.dat", 0, 100, 0, 1, IOM_PATTERN_SEQUENTIAL },
+		{ "-b8K -t4 -si8K -T1M -c16M t.dat", 0, 100, 0, 1, IOM_PATTERN_SEQUENTIAL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(pcases); i++) {
+		char *line = xstrdup(pcases[i].args), *argv[MAXARGS], err[IOM_ERRLEN], *text;
+		int argc = split(line, argv);
+		struct iom_diskspd d;
+		struct iom_matrix *m;
+
+		if (iom_diskspd_parse(argc, argv, &d, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", pcases[i].args, err);
+		if (iom_diskspd_matrix(&d, &text, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", pcases[i].args, err);
+		if (iom_matrix_parse("diskspd", text, NULL, 0, &m, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s\n%s", pcases[i].args, err, text);
+		if (m->workload[IOM_DIM_ALIGN].v[0] != pcases[i].align ||
+		    m->workload[IOM_DIM_RANDOM_PCT].v[0] != pcases[i].random_pct ||
+		    m->workload[IOM_DIM_THREAD_STRIDE].v[0] != pcases[i].stride ||
+		    m->workload[IOM_DIM_SHARED_SEQUENTIAL].v[0] != pcases[i].shared ||
+		    m->workload[IOM_DIM_PATTERN].v[0] != pcases[i].pattern)
+			fail_msg("'%s': align %lld random_pct %lld stride %lld shared %lld pattern "
+				 "%lld\n%s", pcases[i].args,
+				 (long long)m->workload[IOM_DIM_ALIGN].v[0],
+				 (long long)m->workload[IOM_DIM_RANDOM_PCT].v[0],
+				 (long long)m->workload[IOM_DIM_THREAD_STRIDE].v[0],
+				 (long long)m->workload[IOM_DIM_SHARED_SEQUENTIAL].v[0],
+				 (long long)m->workload[IOM_DIM_PATTERN].v[0], text);
+		iom_matrix_free(m);
+		free(text);
+		iom_diskspd_release(&d);
+		free(line);
+	}
+}
+
 static void test_diskspd_notes(void **state)
 {
 	static const struct { const char *args, *note; } notes[] = {
@@ -201,10 +254,15 @@ static void test_diskspd_refuses(void **state)
 		{ "-a1,x t.dat", "'-a1,x': -a takes CPU numbers such as -a0,2" },
 		{ "-a2,2 t.dat", "CPU 2 is listed twice" },
 		{ "-nx t.dat", "unknown DiskSpd option '-nx'" },
-		{ "-b4K -r8K -c1M t.dat", "-r8K: random offsets aligned to 8K, not the block size 4K" },
 		{ "-b4K -s8K -c1M t.dat", "-s8K: a sequential stride other than the block size (4K)" },
-		{ "-rdpct90/10 t.dat", "-rd (random distributions) is not supported" },
-		{ "-si t.dat", "-si (threads sharing one sequential offset) is not supported" },
+		{ "-rdpct90/10 t.dat", "-rd (DiskSpd's random distributions) is not taken" },
+		{ "-si -r t.dat", "-si and -r: -si shares one sequential stream" },
+		{ "-rs0 t.dat", "'-rs0': -rs takes the percentage of random I/Os" },
+		{ "-rs101 t.dat", "'-rs101': -rs takes the percentage" },
+		{ "-rsx t.dat", "'-rsx': -rs takes the percentage" },
+		{ "-Tx t.dat", "'-Tx': -T takes the stride" },
+		{ "-T t.dat", "'-T': -T takes the stride" },
+		{ "-six t.dat", "'-six': -si takes an optional stride" },
 		{ "-b4Q t.dat", "'-b4Q': -b takes a block size" },
 		{ "-b t.dat", "'-b': -b takes a block size" },
 		{ "-b100 t.dat", "'-b100': block_size 100 is out of range (512 to 64M)" },
@@ -340,6 +398,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_diskspd_flags_make_matrix_keys),
 		cmocka_unit_test(test_diskspd_notes),
+		cmocka_unit_test(test_diskspd_placement_flags),
 		cmocka_unit_test(test_diskspd_affinity),
 		cmocka_unit_test(test_diskspd_refuses),
 		cmocka_unit_test(test_diskspd_refuses_targets),

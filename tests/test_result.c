@@ -35,6 +35,16 @@ static struct iom_target targets[2] = {
 	  .destructive = true },
 };
 
+/* The dimensions a matrix that does not use them leaves out of a run's cell (issue 16). */
+static int sparse_dims(void)
+{
+	int n = 0;
+
+	for (int d = 1; d < IOM_DIM_COUNT; d++)
+		n += (iom_dim_key((enum iom_dim)d)->flags & IOM_KEY_SPARSE) != 0;
+	return n;
+}
+
 static struct iom_matrix matrix = {
 	.file = "demo.cfg", .name = "demo", .description = "two controllers", .seed = 42,
 	.targets = targets, .ntargets = 2, .compare = IOM_DIM_TARGET,
@@ -244,7 +254,7 @@ static void test_result_round_trip(void **state)
 	assert_results_equal(&r, &f.r);
 
 	/* The cell, in file order, every dimension by name. */
-	assert_int_equal(f.ncell, IOM_DIM_COUNT);
+	assert_int_equal(f.ncell, IOM_DIM_COUNT - sparse_dims()); /* unused sparse ones left out */
 	assert_string_equal(f.cell[0].name, "target");
 	assert_string_equal(f.cell[0].value, "lsi, \"sas\"");
 	assert_string_equal(iom_result_cell_get(&f, "block_size"), "4096");

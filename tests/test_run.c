@@ -62,7 +62,8 @@ static struct iom_run_spec spec_null(void)
 	return (struct iom_run_spec){
 		.fd = -1, .region = 1ull << 30,
 		.wl = { .block_size = 4096, .queue_depth = 8, .threads = 2, .read_pct = 70,
-			.pattern = IOM_PATTERN_RANDOM, .engine = IOM_ENGINE_NULL },
+			.pattern = IOM_PATTERN_RANDOM, .engine = IOM_ENGINE_NULL,
+			.random_pct = 100 },
 		.timing = { .warmup_ns = 100 * MS, .duration_ns = 500 * MS, .cooldown_ns = 50 * MS },
 		.seed = 5, .index = 7, .repetition = 2,
 	};
@@ -114,6 +115,55 @@ static void check_consistent(const struct iom_run_result *r, unsigned threads)
 	assert_int_equal(th_ios, tot->ios);
 	assert_int_equal(th_bytes, tot->bytes);
 	assert_non_null(r->engine_notes);
+}
+
+/* issue 16a: a run with an access spec (null engine): a 50/50 mix of a 4K read line and a 64K
+ * write-only line shares its I/O 45-55 % between them, the write-only line writes only, and the
+ * lines' counts add up to the run's totals. */
+static void test_run_access_spec(void **state)
+{
+	struct iom_access_line lines[] = {
+		{ .share = 50, .block_size = 4096, .read_pct = 100,
+		  .random_pct = IOM_ACCESS_INHERIT, .align = IOM_ACCESS_INHERIT },
+		{ .share = 50, .block_size = 65536, .read_pct = 0, .random_pct = 0,
+		  .align = IOM_ACCESS_INHERIT },
+	};
+	struct iom_access_spec a = { .name = "mix", .lines = lines, .nlines = 2 };
+	struct iom_run_spec s = spec_null();
+	struct iom_run_result r;
+	char err[IOM_ERRLEN];
+	uint64_t ios[2] = { 0, 0 }, bytes = 0;
+
+	(void)state;
+	s.access = &a;
+	s.wl.block_size = 512; /* every line sets its own size */
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.status, IOM_RUN_OK);
+	assert_string_equal(r.access, "mix");
+	assert_int_equal(r.nlines, 2);
+	for (size_t l = 0; l < 2; l++) {
+		ios[0] += r.lines[l].dir[IOM_DIR_READ].ios;
+		ios[1] += r.lines[l].dir[IOM_DIR_WRITE].ios;
+		bytes += r.lines[l].dir[IOM_DIR_TOTAL].bytes;
+		assert_int_equal(r.lines[l].dir[IOM_DIR_TOTAL].bytes,
+				 r.lines[l].dir[IOM_DIR_TOTAL].ios * r.lines[l].block_size);
+		assert_int_equal(r.lines[l].dir[IOM_DIR_TOTAL].lat.max > 0,
+				 r.lines[l].dir[IOM_DIR_TOTAL].ios > 0);
+	}
+	print_message("lines: %llu 4K reads, %llu 64K writes (%llu reads)\n",
+		      (unsigned long long)r.lines[0].dir[IOM_DIR_TOTAL].ios,
+		      (unsigned long long)r.lines[1].dir[IOM_DIR_WRITE].ios,
+		      (unsigned long long)r.lines[1].dir[IOM_DIR_READ].ios);
+	assert_int_equal(ios[0], r.dir[IOM_DIR_READ].ios);
+	assert_int_equal(ios[1], r.dir[IOM_DIR_WRITE].ios);
+	assert_int_equal(bytes, r.dir[IOM_DIR_TOTAL].bytes);
+	assert_int_equal(r.lines[1].dir[IOM_DIR_READ].ios, 0);
+	assert_int_equal(r.lines[0].dir[IOM_DIR_WRITE].ios, 0);
+	assert_true(r.lines[0].dir[IOM_DIR_TOTAL].ios * 100 >= r.dir[IOM_DIR_TOTAL].ios * 45);
+	assert_true(r.lines[0].dir[IOM_DIR_TOTAL].ios * 100 <= r.dir[IOM_DIR_TOTAL].ios * 55);
+	assert_int_equal(r.lines[1].random_pct, 0);
+	assert_int_equal(r.lines[0].align, 4096);
+	iom_run_result_release(&r);
 }
 
 static void test_run_null_engine(void **state)
@@ -468,6 +518,7 @@ static void check_workload(const struct iom_workload *got, const struct iom_work
 	assert_int_equal(got->engine, want->engine);
 	assert_int_equal(got->direct, want->direct);
 	assert_int_equal(got->verify, want->verify);
+	assert_int_equal(got->random_pct, want->random_pct);
 }
 
 static void test_run_spec_from_cell(void **state)
@@ -534,6 +585,8 @@ static void test_run_spec_set_cell_lands_every_workload_key(void **state)
 		} else if (k->type == IOM_TYPE_ENUM) {
 			for (v = 0; k->choices[v + 1]; v++)
 				;
+		} else if (k->type == IOM_TYPE_SPEC) {
+			v = INT32_MAX; /* a code lands as it is, whatever it says */
 		} else {
 			v = k->max;
 		}
@@ -583,7 +636,7 @@ static void test_run_spec_defaults(void **state)
 						      .threads = 1, .read_pct = 100,
 						      .pattern = IOM_PATTERN_RANDOM,
 						      .engine = IOM_ENGINE_IO_URING, .direct = true,
-						      .verify = false });
+						      .verify = false, .random_pct = 100 });
 	iom_plan_release(&p);
 	iom_matrix_free(m);
 }
@@ -1104,6 +1157,7 @@ int main(void)
 		cmocka_unit_test(test_run_stall_in_worker),
 		cmocka_unit_test(test_run_stopped_process),
 		cmocka_unit_test(test_run_out_of_memory),
+		cmocka_unit_test(test_run_access_spec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,7 +46,8 @@ static struct iom_run_spec spec_null(void)
 	return (struct iom_run_spec){
 		.fd = -1, .region = 1ull << 30,
 		.wl = { .block_size = 4096, .queue_depth = 4, .threads = 2, .read_pct = 50,
-			.pattern = IOM_PATTERN_RANDOM, .engine = IOM_ENGINE_NULL },
+			.pattern = IOM_PATTERN_RANDOM, .engine = IOM_ENGINE_NULL,
+			.random_pct = 100 },
 		.timing = { .duration_ns = 200 * MS },
 		.seed = 5, .index = 1, .repetition = 1,
 	};

@@ -22,7 +22,8 @@ static struct iom_worker_conf conf(enum iom_pattern pattern, uint64_t region, ui
 	return (struct iom_worker_conf){ .fd = -1, .region = region,
 					 .wl = { .block_size = bs, .queue_depth = 1,
 						 .threads = threads, .read_pct = read_pct,
-						 .pattern = pattern, .engine = IOM_ENGINE_NULL },
+						 .pattern = pattern, .engine = IOM_ENGINE_NULL,
+						 .random_pct = 100 },
 					 .seed = seed };
 }
 
@@ -256,6 +257,241 @@ static void test_worker_bytes_shares(void **state)
 /* The submit/reap policy: a zeroed policy is the default (refill at once, wait for a quarter
  * of the I/Os in flight); a count or a fraction, always at least one and never more than are
  * in flight. */
+/* ---- issue 16a: random_pct, align, distributions ------------------------------------------ */
+
+/* Of n offsets from g, the share (in %) that start where the previous I/O ended; each offset is
+ * checked to lie inside the region and to be a multiple of align. */
+static double sequential_share(struct iom_worker_gen *g, uint64_t region, uint32_t bs,
+			       uint64_t align, unsigned n)
+{
+	uint64_t prev = UINT64_MAX;
+	unsigned seq = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t off = iom_worker_gen_offset(g);
+
+		assert_true(off + bs <= region);
+		assert_int_equal(off % align, 0);
+		seq += prev != UINT64_MAX && off == prev + bs;
+		prev = off;
+	}
+	return 100.0 * seq / (n - 1);
+}
+
+static void test_worker_random_pct_mixes(void **state)
+{
+	static const unsigned pcts[] = { 0, 1, 25, 50, 75, 99, 100 };
+	enum { N = 100000 };
+
+	(void)state;
+	for (size_t k = 0; k < IOM_ARRAY_SIZE(pcts); k++) {
+		struct iom_worker_conf c = conf(IOM_PATTERN_RANDOM, 1ull << 30, 4096, 2, 70, 3);
+		struct iom_worker_gen g;
+		char err[IOM_ERRLEN];
+		double seq;
+
+		c.wl.random_pct = pcts[k];
+		assert_int_equal(iom_worker_gen_init(&g, &c, 1, err, sizeof(err)), 0);
+		assert_int_equal(g.mode, pcts[k] == 100 ? IOM_GEN_RANDOM :
+					 pcts[k] == 0   ? IOM_GEN_SEQUENTIAL :
+							  IOM_GEN_MIXED);
+		seq = sequential_share(&g, c.region, 4096, 4096, N);
+		print_message("random_pct %u: %.2f %% sequential successors\n", pcts[k], seq);
+		assert_true(seq >= 100.0 - pcts[k] - 1.0 && seq <= 100.0 - pcts[k] + 1.0);
+	}
+}
+
+static void test_worker_random_pct_keeps_read_mix(void **state)
+{
+	struct iom_worker_conf a = conf(IOM_PATTERN_RANDOM, 1ull << 30, 4096, 1, 70, 11), b = a;
+	struct iom_worker_gen ga, gb;
+	char err[IOM_ERRLEN];
+
+	(void)state;
+	b.wl.random_pct = 40;
+	assert_int_equal(iom_worker_gen_init(&ga, &a, 0, err, sizeof(err)), 0);
+	assert_int_equal(iom_worker_gen_init(&gb, &b, 0, err, sizeof(err)), 0);
+	for (int i = 0; i < 10000; i++) {
+		(void)iom_worker_gen_offset(&ga);
+		(void)iom_worker_gen_offset(&gb);
+		assert_int_equal(iom_worker_gen_is_read(&ga), iom_worker_gen_is_read(&gb));
+	}
+	/* pattern sequential wins: random_pct does not apply to it */
+	b.wl.pattern = IOM_PATTERN_SEQUENTIAL;
+	assert_int_equal(iom_worker_gen_init(&gb, &b, 0, err, sizeof(err)), 0);
+	assert_int_equal(gb.mode, IOM_GEN_SEQUENTIAL);
+	/* a mixed run wraps at the end of the region: a one-block region is always offset 0 */
+	b = conf(IOM_PATTERN_RANDOM, 4096, 4096, 1, 0, 1);
+	b.wl.random_pct = 50;
+	assert_int_equal(iom_worker_gen_init(&gb, &b, 0, err, sizeof(err)), 0);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(iom_worker_gen_offset(&gb), 0);
+}
+
+struct align_case {
+	uint64_t region;
+	uint32_t bs;
+	uint64_t align;
+	unsigned random_pct;
+};
+
+static const struct align_case align_cases[] = {
+	{ 1ull << 30, 4096, 512, 100 },
+	{ 1ull << 30, 65536, 4096, 100 },
+	{ 1ull << 30, 4096, 65536, 100 },   /* coarser than the block */
+	{ 10000, 4096, 512, 100 },          /* a region that is not a multiple of either */
+	{ 1ull << 30, 4096, 1000, 100 },    /* buffered I/O may take any alignment */
+	{ 1ull << 30, 8192, 512, 50 },
+};
+
+static void test_worker_align(void **state)
+{
+	enum { N = 50000 };
+
+	(void)state;
+	for (size_t k = 0; k < IOM_ARRAY_SIZE(align_cases); k++) {
+		const struct align_case *ac = &align_cases[k];
+		struct iom_worker_conf c = conf(IOM_PATTERN_RANDOM, ac->region, ac->bs, 1, 100, k);
+		struct iom_worker_gen g;
+		char err[IOM_ERRLEN];
+		unsigned off_block = 0;
+		uint64_t max = 0;
+
+		c.wl.align = ac->align;
+		c.wl.random_pct = ac->random_pct;
+		assert_int_equal(iom_worker_gen_init(&g, &c, 0, err, sizeof(err)), 0);
+		assert_int_equal(g.mode, IOM_GEN_MIXED);
+		for (unsigned i = 0; i < N; i++) {
+			uint64_t off = iom_worker_gen_offset(&g);
+
+			assert_int_equal(off % ac->align, 0);
+			assert_true(off + ac->bs <= ac->region);
+			off_block += ac->random_pct == 100 && off % ac->bs != 0;
+			max = IOM_MAX(max, off);
+		}
+		print_message("align %llu bs %u: %u of %u offsets off the block size, max %llu\n",
+			      (unsigned long long)ac->align, ac->bs, off_block, N,
+			      (unsigned long long)max);
+		/* finer than the block: most offsets are not multiples of the block size */
+		if (ac->align < ac->bs && ac->random_pct == 100 && ac->region > 1000000)
+			assert_true(off_block > N / 2);
+		/* the last slot is reached: the whole region is used */
+		if (ac->region < 100000)
+			assert_int_equal(max, (ac->region - ac->bs) / ac->align * ac->align);
+	}
+	/* align equal to the block size is the plain random mode */
+	{
+		struct iom_worker_conf c = conf(IOM_PATTERN_RANDOM, 1 << 20, 4096, 1, 100, 1);
+		struct iom_worker_gen g;
+		char err[IOM_ERRLEN];
+
+		c.wl.align = 4096;
+		assert_int_equal(iom_worker_gen_init(&g, &c, 0, err, sizeof(err)), 0);
+		assert_int_equal(g.mode, IOM_GEN_RANDOM);
+	}
+}
+
+static int desc_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The share (%) of n offsets of a generator for `spec` on the hottest 10 % of the blocks. */
+static double hot_share(const char *spec, unsigned random_pct, uint64_t align, unsigned n)
+{
+	enum { BLOCKS = 16384 };
+	struct iom_worker_conf c = conf(IOM_PATTERN_RANDOM, BLOCKS * 4096ull, 4096, 1, 100, 21);
+	unsigned *hits = calloc(BLOCKS, sizeof(*hits));
+	struct iom_worker_gen g;
+	char err[IOM_ERRLEN] = "";
+	uint64_t sum = 0;
+
+	assert_non_null(hits);
+	assert_int_equal(iom_dist_parse(spec, &c.wl.distribution, err, sizeof(err)), 0);
+	c.wl.random_pct = random_pct;
+	c.wl.align = align;
+	assert_int_equal(iom_worker_gen_init(&g, &c, 0, err, sizeof(err)), 0);
+	assert_int_equal(g.mode, c.wl.distribution || align ? IOM_GEN_MIXED : IOM_GEN_RANDOM);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t off = iom_worker_gen_offset(&g);
+
+		assert_true(off + 4096 <= c.region);
+		assert_int_equal(off % (align ? align : 4096), 0);
+		hits[off / 4096]++;
+	}
+	iom_worker_gen_release(&g);
+	iom_worker_gen_release(&g); /* twice is fine */
+	qsort(hits, BLOCKS, sizeof(*hits), desc_unsigned);
+	for (unsigned i = 0; i < BLOCKS / 10; i++)
+		sum += hits[i];
+	free(hits);
+	return 100.0 * (double)sum / n;
+}
+
+static void test_worker_distribution(void **state)
+{
+	double zipf = hot_share("zipf:1.2", 100, 0, 2000000);
+	double uniform = hot_share("uniform", 100, 0, 2000000);
+	double zipf_al = hot_share("zipf:1.2", 100, 512, 1000000);
+	double zipf_mix = hot_share("zipf:1.2", 50, 0, 1000000);
+
+	(void)state;
+	print_message("hottest 10 %% of the blocks: zipf:1.2 %.1f %%, uniform %.1f %%, "
+		      "zipf:1.2 align 512 %.1f %%, zipf:1.2 random_pct 50 %.1f %%\n", zipf,
+		      uniform, zipf_al, zipf_mix);
+	assert_true(zipf >= 50);
+	assert_true(uniform >= 9 && uniform <= 12.5);
+	assert_true(zipf_al >= 50);
+	assert_true(zipf_mix >= 40); /* half the I/Os follow a hot one */
+}
+
+/* DiskSpd's -T and -si: thread t starts at t x stride and walks the whole region; with one
+ * shared stream the threads together take every block once per pass, in order. */
+static void test_worker_stride_and_shared_stream(void **state)
+{
+	struct iom_worker_conf c = conf(IOM_PATTERN_SEQUENTIAL, 64 * 4096, 4096, 4, 100, 1);
+	struct iom_worker_gen g[4];
+	_Atomic uint64_t next = 0;
+	char err[IOM_ERRLEN];
+	unsigned seen[64] = { 0 };
+
+	(void)state;
+	c.wl.thread_stride = 3 * 4096 + 100; /* rounded down to the block size */
+	for (unsigned t = 0; t < 4; t++) {
+		assert_int_equal(iom_worker_gen_init(&g[t], &c, t, err, sizeof(err)), 0);
+		assert_int_equal(g[t].mode, IOM_GEN_MIXED);
+		/* t x stride, down to a block: 0, 12K, 24K (24676), 36K (37014) */
+		assert_int_equal(iom_worker_gen_offset(&g[t]), (t * (3 * 4096 + 100)) / 4096 * 4096);
+		assert_int_equal(iom_worker_gen_offset(&g[t]),
+				 (t * (3 * 4096 + 100)) / 4096 * 4096 + 4096);
+	}
+	for (int i = 0; i < 62; i++) /* past the region's end: back to 0 */
+		(void)iom_worker_gen_offset(&g[0]);
+	assert_int_equal(iom_worker_gen_offset(&g[0]), 0);
+
+	c.wl.thread_stride = 0;
+	c.wl.shared_sequential = true;
+	c.shared_next = &next;
+	for (unsigned t = 0; t < 4; t++) {
+		assert_int_equal(iom_worker_gen_init(&g[t], &c, t, err, sizeof(err)), 0);
+		assert_int_equal(g[t].mode, IOM_GEN_MIXED);
+	}
+	for (unsigned i = 0; i < 128; i++) {
+		uint64_t off = iom_worker_gen_offset(&g[(i * 7) % 4]);
+
+		assert_int_equal(off, (i % 64) * 4096); /* one stream: in order, whoever asks */
+		seen[off / 4096]++;
+	}
+	for (unsigned b = 0; b < 64; b++)
+		assert_int_equal(seen[b], 2);
+	/* without the run's counter (a hand-made conf) each thread keeps its own slice */
+	c.shared_next = NULL;
+	assert_int_equal(iom_worker_gen_init(&g[0], &c, 0, err, sizeof(err)), 0);
+	assert_int_equal(g[0].mode, IOM_GEN_SEQUENTIAL);
+}
+
 static void test_worker_policy(void **state)
 {
 	struct iom_policy p = iom_policy_resolve((struct iom_policy){ 0 });
@@ -297,6 +533,11 @@ int main(void)
 		cmocka_unit_test(test_worker_gen_refusals),
 		cmocka_unit_test(test_worker_bytes_shares),
 		cmocka_unit_test(test_worker_policy),
+		cmocka_unit_test(test_worker_random_pct_mixes),
+		cmocka_unit_test(test_worker_random_pct_keeps_read_mix),
+		cmocka_unit_test(test_worker_align),
+		cmocka_unit_test(test_worker_distribution),
+		cmocka_unit_test(test_worker_stride_and_shared_stream),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

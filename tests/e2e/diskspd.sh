@@ -59,7 +59,17 @@ expect2() {
 }
 expect2 "unknown DiskSpd option '-q'" -q -c1M x.dat
 expect2 "DiskSpd option '-F4' (total threads) is not supported" -F4 -c1M x.dat
-expect2 "-r8K: random offsets aligned to 8K" -b4K -r8K -c1M x.dat
+expect2 "-si and -r" -si -r -c1M x.dat
+# -si, -T, -r<align> and -rs land as workload keys (issue 16a), and the matrix checks
+"$IOMATRIX" diskspd -b8K -t4 -si -c16M x.dat --matrix >si.cfg 2>err || die "diskspd -si: $(cat err)"
+grep -q '^  shared_sequential = true;' si.cfg || die "-si: no shared_sequential in $(cat si.cfg)"
+"$IOMATRIX" diskspd -b8K -t4 -T1M -c16M x.dat --matrix >T.cfg 2>err || die "diskspd -T: $(cat err)"
+grep -q '^  thread_stride = "1M";' T.cfg || die "-T: no thread_stride in $(cat T.cfg)"
+"$IOMATRIX" diskspd -b4K -r512 -rs50 -c16M x.dat --matrix >r.cfg 2>err || die "diskspd -r512: $(cat err)"
+grep -q '^  align = "512";' r.cfg && grep -q '^  random_pct = 50;' r.cfg || die "-r512 -rs50: $(cat r.cfg)"
+for f in si T r; do
+    "$IOMATRIX" check $f.cfg >/dev/null 2>err || die "check $f.cfg: $(cat err)"
+done
 expect2 "'-w101'" -w101 -c1M x.dat
 expect2 "Windows target" -c1M 'C:\io.dat'
 expect2 "needs a target" -b4K
