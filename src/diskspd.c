@@ -152,8 +152,7 @@ void iom_diskspd_release(struct iom_diskspd *d)
 }
 
 /* The -S letters: 0 or -EINVAL with err. */
-static int parse_cache(struct iom_diskspd *d, const char *arg, bool *seen_w, char *err,
-		       size_t errlen)
+static int parse_cache(struct iom_diskspd *d, const char *arg, char *err, size_t errlen)
 {
 	const char *l = arg + 2;
 	bool u = false, b = false, w = false;
@@ -183,12 +182,8 @@ static int parse_cache(struct iom_diskspd *d, const char *arg, bool *seen_w, cha
 	if (u && b)
 		return iom_err(err, errlen, EINVAL, "'%s': -Sb (cache on) and -Su/-Sh (cache off) "
 			       "conflict", arg);
-	if (w && !u)
-		return iom_err(err, errlen, EINVAL, "'%s': write-through with the OS cache in use is "
-			       "not supported (iomatrix has no O_DSYNC mode); use -Sh or -Su to bypass "
-			       "the cache with O_DIRECT", arg);
 	d->direct = u;
-	*seen_w = *seen_w || w;
+	d->write_through = d->write_through || w;
 	return 0;
 }
 
@@ -267,7 +262,7 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 {
 	uint64_t r_align = 0, s_align = 0, create = 0;
 	bool r_blocks = false, s_blocks = false, c_blocks = false, sequential = false;
-	bool cache_w = false, only_args = false;
+	bool only_args = false;
 	int ret = 0;
 
 	memset(d, 0, sizeof(*d));
@@ -412,9 +407,9 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			if (*v)
 				goto unknown;
 			d->direct = true;
-			cache_w = true;
+			d->write_through = true;
 			note(d, "-h is DiskSpd's old spelling of -Sh (Windows): taken as -Sh, the "
-				"OS cache bypassed with O_DIRECT");
+				"OS cache bypassed with O_DIRECT and writes through (O_DSYNC)");
 			break;
 		case 'L':
 			if (*v)
@@ -472,7 +467,7 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			sequential = true;
 			break;
 		case 'S':
-			if ((ret = parse_cache(d, a, &cache_w, err, errlen)) < 0)
+			if ((ret = parse_cache(d, a, err, errlen)) < 0)
 				goto fail;
 			break;
 		case 't':
@@ -561,10 +556,6 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 	}
 	if (d->random && sequential)
 		note(d, "-r and -s given: random, as DiskSpd does (-r overrides -s)");
-	if (cache_w)
-		note(d, "write-through (-Sh, -Sw, -h): O_DIRECT writes go to the device, but "
-			"iomatrix adds no FUA or O_DSYNC, so a volatile write cache on the device "
-			"stays in use (DiskSpd asks Windows for write-through)");
 	if (!d->direct)
 		note(d, "no -Sh/-Su/-h: DiskSpd's default goes through the OS cache, and so does "
 			"this study (direct = false); add -Sh to measure the device");
@@ -689,6 +680,9 @@ int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size
 	snprintf(kv, sizeof(kv), "direct = %s;", d->direct ? "true" : "false");
 	add_key(&t, kv, d->direct ? "-Sh/-Su/-h: O_DIRECT, the OS cache bypassed"
 				  : "no -S: through the OS cache, DiskSpd's default");
+	if (d->write_through)
+		add_key(&t, "write_through = true;", "-Sh/-Sw/-h: O_DSYNC, every write on stable "
+			"media (FUA, or a flush of the device's cache)");
 	add_key(&t, "engine = \"io_uring\";", "asynchronous, as DiskSpd's completion ports");
 	add(&t, "};\n\ntiming = {\n");
 	snprintf(kv, sizeof(kv), "warmup = \"%" PRIu64 "s\";", d->warmup_s);
@@ -734,6 +728,7 @@ void iom_diskspd_usage(FILE *out)
 	      "  -w<pct>      percentage of writes                read_pct = 100 - pct  [0]\n"
 	      "  -c<size>     create the file at this size        targets.size\n"
 	      "  -Sh, -Su, -S bypass the OS cache (O_DIRECT); -Sb uses it   direct  [the cache]\n"
+	      "  -Sh, -Sw, -h write through: O_DSYNC (FUA, or a flush after each write)  write_through\n"
 	      "  -h           old spelling of -Sh (Windows), taken as -Sh\n"
 	      "  -L           latency statistics: always measured\n"
 	      "  -D[ms]       IOPS statistics: always in 1 s intervals\n"

@@ -37,6 +37,7 @@ static const char *const repeat_order_choices[] = { "grouped", "interleaved", NU
 static const char *const pattern_words[] = { "rnd", "seq" };
 static const char *const direct_words[] = { "buffered", "direct" }; /* false, true */
 static const char *const verify_words[] = { "", "verify" };         /* no word for off */
+static const char *const write_through_words[] = { "", "write-through" }; /* none for off */
 
 #define MAX_LABEL 64  /* names and labels */
 #define MAX_TEXT 1024 /* one-line texts and option strings */
@@ -188,6 +189,14 @@ const struct iom_key iom_keys[] = {
 	  .def = "false",
 	  .words = verify_words,
 	  .help = "writes carry a checked header per 512 bytes; reads check it (docs/hardening.md)" },
+	{ .name = "write_through", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_BOOL,
+	  .dim = IOM_DIM_WRITE_THROUGH, IOM_AT(iom_workload, write_through),
+	  .def = "false",
+	  .words = write_through_words,
+	  .plan_if_set = true,
+	  .help = "every write is on stable media when it completes: the target is opened O_DSYNC "
+		  "(a device without FUA then flushes its volatile cache after each write); the "
+		  "run's JSON gives the device's flushes (DiskSpd -Sh, -Sw)" },
 
 	/* timing = { … } */
 	{ .name = "warmup", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, warmup_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,

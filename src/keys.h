@@ -97,6 +97,9 @@ struct iom_key {
 	const char *const *words;   /* a choice's short word (bool: false, true); "" for none */
 	int word_pos;               /* where the word goes among a cell's words, from 1; 0: after
 				     * those with a place, in dimension order */
+	bool plan_if_set;           /* a dimension added after plans were published: a column of
+				     * the plan's TSV (and hash) only when a cell sets it off its
+				     * default, so older studies keep their plans and hashes */
 };
 
 /* The offset and size of field f of struct s, for a row's landing: IOM_AT(iom_timing, repeat). */

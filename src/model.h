@@ -23,6 +23,7 @@ enum iom_dim {
 	IOM_DIM_ENGINE,
 	IOM_DIM_DIRECT,
 	IOM_DIM_VERIFY,
+	IOM_DIM_WRITE_THROUGH,
 	IOM_DIM_COUNT
 };
 
@@ -54,6 +55,7 @@ struct iom_workload {
 	enum iom_engine_kind engine;
 	bool direct;               /* the fd has O_DIRECT */
 	bool verify;               /* stage.c arms the run's verifier with it (verify.h) */
+	bool write_through;        /* the fd has O_DSYNC: every write on stable media (sweep.c) */
 };
 
 /* The values of one dimension: a scalar is a list of one. */

@@ -381,13 +381,35 @@ static uint64_t run_seed(const struct iom_matrix *m, const struct iom_cell *c, u
 
 static size_t format_tsv_row(const struct iom_plan *p, const struct iom_run *r, char *buf,
 			     size_t len);
-static size_t format_tsv_header(char *buf, size_t len);
+static size_t format_tsv_header(const struct iom_plan *p, char *buf, size_t len);
+
+/*
+ * Which dimensions the TSV form (and so the plan hash) has: every one, except a key whose row
+ * says plan_if_set while every cell has its default — so that a dimension added later leaves
+ * the plans (and hashes, which resume checks) of existing studies as they were.
+ */
+static void tsv_dims_init(struct iom_plan *p)
+{
+	for (int d = 0; d < IOM_DIM_COUNT; d++) {
+		const struct iom_key *k = d == IOM_DIM_TARGET ? NULL : iom_dim_key((enum iom_dim)d);
+		int64_t def = 0;
+
+		p->in_tsv[d] = true;
+		if (!k || !k->plan_if_set)
+			continue;
+		if (k->def)
+			iom_key_parse_text(k, k->def, &def, NULL, 0);
+		p->in_tsv[d] = false;
+		for (size_t i = 0; i < p->ncells && !p->in_tsv[d]; i++)
+			p->in_tsv[d] = p->cells[i].v[d] != def;
+	}
+}
 
 static uint64_t plan_hash(const struct iom_plan *p)
 {
 	char row[1024];
 	uint64_t h = FNV_OFFSET;
-	size_t n = format_tsv_header(row, sizeof(row));
+	size_t n = format_tsv_header(p, row, sizeof(row));
 
 	h = fnv1a(h, row, n);
 	for (size_t i = 0; i < p->nruns; i++) {
@@ -524,6 +546,7 @@ int iom_plan_build(const struct iom_matrix *m, struct iom_plan *p, char *err, si
 		for (int d = 0; d < IOM_DIM_COUNT; d++)
 			if (p->cells[i].v[d] != p->cells[0].v[d])
 				p->varies[d] = true;
+	tsv_dims_init(p);
 
 	/* 4. repetitions, then the shuffle */
 	p->nruns = p->ncells * m->timing.repeat;
@@ -634,12 +657,13 @@ uint64_t iom_plan_max_buffer_bytes(const struct iom_plan *p)
 
 /* ---- writing ------------------------------------------------------------------------------- */
 
-static size_t format_tsv_header(char *buf, size_t len)
+static size_t format_tsv_header(const struct iom_plan *p, char *buf, size_t len)
 {
 	size_t off = (size_t)snprintf(buf, len, "index\trepetition");
 
 	for (int d = 0; d < IOM_DIM_COUNT; d++)
-		off += (size_t)snprintf(buf + off, len - off, "\t%s", iom_dim_name((enum iom_dim)d));
+		if (p->in_tsv[d])
+			off += (size_t)snprintf(buf + off, len - off, "\t%s", iom_dim_name((enum iom_dim)d));
 	off += (size_t)snprintf(buf + off, len - off, "\tseed\n");
 	return IOM_MIN(off, len - 1);
 }
@@ -653,6 +677,8 @@ static size_t format_tsv_row(const struct iom_plan *p, const struct iom_run *r, 
 	char v[80];
 
 	for (int d = 0; d < IOM_DIM_COUNT && off < len; d++) {
+		if (!p->in_tsv[d])
+			continue;
 		iom_cell_value(p, c, (enum iom_dim)d, v, sizeof(v));
 		off += (size_t)snprintf(buf + off, len - off, "\t%s", v);
 	}
@@ -776,7 +802,7 @@ static void write_text(FILE *out, const struct iom_plan *p)
 		fprintf(out, "%s\n", m->description);
 	fprintf(out, "fixed:");
 	for (int d = 0; d < IOM_DIM_COUNT; d++) {
-		if (p->varies[d] || d == IOM_DIM_TARGET)
+		if (p->varies[d] || d == IOM_DIM_TARGET || !p->in_tsv[d])
 			continue;
 		iom_cell_value(p, &p->cells[0], (enum iom_dim)d, v, sizeof(v));
 		fprintf(out, " %s=%s", iom_dim_name((enum iom_dim)d), v);
@@ -856,7 +882,7 @@ int iom_plan_write(FILE *out, const struct iom_plan *p, enum iom_plan_format fmt
 
 	switch (fmt) {
 	case IOM_PLAN_TSV:
-		fwrite(row, 1, format_tsv_header(row, sizeof(row)), out);
+		fwrite(row, 1, format_tsv_header(p, row, sizeof(row)), out);
 		for (size_t i = 0; i < p->nruns; i++)
 			fwrite(row, 1, format_tsv_row(p, &p->runs[i], row, sizeof(row)), out);
 		break;

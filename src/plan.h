@@ -35,6 +35,8 @@ struct iom_plan {
 	size_t nruns;
 	uint64_t hash;               /* stable hash of the plan (FNV-1a 64 over its TSV form) */
 	bool varies[IOM_DIM_COUNT];  /* a dimension with more than one value in the plan */
+	bool in_tsv[IOM_DIM_COUNT];  /* a column of the TSV form (a plan_if_set key at its default
+				      * in every cell is not) */
 };
 
 enum iom_plan_format { IOM_PLAN_TEXT, IOM_PLAN_TSV, IOM_PLAN_JSON };

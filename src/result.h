@@ -154,6 +154,14 @@ struct iom_run_result {
 	char *engine_notes;                  /* setup facts: "SINGLE_ISSUER DEFER_TASKRUN", fallbacks */
 	struct iom_run_verify verify;        /* enabled false when the cell does not verify */
 	struct iom_run_stall stall;          /* stalled false: the window ran as asked */
+	/* The target's disk over the measured window (write_through shows here as flushes);
+	 * have false when the disk is unknown (tmpfs) or was not read. */
+	struct iom_run_disk {
+		bool have;
+		bool has_flushes, has_discards; /* the kernel's stat file has these fields */
+		char name[32];                  /* "vda", "loop3": /sys/block/NAME/stat */
+		uint64_t reads, writes, discards, flushes; /* requests completed in the window */
+	} disk;
 };
 
 /* Frees what the result owns (not r itself). */

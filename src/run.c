@@ -77,6 +77,7 @@
 #include "cpu.h"
 #include "hist.h"
 #include "plan.h"
+#include "target.h"
 #include "trace.h"
 #include "units.h"
 #include "util.h"
@@ -481,6 +482,23 @@ static void interval_spread(const struct ctl *c, double *iops_sd, double *mbs_sd
 	*mbs_sd = sqrt(fmax(0, (b2 - b1 * b1 / (double)n) / (double)(n - 1)));
 }
 
+/* The disk's requests between samples a and b (a counter that went back: 0). */
+static void fill_disk(struct iom_run_result *r, const char *device,
+		      const struct iom_disk_counters *a, const struct iom_disk_counters *b)
+{
+	const char *name = strrchr(device, '/');
+	struct iom_run_disk *d = &r->disk;
+
+	d->have = true;
+	snprintf(d->name, sizeof(d->name), "%s", name ? name + 1 : device);
+	d->reads = b->reads >= a->reads ? b->reads - a->reads : 0;
+	d->writes = b->writes >= a->writes ? b->writes - a->writes : 0;
+	d->discards = b->discards >= a->discards ? b->discards - a->discards : 0;
+	d->flushes = b->flushes >= a->flushes ? b->flushes - a->flushes : 0;
+	d->has_discards = b->fields >= 12;
+	d->has_flushes = b->fields >= 16;
+}
+
 static void fill_cpu(struct iom_run_result *r, const struct iom_cpu_sample *a,
 		     const struct iom_cpu_sample *b, uint64_t sample_ns, const char *drivers)
 {
@@ -729,7 +747,8 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	const struct iom_timing *tm = &spec->timing;
 	const bool bytes_bound = tm->bytes != 0;
 	struct iom_cpu_sample cpu_a, cpu_b;
-	bool have_cpu = false;
+	struct iom_disk_counters disk_a, disk_b;
+	bool have_cpu = false, have_disk = false;
 	uint64_t cpu_t0 = 0, cpu_t1 = 0;
 	enum wake why = WAKE_TIME;
 	char msg[IOM_ERRLEN] = "";
@@ -814,6 +833,7 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	}
 
 	/* 3. the measured window */
+	have_disk = spec->disk && iom_disk_counters_read(NULL, spec->disk, &disk_a) == 0;
 	have_cpu = iom_cpu_sample(&cpu_a, spec->irq_drivers) == 0;
 	cpu_t0 = iom_now_ns();
 	c->t0 = iom_now_ns();
@@ -850,6 +870,8 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 
 	/* 4. end of the window: the counts become final */
 	set_phase(c, IOM_PHASE_COOLDOWN);
+	if (have_disk)
+		have_disk = iom_disk_counters_read(NULL, spec->disk, &disk_b) == 0;
 	if (have_cpu) {
 		have_cpu = iom_cpu_sample(&cpu_b, spec->irq_drivers) == 0;
 		cpu_t1 = iom_now_ns();
@@ -902,6 +924,8 @@ out:
 	fill_result(c, out);
 	if (have_cpu && c->measured)
 		fill_cpu(out, &cpu_a, &cpu_b, cpu_t1 - cpu_t0, spec->irq_drivers);
+	if (have_disk && c->measured && out->status == IOM_RUN_OK)
+		fill_disk(out, spec->disk, &disk_a, &disk_b);
 	iom_cpu_sample_release(&cpu_a);
 	iom_cpu_sample_release(&cpu_b);
 	for (i = 0; i < spec->wl.threads; i++)

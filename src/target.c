@@ -1873,11 +1873,19 @@ static int direct_refused(const struct iom_target_info *info, char *err, size_t 
 int iom_target_open(const struct iom_target_info *info, bool direct, bool will_write, char *err,
 		    size_t errlen)
 {
+	return iom_target_open_sync(info, direct, will_write, false, err, errlen);
+}
+
+int iom_target_open_sync(const struct iom_target_info *info, bool direct, bool will_write,
+			 bool dsync, char *err, size_t errlen)
+{
 	bool excl = info->is_block && will_write;
 	/* a device to be written is probed (libblkid reads unaligned) before O_DIRECT is set */
 	bool late_direct = direct && excl;
+	/* O_DSYNC only at open: fcntl(F_SETFL) cannot set it, and probing is not affected */
 	int flags = (will_write ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW |
-		    (excl ? O_EXCL : 0) | (direct && !late_direct ? O_DIRECT : 0);
+		    (excl ? O_EXCL : 0) | (direct && !late_direct ? O_DIRECT : 0) |
+		    (dsync && will_write ? O_DSYNC : 0);
 	int fd = open(info->path, flags | O_NOATIME), e, r;
 
 	if (fd < 0 && errno == EPERM) /* O_NOATIME needs ownership or CAP_FOWNER */
@@ -1925,4 +1933,48 @@ int iom_target_open(const struct iom_target_info *info, bool direct, bool will_w
 		return r;
 	}
 	return fd;
+}
+
+int iom_disk_counters_read(const char *sysfs, const char *device, struct iom_disk_counters *c)
+{
+	char path[PATH_MAX], text[512];
+	const char *name = device ? strrchr(device, '/') : NULL;
+	uint64_t v[17] = { 0 };
+	unsigned n = 0;
+	ssize_t len;
+	char *p, *end;
+	int fd;
+
+	memset(c, 0, sizeof(*c));
+	name = name ? name + 1 : device;
+	if (!name || !*name)
+		return -ENOENT;
+	if ((size_t)snprintf(path, sizeof(path), "%s/block/%s/stat", sysfs ? sysfs : "/sys",
+			     name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (len < 0)
+		return -EIO;
+	text[len] = '\0';
+	for (p = text; n < 17; p = end) {
+		unsigned long long x;
+
+		errno = 0;
+		x = strtoull(p, &end, 10);
+		if (end == p || errno)
+			break;
+		v[n++] = x;
+	}
+	if (n < 11)
+		return -EINVAL;
+	c->reads = v[0];
+	c->writes = v[4];
+	c->discards = v[11];
+	c->flushes = v[15];
+	c->fields = n;
+	return 0;
 }

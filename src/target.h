@@ -123,6 +123,15 @@ void iom_target_info_release(struct iom_target_info *info);
  */
 int iom_target_open(const struct iom_target_info *info, bool direct, bool will_write, char *err,
 		    size_t errlen);
+/*
+ * As iom_target_open(), and with dsync (and will_write) the descriptor has O_DSYNC: every write
+ * through it is on stable media when it completes (the kernel sends an O_DIRECT write to a block
+ * device with FUA, which a device without FUA turns into the write and a cache flush; a file's
+ * filesystem syncs the written range and flushes the device; a buffered write is written back
+ * and flushed before it returns).
+ */
+int iom_target_open_sync(const struct iom_target_info *info, bool direct, bool will_write,
+			 bool dsync, char *err, size_t errlen);
 
 /* A fill of an open target: bytes of incompressible data written sequentially from from. */
 struct iom_target_fill {
@@ -214,5 +223,19 @@ int iom_device_facts_read(const char *root, const char *path, struct iom_device_
 int iom_device_facts_read_dev(const char *root, unsigned major, unsigned minor, const char *file,
 			      struct iom_device_facts *f);
 void iom_device_facts_release(struct iom_device_facts *f);
+
+/* A disk's request counters, from /sys/block/NAME/stat (the kernel's Documentation/block/
+ * stat.rst: fields 1, 5, 12 and 16 are reads, writes, discards and flushes completed). */
+struct iom_disk_counters {
+	uint64_t reads, writes, discards, flushes;
+	unsigned fields;      /* how many fields the file had: discards need 12, flushes 16 */
+};
+
+/*
+ * The counters now of the whole disk behind device ("/dev/vda", a device facts' device; its
+ * stat file is SYSFS/block/vda/stat, sysfs NULL for "/sys"). 0, or -errno (-ENOENT: sysfs
+ * has no such disk; -EINVAL: not a stat file).
+ */
+int iom_disk_counters_read(const char *sysfs, const char *device, struct iom_disk_counters *c);
 
 #endif

@@ -112,11 +112,48 @@ static void test_diskspd_flags_make_matrix_keys(void **state)
 	}
 }
 
+/* -Sh, -Sw and -h are write_through = true (O_DSYNC); -Su and -S are not; -Sw alone keeps the
+ * OS cache (buffered, O_DSYNC). */
+static void test_diskspd_write_through(void **state)
+{
+	static const struct { const char *args; bool wt, direct; } cases_wt[] = {
+		{ "-Sh -w100 -c1M t.dat", true, true },   { "-h -c1M t.dat", true, true },
+		{ "-Sw -c1M t.dat", true, false },        { "-Suw -c1M t.dat", true, true },
+		{ "-Su -c1M t.dat", false, true },        { "-S -c1M t.dat", false, true },
+		{ "-c1M t.dat", false, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases_wt); i++) {
+		char *line = xstrdup(cases_wt[i].args), *argv[MAXARGS], err[IOM_ERRLEN], *text;
+		int argc = split(line, argv);
+		struct iom_diskspd d;
+		struct iom_matrix *m;
+
+		if (iom_diskspd_parse(argc, argv, &d, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_wt[i].args, err);
+		if (iom_diskspd_matrix(&d, &text, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_wt[i].args, err);
+		if (iom_matrix_parse("diskspd", text, NULL, 0, &m, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_wt[i].args, err);
+		if (m->workload[IOM_DIM_WRITE_THROUGH].v[0] != cases_wt[i].wt ||
+		    m->workload[IOM_DIM_DIRECT].v[0] != cases_wt[i].direct)
+			fail_msg("'%s': write_through %lld direct %lld", cases_wt[i].args,
+				 (long long)m->workload[IOM_DIM_WRITE_THROUGH].v[0],
+				 (long long)m->workload[IOM_DIM_DIRECT].v[0]);
+		assert_null(strstr(text, "adds no FUA"));
+		iom_matrix_free(m);
+		free(text);
+		iom_diskspd_release(&d);
+		free(line);
+	}
+}
+
 static void test_diskspd_notes(void **state)
 {
 	static const struct { const char *args, *note; } notes[] = {
 		{ "-h -c1M t.dat", "-h is DiskSpd's old spelling of -Sh" },
-		{ "-Sh -c1M t.dat", "adds no FUA or O_DSYNC" },
+		{ "-Sw -c1M t.dat", "DiskSpd's default goes through the OS cache" },
 		{ "-W -c1M t.dat", "-W without seconds: no warm-up" },
 		{ "-D500 -c1M t.dat", "records IOPS in 1 s intervals, not 500 ms" },
 		{ "-Z1M -c1M t.dat", "-Z1M: accepted, not acted on" },
@@ -218,7 +255,6 @@ static void test_diskspd_refuses(void **state)
 		{ "-t2000 t.dat", "threads 2000 is out of range" },
 		{ "-c t.dat", "-c takes the size of the file to create" },
 		{ "-Sm t.dat", "-Sm (memory-mapped I/O) is not supported" },
-		{ "-Sw t.dat", "write-through with the OS cache in use is not supported" },
 		{ "-Sbu t.dat", "conflict" },
 		{ "-Sq t.dat", "unknown -S letter 'q'" },
 		{ "-Lx t.dat", "unknown DiskSpd option '-Lx'" },
@@ -340,6 +376,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_diskspd_flags_make_matrix_keys),
 		cmocka_unit_test(test_diskspd_notes),
+		cmocka_unit_test(test_diskspd_write_through),
 		cmocka_unit_test(test_diskspd_affinity),
 		cmocka_unit_test(test_diskspd_refuses),
 		cmocka_unit_test(test_diskspd_refuses_targets),
