@@ -7,7 +7,7 @@
  * I/Os outstanding, one thread, sequential reads, the OS cache in use) and its quirks (a bare -W
  * is atoi("") = 0 s of warm-up, a bare -w is -w0). Where iomatrix cannot do what a flag asks, the
  * flag is refused unless doing it iomatrix's way keeps the measurement comparable — then it is
- * accepted and a note says what happens instead (-h, -Sw, -Z, -D, -z).
+ * accepted and a note says what happens instead (-h, -Z<size>, -D, -z).
  *
  * The matrix is text built here and read back by matrix.c, so `--matrix` prints exactly what
  * runs, and every range is checked by the one key table.
@@ -506,9 +506,32 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			d->seed_given = true;
 			break;
 		case 'Z':
-			note(d, "%s: accepted, not acted on: iomatrix stamps every 4 KiB of each write "
-				"with its offset and a sequence number, so no two written blocks are "
-				"alike (neither zeros nor one repeated buffer)", a);
+			/* -Z zeros; -Zr random; -Z<size> a random buffer of that size: random too
+			 * (iomatrix's is a block per slot, every 4 KiB stamped unique) */
+			if (strcmp(v, "") == 0) {
+				d->data = "zeros";
+			} else if (strcmp(v, "r") == 0) {
+				d->data = "random";
+			} else if (strchr(v, ',')) {
+				ret = iom_err(err, errlen, EINVAL, "DiskSpd option '%s' (write buffers "
+					      "from a file) is not supported: iomatrix writes data = "
+					      "random, zeros, compressible:N%% or dedupe:N%% (-Z zeros, "
+					      "-Zr random)", a);
+				goto fail;
+			} else {
+				uint64_t zsize;
+				bool zblocks;
+
+				if (parse_size(v, &zsize, &zblocks) < 0 || zsize == 0) {
+					ret = iom_err(err, errlen, EINVAL, "'%s': -Z takes r, a buffer "
+						      "size, or nothing (zeros)", a);
+					goto fail;
+				}
+				d->data = "random";
+				note(d, "%s: random data, as DiskSpd's random buffer, but not of that "
+					"size: iomatrix fills each I/O slot once and stamps every 4 KiB "
+					"of each write with its offset and a sequence number", a);
+			}
 			break;
 		default:
 		unknown:
@@ -680,6 +703,11 @@ int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size
 	snprintf(kv, sizeof(kv), "direct = %s;", d->direct ? "true" : "false");
 	add_key(&t, kv, d->direct ? "-Sh/-Su/-h: O_DIRECT, the OS cache bypassed"
 				  : "no -S: through the OS cache, DiskSpd's default");
+	if (d->data) {
+		snprintf(kv, sizeof(kv), "data = \"%s\";", d->data);
+		add_key(&t, kv, strcmp(d->data, "zeros") == 0 ? "-Z: write buffers of zeros"
+							       : "-Zr, -Z<size>: random data");
+	}
 	if (d->write_through)
 		add_key(&t, "write_through = true;", "-Sh/-Sw/-h: O_DSYNC, every write on stable "
 			"media (FUA, or a flush of the device's cache)");
@@ -735,7 +763,7 @@ void iom_diskspd_usage(FILE *out)
 	      "  -z[seed]     random seed                         seed\n"
 	      "  -a[cpus]     pin threads round-robin: -a0,2 to CPUs 0 and 2, -a to all  cpus\n"
 	      "  -n           no affinity: iomatrix's default (DiskSpd's default is -a)\n"
-	      "  -Z...        write buffer content: accepted, iomatrix writes unique blocks\n"
+	      "  -Z, -Zr      writes of zeros, of random data (-Z<size>: random)  data  [random]\n"
 	      "\n"
 	      "iomatrix options:\n"
 	      "  --output DIR   the results directory (default results/diskspd-<UTC time>)\n"

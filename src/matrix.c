@@ -1913,6 +1913,28 @@ static int cross_checks(struct ctx *c)
 			direct |= t->dim[IOM_DIM_DIRECT].v[j] != 0;
 		for (size_t j = 0; j < t->dim[IOM_DIM_VERIFY].n; j++)
 			verify |= t->dim[IOM_DIM_VERIFY].v[j] != 0;
+		if (t->fill_data && t->dim[IOM_DIM_DATA].n != 1)
+			return fail_line(c, t->line, "target '%s' has fill_data = true and %zu values "
+					 "of data: its scratch file is filled once, with one (set data "
+					 "on the target, or fill_data = false)", t->label,
+					 t->dim[IOM_DIM_DATA].n);
+		for (size_t j = 0; verify && j < t->dim[IOM_DIM_DATA].n; j++) {
+			int64_t d = IOM_CHOICE_INDEX(t->dim[IOM_DIM_DATA].v[j]);
+			const config_setting_t *dw = c->t_set[i][IOM_DIM_DATA]
+							     ? c->t_set[i][IOM_DIM_DATA]
+							     : c->wl_set[IOM_DIM_DATA];
+
+			/* verify's header (offset, sequence, crc) in every sector would make zeros
+			 * not zeros and every deduplicated block unique */
+			if (d == IOM_DATA_ZEROS || d == IOM_DATA_DEDUPE)
+				return fail(c, dw ? dw : c->t_set[i][IOM_DIM_VERIFY],
+					    "data %s cannot be verified (target '%s'): verify writes a "
+					    "header with the offset into every 512-byte sector, so no "
+					    "block would be %s; use data = \"random\" or "
+					    "\"compressible:N%%\" with verify, or verify = false",
+					    d == IOM_DATA_ZEROS ? "\"zeros\"" : "\"dedupe:N%\"", t->label,
+					    d == IOM_DATA_ZEROS ? "zeros" : "a repeat of another");
+		}
 		for (size_t j = 0; j < bs->n; j++) {
 			maxbs = IOM_MAX(maxbs, bs->v[j]);
 			if (verify && !direct && bs->v[j] % 512 != 0) {

@@ -24,11 +24,15 @@ enum iom_dim {
 	IOM_DIM_DIRECT,
 	IOM_DIM_VERIFY,
 	IOM_DIM_WRITE_THROUGH,
+	IOM_DIM_DATA,
 	IOM_DIM_COUNT
 };
 
 /* Values of the enum-typed dimensions (the index of the choice). */
 enum iom_pattern { IOM_PATTERN_RANDOM, IOM_PATTERN_SEQUENTIAL };
+/* What writes carry (key data): the choice's index (IOM_CHOICE_INDEX of keys.h); compressible
+ * and dedupe take a percentage (IOM_CHOICE_PCT). */
+enum iom_data { IOM_DATA_RANDOM, IOM_DATA_ZEROS, IOM_DATA_COMPRESSIBLE, IOM_DATA_DEDUPE };
 /* The engines, in the order of the engine key's choices and of engine.h's registry (a unit test
  * holds the three together). */
 enum iom_engine_kind {
@@ -56,6 +60,7 @@ struct iom_workload {
 	bool direct;               /* the fd has O_DIRECT */
 	bool verify;               /* stage.c arms the run's verifier with it (verify.h) */
 	bool write_through;        /* the fd has O_DSYNC: every write on stable media (sweep.c) */
+	uint32_t data;             /* what writes carry: enum iom_data + its percentage << 8 */
 };
 
 /* The values of one dimension: a scalar is a list of one. */
@@ -71,6 +76,7 @@ struct iom_target {
 	char *controller;  /* label, or "auto": read the device's driver from sysfs */
 	uint64_t size;     /* scratch file size, or region [0, size) of a device; 0 = whole device */
 	bool overwrite;    /* may take over an existing file that lacks iomatrix's mark */
+	bool fill_data;    /* the scratch fill writes dim[IOM_DIM_DATA]'s one value, not random */
 	bool destructive;  /* may write to a block device */
 	/* The filesystem as a dimension: a target with filesystems = [ … ] is expanded into one
 	 * target per filesystem, labelled "<label>-<fstype>", whose path is the device (fsprep.h

@@ -140,6 +140,8 @@ struct iom_target_fill {
 	uint64_t region;        /* the writes wrap to 0 at region; 0: no wrapping */
 	uint32_t chunk;         /* bytes per write, a multiple of 4096; 0: 1 MiB */
 	uint64_t seed;          /* of the data (pseudo-random, a new block every chunk) */
+	uint32_t data;          /* what it writes: the data key's value (model.h enum iom_data
+				 * and its percentage); 0: random */
 	bool stamp;             /* the first 8 bytes of every 4 KiB are a hash of its position in
 				 * the fill, so that no two 4 KiB of it are alike */
 	bool direct;            /* O_DIRECT where the target takes it (set on fd for the fill);

@@ -163,6 +163,10 @@ int iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, un
 /* Frees the I/O buffers and slots (the thread's own, once its engine is released). */
 static void free_io(struct iom_worker *w)
 {
+	free(w->data_tmpl);
+	free(w->slot_read);
+	w->data_tmpl = NULL;
+	w->slot_read = NULL;
 	free(w->buf);
 	free(w->slots);
 	free(w->free_slots);
@@ -220,7 +224,23 @@ static int prepare(struct iom_worker *w)
 			 (double)len / (1024.0 * 1024.0), depth, c->wl.block_size);
 		return -ENOMEM;
 	}
-	if (c->wl.read_pct < 100) {
+	if (c->wl.read_pct < 100 && IOM_CHOICE_INDEX(c->wl.data) != IOM_DATA_RANDOM) {
+		/* the pattern of data in every slot; a read's data is replaced before a write */
+		uint64_t dseed = iom_mix64(c->seed + w->id) ^ UINT64_C(0xda7a0fb0ffe75);
+
+		w->data_tmpl = iom_try_aligned(64, 1, c->wl.block_size);
+		w->slot_read = iom_try_calloc(depth, 1);
+		if (!w->data_tmpl || !w->slot_read) {
+			snprintf(w->error, sizeof(w->error), "its write pattern of %u bytes",
+				 c->wl.block_size);
+			return -ENOMEM;
+		}
+		iom_worker_data_pattern(w->data_tmpl, c->wl.block_size, c->wl.data, dseed);
+		for (i = 0; i < depth; i++)
+			memcpy((char *)w->buf + (size_t)i * c->wl.block_size, w->data_tmpl,
+			       c->wl.block_size);
+		iom_rng_seed(&w->dedupe_rng, iom_mix64(dseed));
+	} else if (c->wl.read_pct < 100) {
 		struct iom_rng r;
 
 		/* Incompressible data for writes, made once. */
@@ -276,6 +296,76 @@ static inline void stamp_write(struct iom_io *io, uint64_t seq)
 	} while (off < io->len);
 }
 
+void iom_worker_data_pattern(void *buf, size_t len, uint32_t data, uint64_t seed)
+{
+	unsigned kind = (unsigned)IOM_CHOICE_INDEX(data), pct = (unsigned)IOM_CHOICE_PCT(data);
+	struct iom_rng r;
+	size_t chunk = IOM_MIN(len, (size_t)4096), keep;
+
+	iom_rng_seed(&r, seed);
+	switch (kind) {
+	case IOM_DATA_ZEROS:
+		memset(buf, 0, len);
+		break;
+	case IOM_DATA_COMPRESSIBLE:
+		keep = chunk * (100 - IOM_MIN(pct, 100u)) / 100;
+		for (size_t off = 0; off < len; off += chunk) {
+			size_t n = IOM_MIN(chunk, len - off), k = IOM_MIN(keep, n);
+
+			iom_rng_fill(&r, (char *)buf + off, k);
+			memset((char *)buf + off + k, 0, n - k);
+		}
+		break;
+	default:
+		iom_rng_fill(&r, buf, len);
+		break;
+	}
+}
+
+/* A write or read of a cell whose data is not random (the branch is on a per-run constant; the
+ * default path never comes here). A read marks its slot, whose buffer then holds what was read;
+ * a write puts the pattern back into such a slot, then stamps it: compressible with its offset
+ * and sequence (as random), dedupe with a block id — a new one, or with pct % chance one given
+ * out before, so that the block repeats an earlier one byte for byte — and zeros not at all. */
+static void shape_io(struct iom_worker *w, struct iom_io *io, const struct iom_worker_hooks *hooks)
+{
+	uint32_t data = w->conf->wl.data;
+
+	if (io->op == IOM_OP_READ) {
+		w->slot_read[io->slot] = 1;
+		return;
+	}
+	if (w->slot_read[io->slot]) {
+		memcpy(io->buf, w->data_tmpl, io->len);
+		w->slot_read[io->slot] = 0;
+	}
+	switch (IOM_CHOICE_INDEX(data)) {
+	case IOM_DATA_COMPRESSIBLE:
+		stamp_write(io, w->write_seq);
+		break;
+	case IOM_DATA_DEDUPE: {
+		uint64_t id = w->dedupe_ids;
+		char *p = io->buf;
+
+		if (id && iom_rng_below(&w->dedupe_rng, 100) < (uint64_t)IOM_CHOICE_PCT(data))
+			id = iom_rng_below(&w->dedupe_rng, id);
+		else
+			w->dedupe_ids++;
+		for (uint32_t off = 0; off < io->len; off += 4096) {
+			uint64_t v[2] = { id, off };
+
+			memcpy(p + off, v, IOM_MIN(sizeof(v), (size_t)(io->len - off)));
+		}
+		break;
+	}
+	default: /* zeros */
+		break;
+	}
+	if (hooks && hooks->prepare_write)
+		hooks->prepare_write(hooks->ctx, w->id, io);
+	w->write_seq++;
+}
+
 static void io_failed(struct iom_worker *w, const struct iom_io *io)
 {
 	const char *op = op_name[io->op & 1];
@@ -329,6 +419,7 @@ static int run_loop(struct iom_worker *w)
 	struct iom_io **free_slots = w->free_slots, **done = w->done;
 	const unsigned depth = e->depth;
 	const bool bytes_bound = c->bytes != 0;
+	const bool shaped = w->data_tmpl != NULL; /* data other than random */
 	const struct iom_policy policy = iom_policy_resolve(c->policy);
 	const unsigned batch = IOM_MIN(policy.submit_batch, depth);
 	uint64_t share_issue = w->share_ios; /* counted I/Os still to issue … */
@@ -358,7 +449,9 @@ static int run_loop(struct iom_worker *w)
 					io->tag = 1;
 					share_issue--;
 				}
-				if (io->op == IOM_OP_WRITE) {
+				if (__builtin_expect(shaped, 0)) {
+					shape_io(w, io, hooks);
+				} else if (io->op == IOM_OP_WRITE) {
 					if (hooks && hooks->prepare_write)
 						hooks->prepare_write(hooks->ctx, w->id, io);
 					else

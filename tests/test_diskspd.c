@@ -60,7 +60,7 @@ static const struct want cases[] = {
 	/* -r overrides -s; -s with the block size as stride; -c in blocks of -b */
 	{ "-s4K -r -b4K -c1024b -Sb t.dat", 4096, 4ull << 20, 2, 1, 100, IOM_PATTERN_RANDOM, false,
 	  5, 10, 0, 0 },
-	{ "-b4K -s4K -c16M -Suw -D1000 -Z -Zr -Z1M -Z1M,src.bin t.dat", 4096, 16ull << 20, 2, 1, 100,
+	{ "-b4K -s4K -c16M -Suw -D1000 -Z -Zr -Z1M t.dat", 4096, 16ull << 20, 2, 1, 100,
 	  IOM_PATTERN_SEQUENTIAL, true, 5, 10, 0, 0 },
 	/* -r with the alignment in blocks */
 	{ "-b8K -r1b -c1M t.dat", 8192, 1 << 20, 2, 1, 100, IOM_PATTERN_RANDOM, false, 5, 10, 0, 0 },
@@ -112,6 +112,39 @@ static void test_diskspd_flags_make_matrix_keys(void **state)
 	}
 }
 
+/* -Z is data = "zeros", -Zr and -Z<size> "random", the last -Z given wins; none leaves the
+ * default (random). */
+static void test_diskspd_data(void **state)
+{
+	static const struct { const char *args; int64_t data; } cases_z[] = {
+		{ "-Z -w100 -c1M t.dat", IOM_DATA_ZEROS },   { "-Zr -c1M t.dat", IOM_DATA_RANDOM },
+		{ "-Z1M -c1M t.dat", IOM_DATA_RANDOM },      { "-Zr -Z -c1M t.dat", IOM_DATA_ZEROS },
+		{ "-c1M t.dat", IOM_DATA_RANDOM },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases_z); i++) {
+		char *line = xstrdup(cases_z[i].args), *argv[MAXARGS], err[IOM_ERRLEN], *text;
+		int argc = split(line, argv);
+		struct iom_diskspd d;
+		struct iom_matrix *m;
+
+		if (iom_diskspd_parse(argc, argv, &d, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_z[i].args, err);
+		if (iom_diskspd_matrix(&d, &text, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_z[i].args, err);
+		if (iom_matrix_parse("diskspd", text, NULL, 0, &m, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_z[i].args, err);
+		if (m->workload[IOM_DIM_DATA].v[0] != cases_z[i].data)
+			fail_msg("'%s': data %lld", cases_z[i].args,
+				 (long long)m->workload[IOM_DIM_DATA].v[0]);
+		iom_matrix_free(m);
+		free(text);
+		iom_diskspd_release(&d);
+		free(line);
+	}
+}
+
 /* -Sh, -Sw and -h are write_through = true (O_DSYNC); -Su and -S are not; -Sw alone keeps the
  * OS cache (buffered, O_DSYNC). */
 static void test_diskspd_write_through(void **state)
@@ -156,7 +189,7 @@ static void test_diskspd_notes(void **state)
 		{ "-Sw -c1M t.dat", "DiskSpd's default goes through the OS cache" },
 		{ "-W -c1M t.dat", "-W without seconds: no warm-up" },
 		{ "-D500 -c1M t.dat", "records IOPS in 1 s intervals, not 500 ms" },
-		{ "-Z1M -c1M t.dat", "-Z1M: accepted, not acted on" },
+		{ "-Z1M -c1M t.dat", "-Z1M: random data, as DiskSpd's random buffer" },
 		{ "-z -c1M t.dat", "-z without a seed" },
 		{ "-c1M t.dat", "DiskSpd's default goes through the OS cache" },
 		{ "-r -s -c1M t.dat", "-r overrides -s" },
@@ -256,6 +289,8 @@ static void test_diskspd_refuses(void **state)
 		{ "-c t.dat", "-c takes the size of the file to create" },
 		{ "-Sm t.dat", "-Sm (memory-mapped I/O) is not supported" },
 		{ "-Sbu t.dat", "conflict" },
+		{ "-Z1M,src.bin t.dat", "'-Z1M,src.bin' (write buffers from a file) is not supported" },
+		{ "-Zx t.dat", "'-Zx': -Z takes r, a buffer size, or nothing (zeros)" },
 		{ "-Sq t.dat", "unknown -S letter 'q'" },
 		{ "-Lx t.dat", "unknown DiskSpd option '-Lx'" },
 		{ "-hx t.dat", "unknown DiskSpd option '-hx'" },
@@ -377,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_diskspd_flags_make_matrix_keys),
 		cmocka_unit_test(test_diskspd_notes),
 		cmocka_unit_test(test_diskspd_write_through),
+		cmocka_unit_test(test_diskspd_data),
 		cmocka_unit_test(test_diskspd_affinity),
 		cmocka_unit_test(test_diskspd_refuses),
 		cmocka_unit_test(test_diskspd_refuses_targets),
