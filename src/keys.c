@@ -34,6 +34,8 @@ static const char *const pattern_choices[] = { "random", "sequential", NULL };
 /* In the order of enum iom_engine_kind and engine.c's registry (test_engine.c checks it). */
 static const char *const data_choices[] = { "random", "zeros", "compressible:%", "dedupe:%",
 					    NULL };
+/* no word for random; the others with a percentage are their value ("dedupe:30%") */
+static const char *const data_words[] = { "", "zeros", "compressible", "dedupe" };
 static const char *const engine_choices[] = { "io_uring", "psync", "null", "libaio", NULL };
 static const char *const repeat_order_choices[] = { "grouped", "interleaved", NULL };
 static const char *const pattern_words[] = { "rnd", "seq" };
@@ -206,11 +208,23 @@ const struct iom_key iom_keys[] = {
 		  "run's JSON gives the device's flushes (DiskSpd -Sh, -Sw)" },
 	{ .name = "data", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_ENUM,
 	  .dim = IOM_DIM_DATA, IOM_AT(iom_workload, data),
-	  .def = "random", .choices = data_choices,
+	  .def = "random", .choices = data_choices, .words = data_words,
 	  .plan_if_set = true,
 	  .help = "what writes carry: random (incompressible, every 4 KiB unique); zeros; "
 		  "compressible:N% (gzip shrinks each 4 KiB by about N %: that share is zeros); "
 		  "dedupe:N% (N % of written blocks repeat an earlier block of the thread)" },
+	{ .name = "fsync_every", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_UINT,
+	  .dim = IOM_DIM_FSYNC_EVERY, IOM_AT(iom_workload, fsync_every),
+	  .min = 0, .max = 1000000, .def = "0", .word = "fsync%s", .word_zero = "",
+	  .plan_if_set = true,
+	  .help = "a flush (fdatasync; io_uring IORING_OP_FSYNC) after every N writes of a "
+		  "thread, as fio's fsync; counted apart in the run's flush figures; 0: none" },
+	{ .name = "trim_pct", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_PCT,
+	  .dim = IOM_DIM_TRIM_PCT, IOM_AT(iom_workload, trim_pct),
+	  .unit = "%", .min = 0, .max = 100, .def = "0", .word = "trim%s%%", .word_zero = "",
+	  .plan_if_set = true,
+	  .help = "share of I/Os that discard their block (a device: a discard; a file: a hole "
+		  "punched), the rest split by read_pct; counted apart in the run's trim figures" },
 
 	/* timing = { … } */
 	{ .name = "warmup", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, warmup_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,
@@ -815,6 +829,15 @@ void iom_dim_word(const char *dim, const char *value, char *buf, size_t len)
 		for (size_t i = 0; k->choices[i]; i++) {
 			if (strcmp(k->choices[i], value) == 0) {
 				snprintf(buf, len, "%s", k->words[i]);
+				return;
+			}
+		}
+		{
+			int64_t pv;
+
+			/* a choice with its percentage ("compressible:50%") is its own word */
+			if (iom_key_parse_text(k, value, &pv, NULL, 0) == 0) {
+				snprintf(buf, len, "%s", value);
 				return;
 			}
 		}

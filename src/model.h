@@ -25,6 +25,8 @@ enum iom_dim {
 	IOM_DIM_VERIFY,
 	IOM_DIM_WRITE_THROUGH,
 	IOM_DIM_DATA,
+	IOM_DIM_FSYNC_EVERY,
+	IOM_DIM_TRIM_PCT,
 	IOM_DIM_COUNT
 };
 
@@ -61,6 +63,8 @@ struct iom_workload {
 	bool verify;               /* stage.c arms the run's verifier with it (verify.h) */
 	bool write_through;        /* the fd has O_DSYNC: every write on stable media (sweep.c) */
 	uint32_t data;             /* what writes carry: enum iom_data + its percentage << 8 */
+	uint32_t fsync_every;      /* a flush after every N writes of a thread; 0: none */
+	uint32_t trim_pct;         /* share of I/Os that are discards (0 … 100) */
 };
 
 /* The values of one dimension: a scalar is a list of one. */

@@ -400,6 +400,8 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 	}
 	iom_json_add(o, "stalled", stall_json(&r->stall));
 	iom_json_add(o, "disk", disk_json(&r->disk));
+	iom_json_add(o, "flush", r->has_xops ? io_json(&r->xops[0]) : NULL);
+	iom_json_add(o, "trim", r->has_xops ? io_json(&r->xops[1]) : NULL);
 	return o;
 }
 
@@ -636,9 +638,9 @@ static void read_lat(struct rd *c, json_object *o, const char *prefix, struct io
 	}
 }
 
-static void read_io(struct rd *c, json_object *root, int d, struct iom_io_stats *s)
+static void read_io_named(struct rd *c, json_object *root, const char *name,
+			  struct iom_io_stats *s)
 {
-	const char *name = dir_names[d];
 	json_object *o = rd_obj(c, root, "", name);
 
 	rd_u64(c, o, name, "ios", &s->ios);
@@ -647,6 +649,11 @@ static void read_io(struct rd *c, json_object *root, int d, struct iom_io_stats 
 	rd_double(c, o, name, "mb_s", &s->mb_s);
 	rd_double(c, o, name, "mib_s", &s->mib_s);
 	read_lat(c, rd_obj(c, o, name, "lat_ns"), name, &s->lat);
+}
+
+static void read_io(struct rd *c, json_object *root, int d, struct iom_io_stats *s)
+{
+	read_io_named(c, root, dir_names[d], s);
 }
 
 static void read_cpu_pct(struct rd *c, json_object *o, const char *prefix, struct iom_cpu_pct *p)
@@ -960,6 +967,12 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 				r->stall.asked_s = 0; /* null: bytes-bound */
 			rd_str(&c, v, "stalled", "reason", &r->stall.reason);
 		}
+	}
+	/* flush and trim: null (or absent in older files) when the cell set neither key */
+	if (json_object_object_get(root, "flush") || json_object_object_get(root, "trim")) {
+		r->has_xops = true;
+		read_io_named(&c, root, "flush", &r->xops[0]);
+		read_io_named(&c, root, "trim", &r->xops[1]);
 	}
 	{
 		/* absent in files written before the disk's counters were recorded */

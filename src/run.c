@@ -629,6 +629,20 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 		r->cooldown_ios += w->cooldown_ios;
 		r->registered_buffers = r->registered_buffers && w->engine.registered_buffers;
 	}
+	if (c->spec->wl.fsync_every || c->spec->wl.trim_pct) {
+		/* flushes and trims, apart from reads and writes */
+		r->has_xops = true;
+		for (d = 0; d < 2; d++) {
+			iom_hist_init(tmp);
+			for (i = 0; i < c->nstarted; i++)
+				if (c->w[i].xhist[d])
+					iom_hist_merge(tmp, c->w[i].xhist[d]);
+			r->xops[d].ios = tmp->count;
+			r->xops[d].bytes = d ? tmp->count * c->spec->wl.block_size : 0;
+			fill_lat(&r->xops[d].lat, tmp);
+			fill_rates(&r->xops[d], secs);
+		}
+	}
 	iom_hist_merge(h[IOM_DIR_TOTAL], h[IOM_DIR_READ]);
 	iom_hist_merge(h[IOM_DIR_TOTAL], h[IOM_DIR_WRITE]);
 	r->dir[IOM_DIR_TOTAL].bytes = r->dir[0].bytes + r->dir[1].bytes;

@@ -149,6 +149,19 @@ int iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, un
 		}
 		iom_hist_init(w->hist[d]);
 	}
+	if (conf->wl.fsync_every || conf->wl.trim_pct) {
+		for (d = 0; d < 2; d++) {
+			w->xhist[d] = iom_try_calloc(1, sizeof(*w->xhist[d]));
+			if (!w->xhist[d]) {
+				free(w->xhist[0]);
+				free(w->hist[0]);
+				free(w->hist[1]);
+				w->xhist[0] = w->hist[0] = w->hist[1] = NULL;
+				return -ENOMEM;
+			}
+			iom_hist_init(w->xhist[d]);
+		}
+	}
 	if (conf->bytes && conf->wl.block_size && conf->wl.threads) {
 		uint64_t bs = conf->wl.block_size;
 		uint64_t total = conf->bytes / bs + !!(conf->bytes % bs);
@@ -182,6 +195,9 @@ void iom_worker_release(struct iom_worker *w)
 	free(w->hist[0]);
 	free(w->hist[1]);
 	w->hist[0] = w->hist[1] = NULL;
+	free(w->xhist[0]);
+	free(w->xhist[1]);
+	w->xhist[0] = w->xhist[1] = NULL;
 }
 
 static void fail(struct iom_worker *w, int code, const char *fmt, ...)
@@ -212,6 +228,7 @@ static int prepare(struct iom_worker *w)
 	ret = iom_worker_gen_init(&w->gen, c, w->id, w->error, sizeof(w->error));
 	if (ret < 0)
 		return ret;
+	iom_rng_seed(&w->op_rng, iom_mix64(c->seed + w->id) ^ UINT64_C(0x7e1fdeadf1005));
 	if (depth == 0) {
 		snprintf(w->error, sizeof(w->error), "queue depth must be at least 1");
 		return -EINVAL;
@@ -278,7 +295,7 @@ static int prepare(struct iom_worker *w)
 
 /* ---- the loop --------------------------------------------------------------------------- */
 
-static const char *const op_name[2] = { "read", "write" };
+static const char *const op_name[4] = { "read", "write", "flush", "trim" };
 
 /* Stamps each 4 KiB of a write with its offset and a sequence number, so that no two blocks
  * written in a run are alike (deduplicating storage would otherwise see the same few buffers
@@ -331,6 +348,8 @@ static void shape_io(struct iom_worker *w, struct iom_io *io, const struct iom_w
 {
 	uint32_t data = w->conf->wl.data;
 
+	if (io->op > IOM_OP_WRITE) /* a flush or a trim carries no data */
+		return;
 	if (io->op == IOM_OP_READ) {
 		w->slot_read[io->slot] = 1;
 		return;
@@ -366,17 +385,67 @@ static void shape_io(struct iom_worker *w, struct iom_io *io, const struct iom_w
 	w->write_seq++;
 }
 
+static void io_failed(struct iom_worker *w, const struct iom_io *io);
+
+/* fsync_every and trim_pct (a per-run constant guards the call): the I/O becomes a flush when
+ * the thread has written fsync_every blocks since the last, else a trim with trim_pct % chance.
+ * Neither is part of a bytes-bound share. */
+static void special_op(struct iom_worker *w, struct iom_io *io, uint64_t *share_issue)
+{
+	const struct iom_workload *wl = &w->conf->wl;
+	uint8_t op = io->op;
+
+	if (wl->fsync_every && w->since_flush >= wl->fsync_every) {
+		op = IOM_OP_FLUSH;
+		w->since_flush = 0;
+	} else if (wl->trim_pct && iom_rng_below(&w->op_rng, 100) < wl->trim_pct) {
+		op = IOM_OP_TRIM;
+	} else if (op == IOM_OP_WRITE) {
+		w->since_flush++;
+	}
+	if (op != io->op && io->tag) {
+		io->tag = 0;
+		(*share_issue)++;
+	}
+	io->op = op;
+}
+
+/* A completed flush or trim: failed, or counted apart from reads and writes (in the measured
+ * window) with its latency. Not traced. Returns whether it failed. */
+static bool account_special(struct iom_worker *w, struct iom_io *io, int phase)
+{
+	unsigned x = io->op == IOM_OP_TRIM;
+
+	if (io->res < 0) {
+		io_failed(w, io);
+		return true;
+	}
+	if (phase == IOM_PHASE_MEASURE) {
+		io->phase = IOM_IO_MEASURED;
+		iom_hist_record(w->xhist[x], io->complete_ns - io->submit_ns);
+		w->xios[x]++;
+	} else {
+		io->phase = phase == IOM_PHASE_WARMUP ? IOM_IO_WARMUP : IOM_IO_COOLDOWN;
+	}
+	return false;
+}
+
 static void io_failed(struct iom_worker *w, const struct iom_io *io)
 {
-	const char *op = op_name[io->op & 1];
+	const char *op = op_name[io->op & 3];
 	unsigned long long off = (unsigned long long)io->offset;
 
 	if (io->res < 0) {
 		const char *hint = "";
 
-		if (io->res == -EINVAL && w->conf->wl.direct)
+		if (io->res == -EINVAL && w->conf->wl.direct && io->op <= IOM_OP_WRITE)
 			hint = " (O_DIRECT needs the block size and offsets aligned to the device's "
 			       "logical block size)";
+		else if (io->op == IOM_OP_TRIM)
+			hint = " (the target does not discard: a device without discard "
+			       "(queue/discard_max_bytes 0), a kernel before 6.12 for io_uring's "
+			       "discard command, or a filesystem that punches no holes; set "
+			       "trim_pct = 0)";
 		fail(w, -io->res, "%s at offset %llu failed: %s%s", op, off, strerror(-io->res),
 		     hint);
 	} else {
@@ -420,6 +489,7 @@ static int run_loop(struct iom_worker *w)
 	const unsigned depth = e->depth;
 	const bool bytes_bound = c->bytes != 0;
 	const bool shaped = w->data_tmpl != NULL; /* data other than random */
+	const bool special = w->xhist[0] != NULL; /* fsync_every or trim_pct */
 	const struct iom_policy policy = iom_policy_resolve(c->policy);
 	const unsigned batch = IOM_MIN(policy.submit_batch, depth);
 	uint64_t share_issue = w->share_ios; /* counted I/Os still to issue … */
@@ -449,6 +519,8 @@ static int run_loop(struct iom_worker *w)
 					io->tag = 1;
 					share_issue--;
 				}
+				if (__builtin_expect(special, 0))
+					special_op(w, io, &share_issue);
 				if (__builtin_expect(shaped, 0)) {
 					shape_io(w, io, hooks);
 				} else if (io->op == IOM_OP_WRITE) {
@@ -484,6 +556,10 @@ static int run_loop(struct iom_worker *w)
 
 			free_slots[nfree++] = io;
 			io->phase = IOM_IO_UNCOUNTED;
+			if (__builtin_expect(special, 0) && io->op > IOM_OP_WRITE) {
+				stopping |= account_special(w, io, phase);
+				continue;
+			}
 			if (__builtin_expect(io->res != (int32_t)io->len, 0)) {
 				io_failed(w, io);
 				stopping = true;

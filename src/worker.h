@@ -240,6 +240,13 @@ struct iom_worker {
 	uint8_t *slot_read;
 	uint64_t dedupe_ids;
 	struct iom_rng dedupe_rng;
+	/* fsync_every and trim_pct: the flushes and trims counted, their latencies ([0] flush,
+	 * [1] trim; NULL without either key), the writes since the last flush and the generator
+	 * that picks trims. */
+	struct iom_hist *xhist[2];
+	uint64_t xios[2];
+	uint32_t since_flush;
+	struct iom_rng op_rng;
 	/* When counted I/O completed (reap stamps, monotonic ns; 0: none yet): the first, the
 	 * last, and the longest time between two in a row, [gap_lo, gap_hi) — how run.c finds a
 	 * stall (run.c). The worker writes them; the controller reads them after joining it. */

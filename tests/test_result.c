@@ -508,7 +508,7 @@ static void test_result_summary_csv(void **state)
 {
 	static const char *const header[] = {
 		"index", "repetition", "target", "block_size", "queue_depth", "threads", "read_pct",
-		"pattern", "engine", "direct", "verify", "write_through", "data", "status", "iops", "mb_s", "read_iops", "write_iops",
+		"pattern", "engine", "direct", "verify", "write_through", "data", "fsync_every", "trim_pct", "status", "iops", "mb_s", "read_iops", "write_iops",
 		"lat_mean_us", "lat_p99_us", "lat_p999_us", "cpu_pct", "cpu_us_per_io", "error",
 	};
 	const char *dir = *state;
