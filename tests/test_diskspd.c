@@ -112,6 +112,47 @@ static void test_diskspd_flags_make_matrix_keys(void **state)
 	}
 }
 
+/* -f<size> is the target's size (the region [0, size)): of a created file, of an existing one
+ * and of a device; every refused flag of the table names what it is and why. */
+static void test_diskspd_max_size(void **state)
+{
+	static const struct { const char *args; uint64_t size; } cases_f[] = {
+		{ "-c4M -f1M t.dat", 1 << 20 },   { "-c4M t.dat", 4 << 20 },
+		{ "-b4K -c4M -f16b t.dat", 65536 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases_f); i++) {
+		char *line = xstrdup(cases_f[i].args), *argv[MAXARGS], err[IOM_ERRLEN], *text;
+		int argc = split(line, argv);
+		struct iom_diskspd d;
+		struct iom_matrix *m;
+
+		if (iom_diskspd_parse(argc, argv, &d, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_f[i].args, err);
+		if (iom_diskspd_matrix(&d, &text, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_f[i].args, err);
+		if (iom_matrix_parse("diskspd", text, NULL, 0, &m, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_f[i].args, err);
+		if (m->targets[0].size != cases_f[i].size)
+			fail_msg("'%s': size %llu", cases_f[i].args,
+				 (unsigned long long)m->targets[0].size);
+		iom_matrix_free(m);
+		free(text);
+		iom_diskspd_release(&d);
+		free(line);
+	}
+	for (const char *f = "BeFgiIjlNOpPRTuvxXy"; *f; f++) {
+		char arg[8], *argv[2] = { arg, "t.dat" }, err[IOM_ERRLEN] = "";
+		struct iom_diskspd d;
+
+		snprintf(arg, sizeof(arg), "-%c1", *f);
+		assert_int_equal(iom_diskspd_parse(2, argv, &d, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, "is not supported by iomatrix diskspd: ") || !strstr(err, arg))
+			fail_msg("'%s': %s", arg, err);
+	}
+}
+
 /* -Z is data = "zeros", -Zr and -Z<size> "random", the last -Z given wins; none leaves the
  * default (random). */
 static void test_diskspd_data(void **state)
@@ -289,6 +330,14 @@ static void test_diskspd_refuses(void **state)
 		{ "-c t.dat", "-c takes the size of the file to create" },
 		{ "-Sm t.dat", "-Sm (memory-mapped I/O) is not supported" },
 		{ "-Sbu t.dat", "conflict" },
+		{ "-fr t.dat", "DiskSpd option '-fr' (random-access hint) is not supported by iomatrix "
+			       "diskspd: a hint to the Windows cache manager" },
+		{ "-ft t.dat", "'-ft' (temporary-file hint) is not supported" },
+		{ "-fx t.dat", "'-fx': -f takes the size of the target's region" },
+		{ "-c1M -f2M t.dat", "-f: a region of 2097152 bytes is larger than the file -c creates" },
+		{ "-g100 t.dat", "(throughput limit) is not supported by iomatrix diskspd: iomatrix does "
+				 "not throttle I/O" },
+		{ "-R t.dat", "(output format) is not supported by iomatrix diskspd: iomatrix writes" },
 		{ "-Z1M,src.bin t.dat", "'-Z1M,src.bin' (write buffers from a file) is not supported" },
 		{ "-Zx t.dat", "'-Zx': -Z takes r, a buffer size, or nothing (zeros)" },
 		{ "-Sq t.dat", "unknown -S letter 'q'" },
@@ -413,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_diskspd_notes),
 		cmocka_unit_test(test_diskspd_write_through),
 		cmocka_unit_test(test_diskspd_data),
+		cmocka_unit_test(test_diskspd_max_size),
 		cmocka_unit_test(test_diskspd_affinity),
 		cmocka_unit_test(test_diskspd_refuses),
 		cmocka_unit_test(test_diskspd_refuses_targets),
