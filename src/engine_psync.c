@@ -78,15 +78,17 @@ static int32_t do_special(int fd, bool is_block, const struct iom_io *io)
 	return r < 0 ? -errno : 0;
 }
 
-static int32_t do_io(int fd, const struct iom_io *io)
+static int32_t do_io(int fd, bool is_block, const struct iom_io *io)
 {
 	ssize_t r;
 
 	do {
 		if (io->op == IOM_OP_READ)
 			r = pread(fd, io->buf, io->len, (off_t)io->offset);
-		else
+		else if (__builtin_expect(io->op == IOM_OP_WRITE, 1))
 			r = pwrite(fd, io->buf, io->len, (off_t)io->offset);
+		else
+			return do_special(fd, is_block, io);
 	} while (r < 0 && errno == EINTR);
 	return r < 0 ? -errno : (int32_t)r;
 }
@@ -100,8 +102,7 @@ static int psync_submit(struct iom_engine *e, unsigned wait_nr)
 	if (!io)
 		return 0;
 	io->submit_ns = iom_now_ns();
-	io->res = __builtin_expect(io->op > IOM_OP_WRITE, 0) ? do_special(p->fd, p->is_block, io)
-							     : do_io(p->fd, io);
+	io->res = do_io(p->fd, p->is_block, io);
 	io->complete_ns = iom_now_ns();
 	p->queued = NULL;
 	p->done = io;

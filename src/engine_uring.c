@@ -289,18 +289,20 @@ static void uring_queue(struct iom_engine *e, struct iom_io *io)
 		       io_uring_sqring_wait(&u->ring) >= 0)
 			sqe = io_uring_get_sqe(&u->ring);
 	}
-	if (__builtin_expect(io->op > IOM_OP_WRITE, 0))
-		prep_special(u, sqe, io);
-	else if (u->fixed_bufs) {
+	if (u->fixed_bufs) {
 		if (io->op == IOM_OP_READ)
 			io_uring_prep_read_fixed(sqe, u->fd, io->buf, io->len, io->offset, io->slot);
-		else
+		else if (__builtin_expect(io->op == IOM_OP_WRITE, 1))
 			io_uring_prep_write_fixed(sqe, u->fd, io->buf, io->len, io->offset, io->slot);
+		else
+			prep_special(u, sqe, io);
 	} else {
 		if (io->op == IOM_OP_READ)
 			io_uring_prep_read(sqe, u->fd, io->buf, io->len, io->offset);
-		else
+		else if (__builtin_expect(io->op == IOM_OP_WRITE, 1))
 			io_uring_prep_write(sqe, u->fd, io->buf, io->len, io->offset);
+		else
+			prep_special(u, sqe, io);
 	}
 	sqe->flags |= u->sqe_flags;
 	io_uring_sqe_set_data(sqe, io);
