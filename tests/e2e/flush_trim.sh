@@ -1,10 +1,11 @@
 #!/bin/sh
 # fsync_every and trim_pct, on a loop device (root only). fsync_every = 8 issues one flush per 8
-# writes of a thread (the run's "flush" figures, and the disk's flush counter agrees);
+# writes of a thread (the run's "flush" figures; the disk's flush counter sees them, fewer
+# where the block layer folds flushes in flight together);
 # trim_pct = 10 makes about 10 % of the I/Os discards (the run's "trim" figures, and the disk's
 # discard counter); both with io_uring and psync. A target without discard fails the run with a
-# message naming the trim (a file on ramfs); an engine that cannot discard (libaio) is refused by check, on the
-# key's line.
+# message naming the trim (a loop device over a ramfs file); an engine that cannot discard
+# (libaio) is refused by check, on the key's line.
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for a loop device"
 need_cmd losetup python3
@@ -43,7 +44,8 @@ for f in sorted(glob.glob("out/runs/*.json")):
         # one flush per 8 writes issued; the window cuts at most a few in flight
         assert abs(fl - w / 8) <= 4, (f, w, fl)
         assert r["flush"]["lat_ns"]["mean"] > 0, f
-        assert d["flushes"] >= fl * 0.9, (f, d, fl)
+        # the block layer may fold flushes in flight together into one
+        assert fl / 2 <= d["flushes"] <= fl + 4, (f, d, fl)
     else:
         assert fl == 0 and d["flushes"] <= 2, (f, fl, d)
     if c["trim_pct"] == 10:
