@@ -7,7 +7,7 @@
  * I/Os outstanding, one thread, sequential reads, the OS cache in use) and its quirks (a bare -W
  * is atoi("") = 0 s of warm-up, a bare -w is -w0). Where iomatrix cannot do what a flag asks, the
  * flag is refused unless doing it iomatrix's way keeps the measurement comparable — then it is
- * accepted and a note says what happens instead (-h, -Sw, -Z, -D, -z).
+ * accepted and a note says what happens instead (-h, -Z<size>, -D, -z).
  *
  * The matrix is text built here and read back by matrix.c, so `--matrix` prints exactly what
  * runs, and every range is checked by the one key table.
@@ -33,33 +33,44 @@
 #include "sweep.h"
 #include "util.h"
 
-/* DiskSpd flags iomatrix knows but does not take, with what they do (for the message). */
+/* DiskSpd flags iomatrix knows but does not take, with what they do and why not (for the
+ * message): every flag DiskSpd documents is taken, taken with a note, or refused here by name;
+ * none is ignored. */
 static const struct {
 	char flag;
-	const char *what;
+	const char *what, *why;
 } unsupported[] = {
-	{ 'B', "target bounds" },
-	{ 'e', "event tracing (ETW)" },
-	{ 'f', "maximum target offset / access hints" },
-	{ 'F', "total threads" },
-	{ 'g', "throughput limit" },
-	{ 'i', "I/O bursts" },
-	{ 'I', "I/O priority" },
-	{ 'j', "burst interval" },
-	{ 'l', "large pages" },
-	{ 'N', "memory-mapped flush mode" },
-	{ 'O', "outstanding I/Os per thread with -F" },
-	{ 'p', "parallel sequential I/O" },
-	{ 'P', "progress dots" },
-	{ 'R', "output format" },
-	{ 'u', "IoRing" },
-	{ 'v', "verbose mode" },
-	{ 'x', "completion routines" },
-	{ 'X', "XML profile" },
-	{ 'y', "named-event synchronization" },
+	{ 'B', "target bounds", "iomatrix's region always starts at offset 0 (-f<size> sets its "
+				"end)" },
+	{ 'e', "event tracing (ETW)", "ETW is Windows'; iomatrix records a per-I/O trace of its "
+				      "own (traces/, 'iomatrix trace')" },
+	{ 'F', "total threads", "iomatrix gives each target its threads (-t)" },
+	{ 'g', "throughput limit", "iomatrix does not throttle I/O: it measures what the device "
+				   "does at the queue depth given" },
+	{ 'i', "I/O bursts", "iomatrix keeps the queue full; it has no think time" },
+	{ 'I', "I/O priority", "iomatrix issues every I/O at the default priority" },
+	{ 'j', "burst interval", "iomatrix keeps the queue full; it has no think time" },
+	{ 'l', "large pages", "iomatrix puts buffers of 2 MiB and more in transparent huge pages "
+			      "by itself" },
+	{ 'N', "memory-mapped flush mode", "iomatrix does no memory-mapped I/O" },
+	{ 'O', "outstanding I/Os per thread with -F", "iomatrix gives each target its threads "
+						      "(-t) and queue depth (-o)" },
+	{ 'p', "parallel sequential I/O", "iomatrix's sequential threads each walk a slice of "
+					  "their own" },
+	{ 'P', "progress dots", "iomatrix prints a progress line per run (--quiet: none)" },
+	{ 'R', "output format", "iomatrix writes JSON results and prints DiskSpd's text view; "
+				"'iomatrix report --format' gives the others" },
+	{ 'u', "IoRing", "iomatrix's I/O goes through Linux's io_uring already" },
+	{ 'v', "verbose mode", "iomatrix's messages say what they do; the matrix (--matrix) shows "
+			       "every setting" },
+	{ 'x', "completion routines", "a Windows I/O model; iomatrix reaps completions from "
+				      "io_uring" },
+	{ 'X', "XML profile", "iomatrix's profiles are matrix files (--matrix prints this one)" },
+	{ 'y', "named-event synchronization", "Windows events; iomatrix runs its study on its "
+					      "own" },
 };
 
-#define SUPPORTED "-a -b -c -C -d -D -h -L -n -o -r -s -S -t -T -w -W -z -Z"
+#define SUPPORTED "-a -b -c -C -d -D -f -h -L -n -o -r -s -S -t -T -w -W -z -Z"
 
 /* A size as DiskSpd writes it; *blocks set when it is in blocks of -b ("8b"). */
 static int parse_size(const char *s, uint64_t *v, bool *blocks)
@@ -151,8 +162,7 @@ void iom_diskspd_release(struct iom_diskspd *d)
 }
 
 /* The -S letters: 0 or -EINVAL with err. */
-static int parse_cache(struct iom_diskspd *d, const char *arg, bool *seen_w, char *err,
-		       size_t errlen)
+static int parse_cache(struct iom_diskspd *d, const char *arg, char *err, size_t errlen)
 {
 	const char *l = arg + 2;
 	bool u = false, b = false, w = false;
@@ -182,12 +192,8 @@ static int parse_cache(struct iom_diskspd *d, const char *arg, bool *seen_w, cha
 	if (u && b)
 		return iom_err(err, errlen, EINVAL, "'%s': -Sb (cache on) and -Su/-Sh (cache off) "
 			       "conflict", arg);
-	if (w && !u)
-		return iom_err(err, errlen, EINVAL, "'%s': write-through with the OS cache in use is "
-			       "not supported (iomatrix has no O_DSYNC mode); use -Sh or -Su to bypass "
-			       "the cache with O_DIRECT", arg);
 	d->direct = u;
-	*seen_w = *seen_w || w;
+	d->write_through = d->write_through || w;
 	return 0;
 }
 
@@ -264,10 +270,10 @@ static int parse_affinity(struct iom_diskspd *d, const char *a, char *err, size_
 
 int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, size_t errlen)
 {
-	uint64_t r_align = 0, s_align = 0, create = 0, stride = 0;
-	bool r_blocks = false, s_blocks = false, c_blocks = false, sequential = false;
-	bool t_blocks = false;
-	bool cache_w = false, only_args = false;
+	uint64_t r_align = 0, s_align = 0, create = 0, stride = 0, max_size = 0;
+	bool r_blocks = false, s_blocks = false, c_blocks = false, f_blocks = false;
+	bool t_blocks = false, sequential = false;
+	bool only_args = false;
 	int ret = 0;
 
 	memset(d, 0, sizeof(*d));
@@ -408,13 +414,29 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 				note(d, "%s: iomatrix records IOPS in 1 s intervals, not %s ms; the "
 					"report's IOPS stddev is over 1 s intervals", a, v);
 			break;
+		case 'f':
+			if (*v == 'r' || *v == 's' || *v == 't') {
+				ret = iom_err(err, errlen, EINVAL, "DiskSpd option '%s' (%s) is not "
+					      "supported by iomatrix diskspd: a hint to the Windows "
+					      "cache manager, with no Linux equivalent", a,
+					      *v == 'r' ? "random-access hint"
+					      : *v == 's' ? "sequential-access hint"
+							  : "temporary-file hint");
+				goto fail;
+			}
+			if ((ret = parse_size(v, &max_size, &f_blocks)) < 0 || max_size == 0) {
+				ret = bad_value(err, errlen, a, "-f takes the size of the target's "
+						"region, such as -f1G (or -fr, -fs, -ft: refused)");
+				goto fail;
+			}
+			break;
 		case 'h':
 			if (*v)
 				goto unknown;
 			d->direct = true;
-			cache_w = true;
+			d->write_through = true;
 			note(d, "-h is DiskSpd's old spelling of -Sh (Windows): taken as -Sh, the "
-				"OS cache bypassed with O_DIRECT");
+				"OS cache bypassed with O_DIRECT and writes through (O_DSYNC)");
 			break;
 		case 'L':
 			if (*v)
@@ -494,7 +516,7 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			}
 			break;
 		case 'S':
-			if ((ret = parse_cache(d, a, &cache_w, err, errlen)) < 0)
+			if ((ret = parse_cache(d, a, err, errlen)) < 0)
 				goto fail;
 			break;
 		case 't':
@@ -533,17 +555,41 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			d->seed_given = true;
 			break;
 		case 'Z':
-			note(d, "%s: accepted, not acted on: iomatrix stamps every 4 KiB of each write "
-				"with its offset and a sequence number, so no two written blocks are "
-				"alike (neither zeros nor one repeated buffer)", a);
+			/* -Z zeros; -Zr random; -Z<size> a random buffer of that size: random too
+			 * (iomatrix's is a block per slot, every 4 KiB stamped unique) */
+			if (strcmp(v, "") == 0) {
+				d->data = "zeros";
+			} else if (strcmp(v, "r") == 0) {
+				d->data = "random";
+			} else if (strchr(v, ',')) {
+				ret = iom_err(err, errlen, EINVAL, "DiskSpd option '%s' (write buffers "
+					      "from a file) is not supported: iomatrix writes data = "
+					      "random, zeros, compressible:N%% or dedupe:N%% (-Z zeros, "
+					      "-Zr random)", a);
+				goto fail;
+			} else {
+				uint64_t zsize;
+				bool zblocks;
+
+				if (parse_size(v, &zsize, &zblocks) < 0 || zsize == 0) {
+					ret = iom_err(err, errlen, EINVAL, "'%s': -Z takes r, a buffer "
+						      "size, or nothing (zeros)", a);
+					goto fail;
+				}
+				d->data = "random";
+				note(d, "%s: random data, as DiskSpd's random buffer, but not of that "
+					"size: iomatrix fills each I/O slot once and stamps every 4 KiB "
+					"of each write with its offset and a sequence number", a);
+			}
 			break;
 		default:
 		unknown:
 			for (size_t k = 0; k < IOM_ARRAY_SIZE(unsupported); k++)
 				if (unsupported[k].flag == a[1]) {
 					ret = iom_err(err, errlen, EINVAL, "DiskSpd option '%s' (%s) is "
-						      "not supported by iomatrix diskspd (it takes "
-						      SUPPORTED ")", a, unsupported[k].what);
+						      "not supported by iomatrix diskspd: %s (it takes "
+						      SUPPORTED ")", a, unsupported[k].what,
+						      unsupported[k].why);
 					goto fail;
 				}
 			ret = iom_err(err, errlen, EINVAL, "unknown DiskSpd option '%s' (iomatrix "
@@ -558,6 +604,14 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 	}
 	if (c_blocks)
 		create *= d->block_size;
+	if (f_blocks)
+		max_size *= d->block_size;
+	d->max_size = max_size;
+	if (max_size && create && max_size > create) {
+		ret = iom_err(err, errlen, EINVAL, "-f: a region of %" PRIu64 " bytes is larger "
+			      "than the file -c creates (%" PRIu64 " bytes)", max_size, create);
+		goto fail;
+	}
 	if (r_blocks)
 		r_align *= d->block_size;
 	if (s_blocks)
@@ -593,10 +647,6 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 	}
 	if (d->random && sequential)
 		note(d, "-r and -s given: random, as DiskSpd does (-r overrides -s)");
-	if (cache_w)
-		note(d, "write-through (-Sh, -Sw, -h): O_DIRECT writes go to the device, but "
-			"iomatrix adds no FUA or O_DSYNC, so a volatile write cache on the device "
-			"stays in use (DiskSpd asks Windows for write-through)");
 	if (!d->direct)
 		note(d, "no -Sh/-Su/-h: DiskSpd's default goes through the OS cache, and so does "
 			"this study (direct = false); add -Sh to measure the device");
@@ -615,7 +665,7 @@ static int target_size(const struct iom_diskspd *d, bool *is_dev, uint64_t *size
 	bool exists = stat(d->target, &st) == 0;
 
 	*is_dev = strncmp(d->target, "/dev/", 5) == 0 || (exists && S_ISBLK(st.st_mode));
-	*size = 0;
+	*size = d->max_size; /* -f: the region [0, size); 0: all of it */
 	if (*is_dev) {
 		if (d->create_size)
 			return iom_err(err, errlen, EINVAL, "-c creates files, and '%s' is a block "
@@ -630,7 +680,7 @@ static int target_size(const struct iom_diskspd *d, bool *is_dev, uint64_t *size
 		return iom_err(err, errlen, EINVAL, "'%s' is a directory; give a file in it, e.g. "
 			       "'%s/iomatrix-diskspd.dat' with -c1G", d->target, d->target);
 	if (d->create_size) {
-		*size = d->create_size;
+		*size = d->max_size ? d->max_size : d->create_size;
 		return 0;
 	}
 	if (!exists)
@@ -639,7 +689,11 @@ static int target_size(const struct iom_diskspd *d, bool *is_dev, uint64_t *size
 	if (!S_ISREG(st.st_mode) || st.st_size <= 0)
 		return iom_err(err, errlen, EINVAL, "'%s' is not a regular file with data; give "
 			       "-c<size>", d->target);
-	*size = (uint64_t)st.st_size;
+	if (d->max_size > (uint64_t)st.st_size)
+		return iom_err(err, errlen, EINVAL, "-f: a region of %" PRIu64 " bytes is larger "
+			       "than '%s' (%lld bytes)", d->max_size, d->target,
+			       (long long)st.st_size);
+	*size = d->max_size ? d->max_size : (uint64_t)st.st_size;
 	return 0;
 }
 
@@ -699,13 +753,17 @@ int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size
 	if (d->cpus)
 		add(&t, "cpus = \"%s\";   # -a: thread i on the i-th CPU, round-robin\n", d->cpus);
 	add(&t, "\ntargets = (\n  { label = \"%s\"; path = %s;", label, qpath);
-	if (is_dev)
+	if (is_dev && d->max_size)
+		add(&t, " size = \"%s\";%s }   # a block device: -f, its first %s\n", size,
+		    d->destructive ? " destructive = true;" : "", size);
+	else if (is_dev)
 		add(&t, "%s }   # a block device: the whole of it\n",
 		    d->destructive ? " destructive = true;" : "");
 	else
 		add(&t, " size = \"%s\";%s }   # %s\n", size,
 		    d->overwrite ? " overwrite = true;" : "",
-		    d->create_size ? "-c: created when missing" : "the existing file's size");
+		    d->max_size ? "-f: the region used (created at it when missing)"
+		    : d->create_size ? "-c: created when missing" : "the existing file's size");
 	add(&t, ");\n\nworkload = {\n");
 	snprintf(kv, sizeof(kv), "block_size = \"%s\";", bs);
 	add_key(&t, kv, "-b (DiskSpd's default 64K)");
@@ -741,6 +799,14 @@ int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size
 	snprintf(kv, sizeof(kv), "direct = %s;", d->direct ? "true" : "false");
 	add_key(&t, kv, d->direct ? "-Sh/-Su/-h: O_DIRECT, the OS cache bypassed"
 				  : "no -S: through the OS cache, DiskSpd's default");
+	if (d->data) {
+		snprintf(kv, sizeof(kv), "data = \"%s\";", d->data);
+		add_key(&t, kv, strcmp(d->data, "zeros") == 0 ? "-Z: write buffers of zeros"
+							       : "-Zr, -Z<size>: random data");
+	}
+	if (d->write_through)
+		add_key(&t, "write_through = true;", "-Sh/-Sw/-h: O_DSYNC, every write on stable "
+			"media (FUA, or a flush of the device's cache)");
 	add_key(&t, "engine = \"io_uring\";", "asynchronous, as DiskSpd's completion ports");
 	add(&t, "};\n\ntiming = {\n");
 	snprintf(kv, sizeof(kv), "warmup = \"%" PRIu64 "s\";", d->warmup_s);
@@ -788,14 +854,16 @@ void iom_diskspd_usage(FILE *out)
 	      "  -T<offset>   sequential thread t starts at t x offset     thread_stride\n"
 	      "  -w<pct>      percentage of writes                read_pct = 100 - pct  [0]\n"
 	      "  -c<size>     create the file at this size        targets.size\n"
+	      "  -f<size>     use the first <size> bytes only     targets.size (the region)\n"
 	      "  -Sh, -Su, -S bypass the OS cache (O_DIRECT); -Sb uses it   direct  [the cache]\n"
+	      "  -Sh, -Sw, -h write through: O_DSYNC (FUA, or a flush after each write)  write_through\n"
 	      "  -h           old spelling of -Sh (Windows), taken as -Sh\n"
 	      "  -L           latency statistics: always measured\n"
 	      "  -D[ms]       IOPS statistics: always in 1 s intervals\n"
 	      "  -z[seed]     random seed                         seed\n"
 	      "  -a[cpus]     pin threads round-robin: -a0,2 to CPUs 0 and 2, -a to all  cpus\n"
 	      "  -n           no affinity: iomatrix's default (DiskSpd's default is -a)\n"
-	      "  -Z...        write buffer content: accepted, iomatrix writes unique blocks\n"
+	      "  -Z, -Zr      writes of zeros, of random data (-Z<size>: random)  data  [random]\n"
 	      "\n"
 	      "iomatrix options:\n"
 	      "  --output DIR   the results directory (default results/diskspd-<UTC time>)\n"

@@ -37,7 +37,10 @@ struct iom_diskspd {
 	bool shared_seq;       /* -si: the threads share one sequential stream */
 	unsigned write_pct;    /* -w */
 	uint64_t create_size;  /* -c, bytes; 0: not given */
+	uint64_t max_size;     /* -f, bytes: the target's region [0, max_size); 0: not given */
 	bool direct;           /* -S, -Su, -Sh, -h: the OS cache bypassed (O_DIRECT) */
+	bool write_through;    /* -Sh, -Sw, -h: write_through = true (O_DSYNC) */
+	const char *data;      /* -Z "zeros", -Zr "random" (the data key); NULL: not given */
 	bool seed_given;
 	uint64_t seed;         /* -z */
 	char *cpus;            /* -a: the CPU list threads are pinned to, round-robin (heap) */

@@ -25,15 +25,19 @@ const struct iom_engine_info iom_engines[IOM_ENGINE_COUNT] = {
 	[IOM_ENGINE_IO_URING] = { .name = "io_uring", .ops = &iom_engine_uring_ops,
 				  .caps = IOM_ENGINE_CAP_FD | IOM_ENGINE_CAP_QUEUES |
 					  IOM_ENGINE_CAP_POLICY | IOM_ENGINE_CAP_FIXED_BUFFERS |
-					  IOM_ENGINE_CAP_POLLED | IOM_ENGINE_CAP_DATA,
+					  IOM_ENGINE_CAP_POLLED | IOM_ENGINE_CAP_DATA |
+					  IOM_ENGINE_CAP_FLUSH | IOM_ENGINE_CAP_TRIM,
 				  .keys = IOM_SEC_IO_URING },
 	[IOM_ENGINE_PSYNC] = { .name = "psync", .ops = &iom_engine_psync_ops,
-			       .caps = IOM_ENGINE_CAP_FD | IOM_ENGINE_CAP_DATA, .keys = -1 },
+			       .caps = IOM_ENGINE_CAP_FD | IOM_ENGINE_CAP_DATA |
+				       IOM_ENGINE_CAP_FLUSH | IOM_ENGINE_CAP_TRIM, .keys = -1 },
 	[IOM_ENGINE_NULL] = { .name = "null", .ops = &iom_engine_null_ops,
-			      .caps = IOM_ENGINE_CAP_QUEUES, .keys = -1 },
+			      .caps = IOM_ENGINE_CAP_QUEUES | IOM_ENGINE_CAP_FLUSH |
+				      IOM_ENGINE_CAP_TRIM, .keys = -1 },
 	[IOM_ENGINE_LIBAIO] = { .name = "libaio", .ops = &iom_engine_aio_ops,
 				.caps = IOM_ENGINE_CAP_FD | IOM_ENGINE_CAP_QUEUES |
-					IOM_ENGINE_CAP_POLICY | IOM_ENGINE_CAP_DATA,
+					IOM_ENGINE_CAP_POLICY | IOM_ENGINE_CAP_DATA |
+					IOM_ENGINE_CAP_FLUSH, /* Linux AIO has no discard */
 				.keys = -1 },
 };
 

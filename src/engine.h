@@ -44,7 +44,13 @@
 #include "keys.h"
 
 /* The direction of an I/O; equal to IOM_DIR_READ and IOM_DIR_WRITE of result.h. */
-enum iom_op { IOM_OP_READ = 0, IOM_OP_WRITE = 1 };
+enum iom_op {
+	IOM_OP_READ = 0,
+	IOM_OP_WRITE = 1,
+	/* Only in cells with fsync_every or trim_pct, on engines with the capability: */
+	IOM_OP_FLUSH = 2, /* fdatasync of the target; res 0 */
+	IOM_OP_TRIM = 3,  /* discard [offset, offset + len) (a file: punch a hole); res 0 */
+};
 
 /* How the worker counted a completed I/O (the numbers of trace.h's phases). */
 enum iom_io_phase {
@@ -92,6 +98,8 @@ enum {
 	IOM_ENGINE_CAP_FIXED_BUFFERS = 1u << 3, /* can register its buffers with the kernel */
 	IOM_ENGINE_CAP_POLLED = 1u << 4,        /* can poll for completions (IOM_ENGINE_IOPOLL) */
 	IOM_ENGINE_CAP_DATA = 1u << 5,          /* moves data (null does not: nothing to verify) */
+	IOM_ENGINE_CAP_FLUSH = 1u << 6,         /* does IOM_OP_FLUSH (fsync_every) */
+	IOM_ENGINE_CAP_TRIM = 1u << 7,          /* does IOM_OP_TRIM (trim_pct) */
 };
 
 struct iom_engine_setup {

@@ -97,6 +97,8 @@ static void aio_queue(struct iom_engine *e, struct iom_io *io)
 
 	if (io->op == IOM_OP_READ)
 		io_prep_pread(cb, a->fd, io->buf, io->len, (long long)io->offset);
+	else if (__builtin_expect(io->op == IOM_OP_FLUSH, 0))
+		io_prep_fdsync(cb, a->fd); /* IOCB_CMD_FDSYNC: the kernel's aio fsync (4.18+) */
 	else
 		io_prep_pwrite(cb, a->fd, io->buf, io->len, (long long)io->offset);
 	cb->data = io;

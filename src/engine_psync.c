@@ -8,13 +8,19 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
 
 struct psync_engine {
 	int fd;
+	bool is_block;          /* a trim is BLKDISCARD (a file: a hole punched) */
 	struct iom_io *queued;  /* depth is 1: at most one queued … */
 	struct iom_io *done;    /* … or one completed, not yet reaped */
 };
@@ -30,6 +36,11 @@ static int psync_init(struct iom_engine *e, const struct iom_engine_setup *s, ch
 		return iom_err(err, errlen, EBADF, "psync engine needs an open target");
 	p = xcalloc(1, sizeof(*p));
 	p->fd = s->fd;
+	{
+		struct stat st;
+
+		p->is_block = fstat(s->fd, &st) == 0 && S_ISBLK(st.st_mode);
+	}
 	e->priv = p;
 	e->depth = 1;
 	if (s->depth > 1)
@@ -49,15 +60,35 @@ static void psync_queue(struct iom_engine *e, struct iom_io *io)
 
 /* The whole transfer, retried on EINTR; a short transfer is returned as is (the worker
  * reports it). */
-static int32_t do_io(int fd, const struct iom_io *io)
+/* A flush (fdatasync) or a trim (BLKDISCARD; a file: fallocate punching a hole): 0 or -errno. */
+static int32_t do_special(int fd, bool is_block, const struct iom_io *io)
+{
+	uint64_t range[2] = { io->offset, io->len };
+	int r;
+
+	do {
+		if (io->op == IOM_OP_FLUSH)
+			r = fdatasync(fd);
+		else if (is_block)
+			r = ioctl(fd, BLKDISCARD, range);
+		else
+			r = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				      (off_t)io->offset, (off_t)io->len);
+	} while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : 0;
+}
+
+static int32_t do_io(int fd, bool is_block, const struct iom_io *io)
 {
 	ssize_t r;
 
 	do {
 		if (io->op == IOM_OP_READ)
 			r = pread(fd, io->buf, io->len, (off_t)io->offset);
-		else
+		else if (__builtin_expect(io->op == IOM_OP_WRITE, 1))
 			r = pwrite(fd, io->buf, io->len, (off_t)io->offset);
+		else
+			return do_special(fd, is_block, io);
 	} while (r < 0 && errno == EINTR);
 	return r < 0 ? -errno : (int32_t)r;
 }
@@ -71,7 +102,7 @@ static int psync_submit(struct iom_engine *e, unsigned wait_nr)
 	if (!io)
 		return 0;
 	io->submit_ns = iom_now_ns();
-	io->res = do_io(p->fd, io);
+	io->res = do_io(p->fd, p->is_block, io);
 	io->complete_ns = iom_now_ns();
 	p->queued = NULL;
 	p->done = io;

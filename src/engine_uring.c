@@ -34,7 +34,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <linux/falloc.h>
 
 #include "util.h"
 
@@ -49,6 +52,7 @@ struct uring_engine {
 	int fd;                  /* the target's fd, or 0: its index among registered files */
 	unsigned char sqe_flags; /* IOSQE_FIXED_FILE when the file is registered */
 	bool fixed_bufs;
+	bool is_block;           /* the target is a block device: a trim is a discard command */
 	struct iom_io **queued;  /* queued since the last submit, to be stamped */
 	unsigned nqueued;
 };
@@ -181,6 +185,11 @@ static int uring_init(struct iom_engine *e, const struct iom_engine_setup *s, ch
 			       s->depth);
 	}
 	u->fd = s->fd;
+	{
+		struct stat st;
+
+		u->is_block = fstat(s->fd, &st) == 0 && S_ISBLK(st.st_mode);
+	}
 
 	if (!(s->flags & IOM_ENGINE_NO_SETUP_FLAGS)) {
 		ret = io_uring_register_ring_fd(&u->ring);
@@ -238,6 +247,32 @@ static void stamp_queued(struct uring_engine *u)
 	u->nqueued = 0;
 }
 
+/*
+ * The discard command of a block device (kernel 6.12+: BLOCK_URING_CMD_DISCARD of linux/fs.h, as
+ * liburing 2.8's io_uring_prep_cmd_discard; the liburing this builds with may predate it). An
+ * older kernel refuses it and the run fails naming the trim.
+ */
+#ifndef BLOCK_URING_CMD_DISCARD
+#define BLOCK_URING_CMD_DISCARD _IO(0x12, 0)
+#endif
+
+/* A flush (IORING_OP_FSYNC, data only) or a trim: a block device's discard command, a file's
+ * hole punched (IORING_OP_FALLOCATE). Only in cells with fsync_every or trim_pct. */
+static void prep_special(struct uring_engine *u, struct io_uring_sqe *sqe, struct iom_io *io)
+{
+	if (io->op == IOM_OP_FLUSH) {
+		io_uring_prep_fsync(sqe, u->fd, IORING_FSYNC_DATASYNC);
+	} else if (u->is_block) {
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, u->fd, NULL, 0, 0);
+		sqe->cmd_op = BLOCK_URING_CMD_DISCARD;
+		sqe->addr = io->offset;
+		sqe->addr3 = io->len;
+	} else {
+		io_uring_prep_fallocate(sqe, u->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					io->offset, io->len);
+	}
+}
+
 static void uring_queue(struct iom_engine *e, struct iom_io *io)
 {
 	struct uring_engine *u = e->priv;
@@ -257,13 +292,17 @@ static void uring_queue(struct iom_engine *e, struct iom_io *io)
 	if (u->fixed_bufs) {
 		if (io->op == IOM_OP_READ)
 			io_uring_prep_read_fixed(sqe, u->fd, io->buf, io->len, io->offset, io->slot);
-		else
+		else if (__builtin_expect(io->op == IOM_OP_WRITE, 1))
 			io_uring_prep_write_fixed(sqe, u->fd, io->buf, io->len, io->offset, io->slot);
+		else
+			prep_special(u, sqe, io);
 	} else {
 		if (io->op == IOM_OP_READ)
 			io_uring_prep_read(sqe, u->fd, io->buf, io->len, io->offset);
-		else
+		else if (__builtin_expect(io->op == IOM_OP_WRITE, 1))
 			io_uring_prep_write(sqe, u->fd, io->buf, io->len, io->offset);
+		else
+			prep_special(u, sqe, io);
 	}
 	sqe->flags |= u->sqe_flags;
 	io_uring_sqe_set_data(sqe, io);

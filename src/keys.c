@@ -33,12 +33,17 @@
 
 static const char *const pattern_choices[] = { "random", "sequential", NULL };
 /* In the order of enum iom_engine_kind and engine.c's registry (test_engine.c checks it). */
+static const char *const data_choices[] = { "random", "zeros", "compressible:%", "dedupe:%",
+					    NULL };
+/* no word for random; the others with a percentage are their value ("dedupe:30%") */
+static const char *const data_words[] = { "", "zeros", "compressible", "dedupe" };
 static const char *const engine_choices[] = { "io_uring", "psync", "null", "libaio", NULL };
 static const char *const repeat_order_choices[] = { "grouped", "interleaved", NULL };
 static const char *const pattern_words[] = { "rnd", "seq" };
 static const char *const direct_words[] = { "buffered", "direct" }; /* false, true */
 static const char *const verify_words[] = { "", "verify" };         /* no word for off */
 static const char *const shared_words[] = { "", "si" };             /* issue 16a */
+static const char *const write_through_words[] = { "", "write-through" }; /* none for off */
 
 #define MAX_LABEL 64  /* names and labels */
 #define MAX_TEXT 1024 /* one-line texts and option strings */
@@ -163,6 +168,11 @@ const struct iom_key iom_keys[] = {
 		  "(labelled LABEL-FSTYPE); iomatrix makes each on the device in turn (needs "
 		  "destructive = true), mounts it privately and runs the cells on a scratch file of "
 		  "size bytes there (raw: on the device)" },
+	{ .name = "fill_data", .section = IOM_SEC_TARGET, .type = IOM_TYPE_BOOL,
+	  .dim = NODIM, IOM_AT(iom_target, fill_data), .def = "false",
+	  .help = "the scratch file's fill writes the target's data value (zeros, "
+		  "compressible:N%, dedupe:N%) instead of random data, when iomatrix fills it "
+		  "(created or extended; a filled file is reused as it is)" },
 	{ .name = "mkfs_options", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING,
 	  .dim = NODIM, IOM_AT(iom_target, mkfs_options), .max = MAX_TEXT,
 	  .help = "extra mkfs arguments for filesystems, split at white space" },
@@ -262,6 +272,33 @@ const struct iom_key iom_keys[] = {
 	  .def = "false", .flags = IOM_KEY_SPARSE, .words = shared_words,
 	  .help = "sequential I/O: all threads take the next block of one stream over the whole "
 		  "region (DiskSpd's -si), instead of one stream per thread" },
+	{ .name = "write_through", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_BOOL,
+	  .dim = IOM_DIM_WRITE_THROUGH, IOM_AT(iom_workload, write_through),
+	  .def = "false",
+	  .words = write_through_words,
+	  .flags = IOM_KEY_SPARSE,
+	  .help = "every write is on stable media when it completes: the target is opened O_DSYNC "
+		  "(a device without FUA then flushes its volatile cache after each write); the "
+		  "run's JSON gives the device's flushes (DiskSpd -Sh, -Sw)" },
+	{ .name = "data", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_ENUM,
+	  .dim = IOM_DIM_DATA, IOM_AT(iom_workload, data),
+	  .def = "random", .choices = data_choices, .words = data_words,
+	  .flags = IOM_KEY_SPARSE,
+	  .help = "what writes carry: random (incompressible, every 4 KiB unique); zeros; "
+		  "compressible:N% (gzip shrinks each 4 KiB by about N %: that share is zeros); "
+		  "dedupe:N% (N % of written blocks repeat an earlier block of the thread)" },
+	{ .name = "fsync_every", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_UINT,
+	  .dim = IOM_DIM_FSYNC_EVERY, IOM_AT(iom_workload, fsync_every),
+	  .min = 0, .max = 1000000, .def = "0", .word = "fsync%s", .word_zero = "",
+	  .flags = IOM_KEY_SPARSE,
+	  .help = "a flush (fdatasync; io_uring IORING_OP_FSYNC) after every N writes of a "
+		  "thread, as fio's fsync; counted apart in the run's flush figures; 0: none" },
+	{ .name = "trim_pct", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_PCT,
+	  .dim = IOM_DIM_TRIM_PCT, IOM_AT(iom_workload, trim_pct),
+	  .unit = "%", .min = 0, .max = 100, .def = "0", .word = "trim%s%%", .word_zero = "",
+	  .flags = IOM_KEY_SPARSE,
+	  .help = "share of I/Os that discard their block (a device: a discard; a file: a hole "
+		  "punched), the rest split by read_pct; counted apart in the run's trim figures" },
 
 	/* timing = { … } */
 	{ .name = "warmup", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, warmup_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,
@@ -545,6 +582,14 @@ const char *iom_type_name(enum iom_type type)
 	return "?";
 }
 
+/* A choice spelled "name:%" takes a whole percentage: "name:N%" (IOM_CHOICE_VALUE). */
+static bool choice_takes_pct(const char *choice)
+{
+	size_t n = strlen(choice);
+
+	return n > 2 && choice[n - 2] == ':' && choice[n - 1] == '%';
+}
+
 void iom_key_format(const struct iom_key *k, int64_t v, char *buf, size_t len)
 {
 	switch (k->type) {
@@ -561,11 +606,17 @@ void iom_key_format(const struct iom_key *k, int64_t v, char *buf, size_t len)
 		k->format(v, buf, len);
 		break;
 	case IOM_TYPE_ENUM: {
-		int64_t n = 0;
+		int64_t n = 0, i = IOM_CHOICE_INDEX(v);
 
 		while (k->choices[n])
 			n++;
-		snprintf(buf, len, "%s", v >= 0 && v < n ? k->choices[v] : "?");
+		if (v < 0 || i >= n)
+			snprintf(buf, len, "?");
+		else if (choice_takes_pct(k->choices[i]))
+			snprintf(buf, len, "%.*s:%" PRId64 "%%", (int)strlen(k->choices[i]) - 2,
+				 k->choices[i], IOM_CHOICE_PCT(v));
+		else
+			snprintf(buf, len, "%s", k->choices[i]);
 		break;
 	}
 	default:
@@ -606,9 +657,13 @@ void iom_key_range_text(const struct iom_key *k, char *buf, size_t len)
 		size_t off = 0;
 
 		buf[0] = '\0';
-		for (size_t i = 0; k->choices[i] && off < len; i++)
-			off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? " | " : "",
-						k->choices[i]);
+		for (size_t i = 0; k->choices[i] && off < len; i++) {
+			const char *ch = k->choices[i];
+			bool pct = choice_takes_pct(ch); /* "name:%" reads "name:N%" */
+
+			off += (size_t)snprintf(buf + off, len - off, "%s%.*s%s", i ? " | " : "",
+						(int)strlen(ch) - (pct ? 1 : 0), ch, pct ? "N%" : "");
+		}
 		break;
 	}
 	default:
@@ -628,10 +683,16 @@ int iom_key_check(const struct iom_key *k, int64_t v, char *err, size_t errlen)
 		lo = 0;
 		hi = 1;
 	} else if (k->type == IOM_TYPE_ENUM) {
+		int64_t i = IOM_CHOICE_INDEX(v), pct = IOM_CHOICE_PCT(v);
+
 		lo = 0;
 		for (hi = 0; k->choices[hi]; hi++)
 			;
 		hi--;
+		if (v >= 0 && i <= hi &&
+		    (choice_takes_pct(k->choices[i]) ? pct <= 100 : pct == 0))
+			return 0;
+		v = v < 0 ? v : hi + 1; /* out of range: named "?" below */
 	}
 	if (v >= lo && v <= hi)
 		return 0;
@@ -722,10 +783,26 @@ int iom_key_parse_text(const struct iom_key *k, const char *text, int64_t *v, ch
 	case IOM_TYPE_ENUM: {
 		char range[96];
 
-		for (x = 0; k->choices[x]; x++)
+		for (x = 0; k->choices[x]; x++) {
+			size_t n = strlen(k->choices[x]) - 1;
+
 			if (strcmp(k->choices[x], text) == 0)
 				break;
-		if (k->choices[x])
+			if (choice_takes_pct(k->choices[x]) && strncmp(k->choices[x], text, n) == 0) {
+				/* "name:N%": a whole percentage, 0 to 100 */
+				ret = iom_pct_parse(text + n, 0, 100, &pct, sub, sizeof(sub));
+				if (ret == 0 && (pct != floor(pct) || !strchr(text + n, '%')))
+					ret = -EINVAL;
+				if (ret < 0)
+					return iom_err(err, errlen, EINVAL, "%s '%s': after '%.*s' "
+						       "comes a whole percentage from 0%% to 100%%, "
+						       "e.g. '%.*s50%%'", k->name, text, (int)n,
+						       text, (int)n, text);
+				x = IOM_CHOICE_VALUE(x, (int64_t)pct);
+				break;
+			}
+		}
+		if (k->choices[IOM_CHOICE_INDEX(x)])
 			break;
 		iom_key_range_text(k, range, sizeof(range));
 		return iom_err(err, errlen, EINVAL, "%s '%s' is not one of %s", k->name, text,
@@ -841,6 +918,15 @@ void iom_dim_word(const char *dim, const char *value, char *buf, size_t len)
 		for (size_t i = 0; k->choices[i]; i++) {
 			if (strcmp(k->choices[i], value) == 0) {
 				snprintf(buf, len, "%s", k->words[i]);
+				return;
+			}
+		}
+		{
+			int64_t pv;
+
+			/* a choice with its percentage ("compressible:50%") is its own word */
+			if (iom_key_parse_text(k, value, &pv, NULL, 0) == 0) {
+				snprintf(buf, len, "%s", value);
 				return;
 			}
 		}

@@ -32,6 +32,12 @@ enum iom_section {
 	IOM_SEC_IO_URING, /* io_uring = { … }: the keys the io_uring engine owns */
 };
 
+/* The stored value of a choice: its index, and for a choice spelled "name:%" in the table (which
+ * the file writes "name:N%") the percentage N above it. A plain choice's value is its index. */
+#define IOM_CHOICE_VALUE(index, pct) ((int64_t)(index) + ((int64_t)(pct) << 8))
+#define IOM_CHOICE_INDEX(v) ((v) & 0xff)
+#define IOM_CHOICE_PCT(v) ((v) >> 8)
+
 /* Key flags. */
 #define IOM_KEY_REQUIRED 0x1u /* must be given (in its section; `size` only for files) */
 #define IOM_KEY_RESERVED 0x2u /* accepted and checked, not acted on by this version */

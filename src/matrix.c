@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "hooks.h"
 #include "units.h"
 #include "util.h"
@@ -2042,6 +2043,74 @@ static int cross_checks(struct ctx *c)
 			direct |= t->dim[IOM_DIM_DIRECT].v[j] != 0;
 		for (size_t j = 0; j < t->dim[IOM_DIM_VERIFY].n; j++)
 			verify |= t->dim[IOM_DIM_VERIFY].v[j] != 0;
+		{
+			/* fsync_every and trim_pct need an engine that can, writes allowed, and
+			 * trims no verified data */
+			const struct iom_values *fs = &t->dim[IOM_DIM_FSYNC_EVERY];
+			const struct iom_values *tp = &t->dim[IOM_DIM_TRIM_PCT];
+			const struct iom_values *en = &t->dim[IOM_DIM_ENGINE];
+			const struct iom_values *rp = &t->dim[IOM_DIM_READ_PCT];
+			bool flush = false, trim = false, ro = false;
+
+			for (size_t j = 0; j < fs->n; j++)
+				flush |= fs->v[j] != 0;
+			for (size_t j = 0; j < tp->n; j++)
+				trim |= tp->v[j] != 0;
+			for (size_t j = 0; j < rp->n; j++)
+				ro |= rp->v[j] == 100;
+			for (size_t j = 0; j < en->n && (flush || trim); j++) {
+				enum iom_engine_kind k = (enum iom_engine_kind)en->v[j];
+				int dim = flush && !iom_engine_has(k, IOM_ENGINE_CAP_FLUSH)
+						  ? IOM_DIM_FSYNC_EVERY
+						  : trim && !iom_engine_has(k, IOM_ENGINE_CAP_TRIM)
+							    ? IOM_DIM_TRIM_PCT
+							    : -1;
+				const config_setting_t *w;
+
+				if (dim < 0)
+					continue;
+				w = c->t_set[i][dim] ? c->t_set[i][dim] : c->wl_set[dim];
+				return fail(c, w ? w : c->t_set[i][IOM_DIM_ENGINE],
+					    "engine %s cannot %s (target '%s'): set engine = "
+					    "\"io_uring\" or \"psync\" for %s", iom_engines[k].name,
+					    dim == IOM_DIM_FSYNC_EVERY ? "flush (fsync_every)"
+								       : "discard (trim_pct)",
+					    t->label, iom_dim_name((enum iom_dim)dim));
+			}
+			if (trim && (ro || verify)) {
+				const config_setting_t *w = c->t_set[i][IOM_DIM_TRIM_PCT]
+								    ? c->t_set[i][IOM_DIM_TRIM_PCT]
+								    : c->wl_set[IOM_DIM_TRIM_PCT];
+
+				return fail(c, w, "trim_pct discards data (target '%s'): %s", t->label,
+					    ro ? "a cell with read_pct = 100 opens the target "
+						 "read-only; give read_pct below 100"
+					       : "verify would find the trimmed sectors gone; set "
+						 "verify = false");
+			}
+		}
+		if (t->fill_data && t->dim[IOM_DIM_DATA].n != 1)
+			return fail_line(c, t->line, "target '%s' has fill_data = true and %zu values "
+					 "of data: its scratch file is filled once, with one (set data "
+					 "on the target, or fill_data = false)", t->label,
+					 t->dim[IOM_DIM_DATA].n);
+		for (size_t j = 0; verify && j < t->dim[IOM_DIM_DATA].n; j++) {
+			int64_t d = IOM_CHOICE_INDEX(t->dim[IOM_DIM_DATA].v[j]);
+			const config_setting_t *dw = c->t_set[i][IOM_DIM_DATA]
+							     ? c->t_set[i][IOM_DIM_DATA]
+							     : c->wl_set[IOM_DIM_DATA];
+
+			/* verify's header (offset, sequence, crc) in every sector would make zeros
+			 * not zeros and every deduplicated block unique */
+			if (d == IOM_DATA_ZEROS || d == IOM_DATA_DEDUPE)
+				return fail(c, dw ? dw : c->t_set[i][IOM_DIM_VERIFY],
+					    "data %s cannot be verified (target '%s'): verify writes a "
+					    "header with the offset into every 512-byte sector, so no "
+					    "block would be %s; use data = \"random\" or "
+					    "\"compressible:N%%\" with verify, or verify = false",
+					    d == IOM_DATA_ZEROS ? "\"zeros\"" : "\"dedupe:N%\"", t->label,
+					    d == IOM_DATA_ZEROS ? "zeros" : "a repeat of another");
+		}
 		for (size_t j = 0; j < bs->n; j++) {
 			maxbs = IOM_MAX(maxbs, bs->v[j]);
 			if (verify && !direct && bs->v[j] % 512 != 0) {

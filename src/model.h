@@ -30,11 +30,19 @@ enum iom_dim {
 	IOM_DIM_ACCESS,
 	IOM_DIM_THREAD_STRIDE,
 	IOM_DIM_SHARED_SEQUENTIAL,
+	/* issue 16b: writes and their data */
+	IOM_DIM_WRITE_THROUGH,
+	IOM_DIM_DATA,
+	IOM_DIM_FSYNC_EVERY,
+	IOM_DIM_TRIM_PCT,
 	IOM_DIM_COUNT
 };
 
 /* Values of the enum-typed dimensions (the index of the choice). */
 enum iom_pattern { IOM_PATTERN_RANDOM, IOM_PATTERN_SEQUENTIAL };
+/* What writes carry (key data): the choice's index (IOM_CHOICE_INDEX of keys.h); compressible
+ * and dedupe take a percentage (IOM_CHOICE_PCT). */
+enum iom_data { IOM_DATA_RANDOM, IOM_DATA_ZEROS, IOM_DATA_COMPRESSIBLE, IOM_DATA_DEDUPE };
 /* The engines, in the order of the engine key's choices and of engine.h's registry (a unit test
  * holds the three together). */
 enum iom_engine_kind {
@@ -68,6 +76,11 @@ struct iom_workload {
 	uint32_t access;           /* 0: none; i + 1: the matrix's access_specs[i] */
 	uint64_t thread_stride;    /* sequential: thread t starts at t × it (DiskSpd -T); 0: slices */
 	bool shared_sequential;    /* sequential: one stream for all threads (DiskSpd -si) */
+	/* issue 16b: what each write carries and how it reaches stable media */
+	bool write_through;        /* the fd has O_DSYNC: every write on stable media (sweep.c) */
+	uint32_t data;             /* what writes carry: enum iom_data + its percentage << 8 */
+	uint32_t fsync_every;      /* a flush after every N writes of a thread; 0: none */
+	uint32_t trim_pct;         /* share of I/Os that are discards (0 … 100) */
 };
 
 /*
@@ -103,6 +116,7 @@ struct iom_target {
 	char *controller;  /* label, or "auto": read the device's driver from sysfs */
 	uint64_t size;     /* scratch file size, or region [0, size) of a device; 0 = whole device */
 	bool overwrite;    /* may take over an existing file that lacks iomatrix's mark */
+	bool fill_data;    /* the scratch fill writes dim[IOM_DIM_DATA]'s one value, not random */
 	bool destructive;  /* may write to a block device */
 	/* The filesystem as a dimension: a target with filesystems = [ … ] is expanded into one
 	 * target per filesystem, labelled "<label>-<fstype>", whose path is the device (fsprep.h

@@ -368,6 +368,23 @@ static json_object *stall_json(const struct iom_run_stall *st)
 	return iom_json_one_line(o);
 }
 
+/* "disk": { name, reads, writes, discards, flushes } completed by the target's disk in the
+ * measured window (discards and flushes null where the kernel does not count them), or null. */
+static json_object *disk_json(const struct iom_run_disk *d)
+{
+	json_object *o;
+
+	if (!d->have)
+		return NULL;
+	o = json_object_new_object();
+	iom_json_add(o, "name", json_object_new_string(d->name));
+	iom_json_add(o, "reads", json_object_new_uint64(d->reads));
+	iom_json_add(o, "writes", json_object_new_uint64(d->writes));
+	iom_json_add(o, "discards", d->has_discards ? json_object_new_uint64(d->discards) : NULL);
+	iom_json_add(o, "flushes", d->has_flushes ? json_object_new_uint64(d->flushes) : NULL);
+	return iom_json_one_line(o);
+}
+
 static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *c,
 			     const struct iom_run_result *r)
 {
@@ -446,6 +463,9 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 		iom_json_add(o, "verify", NULL);
 	}
 	iom_json_add(o, "stalled", stall_json(&r->stall));
+	iom_json_add(o, "disk", disk_json(&r->disk));
+	iom_json_add(o, "flush", r->has_xops ? io_json(&r->xops[0]) : NULL);
+	iom_json_add(o, "trim", r->has_xops ? io_json(&r->xops[1]) : NULL);
 	return o;
 }
 
@@ -682,9 +702,9 @@ static void read_lat(struct rd *c, json_object *o, const char *prefix, struct io
 	}
 }
 
-static void read_io(struct rd *c, json_object *root, int d, struct iom_io_stats *s)
+static void read_io_named(struct rd *c, json_object *root, const char *name,
+			  struct iom_io_stats *s)
 {
-	const char *name = dir_names[d];
 	json_object *o = rd_obj(c, root, "", name);
 
 	rd_u64(c, o, name, "ios", &s->ios);
@@ -693,6 +713,11 @@ static void read_io(struct rd *c, json_object *root, int d, struct iom_io_stats 
 	rd_double(c, o, name, "mb_s", &s->mb_s);
 	rd_double(c, o, name, "mib_s", &s->mib_s);
 	read_lat(c, rd_obj(c, o, name, "lat_ns"), name, &s->lat);
+}
+
+static void read_io(struct rd *c, json_object *root, int d, struct iom_io_stats *s)
+{
+	read_io_named(c, root, dir_names[d], s);
 }
 
 static void read_cpu_pct(struct rd *c, json_object *o, const char *prefix, struct iom_cpu_pct *p)
@@ -1005,6 +1030,33 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 			if (isnan(r->stall.asked_s))
 				r->stall.asked_s = 0; /* null: bytes-bound */
 			rd_str(&c, v, "stalled", "reason", &r->stall.reason);
+		}
+	}
+	/* flush and trim: null (or absent in older files) when the cell set neither key */
+	if (json_object_object_get(root, "flush") || json_object_object_get(root, "trim")) {
+		r->has_xops = true;
+		read_io_named(&c, root, "flush", &r->xops[0]);
+		read_io_named(&c, root, "trim", &r->xops[1]);
+	}
+	{
+		/* absent in files written before the disk's counters were recorded */
+		json_object *v = rd_obj(&c, root, "", "disk");
+		char *dname = NULL;
+
+		if (v) {
+			r->disk.have = true;
+			rd_str(&c, v, "disk.", "name", &dname);
+			snprintf(r->disk.name, sizeof(r->disk.name), "%s", dname ? dname : "");
+			free(dname);
+			rd_u64(&c, v, "disk.", "reads", &r->disk.reads);
+			rd_u64(&c, v, "disk.", "writes", &r->disk.writes);
+			/* null: the kernel did not count them */
+			r->disk.has_discards = json_object_object_get(v, "discards") != NULL;
+			r->disk.has_flushes = json_object_object_get(v, "flushes") != NULL;
+			if (r->disk.has_discards)
+				rd_u64(&c, v, "disk.", "discards", &r->disk.discards);
+			if (r->disk.has_flushes)
+				rd_u64(&c, v, "disk.", "flushes", &r->disk.flushes);
 		}
 	}
 	json_object_put(root);

@@ -169,6 +169,19 @@ struct iom_run_result {
 	char *access;
 	struct iom_line_stats *lines;
 	size_t nlines;
+	/* The target's disk over the measured window (write_through shows here as flushes);
+	 * have false when the disk is unknown (tmpfs) or was not read. */
+	/* fsync_every and trim_pct: the flushes and trims of the measured window ([0] flush, [1]
+	 * trim; bytes: those trimmed), apart from read, write and total; has_xops false when the
+	 * cell set neither. */
+	bool has_xops;
+	struct iom_io_stats xops[2];
+	struct iom_run_disk {
+		bool have;
+		bool has_flushes, has_discards; /* the kernel's stat file has these fields */
+		char name[32];                  /* "vda", "loop3": /sys/block/NAME/stat */
+		uint64_t reads, writes, discards, flushes; /* requests completed in the window */
+	} disk;
 };
 
 /* Frees what the result owns (not r itself). */

@@ -77,6 +77,7 @@
 #include "cpu.h"
 #include "hist.h"
 #include "plan.h"
+#include "target.h"
 #include "trace.h"
 #include "units.h"
 #include "util.h"
@@ -482,6 +483,23 @@ static void interval_spread(const struct ctl *c, double *iops_sd, double *mbs_sd
 	*mbs_sd = sqrt(fmax(0, (b2 - b1 * b1 / (double)n) / (double)(n - 1)));
 }
 
+/* The disk's requests between samples a and b (a counter that went back: 0). */
+static void fill_disk(struct iom_run_result *r, const char *device,
+		      const struct iom_disk_counters *a, const struct iom_disk_counters *b)
+{
+	const char *name = strrchr(device, '/');
+	struct iom_run_disk *d = &r->disk;
+
+	d->have = true;
+	snprintf(d->name, sizeof(d->name), "%s", name ? name + 1 : device);
+	d->reads = b->reads >= a->reads ? b->reads - a->reads : 0;
+	d->writes = b->writes >= a->writes ? b->writes - a->writes : 0;
+	d->discards = b->discards >= a->discards ? b->discards - a->discards : 0;
+	d->flushes = b->flushes >= a->flushes ? b->flushes - a->flushes : 0;
+	d->has_discards = b->fields >= 12;
+	d->has_flushes = b->fields >= 16;
+}
+
 static void fill_cpu(struct iom_run_result *r, const struct iom_cpu_sample *a,
 		     const struct iom_cpu_sample *b, uint64_t sample_ns, const char *drivers)
 {
@@ -653,6 +671,20 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 		r->cooldown_ios += w->cooldown_ios;
 		r->registered_buffers = r->registered_buffers && w->engine.registered_buffers;
 	}
+	if (c->spec->wl.fsync_every || c->spec->wl.trim_pct) {
+		/* flushes and trims, apart from reads and writes */
+		r->has_xops = true;
+		for (d = 0; d < 2; d++) {
+			iom_hist_init(tmp);
+			for (i = 0; i < c->nstarted; i++)
+				if (c->w[i].xhist[d])
+					iom_hist_merge(tmp, c->w[i].xhist[d]);
+			r->xops[d].ios = tmp->count;
+			r->xops[d].bytes = d ? tmp->count * c->spec->wl.block_size : 0;
+			fill_lat(&r->xops[d].lat, tmp);
+			fill_rates(&r->xops[d], secs);
+		}
+	}
 	iom_hist_merge(h[IOM_DIR_TOTAL], h[IOM_DIR_READ]);
 	iom_hist_merge(h[IOM_DIR_TOTAL], h[IOM_DIR_WRITE]);
 	r->dir[IOM_DIR_TOTAL].bytes = r->dir[0].bytes + r->dir[1].bytes;
@@ -773,7 +805,8 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	const struct iom_timing *tm = &spec->timing;
 	const bool bytes_bound = tm->bytes != 0;
 	struct iom_cpu_sample cpu_a, cpu_b;
-	bool have_cpu = false;
+	struct iom_disk_counters disk_a, disk_b;
+	bool have_cpu = false, have_disk = false;
 	uint64_t cpu_t0 = 0, cpu_t1 = 0;
 	enum wake why = WAKE_TIME;
 	char msg[IOM_ERRLEN] = "";
@@ -859,6 +892,7 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	}
 
 	/* 3. the measured window */
+	have_disk = spec->disk && iom_disk_counters_read(NULL, spec->disk, &disk_a) == 0;
 	have_cpu = iom_cpu_sample(&cpu_a, spec->irq_drivers) == 0;
 	cpu_t0 = iom_now_ns();
 	c->t0 = iom_now_ns();
@@ -895,6 +929,8 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 
 	/* 4. end of the window: the counts become final */
 	set_phase(c, IOM_PHASE_COOLDOWN);
+	if (have_disk)
+		have_disk = iom_disk_counters_read(NULL, spec->disk, &disk_b) == 0;
 	if (have_cpu) {
 		have_cpu = iom_cpu_sample(&cpu_b, spec->irq_drivers) == 0;
 		cpu_t1 = iom_now_ns();
@@ -947,6 +983,8 @@ out:
 	fill_result(c, out);
 	if (have_cpu && c->measured)
 		fill_cpu(out, &cpu_a, &cpu_b, cpu_t1 - cpu_t0, spec->irq_drivers);
+	if (have_disk && c->measured && out->status == IOM_RUN_OK)
+		fill_disk(out, spec->disk, &disk_a, &disk_b);
 	iom_cpu_sample_release(&cpu_a);
 	iom_cpu_sample_release(&cpu_b);
 	for (i = 0; i < spec->wl.threads; i++)

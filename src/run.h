@@ -36,6 +36,10 @@ struct iom_run_spec {
 	/* Driver names of the target's IRQ lines in /proc/interrupts (cpu.h; comma-separated,
 	 * e.g. the target facts' irq_names or driver); NULL: interrupts are not counted. */
 	const char *irq_drivers;
+	/* The whole disk under the target ("/dev/vda": the target facts' device), whose request
+	 * counters (reads, writes, discards, flushes) the result gives over the measured window;
+	 * NULL: not read. */
+	const char *disk;
 
 	/* The cell's workload values (block size, queue depth, threads, read %, pattern, engine,
 	 * direct, verify: keys.h); wl.verify is the caller's, which turns it into hooks. */

@@ -680,7 +680,12 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	}
 	/* checked against the identity pinned at preparation; a device to be written is held
 	 * O_EXCL (no mount can start) until the close below, after the run */
-	fd = iom_target_open(info, direct, writes, err, sizeof(err));
+	/* write_through: O_DSYNC on the descriptor, not RWF_DSYNC on each write. Every engine
+	 * honours it the same (the kernel sets IOCB_DSYNC from the file for pwrite, libaio and
+	 * io_uring alike), the hot path carries nothing per I/O, and an O_DIRECT write to a block
+	 * device goes with FUA (a device without FUA: the write, then a flush). */
+	fd = iom_target_open_sync(info, direct, writes, c->v[IOM_DIM_WRITE_THROUGH] != 0, err,
+				  sizeof(err));
 	if (fd < 0) {
 		r->status = IOM_RUN_FAILED;
 		r->error = xstrdup(err);
@@ -691,6 +696,7 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	spec.fd = fd;
 	spec.region = info->region;
 	spec.irq_drivers = info->facts.irq_names;
+	spec.disk = info->facts.device;
 	iom_run_spec_set_cell(&spec, c);
 	if (spec.wl.access && spec.wl.access <= s->m->naccess_specs)
 		spec.access = &s->m->access_specs[spec.wl.access - 1];

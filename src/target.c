@@ -1101,6 +1101,35 @@ static int fill_error(const char *path, int code, uint64_t off, uint64_t to, cha
 		       path, (unsigned long long)off, strerror(code));
 }
 
+/* n bytes of a fill with data other than random (the data key's meanings, 4 KiB at a time):
+ * zeros; compressible:N% the first (100 - N) % of each 4 KiB random, the rest zeros; dedupe:N%
+ * random 4 KiB blocks, each a copy of the one before with N % chance. */
+static void fill_pattern(struct iom_rng *rng, char *buf, size_t n, uint32_t data)
+{
+	unsigned pct = (unsigned)IOM_MIN(IOM_CHOICE_PCT(data), 100);
+
+	for (size_t off = 0; off < n; off += FILL_ALIGN) {
+		size_t len = IOM_MIN((size_t)FILL_ALIGN, n - off);
+		size_t keep = len * (100 - pct) / 100;
+
+		switch (IOM_CHOICE_INDEX(data)) {
+		case IOM_DATA_ZEROS:
+			memset(buf + off, 0, len);
+			break;
+		case IOM_DATA_COMPRESSIBLE:
+			iom_rng_fill(rng, buf + off, keep);
+			memset(buf + off + keep, 0, len - keep);
+			break;
+		default: /* dedupe */
+			if (off && iom_rng_below(rng, 100) < pct)
+				memcpy(buf + off, buf + off - FILL_ALIGN, len);
+			else
+				iom_rng_fill(rng, buf + off, len);
+			break;
+		}
+	}
+}
+
 int iom_target_fill(int fd, const struct iom_target_fill *f, struct iom_target_fill_end *end)
 {
 	uint32_t chunk = f->chunk ? f->chunk : FILL_CHUNK;
@@ -1140,7 +1169,10 @@ int iom_target_fill(int fd, const struct iom_target_fill *f, struct iom_target_f
 			fcntl(fd, F_SETFL, fl & ~O_DIRECT);
 			direct = false;
 		}
-		iom_rng_fill(&rng, buf, n);
+		if (__builtin_expect(f->data != IOM_DATA_RANDOM, 0))
+			fill_pattern(&rng, buf, n, f->data);
+		else
+			iom_rng_fill(&rng, buf, n);
 		/* with stamp, every 4 KiB of the whole fill differs: its first 8 bytes are its
 		 * position */
 		for (uint64_t k = 0; f->stamp && k < n; k += FILL_ALIGN) {
@@ -1216,20 +1248,29 @@ static int scratch_checkpoint(void *arg, int fd, uint64_t off)
 	return mark_write(sf->path, fd, off, sf->err, sf->errlen);
 }
 
+/* What a target's scratch fill writes: its one data value with fill_data (matrix.c checks there is
+ * one), else random. */
+static uint32_t fill_data_of(const struct iom_target *t)
+{
+	if (!t->fill_data || t->dim[IOM_DIM_DATA].n != 1)
+		return IOM_DATA_RANDOM;
+	return (uint32_t)t->dim[IOM_DIM_DATA].v[0];
+}
+
 /*
- * Fills [from, to) of path (open read-write as fd) with incompressible data, advancing the mark
+ * Fills [from, to) of path (open read-write as fd) with data (random: incompressible), advancing the mark
  * as it goes. from is rounded down to FILL_ALIGN. When *stop (stop may be NULL) becomes set it
  * stops between two chunks (within a chunk's write, and a sync of at most FILL_SYNC_EVERY
  * buffered bytes), syncs what it wrote, advances the mark to it and returns -EINTR: the next
  * prepare resumes from there.
  */
-static int fill(const char *path, int fd, uint64_t from, uint64_t to,
+static int fill(const char *path, int fd, uint64_t from, uint64_t to, uint32_t data,
 		volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
 	uint64_t off = from & ~(uint64_t)(FILL_ALIGN - 1);
 	struct scratch_fill sf = { .path = path, .to = to, .err = err, .errlen = errlen };
 	struct iom_target_fill f = { .from = off, .bytes = to - off, .direct = true, .stop = stop,
-				     .checkpoint = scratch_checkpoint,
+				     .checkpoint = scratch_checkpoint, .data = data,
 				     .checkpoint_every = FILL_MARK_EVERY, .arg = &sf };
 	struct iom_target_fill_end end;
 	struct stat st;
@@ -1469,7 +1510,7 @@ static int prepare_new_file(const struct iom_target *t, struct iom_target_info *
 			       info->path, strerror(errno));
 	r = mark_write(info->path, fd, 0, err, errlen);
 	if (!r)
-		r = fill(info->path, fd, 0, t->size, info->stop, err, errlen);
+		r = fill(info->path, fd, 0, t->size, fill_data_of(t), info->stop, err, errlen);
 	if (!r)
 		r = mark_write(info->path, fd, t->size, err, errlen);
 	if (!r) {
@@ -1573,7 +1614,8 @@ static int prepare_existing_file(const struct iom_target *t, const struct stat *
 		if (!marked) /* taking it over: ours from now on, even if the fill stops */
 			r = mark_write(info->path, fd, 0, err, errlen);
 		if (!r)
-			r = fill(info->path, fd, have, want, info->stop, err, errlen);
+			r = fill(info->path, fd, have, want, fill_data_of(t), info->stop, err,
+				 errlen);
 		if (!r)
 			r = mark_write(info->path, fd, want, err, errlen);
 		info->filled = true;
@@ -1873,11 +1915,19 @@ static int direct_refused(const struct iom_target_info *info, char *err, size_t 
 int iom_target_open(const struct iom_target_info *info, bool direct, bool will_write, char *err,
 		    size_t errlen)
 {
+	return iom_target_open_sync(info, direct, will_write, false, err, errlen);
+}
+
+int iom_target_open_sync(const struct iom_target_info *info, bool direct, bool will_write,
+			 bool dsync, char *err, size_t errlen)
+{
 	bool excl = info->is_block && will_write;
 	/* a device to be written is probed (libblkid reads unaligned) before O_DIRECT is set */
 	bool late_direct = direct && excl;
+	/* O_DSYNC only at open: fcntl(F_SETFL) cannot set it, and probing is not affected */
 	int flags = (will_write ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW |
-		    (excl ? O_EXCL : 0) | (direct && !late_direct ? O_DIRECT : 0);
+		    (excl ? O_EXCL : 0) | (direct && !late_direct ? O_DIRECT : 0) |
+		    (dsync && will_write ? O_DSYNC : 0);
 	int fd = open(info->path, flags | O_NOATIME), e, r;
 
 	if (fd < 0 && errno == EPERM) /* O_NOATIME needs ownership or CAP_FOWNER */
@@ -1925,4 +1975,48 @@ int iom_target_open(const struct iom_target_info *info, bool direct, bool will_w
 		return r;
 	}
 	return fd;
+}
+
+int iom_disk_counters_read(const char *sysfs, const char *device, struct iom_disk_counters *c)
+{
+	char path[PATH_MAX], text[512];
+	const char *name = device ? strrchr(device, '/') : NULL;
+	uint64_t v[17] = { 0 };
+	unsigned n = 0;
+	ssize_t len;
+	char *p, *end;
+	int fd;
+
+	memset(c, 0, sizeof(*c));
+	name = name ? name + 1 : device;
+	if (!name || !*name)
+		return -ENOENT;
+	if ((size_t)snprintf(path, sizeof(path), "%s/block/%s/stat", sysfs ? sysfs : "/sys",
+			     name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (len < 0)
+		return -EIO;
+	text[len] = '\0';
+	for (p = text; n < 17; p = end) {
+		unsigned long long x;
+
+		errno = 0;
+		x = strtoull(p, &end, 10);
+		if (end == p || errno)
+			break;
+		v[n++] = x;
+	}
+	if (n < 11)
+		return -EINVAL;
+	c->reads = v[0];
+	c->writes = v[4];
+	c->discards = v[11];
+	c->flushes = v[15];
+	c->fields = n;
+	return 0;
 }

@@ -123,6 +123,15 @@ void iom_target_info_release(struct iom_target_info *info);
  */
 int iom_target_open(const struct iom_target_info *info, bool direct, bool will_write, char *err,
 		    size_t errlen);
+/*
+ * As iom_target_open(), and with dsync (and will_write) the descriptor has O_DSYNC: every write
+ * through it is on stable media when it completes (the kernel sends an O_DIRECT write to a block
+ * device with FUA, which a device without FUA turns into the write and a cache flush; a file's
+ * filesystem syncs the written range and flushes the device; a buffered write is written back
+ * and flushed before it returns).
+ */
+int iom_target_open_sync(const struct iom_target_info *info, bool direct, bool will_write,
+			 bool dsync, char *err, size_t errlen);
 
 /* A fill of an open target: bytes of incompressible data written sequentially from from. */
 struct iom_target_fill {
@@ -131,6 +140,8 @@ struct iom_target_fill {
 	uint64_t region;        /* the writes wrap to 0 at region; 0: no wrapping */
 	uint32_t chunk;         /* bytes per write, a multiple of 4096; 0: 1 MiB */
 	uint64_t seed;          /* of the data (pseudo-random, a new block every chunk) */
+	uint32_t data;          /* what it writes: the data key's value (model.h enum iom_data
+				 * and its percentage); 0: random */
 	bool stamp;             /* the first 8 bytes of every 4 KiB are a hash of its position in
 				 * the fill, so that no two 4 KiB of it are alike */
 	bool direct;            /* O_DIRECT where the target takes it (set on fd for the fill);
@@ -214,5 +225,19 @@ int iom_device_facts_read(const char *root, const char *path, struct iom_device_
 int iom_device_facts_read_dev(const char *root, unsigned major, unsigned minor, const char *file,
 			      struct iom_device_facts *f);
 void iom_device_facts_release(struct iom_device_facts *f);
+
+/* A disk's request counters, from /sys/block/NAME/stat (the kernel's Documentation/block/
+ * stat.rst: fields 1, 5, 12 and 16 are reads, writes, discards and flushes completed). */
+struct iom_disk_counters {
+	uint64_t reads, writes, discards, flushes;
+	unsigned fields;      /* how many fields the file had: discards need 12, flushes 16 */
+};
+
+/*
+ * The counters now of the whole disk behind device ("/dev/vda", a device facts' device; its
+ * stat file is SYSFS/block/vda/stat, sysfs NULL for "/sys"). 0, or -errno (-ENOENT: sysfs
+ * has no such disk; -EINVAL: not a stat file).
+ */
+int iom_disk_counters_read(const char *sysfs, const char *device, struct iom_disk_counters *c);
 
 #endif

@@ -303,6 +303,19 @@ int iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, un
 		}
 		iom_hist_init(w->hist[d]);
 	}
+	if (conf->wl.fsync_every || conf->wl.trim_pct) {
+		for (d = 0; d < 2; d++) {
+			w->xhist[d] = iom_try_calloc(1, sizeof(*w->xhist[d]));
+			if (!w->xhist[d]) {
+				free(w->xhist[0]);
+				free(w->hist[0]);
+				free(w->hist[1]);
+				w->xhist[0] = w->hist[0] = w->hist[1] = NULL;
+				return -ENOMEM;
+			}
+			iom_hist_init(w->xhist[d]);
+		}
+	}
 	if (conf->bytes && conf->wl.block_size && conf->wl.threads) {
 		uint64_t bs = conf->wl.block_size;
 		uint64_t total = conf->bytes / bs + !!(conf->bytes % bs);
@@ -319,6 +332,10 @@ static void free_io(struct iom_worker *w)
 {
 	iom_worker_gen_release(&w->gen);
 	free_lines(w);
+	free(w->data_tmpl);
+	free(w->slot_read);
+	w->data_tmpl = NULL;
+	w->slot_read = NULL;
 	free(w->buf);
 	free(w->slots);
 	free(w->free_slots);
@@ -335,6 +352,9 @@ void iom_worker_release(struct iom_worker *w)
 	free(w->hist[0]);
 	free(w->hist[1]);
 	w->hist[0] = w->hist[1] = NULL;
+	free(w->xhist[0]);
+	free(w->xhist[1]);
+	w->xhist[0] = w->xhist[1] = NULL;
 }
 
 static void fail(struct iom_worker *w, int code, const char *fmt, ...)
@@ -366,6 +386,7 @@ static int prepare(struct iom_worker *w)
 	ret = iom_worker_gen_init(&w->gen, c, w->id, w->error, sizeof(w->error));
 	if (ret < 0)
 		return ret;
+	iom_rng_seed(&w->op_rng, iom_mix64(c->seed + w->id) ^ UINT64_C(0x7e1fdeadf1005));
 	if (depth == 0) {
 		snprintf(w->error, sizeof(w->error), "queue depth must be at least 1");
 		return -EINVAL;
@@ -381,7 +402,22 @@ static int prepare(struct iom_worker *w)
 			 (double)len / (1024.0 * 1024.0), depth, bs);
 		return -ENOMEM;
 	}
-	if (c->wl.read_pct < 100 || c->access) {
+	if ((c->wl.read_pct < 100 || c->access) &&
+	    IOM_CHOICE_INDEX(c->wl.data) != IOM_DATA_RANDOM) {
+		/* the pattern of data in every slot; a read's data is replaced before a write */
+		uint64_t dseed = iom_mix64(c->seed + w->id) ^ UINT64_C(0xda7a0fb0ffe75);
+
+		w->data_tmpl = iom_try_aligned(64, 1, bs);
+		w->slot_read = iom_try_calloc(depth, 1);
+		if (!w->data_tmpl || !w->slot_read) {
+			snprintf(w->error, sizeof(w->error), "its write pattern of %u bytes", bs);
+			return -ENOMEM;
+		}
+		iom_worker_data_pattern(w->data_tmpl, bs, c->wl.data, dseed);
+		for (i = 0; i < depth; i++)
+			memcpy((char *)w->buf + (size_t)i * bs, w->data_tmpl, bs);
+		iom_rng_seed(&w->dedupe_rng, iom_mix64(dseed));
+	} else if (c->wl.read_pct < 100 || c->access) {
 		struct iom_rng r;
 
 		/* Incompressible data for writes, made once. */
@@ -419,7 +455,7 @@ static int prepare(struct iom_worker *w)
 
 /* ---- the loop --------------------------------------------------------------------------- */
 
-static const char *const op_name[2] = { "read", "write" };
+static const char *const op_name[4] = { "read", "write", "flush", "trim" };
 
 /* Stamps each 4 KiB of a write with its offset and a sequence number, so that no two blocks
  * written in a run are alike (deduplicating storage would otherwise see the same few buffers
@@ -437,17 +473,139 @@ static inline void stamp_write(struct iom_io *io, uint64_t seq)
 	} while (off < io->len);
 }
 
+void iom_worker_data_pattern(void *buf, size_t len, uint32_t data, uint64_t seed)
+{
+	unsigned kind = (unsigned)IOM_CHOICE_INDEX(data), pct = (unsigned)IOM_CHOICE_PCT(data);
+	struct iom_rng r;
+	size_t chunk = IOM_MIN(len, (size_t)4096), keep;
+
+	iom_rng_seed(&r, seed);
+	switch (kind) {
+	case IOM_DATA_ZEROS:
+		memset(buf, 0, len);
+		break;
+	case IOM_DATA_COMPRESSIBLE:
+		keep = chunk * (100 - IOM_MIN(pct, 100u)) / 100;
+		for (size_t off = 0; off < len; off += chunk) {
+			size_t n = IOM_MIN(chunk, len - off), k = IOM_MIN(keep, n);
+
+			iom_rng_fill(&r, (char *)buf + off, k);
+			memset((char *)buf + off + k, 0, n - k);
+		}
+		break;
+	default:
+		iom_rng_fill(&r, buf, len);
+		break;
+	}
+}
+
+/* A write or read of a cell whose data is not random (the branch is on a per-run constant; the
+ * default path never comes here). A read marks its slot, whose buffer then holds what was read;
+ * a write puts the pattern back into such a slot, then stamps it: compressible with its offset
+ * and sequence (as random), dedupe with a block id — a new one, or with pct % chance one given
+ * out before, so that the block repeats an earlier one byte for byte — and zeros not at all. */
+static void shape_io(struct iom_worker *w, struct iom_io *io, const struct iom_worker_hooks *hooks)
+{
+	uint32_t data = w->conf->wl.data;
+
+	if (io->op > IOM_OP_WRITE) /* a flush or a trim carries no data */
+		return;
+	if (io->op == IOM_OP_READ) {
+		w->slot_read[io->slot] = 1;
+		return;
+	}
+	if (w->slot_read[io->slot]) {
+		memcpy(io->buf, w->data_tmpl, io->len);
+		w->slot_read[io->slot] = 0;
+	}
+	switch (IOM_CHOICE_INDEX(data)) {
+	case IOM_DATA_COMPRESSIBLE:
+		stamp_write(io, w->write_seq);
+		break;
+	case IOM_DATA_DEDUPE: {
+		uint64_t id = w->dedupe_ids;
+		char *p = io->buf;
+
+		if (id && iom_rng_below(&w->dedupe_rng, 100) < (uint64_t)IOM_CHOICE_PCT(data))
+			id = iom_rng_below(&w->dedupe_rng, id);
+		else
+			w->dedupe_ids++;
+		for (uint32_t off = 0; off < io->len; off += 4096) {
+			uint64_t v[2] = { id, off };
+
+			memcpy(p + off, v, IOM_MIN(sizeof(v), (size_t)(io->len - off)));
+		}
+		break;
+	}
+	default: /* zeros */
+		break;
+	}
+	if (hooks && hooks->prepare_write)
+		hooks->prepare_write(hooks->ctx, w->id, io);
+	w->write_seq++;
+}
+
+static void io_failed(struct iom_worker *w, const struct iom_io *io);
+
+/* fsync_every and trim_pct (a per-run constant guards the call): the I/O becomes a flush when
+ * the thread has written fsync_every blocks since the last, else a trim with trim_pct % chance.
+ * Neither is part of a bytes-bound share. */
+static void special_op(struct iom_worker *w, struct iom_io *io, uint64_t *share_issue)
+{
+	const struct iom_workload *wl = &w->conf->wl;
+	uint8_t op = io->op;
+
+	if (wl->fsync_every && w->since_flush >= wl->fsync_every) {
+		op = IOM_OP_FLUSH;
+		w->since_flush = 0;
+	} else if (wl->trim_pct && iom_rng_below(&w->op_rng, 100) < wl->trim_pct) {
+		op = IOM_OP_TRIM;
+	} else if (op == IOM_OP_WRITE) {
+		w->since_flush++;
+	}
+	if (op != io->op && io->tag) {
+		io->tag = 0;
+		(*share_issue)++;
+	}
+	io->op = op;
+}
+
+/* A completed flush or trim: failed, or counted apart from reads and writes (in the measured
+ * window) with its latency. Not traced. Returns whether it failed. */
+static bool account_special(struct iom_worker *w, struct iom_io *io, int phase)
+{
+	unsigned x = io->op == IOM_OP_TRIM;
+
+	if (io->res < 0) {
+		io_failed(w, io);
+		return true;
+	}
+	if (phase == IOM_PHASE_MEASURE) {
+		io->phase = IOM_IO_MEASURED;
+		iom_hist_record(w->xhist[x], io->complete_ns - io->submit_ns);
+		w->xios[x]++;
+	} else {
+		io->phase = phase == IOM_PHASE_WARMUP ? IOM_IO_WARMUP : IOM_IO_COOLDOWN;
+	}
+	return false;
+}
+
 static void io_failed(struct iom_worker *w, const struct iom_io *io)
 {
-	const char *op = op_name[io->op & 1];
+	const char *op = op_name[io->op & 3];
 	unsigned long long off = (unsigned long long)io->offset;
 
 	if (io->res < 0) {
 		const char *hint = "";
 
-		if (io->res == -EINVAL && w->conf->wl.direct)
+		if (io->res == -EINVAL && w->conf->wl.direct && io->op <= IOM_OP_WRITE)
 			hint = " (O_DIRECT needs the block size and offsets aligned to the device's "
 			       "logical block size)";
+		else if (io->op == IOM_OP_TRIM)
+			hint = " (the target does not discard: a device without discard "
+			       "(queue/discard_max_bytes 0), a kernel before 6.12 for io_uring's "
+			       "discard command, or a filesystem that punches no holes; set "
+			       "trim_pct = 0)";
 		fail(w, -io->res, "%s at offset %llu failed: %s%s", op, off, strerror(-io->res),
 		     hint);
 	} else {
@@ -490,6 +648,8 @@ static int run_loop(struct iom_worker *w)
 	struct iom_io **free_slots = w->free_slots, **done = w->done;
 	const unsigned depth = e->depth;
 	const bool bytes_bound = c->bytes != 0;
+	const bool shaped = w->data_tmpl != NULL; /* data other than random */
+	const bool special = w->xhist[0] != NULL; /* fsync_every or trim_pct */
 	const struct iom_policy policy = iom_policy_resolve(c->policy);
 	const unsigned batch = IOM_MIN(policy.submit_batch, depth);
 	uint64_t share_issue = w->share_ios; /* counted I/Os still to issue … */
@@ -531,7 +691,11 @@ static int run_loop(struct iom_worker *w)
 					io->tag = 1;
 					share_issue--;
 				}
-				if (io->op == IOM_OP_WRITE) {
+				if (__builtin_expect(special, 0))
+					special_op(w, io, &share_issue);
+				if (__builtin_expect(shaped, 0)) {
+					shape_io(w, io, hooks);
+				} else if (io->op == IOM_OP_WRITE) {
 					if (hooks && hooks->prepare_write)
 						hooks->prepare_write(hooks->ctx, w->id, io);
 					else
@@ -564,6 +728,10 @@ static int run_loop(struct iom_worker *w)
 
 			free_slots[nfree++] = io;
 			io->phase = IOM_IO_UNCOUNTED;
+			if (__builtin_expect(special, 0) && io->op > IOM_OP_WRITE) {
+				stopping |= account_special(w, io, phase);
+				continue;
+			}
 			if (__builtin_expect(io->res != (int32_t)io->len, 0)) {
 				io_failed(w, io);
 				stopping = true;

@@ -236,6 +236,15 @@ static inline bool iom_worker_gen_is_read(struct iom_worker_gen *g)
 	return iom_rng_below(&g->mix_rng, 100) < g->read_pct;
 }
 
+/*
+ * The write pattern of one block of len bytes for data (enum iom_data and its percentage, as
+ * struct iom_workload holds it), from seed: random and dedupe pseudo-random bytes; zeros; and
+ * compressible:N% the first (100 - N) % of every 4 KiB (of the block when shorter) pseudo-random,
+ * the rest zeros, so that gzip shrinks it by about N %. The worker stamps 16 bytes per 4 KiB of
+ * each write on top (offset and sequence; for dedupe a block id), except for zeros.
+ */
+void iom_worker_data_pattern(void *buf, size_t len, uint32_t data, uint64_t seed);
+
 /* Start gate: workers set up their engines, report ready, and wait until the controller opens
  * it (or sets the phase to STOP to abort). */
 struct iom_worker_gate {
@@ -284,6 +293,20 @@ struct iom_worker {
 	struct iom_hist *hist[2];      /* counted latencies, by direction */
 	uint64_t warmup_ios, cooldown_ios;
 	uint64_t write_seq;            /* writes issued, for the dedup stamp */
+	/* data other than random (and some writes): the write pattern of one block, whether each
+	 * slot's buffer was last overwritten by a read (then a write copies the pattern back),
+	 * and for dedupe the ids given out and their generator. NULL/0 otherwise. */
+	void *data_tmpl;
+	uint8_t *slot_read;
+	uint64_t dedupe_ids;
+	struct iom_rng dedupe_rng;
+	/* fsync_every and trim_pct: the flushes and trims counted, their latencies ([0] flush,
+	 * [1] trim; NULL without either key), the writes since the last flush and the generator
+	 * that picks trims. */
+	struct iom_hist *xhist[2];
+	uint64_t xios[2];
+	uint32_t since_flush;
+	struct iom_rng op_rng;
 	/* When counted I/O completed (reap stamps, monotonic ns; 0: none yet): the first, the
 	 * last, and the longest time between two in a row, [gap_lo, gap_hi) — how run.c finds a
 	 * stall (run.c). The worker writes them; the controller reads them after joining it. */

@@ -60,7 +60,7 @@ static const struct want cases[] = {
 	/* -r overrides -s; -s with the block size as stride; -c in blocks of -b */
 	{ "-s4K -r -b4K -c1024b -Sb t.dat", 4096, 4ull << 20, 2, 1, 100, IOM_PATTERN_RANDOM, false,
 	  5, 10, 0, 0 },
-	{ "-b4K -s4K -c16M -Suw -D1000 -Z -Zr -Z1M -Z1M,src.bin t.dat", 4096, 16ull << 20, 2, 1, 100,
+	{ "-b4K -s4K -c16M -Suw -D1000 -Z -Zr -Z1M t.dat", 4096, 16ull << 20, 2, 1, 100,
 	  IOM_PATTERN_SEQUENTIAL, true, 5, 10, 0, 0 },
 	/* -r with the alignment in blocks */
 	{ "-b8K -r1b -c1M t.dat", 8192, 1 << 20, 2, 1, 100, IOM_PATTERN_RANDOM, false, 5, 10, 0, 0 },
@@ -165,14 +165,125 @@ static void test_diskspd_placement_flags(void **state)
 	}
 }
 
+/* -f<size> is the target's size (the region [0, size)): of a created file, of an existing one
+ * and of a device; every refused flag of the table names what it is and why. */
+static void test_diskspd_max_size(void **state)
+{
+	static const struct { const char *args; uint64_t size; } cases_f[] = {
+		{ "-c4M -f1M t.dat", 1 << 20 },   { "-c4M t.dat", 4 << 20 },
+		{ "-b4K -c4M -f16b t.dat", 65536 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases_f); i++) {
+		char *line = xstrdup(cases_f[i].args), *argv[MAXARGS], err[IOM_ERRLEN], *text;
+		int argc = split(line, argv);
+		struct iom_diskspd d;
+		struct iom_matrix *m;
+
+		if (iom_diskspd_parse(argc, argv, &d, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_f[i].args, err);
+		if (iom_diskspd_matrix(&d, &text, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_f[i].args, err);
+		if (iom_matrix_parse("diskspd", text, NULL, 0, &m, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_f[i].args, err);
+		if (m->targets[0].size != cases_f[i].size)
+			fail_msg("'%s': size %llu", cases_f[i].args,
+				 (unsigned long long)m->targets[0].size);
+		iom_matrix_free(m);
+		free(text);
+		iom_diskspd_release(&d);
+		free(line);
+	}
+	for (const char *f = "BeFgiIjlNOpPRuvxXy"; *f; f++) {
+		char arg[8], *argv[2] = { arg, "t.dat" }, err[IOM_ERRLEN] = "";
+		struct iom_diskspd d;
+
+		snprintf(arg, sizeof(arg), "-%c1", *f);
+		assert_int_equal(iom_diskspd_parse(2, argv, &d, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, "is not supported by iomatrix diskspd: ") || !strstr(err, arg))
+			fail_msg("'%s': %s", arg, err);
+	}
+}
+
+/* -Z is data = "zeros", -Zr and -Z<size> "random", the last -Z given wins; none leaves the
+ * default (random). */
+static void test_diskspd_data(void **state)
+{
+	static const struct { const char *args; int64_t data; } cases_z[] = {
+		{ "-Z -w100 -c1M t.dat", IOM_DATA_ZEROS },   { "-Zr -c1M t.dat", IOM_DATA_RANDOM },
+		{ "-Z1M -c1M t.dat", IOM_DATA_RANDOM },      { "-Zr -Z -c1M t.dat", IOM_DATA_ZEROS },
+		{ "-c1M t.dat", IOM_DATA_RANDOM },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases_z); i++) {
+		char *line = xstrdup(cases_z[i].args), *argv[MAXARGS], err[IOM_ERRLEN], *text;
+		int argc = split(line, argv);
+		struct iom_diskspd d;
+		struct iom_matrix *m;
+
+		if (iom_diskspd_parse(argc, argv, &d, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_z[i].args, err);
+		if (iom_diskspd_matrix(&d, &text, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_z[i].args, err);
+		if (iom_matrix_parse("diskspd", text, NULL, 0, &m, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_z[i].args, err);
+		if (m->workload[IOM_DIM_DATA].v[0] != cases_z[i].data)
+			fail_msg("'%s': data %lld", cases_z[i].args,
+				 (long long)m->workload[IOM_DIM_DATA].v[0]);
+		iom_matrix_free(m);
+		free(text);
+		iom_diskspd_release(&d);
+		free(line);
+	}
+}
+
+/* -Sh, -Sw and -h are write_through = true (O_DSYNC); -Su and -S are not; -Sw alone keeps the
+ * OS cache (buffered, O_DSYNC). */
+static void test_diskspd_write_through(void **state)
+{
+	static const struct { const char *args; bool wt, direct; } cases_wt[] = {
+		{ "-Sh -w100 -c1M t.dat", true, true },   { "-h -c1M t.dat", true, true },
+		{ "-Sw -c1M t.dat", true, false },        { "-Suw -c1M t.dat", true, true },
+		{ "-Su -c1M t.dat", false, true },        { "-S -c1M t.dat", false, true },
+		{ "-c1M t.dat", false, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases_wt); i++) {
+		char *line = xstrdup(cases_wt[i].args), *argv[MAXARGS], err[IOM_ERRLEN], *text;
+		int argc = split(line, argv);
+		struct iom_diskspd d;
+		struct iom_matrix *m;
+
+		if (iom_diskspd_parse(argc, argv, &d, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_wt[i].args, err);
+		if (iom_diskspd_matrix(&d, &text, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_wt[i].args, err);
+		if (iom_matrix_parse("diskspd", text, NULL, 0, &m, err, sizeof(err)) < 0)
+			fail_msg("'%s': %s", cases_wt[i].args, err);
+		if (m->workload[IOM_DIM_WRITE_THROUGH].v[0] != cases_wt[i].wt ||
+		    m->workload[IOM_DIM_DIRECT].v[0] != cases_wt[i].direct)
+			fail_msg("'%s': write_through %lld direct %lld", cases_wt[i].args,
+				 (long long)m->workload[IOM_DIM_WRITE_THROUGH].v[0],
+				 (long long)m->workload[IOM_DIM_DIRECT].v[0]);
+		assert_null(strstr(text, "adds no FUA"));
+		iom_matrix_free(m);
+		free(text);
+		iom_diskspd_release(&d);
+		free(line);
+	}
+}
+
 static void test_diskspd_notes(void **state)
 {
 	static const struct { const char *args, *note; } notes[] = {
 		{ "-h -c1M t.dat", "-h is DiskSpd's old spelling of -Sh" },
-		{ "-Sh -c1M t.dat", "adds no FUA or O_DSYNC" },
+		{ "-Sw -c1M t.dat", "DiskSpd's default goes through the OS cache" },
 		{ "-W -c1M t.dat", "-W without seconds: no warm-up" },
 		{ "-D500 -c1M t.dat", "records IOPS in 1 s intervals, not 500 ms" },
-		{ "-Z1M -c1M t.dat", "-Z1M: accepted, not acted on" },
+		{ "-Z1M -c1M t.dat", "-Z1M: random data, as DiskSpd's random buffer" },
 		{ "-z -c1M t.dat", "-z without a seed" },
 		{ "-c1M t.dat", "DiskSpd's default goes through the OS cache" },
 		{ "-r -s -c1M t.dat", "-r overrides -s" },
@@ -276,8 +387,17 @@ static void test_diskspd_refuses(void **state)
 		{ "-t2000 t.dat", "threads 2000 is out of range" },
 		{ "-c t.dat", "-c takes the size of the file to create" },
 		{ "-Sm t.dat", "-Sm (memory-mapped I/O) is not supported" },
-		{ "-Sw t.dat", "write-through with the OS cache in use is not supported" },
 		{ "-Sbu t.dat", "conflict" },
+		{ "-fr t.dat", "DiskSpd option '-fr' (random-access hint) is not supported by iomatrix "
+			       "diskspd: a hint to the Windows cache manager" },
+		{ "-ft t.dat", "'-ft' (temporary-file hint) is not supported" },
+		{ "-fx t.dat", "'-fx': -f takes the size of the target's region" },
+		{ "-c1M -f2M t.dat", "-f: a region of 2097152 bytes is larger than the file -c creates" },
+		{ "-g100 t.dat", "(throughput limit) is not supported by iomatrix diskspd: iomatrix does "
+				 "not throttle I/O" },
+		{ "-R t.dat", "(output format) is not supported by iomatrix diskspd: iomatrix writes" },
+		{ "-Z1M,src.bin t.dat", "'-Z1M,src.bin' (write buffers from a file) is not supported" },
+		{ "-Zx t.dat", "'-Zx': -Z takes r, a buffer size, or nothing (zeros)" },
 		{ "-Sq t.dat", "unknown -S letter 'q'" },
 		{ "-Lx t.dat", "unknown DiskSpd option '-Lx'" },
 		{ "-hx t.dat", "unknown DiskSpd option '-hx'" },
@@ -398,6 +518,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_diskspd_flags_make_matrix_keys),
 		cmocka_unit_test(test_diskspd_notes),
+		cmocka_unit_test(test_diskspd_write_through),
+		cmocka_unit_test(test_diskspd_data),
+		cmocka_unit_test(test_diskspd_max_size),
 		cmocka_unit_test(test_diskspd_placement_flags),
 		cmocka_unit_test(test_diskspd_affinity),
 		cmocka_unit_test(test_diskspd_refuses),

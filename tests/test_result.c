@@ -213,6 +213,12 @@ static void assert_results_equal(const struct iom_run_result *a, const struct io
 	assert_close(a->stall.asked_s, b->stall.asked_s);
 	if (a->stall.reason || b->stall.reason)
 		assert_string_equal(a->stall.reason, b->stall.reason);
+	assert_int_equal(a->disk.have, b->disk.have);
+	assert_int_equal(a->disk.has_flushes, b->disk.has_flushes);
+	assert_int_equal(a->disk.has_discards, b->disk.has_discards);
+	assert_string_equal(a->disk.name, b->disk.name);
+	assert_true(a->disk.reads == b->disk.reads && a->disk.writes == b->disk.writes &&
+		    a->disk.discards == b->disk.discards && a->disk.flushes == b->disk.flushes);
 }
 
 /* A temporary directory made a results directory. */
@@ -269,6 +275,41 @@ static void test_result_round_trip(void **state)
 	iom_result_file_release(&f);
 	iom_run_result_release(&r);
 	free(path);
+}
+
+/* "disk" goes out and comes back: its counters, null flushes and discards from an old kernel,
+ * or null when the disk is unknown. */
+static void test_result_disk_round_trip(void **state)
+{
+	static const struct iom_run_disk cases[] = {
+		{ .have = true, .has_flushes = true, .has_discards = true, .name = "vda",
+		  .reads = 3, .writes = 1024, .discards = 7, .flushes = 1031 },
+		{ .have = true, .name = "sdb", .reads = 1, .writes = 2 },
+		{ .have = false },
+	};
+	const char *dir = *state;
+
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		struct iom_run_result r;
+		struct iom_result_file f;
+		char err[IOM_ERRLEN] = "", *path, *text;
+
+		fill_result(&r, 9);
+		r.disk = cases[i];
+		assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+		path = iom_result_path(dir, 9);
+		text = slurp(path);
+		if (!cases[i].have)
+			assert_non_null(strstr(text, "\"disk\": null"));
+		else if (!cases[i].has_flushes)
+			assert_non_null(strstr(text, "\"flushes\": null"));
+		assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
+		assert_results_equal(&r, &f.r);
+		iom_result_file_release(&f);
+		iom_run_result_release(&r);
+		free(text);
+		free(path);
+	}
 }
 
 /* "stalled" goes out and comes back: an object with the gap (asked_s null for a bytes-bound
@@ -823,6 +864,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		IN_RESULTS_DIR(test_result_round_trip),
 		IN_RESULTS_DIR(test_result_stall_round_trip),
+		IN_RESULTS_DIR(test_result_disk_round_trip),
 		IN_RESULTS_DIR(test_result_writes_readable_numbers),
 		cmocka_unit_test(test_result_path_digits),
 		IN_RESULTS_DIR(test_result_list_ignores_other_files),

@@ -214,6 +214,48 @@ static void test_target_facts_fixtures(void **state)
 	}
 }
 
+/* The disk counters come from fields 1, 5, 12 and 16 of SYSFS/block/NAME/stat; an old kernel's
+ * 11 fields give no discards or flushes; a missing disk or a file that is not a stat file fails. */
+static void test_target_disk_counters(void **state)
+{
+	char *dir = make_tmpdir("/tmp"), *p;
+	struct iom_disk_counters c;
+	FILE *f;
+
+	(void)state;
+	p = xasprintf("%s/block/vdz", dir);
+	assert_int_equal(iom_mkdir_p(p), 0);
+	free(p);
+	p = xasprintf("%s/block/vdz/stat", dir);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fprintf(f, "  75010064   499612 1247942914 12912862 39577729   118162 766525504  9749801"
+		   "        0  2243004 23077340   184965      107 453896064   188705   168818"
+		   "   225971\n");
+	fclose(f);
+	assert_int_equal(iom_disk_counters_read(dir, "/dev/vdz", &c), 0);
+	assert_int_equal(c.reads, 75010064);
+	assert_int_equal(c.writes, 39577729);
+	assert_int_equal(c.discards, 184965);
+	assert_int_equal(c.flushes, 168818);
+	assert_int_equal(c.fields, 17);
+	f = fopen(p, "w");
+	fprintf(f, "1 2 3 4 5 6 7 8 9 10 11\n");
+	fclose(f);
+	assert_int_equal(iom_disk_counters_read(dir, "/dev/vdz", &c), 0);
+	assert_int_equal(c.writes, 5);
+	assert_int_equal(c.fields, 11);
+	f = fopen(p, "w");
+	fprintf(f, "not a stat file\n");
+	fclose(f);
+	assert_int_equal(iom_disk_counters_read(dir, "/dev/vdz", &c), -EINVAL);
+	assert_int_equal(iom_disk_counters_read(dir, "/dev/nosuch", &c), -ENOENT);
+	assert_int_equal(iom_disk_counters_read(dir, NULL, &c), -ENOENT);
+	free(p);
+	rm_rf(dir);
+	free(dir);
+}
+
 static void test_target_facts_partition_size(void **state)
 {
 	struct iom_device_facts f;
@@ -1596,6 +1638,7 @@ int main(void)
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_target_scratch_sidecar_mark, ramfs_setup,
 						ramfs_teardown),
+		cmocka_unit_test(test_target_disk_counters),
 		cmocka_unit_test_setup_teardown(test_target_loop_ext4_refused, loop_setup_ext4,
 						loop_teardown),
 		cmocka_unit_test_setup_teardown(test_target_loop_mounted_refused, loop_setup_mounted,

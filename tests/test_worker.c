@@ -12,7 +12,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
+#include "keys.h"
 #include "util.h"
 #include "worker.h"
 
@@ -522,6 +524,54 @@ static void test_worker_policy(void **state)
 	assert_int_equal(iom_policy_wait(&p, 32), 32);
 }
 
+/* The size gzip (zlib's deflate at its default level) makes of len bytes at buf, as a share. */
+static double gzip_share(const void *buf, size_t len)
+{
+	uLongf out = compressBound(len);
+	Bytef *z = malloc(out);
+
+	assert_non_null(z);
+	assert_int_equal(compress2(z, &out, buf, len, Z_DEFAULT_COMPRESSION), Z_OK);
+	free(z);
+	return (double)out / (double)len;
+}
+
+/* data's write patterns: compressible:N% gzips to about (100 - N) % for every block size (below
+ * 4 KiB too), zeros to almost nothing, random and dedupe not at all; the same seed gives the same
+ * pattern. */
+static void test_worker_data_patterns_compress(void **state)
+{
+	static const struct { uint32_t data; double lo, hi; } cases[] = {
+		{ IOM_CHOICE_VALUE(IOM_DATA_COMPRESSIBLE, 50), 0.40, 0.60 },
+		{ IOM_CHOICE_VALUE(IOM_DATA_COMPRESSIBLE, 25), 0.65, 0.85 },
+		{ IOM_CHOICE_VALUE(IOM_DATA_COMPRESSIBLE, 90), 0.05, 0.15 },
+		{ IOM_CHOICE_VALUE(IOM_DATA_ZEROS, 0), 0.0, 0.02 },
+		{ IOM_CHOICE_VALUE(IOM_DATA_RANDOM, 0), 0.99, 1.02 },
+		{ IOM_CHOICE_VALUE(IOM_DATA_DEDUPE, 30), 0.99, 1.02 },
+	};
+	static const size_t lens[] = { 1024, 4096, 65536, 1 << 20 };
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		for (size_t j = 0; j < IOM_ARRAY_SIZE(lens); j++) {
+			char *a = malloc(lens[j]), *b = malloc(lens[j]);
+			double share;
+
+			assert_non_null(a);
+			assert_non_null(b);
+			iom_worker_data_pattern(a, lens[j], cases[i].data, 42);
+			iom_worker_data_pattern(b, lens[j], cases[i].data, 42);
+			assert_memory_equal(a, b, lens[j]);
+			share = gzip_share(a, lens[j]);
+			if (share < cases[i].lo || share > cases[i].hi)
+				fail_msg("data %u, %zu bytes: gzip to %.3f, want %.2f to %.2f",
+					 cases[i].data, lens[j], share, cases[i].lo, cases[i].hi);
+			free(a);
+			free(b);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_worker_align),
 		cmocka_unit_test(test_worker_distribution),
 		cmocka_unit_test(test_worker_stride_and_shared_stream),
+		cmocka_unit_test(test_worker_data_patterns_compress),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,67 @@
+#!/bin/sh
+# write_through = true: every write is on stable media when it completes. On a disk that reports
+# a volatile write cache (a loop device does: "write back") and no FUA, each O_DSYNC write is the
+# write and a cache flush, so the run's "disk" counters show at least one flush per write; the
+# same run without write_through shows almost none. DiskSpd's -Sh maps to it (-Su does not).
+# The scratch files sit on an ext4 on the loop device, so other I/O on the machine does not count.
+. "$TOP/tests/e2e/lib.sh"
+need_root "needs root for a loop device and a mount"
+need_cmd losetup mkfs.ext4 python3
+img=$(mktemp /dev/shm/iom-wt.XXXXXX)
+mnt=$(mktemp -d /tmp/iom-wt-mnt.XXXXXX)
+loop=""
+cleanup() {
+    grep -q " $mnt " /proc/mounts && umount "$mnt"
+    [ -n "$loop" ] && losetup -d "$loop"
+    rmdir "$mnt"
+    rm -f "$img"
+}
+on_exit cleanup
+truncate -s 96M "$img"
+loop=$(losetup -f --show "$img" 2>err) || skip "no loop device: $(cat err)"
+name=${loop#/dev/}
+wc=$(cat "/sys/block/$name/queue/write_cache" 2>/dev/null)
+[ "$wc" = "write back" ] || skip "$loop reports write_cache '$wc', not a volatile cache"
+[ -n "$(awk 'NF >= 16' "/sys/block/$name/stat")" ] || skip "the kernel does not count flushes"
+mkfs.ext4 -q -F "$loop" >mkfs.out 2>&1 || { die "mkfs: $(cat mkfs.out)"; exit 1; }
+mount "$loop" "$mnt" || { die "cannot mount $loop"; exit 1; }
+
+cat >m.cfg <<CFG
+iomatrix = 1;
+name = "wt";
+targets = ( { label = "f"; path = "$mnt/wt.dat"; size = "16M"; } );
+workload = { block_size = "4K"; read_pct = 0; queue_depth = 1; write_through = [ false, true ];
+             engine = [ "io_uring", "psync", "libaio" ]; };
+timing = { warmup = "0s"; bytes = "4M"; };
+trace = false;
+CFG
+"$IOMATRIX" run m.cfg -o out -q >run.out 2>run.err || die "run failed: $(cat run.err)"
+
+# DiskSpd: -Sh writes through, -Su does not
+for s in Sh Su; do
+    "$IOMATRIX" diskspd -b4K -r -w100 -$s -o1 -d1 -W0 -c16M "$mnt/ds.dat" --output ds$s --quiet \
+        --no-trace >ds$s.out 2>ds$s.err || die "diskspd -$s: $(cat ds$s.err)"
+done
+python3 - "$name" <<'PY' || die "flush counts"
+import glob, json, sys
+name = sys.argv[1]
+def runs(pattern):
+    for f in sorted(glob.glob(pattern)):
+        yield f, json.load(open(f))
+seen = 0
+for f, r in list(runs("out/runs/*.json")) + list(runs("dsSh/runs/*.json")) + list(runs("dsSu/runs/*.json")):
+    assert r["status"] == "ok", (f, r.get("error"))
+    d, w = r["disk"], r["write"]["ios"]
+    assert d and d["name"] == name, (f, d)
+    wt = r["cell"].get("write_through") in (True, "true")
+    print(f, r["cell"].get("engine"), "write_through" if wt else "-", "writes", w,
+          "disk writes", d["writes"], "flushes", d["flushes"])
+    assert w >= 100, (f, w)
+    if wt:
+        assert d["flushes"] >= w, (f, "fewer flushes than writes", d, w)
+    else:
+        assert d["flushes"] <= w // 20, (f, "flushes without write_through", d, w)
+    seen += wt
+assert seen == 4, seen  # three engines and DiskSpd -Sh
+PY
+exit $fail
