@@ -85,13 +85,14 @@ int iom_cmd_check(struct cli *cli)
 		if (pf.errors) {
 			fflush(stdout);
 			iom_cmd_print_preflight(m, &pf, NULL);
-			fprintf(stderr, "%s: the matrix is valid (%zu runs), but this machine cannot "
-				"run it: %zu problem%s above ('iomatrix check --matrix-only' checks the "
-				"file alone)\n", cli->args[i], nruns, pf.errors,
+			fprintf(stderr, "%s: the matrix is valid (%zu run%s), but this machine "
+				"cannot run it: %zu problem%s above ('iomatrix check --matrix-only' "
+				"checks the file alone)\n", cli->args[i], nruns, nruns == 1 ? "" : "s",
+				pf.errors,
 				pf.errors == 1 ? "" : "s");
 			code = IOM_EXIT_USAGE;
 		} else {
-			printf("%s: valid, %zu runs\n", cli->args[i], nruns);
+			printf("%s: valid, %zu run%s\n", cli->args[i], nruns, nruns == 1 ? "" : "s");
 			fflush(stdout);
 			iom_cmd_print_preflight(m, &pf, NULL);
 		}
@@ -190,6 +191,7 @@ static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, boo
 		.tty = -1,
 	};
 	struct iom_preflight pf;
+	char err[IOM_ERRLEN];
 	int ret;
 
 	if (iom_sweep_has_shell_hooks(p->m) && !o.allow_hooks) {
@@ -198,6 +200,11 @@ static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, boo
 			"must be your choice; 'iomatrix plan' shows them)\n", p->m->file,
 			p->m->hooks.line);
 		return IOM_EXIT_USAGE;
+	}
+	/* before anything is written or said: a new study's directory is empty */
+	if (!resume && (ret = iom_sweep_check_new_dir(dir, err, sizeof(err))) < 0) {
+		fprintf(stderr, "iomatrix: %s\n", err);
+		return iom_cmd_exit(ret, IOM_IN_REFUSED);
 	}
 	/* before anything is written: the results directory, the log, a scratch file */
 	preflight_sweep(p, dir, resume, o.no_trace, &pf);
@@ -237,7 +244,7 @@ static int sweep_logged(const struct iom_plan *p, const char *dir, const struct 
 
 	o.stop = iom_cmd_stop_on_signals();
 	if (!o.quiet)
-		printf("%s: %zu runs into %s\n", p->m->file, p->nruns, dir);
+		printf("%s: %zu run%s into %s\n", p->m->file, p->nruns, p->nruns == 1 ? "" : "s", dir);
 	ret = iom_sweep_execute(p, &o, &res, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "iomatrix: %s\n", err);
@@ -249,11 +256,14 @@ static int sweep_logged(const struct iom_plan *p, const char *dir, const struct 
 		return iom_cmd_exit(ret, IOM_IN_REFUSED);
 	}
 	if (res.interrupted) {
-		fprintf(stderr, "iomatrix: interrupted after %zu runs; carry on with: iomatrix resume "
-			"%s%s\n", res.ok + res.failed, dir, o.allow_hooks ? " --allow-hooks" : "");
+		size_t nd = res.ok + res.failed;
+
+		fprintf(stderr, "iomatrix: interrupted after %zu run%s; carry on with: iomatrix "
+			"resume %s%s\n", nd, nd == 1 ? "" : "s", dir,
+			o.allow_hooks ? " --allow-hooks" : "");
 		if (o.log)
-			fprintf(o.log, "interrupted after %zu runs; carry on with: iomatrix resume "
-				"%s%s\n", res.ok + res.failed, dir,
+			fprintf(o.log, "interrupted after %zu run%s; carry on with: iomatrix resume "
+				"%s%s\n", nd, nd == 1 ? "" : "s", dir,
 				o.allow_hooks ? " --allow-hooks" : "");
 		return iom_cmd_finish(iom_cmd_outcome(true, false));
 	}
@@ -261,7 +271,8 @@ static int sweep_logged(const struct iom_plan *p, const char *dir, const struct 
 	ret = iom_report_after_sweep(stdout, dir, err, sizeof(err));
 	if (ret < 0)
 		fprintf(stderr, "iomatrix: %s\n", err);
-	printf("\n%zu runs ok, %zu failed%s; results in %s\n", res.ok, res.failed,
+	printf("\n%zu run%s ok, %zu failed%s; results in %s\n", res.ok, res.ok == 1 ? "" : "s",
+	       res.failed,
 	       res.skipped ? " (resumed)" : "", dir);
 	return iom_cmd_finish(iom_cmd_outcome(false, ret < 0 || res.failed));
 }

@@ -628,9 +628,10 @@ static bool verdict_begin(void *ctx, const struct iom_report *m)
 		note(out, "one %s only: nothing to compare", m->compare);
 		return false;
 	}
-	fprintf(out, "<p class=\"sub\">cells won / tied / lost over %zu cells, and the median "
+	fprintf(out, "<p class=\"sub\">cells won / tied / lost over %zu cell%s, and the median "
 		     "margin against the best of the others (a win needs Welch's p &lt; %g and a "
-		     "margin above %g %%)</p>\n", m->ncells, m->opts.alpha, m->opts.min_effect_pct);
+		     "margin above %g %%)</p>\n", m->ncells, m->ncells == 1 ? "" : "s", m->opts.alpha,
+		m->opts.min_effect_pct);
 	fputs("<table><thead><tr><th class=\"l\">", out);
 	esc(out, m->compare);
 	fputs("</th>", out);
@@ -983,8 +984,9 @@ static void page_head(void *ctx, const struct iom_report *m)
 			iom_chart_color(v));
 		esc(out, m->compared[v]);
 	}
-	fprintf(out, " · %zu cells · %zu runs, %zu ok · α %g · min effect %g %% · max CV %g %%</p>\n",
-		m->ncells, m->nruns, m->nok, m->opts.alpha, m->opts.min_effect_pct,
+	fprintf(out, " · %zu cell%s · %zu run%s, %zu ok · α %g · min effect %g %% · max CV %g %%"
+		"</p>\n", m->ncells, m->ncells == 1 ? "" : "s", m->nruns, m->nruns == 1 ? "" : "s",
+		m->nok, m->opts.alpha, m->opts.min_effect_pct,
 		m->opts.max_cv_pct);
 	fixed = iom_report_fixed_words(m);
 	if (*fixed && m->ncells > 1) {

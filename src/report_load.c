@@ -152,7 +152,7 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 	}
 	rec->ncell = f.ncell;
 	rec->status = r->status;
-	rec->error = r->error ? xstrdup(r->error) : NULL;
+	rec->error = r->error && *r->error ? xstrdup(r->error) : NULL; /* "" is no reason */
 	rec->stalled = r->status == IOM_RUN_OK && r->stall.stalled;
 	if (rec->stalled && !rec->error)
 		rec->error = xstrdup(r->stall.reason ? r->stall.reason : "the window stalled");
@@ -357,6 +357,11 @@ static int open_sources(struct iom_report *m, const char *const *dirs, size_t n,
 		s->name = base_name(dirs[i]);
 		m->nsrc = i + 1;
 		path = xasprintf("%s/study.json", dirs[i]);
+		if (access(path, F_OK) < 0 && errno == ENOENT) {
+			free(path);
+			return iom_err(err, errlen, ENOENT, "not a results directory: %s (no "
+				       "study.json)", dirs[i]);
+		}
 		ret = iom_study_read(path, &s->study, err, errlen);
 		free(path);
 		if (ret < 0)

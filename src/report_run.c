@@ -227,12 +227,13 @@ int iom_report_print_run(FILE *out, const struct iom_study_info *s,
 	fprintf(out, "*******************************************************************************"
 		     "\n\n");
 	if (r->status == IOM_RUN_FAILED) {
-		fprintf(out, "run failed: %s\n", r->error ? r->error : "no reason recorded");
+		fprintf(out, "run failed: %s\n", r->error && *r->error ? r->error :
+			"no reason recorded");
 		return ferror(out) ? -EIO : 0;
 	}
 	if (r->status == IOM_RUN_INTERRUPTED)
 		fprintf(out, "run interrupted%s%s: the figures cover part of the window\n",
-			r->error ? ": " : "", r->error ? r->error : "");
+			r->error && *r->error ? ": " : "", r->error && *r->error ? r->error : "");
 	if (r->stall.stalled)
 		fprintf(out, "run stalled: %s; its figures are not the device's, and the winners "
 			"leave it out\n", r->stall.reason ? r->stall.reason : "the window stalled");

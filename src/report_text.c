@@ -336,8 +336,8 @@ static void verdict_block(FILE *out, const struct table *t, unsigned width)
 		}
 		total += 2 + colw[k];
 	}
-	fprintf(out, "verdict over %zu cells: won/tied/lost%s, median margin\n", m->ncells,
-		single ? "/single run" : "");
+	fprintf(out, "verdict over %zu cell%s: won/tied/lost%s, median margin\n", m->ncells,
+		m->ncells == 1 ? "" : "s", single ? "/single run" : "");
 	if (total <= (int)width) {
 		iom_strbuf_spaces(&b, labelw);
 		for (int k = 0; k < IOM_NMETRIC; k++) {

@@ -928,8 +928,7 @@ static void test_report_bad_directories(void **state)
 	char *path;
 
 	assert_int_equal(iom_report_load("/nonexistent/iom", NULL, &m, err, sizeof(err)), -ENOENT);
-	assert_string_equal(err, "cannot read '/nonexistent/iom/study.json': No such file or "
-				 "directory");
+	assert_string_equal(err, "not a results directory: /nonexistent/iom (no study.json)");
 	iom_report_release(&m);
 
 	/* A corrupt run file is named, with why, and left out; the rest is the report. */

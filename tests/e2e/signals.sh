@@ -33,6 +33,8 @@ wait "$pid"
 rc=$?
 [ "$rc" -eq 3 ] || die "exit $rc after SIGINT, not 3: $(cat run.err)"
 grep -q "iomatrix resume out" run.err || die "the resume command is not printed: $(cat run.err)"
+grep -qx "iomatrix: interrupted after 1 run; carry on with: iomatrix resume out" run.err ||
+    die "the interruption line: $(cat run.err)"
 grep -q "	run-interrupted	2" out/journal || die "the journal has no run-interrupted for run 2"
 python3 -c 'import json,sys; r=json.load(open("out/runs/00002.json")); sys.exit(r["status"] != "interrupted")' ||
     die "runs/00002.json is not marked interrupted"
@@ -46,5 +48,8 @@ for i in 1 2 3; do
         "out/runs/0000$i.json" || die "run $i is not ok after resume"
 done
 [ "$(grep -c '	run-done	1	' out/journal)" -eq 1 ] || die "run 1 was repeated by resume"
+# the resume record names the run it reruns (run 2, cut short), not "rerunning 0"
+grep -q "	resume	0	1 done, 0 failed, rerunning run 2, redoing 0$" out/journal ||
+    die "the resume record: $(grep resume out/journal)"
 grep -q "	study-end	" out/journal || die "no study-end after resume"
 exit $fail
