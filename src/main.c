@@ -41,15 +41,11 @@ static const struct option_def options[OPT_COUNT] = {
 	[OPT_MATRIX_ONLY] = { "matrix-only", 0, NULL,
 			      "check the file alone, not whether this machine can run it (its "
 			      "paths, devices and free space)" },
-	[OPT_FORMAT] = { "format", 'f', "FORMAT",
-			 "plan: text|tsv|json; report: text|md|csv|json|html; trace: csv|fio" },
+	[OPT_FORMAT] = { "format", 'f', "FORMAT", "the output format" },
 	[OPT_SET] = { "set", 's', "KEY=VALUE",
 		      "override a matrix key, e.g. --set block_size=[4K,64K] (repeatable)" },
 	[OPT_MARKDOWN] = { "markdown", 0, NULL, "print the key table as Markdown" },
-	[OPT_OUTPUT] = { "output", 'o', "PATH",
-			 "new: the matrix file to write (never replaced); "
-			 "run: the results directory (default results/<name>-<UTC time>); report, "
-			 "trace: the file to write (trace --format fio: the prefix of the logs)" },
+	[OPT_OUTPUT] = { "output", 'o', "PATH", "the file to write" },
 	[OPT_QUIET] = { "quiet", 'q', NULL, "print only errors and the final summary" },
 	[OPT_RUN] = { "run", 'r', "N",
 		      "text: the DiskSpd-style report of run N (DIR:N with several directories); "
@@ -69,6 +65,34 @@ static const struct option_def options[OPT_COUNT] = {
 			      "run the shell commands of the matrix's hooks section" },
 	[OPT_LOG] = { "log", 0, "FILE", "append the per-run lines and warnings to FILE too" },
 };
+
+/* An option's help in one command's own words, where the generic line of options[] would
+ * speak of other commands. */
+static const struct {
+	const char *command;
+	int option;
+	const char *help;
+} own_help[] = {
+	{ "plan", OPT_FORMAT, "text (default), tsv or json" },
+	{ "report", OPT_FORMAT, "text (default), md, csv, json or html" },
+	{ "trace", OPT_FORMAT, "csv (default) or fio (latency logs)" },
+	{ "new", OPT_OUTPUT, "the matrix file to write (never replaced; default: standard output)" },
+	{ "run", OPT_OUTPUT, "the results directory (default results/<name>-<UTC time>); it must "
+			     "be new or empty" },
+	{ "report", OPT_OUTPUT, "the file to write (default: standard output)" },
+	{ "trace", OPT_OUTPUT, "the file to write; with --format fio the prefix of the logs" },
+	{ "check", OPT_SET, "override a matrix key before checking, e.g. --set "
+			    "block_size=[4K,64K] (repeatable)" },
+};
+
+/* The help of option o as command c says it. */
+static const char *option_help(const char *command, int o)
+{
+	for (size_t i = 0; i < sizeof(own_help) / sizeof(own_help[0]); i++)
+		if (own_help[i].option == o && strcmp(own_help[i].command, command) == 0)
+			return own_help[i].help;
+	return options[o].help;
+}
 
 struct command {
 	const char *name;
@@ -156,7 +180,7 @@ static void print_command_help(FILE *out, const struct command *c)
 		else
 			snprintf(opt, sizeof(opt), "--%s%s%s", options[o].name,
 				 options[o].arg ? " " : "", options[o].arg ? options[o].arg : "");
-		fprintf(out, "  %-28s %s\n", opt, options[o].help);
+		fprintf(out, "  %-28s %s\n", opt, option_help(c->name, o));
 	}
 }
 
@@ -303,8 +327,10 @@ static int cmd_help(struct cli *cli)
 	if (strcmp(cli->args[0], "keys") == 0) {
 		if (cli->given[OPT_MAN])
 			iom_keys_print_man(stdout);
+		else if (cli->given[OPT_MARKDOWN])
+			iom_keys_print(stdout, true);
 		else
-			iom_keys_print(stdout, cli->given[OPT_MARKDOWN]);
+			iom_keys_print_wrapped(stdout, iom_term_width(1, 80));
 		return iom_cmd_finish(IOM_EXIT_OK);
 	}
 	c = find_command(cli->args[0]);

@@ -276,7 +276,8 @@ int iom_report_find_cell(const struct iom_report *m, const char *spec, size_t *c
 
 /* A metric's value as the tables print it ("12.35K", "70.9µs", "57.76"). */
 void iom_report_fmt_value(char *buf, size_t len, enum iom_metric k, double v);
-/* A margin as it reads: "+14.2%" for more IOPS, "-12.4%" for less latency. */
+/* A margin as it reads, the same words for every metric: "better by 14.2%" (more IOPS, less
+ * latency), "worse by 3.1%", "even" under 0.05 %. */
 void iom_report_fmt_margin(char *buf, size_t len, enum iom_metric k, double pct);
 
 /* Options of `iomatrix report` that this module reads; zero-initialized means the defaults. */

@@ -655,7 +655,8 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		fprintf(out, "* winner: better by more than %g%% with Welch p < %g, its margin "
 			     "beneath; else 'tie'\n", m->opts.min_effect_pct, m->opts.alpha);
 	if (nmax && t.winners && t.nkind[IOM_VERDICT_SINGLE_RUN])
-		fprintf(out, "(+x%%) beneath the best: single run — no significance, no winner\n");
+		fprintf(out, "(better by x%%) beneath the best: single run — no significance, no "
+			     "winner\n");
 	if (nmax)
 		fprintf(out, "lat avg, lat p99: latency of all I/O; CPU/IO: iomatrix CPU µs per I/O; "
 			     "MB/s: 10^6 bytes/s\n");

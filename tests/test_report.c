@@ -330,17 +330,18 @@ static void test_report_clear_win(void **state)
 	assert_null(strstr(line, "*10.00K"));
 	/* The margins on the line beneath. */
 	line = strchr(line, '\n') + 1;
-	assert_non_null(strstr(line, "+20.0%"));
-	assert_non_null(strstr(line, "-25.0%"));
-	assert_non_null(strstr(line, "-40.0%"));
+	assert_non_null(strstr(line, "better by 20.0%"));
+	assert_non_null(strstr(line, "better by 25.0%"));
+	assert_non_null(strstr(line, "better by 40.0%"));
+	assert_null(strstr(line, "+"));
 	assert_non_null(strstr(text, "* winner: better by more than 2% with Welch p < 0.05"));
 	/* The closing verdict: won/tied/lost and the median margin per metric. */
 	assert_non_null(strstr(text, "verdict over 2 cells: won/tied/lost, median margin"));
 	line = line_with(text, "pvscsi ");
 	assert_non_null(line);
-	assert_non_null(strstr(line, "2/0/0 +12.5%"));
+	assert_non_null(strstr(line, "2/0/0 better by 12.5%"));
 	line = line_with(strstr(text, "verdict over"), "lsi ");
-	assert_non_null(strstr(line, "0/0/2 -12.5%"));
+	assert_non_null(strstr(line, "0/0/2 worse by 12.5%"));
 	assert_true(widest_line(text) <= 100);
 	free(text);
 

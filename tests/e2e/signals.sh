@@ -6,6 +6,17 @@
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 
+# the man page says what the code does, for each signal it documents
+man1="$TOP/docs/iomatrix.1"
+sed -n '/^\.SH SIGNALS/,/^\.SH EXIT/p' "$man1" | tr '\n' ' ' | sed 's/\\-/-/g' >man-signals
+grep -q "SIGINT \", \" SIGTERM .*cuts the current run short, records it as interrupted" man-signals ||
+    die "iomatrix.1 does not say SIGINT cuts the run short and records it interrupted"
+grep -q "journalled run-interrupted), runs no further run and exits 3" man-signals ||
+    die "iomatrix.1 does not give SIGINT's journal entry and exit 3"
+grep -q "runs the interrupted run again" man-signals || die "iomatrix.1 does not say resume reruns it"
+grep -q "SIGHUP Ignored during a sweep" man-signals || die "iomatrix.1 does not say SIGHUP is ignored"
+grep -q "stops after the current run" "$man1" && die "iomatrix.1 still says SIGINT stops after the run"
+
 cat >m.cfg <<'CFG'
 iomatrix = 1;
 name = "signals";
