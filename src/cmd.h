@@ -48,6 +48,8 @@ enum opt_id {
 	OPT_PRESET,
 	OPT_MAN,
 	OPT_MATRIX_ONLY,
+	OPT_WIDTH,
+	OPT_BASELINE,
 	OPT_COUNT
 };
 

@@ -5,6 +5,7 @@
  * the options are handed over and a failure mapped to an exit code (cmd.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cmd.h"
 #include "report.h"
@@ -27,6 +28,17 @@ int iom_cmd_report(struct cli *cli)
 	char err[IOM_ERRLEN];
 	int ret;
 
+	if (cli->given[OPT_WIDTH]) {
+		char *end;
+		long w = strtol(cli->value[OPT_WIDTH], &end, 10);
+
+		if (*end || end == cli->value[OPT_WIDTH] || w < 40 || w > 10000)
+			return iom_cmd_usage_error("--width takes a number of columns from 40 to "
+						   "10000 (got '%s')", cli->value[OPT_WIDTH]);
+		o.width = (unsigned)w;
+	} else {
+		o.width = (unsigned)iom_term_width(1, 100);
+	}
 	ret = iom_report_main(stdout, (const char *const *)cli->args, (size_t)cli->nargs, &o, err,
 			      sizeof(err));
 	if (ret < 0) {

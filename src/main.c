@@ -51,7 +51,9 @@ static const struct option_def options[OPT_COUNT] = {
 		      "text: the DiskSpd-style report of run N (DIR:N with several directories); "
 		      "html: the run of the IOPS-over-time chart" },
 	[OPT_COMPARE] = { "compare", 'c', "DIM",
-			  "the dimension whose values compete (default: the study's)" },
+			  "the dimension whose values compete, or 'study' (alias 'directory'): "
+			  "each target, study against study (default: the study's; 'study' when "
+			  "the studies differ in a recorded fact)" },
 	[OPT_NO_TRACE] = { "no-trace", 0, NULL, "do not record per-I/O traces in this sweep" },
 	[OPT_ALPHA] = { "alpha", 0, "P", "significance threshold of Welch's t-test (default: "
 					 "the study's report.alpha, 0.05)" },
@@ -64,6 +66,10 @@ static const struct option_def options[OPT_COUNT] = {
 	[OPT_ALLOW_HOOKS] = { "allow-hooks", 0, NULL,
 			      "run the shell commands of the matrix's hooks section" },
 	[OPT_LOG] = { "log", 0, "FILE", "append the per-run lines and warnings to FILE too" },
+	[OPT_WIDTH] = { "width", 'w', "N", "text: the columns to fit the tables in (default: "
+					   "COLUMNS, the terminal's width, else 100)" },
+	[OPT_BASELINE] = { "baseline", 0, "DIR", "the study that is \"before\" (A): the others "
+						 "are compared with it (B vs A)" },
 };
 
 /* An option's help in one command's own words, where the generic line of options[] would
@@ -122,7 +128,7 @@ static const struct command commands[] = {
 	  "carry on an interrupted sweep from its results directory" },
 	{ "report", iom_cmd_report, "DIR...", 1, -1,
 	  O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_RUN) | O(OPT_COMPARE) | O(OPT_ALPHA) |
-		  O(OPT_MIN_EFFECT) | O(OPT_MAX_CV) | O(OPT_CELL),
+		  O(OPT_MIN_EFFECT) | O(OPT_MAX_CV) | O(OPT_CELL) | O(OPT_WIDTH) | O(OPT_BASELINE),
 	  "the winners of one or more results directories (text, md, csv, json, html), or one "
 	  "run DiskSpd-style" },
 	{ "trace", iom_cmd_trace, "FILE", 1, 1, O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_MEASURED),

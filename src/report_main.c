@@ -142,7 +142,8 @@ int iom_report_dir(FILE *out, const char *dir, const struct iom_report_opts_cli 
 
 int iom_report_after_sweep(FILE *out, const char *dir, char *err, size_t errlen)
 {
-	struct iom_report_opts_cli o = { .color = -1, .brief = true };
+	struct iom_report_opts_cli o = { .color = -1, .brief = true,
+					 .width = (unsigned)iom_term_width(fileno(out), 100) };
 
 	return iom_report_dir(out, dir, &o, err, errlen);
 }
