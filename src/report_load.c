@@ -160,7 +160,10 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 	rec->v[IOM_METRIC_MB_S] = t->mb_s;
 	rec->v[IOM_METRIC_LAT_MEAN] = t->lat.mean;
 	rec->v[IOM_METRIC_LAT_P99] = (double)t->lat.pct[iom_percentile_index(99)];
-	rec->v[IOM_METRIC_CPU_PER_IO] = r->cpu.us_per_io;
+	/* the system's CPU per I/O (all CPUs: the driver's interrupts too); the process's in the
+	 * runs of versions that did not record it */
+	rec->v[IOM_METRIC_CPU_PER_IO] = r->cpu.system_us_per_io > 0 ? r->cpu.system_us_per_io :
+					r->cpu.us_per_io;
 	rec->x[IOM_X_READ_MB_S] = r->dir[IOM_DIR_READ].mb_s;
 	rec->x[IOM_X_WRITE_MB_S] = r->dir[IOM_DIR_WRITE].mb_s;
 	rec->x[IOM_X_READ_IOPS] = r->dir[IOM_DIR_READ].iops;

@@ -743,8 +743,9 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 			print_wrapped(out, "(better by x%) beneath the best: single run — no "
 				      "significance, no winner", width, 2);
 		if (nmax)
-			print_wrapped(out, "lat avg, lat p99: latency of all I/O; CPU/IO: iomatrix "
-				      "CPU µs per I/O; MB/s: 10^6 bytes/s", width, 2);
+			print_wrapped(out, "lat avg, lat p99: latency of all I/O; CPU/IO: system CPU "
+				      "µs per I/O (all CPUs busy, interrupts included); MB/s: 10^6 "
+				      "bytes/s", width, 2);
 		free(nb.s);
 	}
 	fputc('\n', out);
