@@ -24,6 +24,7 @@ int iom_cmd_report(struct cli *cli)
 		.cell = cli->value[OPT_CELL],
 		.run = cli->value[OPT_RUN],
 		.output = cli->value[OPT_OUTPUT],
+		.baseline = cli->value[OPT_BASELINE],
 	};
 	char err[IOM_ERRLEN];
 	int ret;

@@ -679,6 +679,24 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		}
 	}
 	fputc('\n', out);
+	if (iom_report_by_study(m) && m->ncompared > 1) {
+		struct iom_strbuf sb = { 0 };
+		char *changes = iom_report_setup_changes(m);
+
+		iom_strbuf_printf(&sb, "B vs A: ");
+		for (size_t v = 1; v < m->ncompared; v++)
+			iom_strbuf_printf(&sb, "%s%s", v > 1 ? ", " : "", m->compared[v]);
+		iom_strbuf_printf(&sb, " against the baseline %s, each target and cell of one study "
+				  "against the same of the other", m->compared[0]);
+		print_wrapped(out, iom_strbuf_get(&sb), width, 2);
+		iom_strbuf_reset(&sb);
+		if (changes) {
+			iom_strbuf_printf(&sb, "the studies differ in: %s", changes);
+			print_wrapped(out, iom_strbuf_get(&sb), width, 2);
+		}
+		free(changes);
+		free(sb.s);
+	}
 	if (m->ncells == 0) {
 		fprintf(out, "no finished runs to report\n");
 		return ferror(out) ? -EIO : 0;
