@@ -50,6 +50,7 @@ enum opt_id {
 	OPT_MATRIX_ONLY,
 	OPT_WIDTH,
 	OPT_BASELINE,
+	OPT_LIKE,
 	OPT_COUNT
 };
 

@@ -68,6 +68,9 @@ static const struct option_def options[OPT_COUNT] = {
 	[OPT_LOG] = { "log", 0, "FILE", "append the per-run lines and warnings to FILE too" },
 	[OPT_WIDTH] = { "width", 'w', "N", "text: the columns to fit the tables in (default: "
 					   "COLUMNS, the terminal's width, else 100)" },
+	[OPT_LIKE] = { "like", 0, "DIR", "estimate the trace size and a size-bound plan's time from "
+					 "a previous study's runs in DIR (its IOPS per block size, "
+					 "its trace bytes per I/O)" },
 	[OPT_BASELINE] = { "baseline", 0, "DIR", "the study that is \"before\" (A): the others "
 						 "are compared with it (B vs A)" },
 };
@@ -117,8 +120,10 @@ static int cmd_version(struct cli *cli);
 static const struct command commands[] = {
 	{ "check", iom_cmd_check, "MATRIX...", 1, -1, O(OPT_SET) | O(OPT_MATRIX_ONLY),
 	  "check matrix files and that this machine can run them: exit 0 when every one can" },
-	{ "plan", iom_cmd_plan, "MATRIX", 1, 1, O(OPT_FORMAT) | O(OPT_SET) | O(OPT_ALLOW_HOOKS),
-	  "print the ordered runs of a matrix, their count, time and memory" },
+	{ "plan", iom_cmd_plan, "MATRIX", 1, 1,
+	  O(OPT_FORMAT) | O(OPT_SET) | O(OPT_ALLOW_HOOKS) | O(OPT_LIKE),
+	  "print the ordered runs of a matrix, their count, time, memory, trace size and disk "
+	  "space" },
 	{ "run", iom_cmd_run, "MATRIX", 1, 1,
 	  O(OPT_OUTPUT) | O(OPT_SET) | O(OPT_QUIET) | O(OPT_NO_TRACE) | O(OPT_ALLOW_HOOKS) |
 		  O(OPT_LOG),
