@@ -154,7 +154,18 @@ static void stalled_note(FILE *out, const struct iom_report *m, unsigned width)
 	free(b.s);
 }
 
-/* What the line beneath a row shows under the best value: "+20.8%", "tie", "(+3.1%)". */
+/* A margin beneath the best value, which is better by it: "20.8%" without a sign (the legend
+ * says "better by the margin beneath"; a sign would mean more for IOPS and less for latency),
+ * else the margin's words ("even"). */
+static void best_margin(char *buf, size_t len, enum iom_metric k, double pct)
+{
+	char mg[32];
+
+	iom_report_fmt_margin(mg, sizeof(mg), k, pct);
+	snprintf(buf, len, "%s", strncmp(mg, "better by ", 10) == 0 ? mg + 10 : mg);
+}
+
+/* What the line beneath a row shows under the best value: "20.8%", "tie", "(3.1%)". */
 static bool beneath_text(enum iom_metric k, const struct iom_report_verdict *vd, char *buf,
 			 size_t len)
 {
@@ -163,13 +174,13 @@ static bool beneath_text(enum iom_metric k, const struct iom_report_verdict *vd,
 	buf[0] = '\0';
 	switch (vd->kind) {
 	case IOM_VERDICT_WIN:
-		iom_report_fmt_margin(buf, len, k, vd->margin_pct);
+		best_margin(buf, len, k, vd->margin_pct);
 		return true;
 	case IOM_VERDICT_TIE:
 		snprintf(buf, len, "tie");
 		return true;
 	case IOM_VERDICT_SINGLE_RUN:
-		iom_report_fmt_margin(mg, sizeof(mg), k, vd->margin_pct);
+		best_margin(mg, sizeof(mg), k, vd->margin_pct);
 		snprintf(buf, len, "(%s)", mg);
 		return true;
 	default:
@@ -752,14 +763,14 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		iom_strbuf_reset(&nb);
 		if (nmax && t.winners && (t.nkind[IOM_VERDICT_WIN] || t.nkind[IOM_VERDICT_TIE])) {
 			iom_strbuf_printf(&nb, "* winner: better by more than %g%% with Welch p < %g, "
-					  "its margin beneath; else 'tie'", m->opts.min_effect_pct,
+					  "better by the margin beneath; else 'tie'", m->opts.min_effect_pct,
 					  m->opts.alpha);
 			print_wrapped(out, iom_strbuf_get(&nb), width, 2);
 			iom_strbuf_reset(&nb);
 		}
 		if (nmax && t.winners && t.nkind[IOM_VERDICT_SINGLE_RUN])
-			print_wrapped(out, "(better by x%) beneath the best: single run — no "
-				      "significance, no winner", width, 2);
+			print_wrapped(out, "(x%) beneath the best: better by x %, but a single run — "
+				      "no significance, no winner", width, 2);
 		if (nmax)
 			print_wrapped(out, "lat avg, lat p99: latency of all I/O; CPU/IO: system CPU "
 				      "µs per I/O (all CPUs busy, interrupts included); MB/s: 10^6 "
