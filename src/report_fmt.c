@@ -235,6 +235,25 @@ static void md_head(void *ctx, const struct iom_report *m)
 		     "a coefficient of variation above %g %% is noisy.\n", m->nruns,
 		m->nruns == 1 ? "" : "s", m->nok,
 		m->opts.alpha, m->opts.min_effect_pct, m->opts.max_cv_pct);
+	if (iom_report_by_study(m) && m->ncompared > 1) {
+		char *changes = iom_report_setup_changes(m);
+
+		fputs("B vs A: ", out);
+		for (size_t v = 1; v < m->ncompared; v++) {
+			fputs(v > 1 ? ", " : "", out);
+			md_text(out, m->compared[v]);
+		}
+		fputs(" against the baseline ", out);
+		md_text(out, m->compared[0]);
+		fputs(", target by target.", out);
+		if (changes) {
+			fputs(" The studies differ in: ", out);
+			md_text(out, changes);
+			fputc('.', out);
+		}
+		fputc('\n', out);
+		free(changes);
+	}
 	if (*fixed && m->ncells > 1) {
 		fputs("The same in every cell: ", out);
 		md_text(out, fixed);

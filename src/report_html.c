@@ -1046,6 +1046,25 @@ static void page_head(void *ctx, const struct iom_report *m)
 		"</p>\n", m->ncells, m->ncells == 1 ? "" : "s", m->nruns, m->nruns == 1 ? "" : "s",
 		m->nok, m->opts.alpha, m->opts.min_effect_pct,
 		m->opts.max_cv_pct);
+	if (iom_report_by_study(m) && m->ncompared > 1) {
+		char *changes = iom_report_setup_changes(m);
+
+		fputs("<p class=\"sub\">B vs A: ", out);
+		for (size_t v = 1; v < m->ncompared; v++) {
+			fputs(v > 1 ? ", " : "", out);
+			esc(out, m->compared[v]);
+		}
+		fputs(" against the baseline ", out);
+		esc(out, m->compared[0]);
+		fputs(", target by target", out);
+		if (changes) {
+			fputs("; the studies differ in: <b>", out);
+			esc(out, changes);
+			fputs("</b>", out);
+		}
+		fputs("</p>\n", out);
+		free(changes);
+	}
 	fixed = iom_report_fixed_words(m);
 	if (*fixed && m->ncells > 1) {
 		fputs("<p class=\"sub\">the same in every cell: ", out);

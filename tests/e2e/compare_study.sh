@@ -63,6 +63,13 @@ grep -qx "the studies differ in: disk1 scheduler: $new → $old" base.txt || die
 "$IOMATRIX" report night nightB --baseline elsewhere >/dev/null 2>err.txt && die "--baseline elsewhere taken"
 grep -qx "iomatrix: --baseline 'elsewhere' is not one of the directories reported on" err.txt ||
     die "--baseline elsewhere: $(cat err.txt)"
+# the Markdown and HTML pages say the same in their headers
+"$IOMATRIX" report night nightB --format md >study.md 2>&1 || die "md: $(cat study.md)"
+grep -q "^B vs A: nightB against the baseline night, target by target. The studies differ in: disk1 scheduler: $old → $new\.$" study.md ||
+    die "md header: $(head -n 8 study.md)"
+"$IOMATRIX" report night nightB --format html -o study.html 2>err.txt || die "html: $(cat err.txt)"
+grep -q "B vs A: nightB against the baseline night, target by target; the studies differ in: <b>disk1 scheduler: $old → $new</b>" study.html ||
+    die "html header lacks the B vs A line"
 # the old way still works when asked: a four-way race of the targets
 "$IOMATRIX" report night nightB --compare target >target.txt 2>&1 || die "--compare target: $(cat target.txt)"
 grep -q "^compared: target" target.txt || die "--compare target: $(grep compared target.txt)"
