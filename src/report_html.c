@@ -584,6 +584,15 @@ static void pct_chart(FILE *out, const struct iom_report *m, size_t cell)
 		};
 
 		iom_chart_line(out, &c);
+		if (ns < nv) {
+			struct iom_strbuf b = { 0 };
+
+			for (size_t g = 0, k = 0; g < nv; g++)
+				if (!m->cells[cell].by[g].n)
+					iom_strbuf_printf(&b, "%s%s", k++ ? ", " : "", m->compared[g]);
+			note(out, "left out: %s (no finished run in this cell)", iom_strbuf_get(&b));
+			iom_strbuf_release(&b);
+		}
 	} else {
 		note(out, "%s: no latency recorded in this cell", label);
 	}
@@ -656,6 +665,9 @@ static void time_chart(FILE *out, const struct iom_report *m, struct time_run *r
 		};
 
 		iom_chart_line(out, &c);
+		if (ns < nr)
+			note(out, "left out: %zu run%s with fewer than two 1-second intervals (a "
+			      "window shorter than 2 s)", nr - ns, nr - ns == 1 ? "" : "s");
 	} else if (nr) {
 		note(out, "not drawn: the run%s recorded fewer than two 1-second intervals "
 			  "(a window shorter than 2 s)", nr > 1 ? "s" : "");
