@@ -157,28 +157,79 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-static void print_usage(FILE *out, const struct command *c)
+/* Writes text from column col on, wrapped at spaces to width, continuation lines at indent. */
+static void print_wrapped(FILE *out, const char *text, int col, int indent, int width)
 {
-	fprintf(out, "usage: iomatrix %s", c->name);
-	if (c->args[0])
-		fprintf(out, " %s", c->args);
-	for (int o = 0; o < OPT_COUNT; o++) {
-		if (!(c->opts & O(o)))
-			continue;
-		if (options[o].arg)
-			fprintf(out, " [--%s %s]%s", options[o].name, options[o].arg,
-				o == OPT_SET ? "..." : "");
-		else
-			fprintf(out, " [--%s]", options[o].name);
+	bool fresh = true;
+
+	while (*text) {
+		size_t wl = strcspn(text, " ");
+		int w = 0;
+
+		for (size_t i = 0; i < wl; i++)
+			w += ((unsigned char)text[i] & 0xC0) != 0x80;
+		if (!fresh && col + 1 + w > width) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		} else if (!fresh) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(text, 1, wl, out);
+		col += w;
+		fresh = false;
+		text += wl;
+		while (*text == ' ')
+			text++;
 	}
 	fputc('\n', out);
 }
 
-/* A command's usage line, what it does and its options: 'iomatrix help CMD', 'CMD --help'. */
+/* The usage line, wrapped to the terminal, an option's brackets kept on one line. */
+static void print_usage(FILE *out, const struct command *c)
+{
+	int width = iom_term_width(fileno(out), 80);
+	int indent = (int)strlen("usage: iomatrix ") + (int)strlen(c->name) + 1;
+	int col;
+
+	fprintf(out, "usage: iomatrix %s", c->name);
+	col = indent - 1;
+	if (c->args[0]) {
+		fprintf(out, " %s", c->args);
+		col += 1 + (int)strlen(c->args);
+	}
+	for (int o = 0; o < OPT_COUNT; o++) {
+		char item[96];
+		int w;
+
+		if (!(c->opts & O(o)))
+			continue;
+		if (options[o].arg)
+			snprintf(item, sizeof(item), "[--%s %s]%s", options[o].name, options[o].arg,
+				 o == OPT_SET ? "..." : "");
+		else
+			snprintf(item, sizeof(item), "[--%s]", options[o].name);
+		w = (int)strlen(item);
+		if (col + 1 + w > width) {
+			fprintf(out, "\n%*s%s", indent, "", item);
+			col = indent + w;
+		} else {
+			fprintf(out, " %s", item);
+			col += 1 + w;
+		}
+	}
+	fputc('\n', out);
+}
+
+/* A command's usage line, what it does and its options: 'iomatrix help CMD', 'CMD --help';
+ * the options' help wrapped to the terminal (COLUMNS, its width, 80). */
 static void print_command_help(FILE *out, const struct command *c)
 {
+	int width = iom_term_width(fileno(out), 80);
+
 	print_usage(out, c);
-	fprintf(out, "\n%s\n", c->help);
+	fputc('\n', out);
+	print_wrapped(out, c->help, 0, 0, width);
 	for (int o = 0; o < OPT_COUNT; o++) {
 		char opt[64];
 
@@ -191,7 +242,8 @@ static void print_command_help(FILE *out, const struct command *c)
 		else
 			snprintf(opt, sizeof(opt), "--%s%s%s", options[o].name,
 				 options[o].arg ? " " : "", options[o].arg ? options[o].arg : "");
-		fprintf(out, "  %-28s %s\n", opt, option_help(c->name, o));
+		fprintf(out, "  %-28s ", opt);
+		print_wrapped(out, option_help(c->name, o), 31, 31, width);
 	}
 }
 

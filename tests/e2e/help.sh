@@ -1,8 +1,9 @@
 #!/bin/sh
 # Help: each command's --help gives its own options in its own words (never another command's
-# "-o" or "-f" text); `help keys` wraps to the terminal: COLUMNS when set, 80 when not a tty; the
+# "-o" or "-f" text) and wraps to the terminal; `help keys` wraps to the terminal: COLUMNS when set, 80 when not a tty; the
 # diskspd view names its MB/s as DiskSpd's MiB/s on one line.
 . "$TOP/tests/e2e/lib.sh"
+export COLUMNS=300 # the wording checks below read each option's help on one line
 
 "$IOMATRIX" run --help >run.txt || die "run --help"
 grep -q -- "-o, --output PATH  *the results directory (default results/<name>-<UTC time>)" run.txt ||
@@ -27,6 +28,11 @@ for c in check plan run resume report trace new; do
 done
 
 widest() { awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$1"; }
+# every command's --help wraps to the terminal
+for c in check plan run resume report trace new help; do
+    COLUMNS=80 "$IOMATRIX" "$c" --help >h80.txt || die "$c --help"
+    [ "$(widest h80.txt)" -le 80 ] || die "$c --help at COLUMNS=80: a line of $(widest h80.txt)"
+done
 COLUMNS=80 "$IOMATRIX" help keys >k80.txt || die "help keys"
 [ "$(widest k80.txt)" -le 80 ] || die "help keys at COLUMNS=80: a line of $(widest k80.txt)"
 COLUMNS=60 "$IOMATRIX" help keys >k60.txt || die "help keys"
