@@ -40,7 +40,7 @@ enum iom_metric {
 	IOM_METRIC_MB_S,        /* total MB/s, decimal */
 	IOM_METRIC_LAT_MEAN,    /* mean latency of all I/O, ns */
 	IOM_METRIC_LAT_P99,     /* 99th percentile latency of all I/O, ns */
-	IOM_METRIC_CPU_PER_IO,  /* iomatrix's user + system CPU µs per I/O */
+	IOM_METRIC_CPU_PER_IO,  /* system CPU µs per I/O (all CPUs; the process's in old runs) */
 	IOM_NMETRIC
 };
 
