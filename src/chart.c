@@ -497,7 +497,7 @@ void iom_chart_line(FILE *out, const struct iom_line_chart *c)
 
 /* ---- bar charts ---- */
 
-#define BAR_H 9.0
+#define BAR_H 11.0 /* its value label (10 px) beside it, readable with three groups or more */
 #define BAR_GAP 1.0
 #define GROUP_GAP 4.0
 #define ROW_PAD 7.0
@@ -603,8 +603,13 @@ void iom_chart_bars(FILE *out, const struct iom_bar_chart *c)
 					 c->value_title ? c->value_title : "");
 				iom_chart_escape(out, buf);
 				fputs("</title></rect>\n", out);
-				text(out, left + bw + 4, y + BAR_H - 1, "start", 10, "fill=\"#444\"",
-				     val);
+				/* beside the bar; inside its end when it would leave the chart */
+				if (left + bw + 4 + text_w(val, 10) <= (double)w - 2)
+					text(out, left + bw + 4, y + BAR_H - 2, "start", 10,
+					     "fill=\"#444\"", val);
+				else
+					text(out, left + bw - 3, y + BAR_H - 2, "end", 10,
+					     "fill=\"#fff\" font-weight=\"600\"", val);
 			}
 		}
 	}

@@ -5,6 +5,7 @@
  * the options are handed over and a failure mapped to an exit code (cmd.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cmd.h"
 #include "report.h"
@@ -23,10 +24,22 @@ int iom_cmd_report(struct cli *cli)
 		.cell = cli->value[OPT_CELL],
 		.run = cli->value[OPT_RUN],
 		.output = cli->value[OPT_OUTPUT],
+		.baseline = cli->value[OPT_BASELINE],
 	};
 	char err[IOM_ERRLEN];
 	int ret;
 
+	if (cli->given[OPT_WIDTH]) {
+		char *end;
+		long w = strtol(cli->value[OPT_WIDTH], &end, 10);
+
+		if (*end || end == cli->value[OPT_WIDTH] || w < 40 || w > 10000)
+			return iom_cmd_usage_error("--width takes a number of columns from 40 to "
+						   "10000 (got '%s')", cli->value[OPT_WIDTH]);
+		o.width = (unsigned)w;
+	} else {
+		o.width = (unsigned)iom_term_width(1, 100);
+	}
 	ret = iom_report_main(stdout, (const char *const *)cli->args, (size_t)cli->nargs, &o, err,
 			      sizeof(err));
 	if (ret < 0) {

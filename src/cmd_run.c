@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "cmd.h"
 #include "fsprep.h"
@@ -17,8 +18,10 @@
 #include "plan.h"
 #include "preflight.h"
 #include "report.h"
+#include "result.h"
 #include "stage.h"
 #include "sweep.h"
+#include "units.h"
 #include "util.h"
 
 /* Warns (this machine only: the matrix stays valid) about a filesystem of the matrix whose mkfs
@@ -85,13 +88,14 @@ int iom_cmd_check(struct cli *cli)
 		if (pf.errors) {
 			fflush(stdout);
 			iom_cmd_print_preflight(m, &pf, NULL);
-			fprintf(stderr, "%s: the matrix is valid (%zu runs), but this machine cannot "
-				"run it: %zu problem%s above ('iomatrix check --matrix-only' checks the "
-				"file alone)\n", cli->args[i], nruns, pf.errors,
+			fprintf(stderr, "%s: the matrix is valid (%zu run%s), but this machine "
+				"cannot run it: %zu problem%s above ('iomatrix check --matrix-only' "
+				"checks the file alone)\n", cli->args[i], nruns, nruns == 1 ? "" : "s",
+				pf.errors,
 				pf.errors == 1 ? "" : "s");
 			code = IOM_EXIT_USAGE;
 		} else {
-			printf("%s: valid, %zu runs\n", cli->args[i], nruns);
+			printf("%s: valid, %zu run%s\n", cli->args[i], nruns, nruns == 1 ? "" : "s");
 			fflush(stdout);
 			iom_cmd_print_preflight(m, &pf, NULL);
 		}
@@ -100,6 +104,181 @@ int iom_cmd_check(struct cli *cli)
 		iom_matrix_free(m);
 	}
 	return iom_cmd_finish(code);
+}
+
+/* "10.0 GiB", "512 KiB", "300 bytes". */
+static void human(double b, char *buf, size_t len)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = b / 1024;
+	size_t u = 0;
+
+	if (b < 1024) {
+		snprintf(buf, len, "%.0f bytes", b);
+		return;
+	}
+	while (v >= 1024 && u + 1 < IOM_ARRAY_SIZE(unit)) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", v, unit[u]);
+}
+
+/* The free bytes of the filesystem of path's nearest existing ancestor (into *where, heap);
+ * false when unknown. */
+static bool free_space(const char *path, char **where, double *avail)
+{
+	char *cur = xstrdup(path);
+	struct statvfs vs;
+	struct stat st;
+
+	while (stat(cur, &st) != 0 && strcmp(cur, "/") != 0 && strcmp(cur, ".") != 0) {
+		char *up = iom_path_dir(cur);
+
+		free(cur);
+		cur = up;
+	}
+	*where = cur;
+	if (statvfs(cur, &vs) != 0)
+		return false;
+	*avail = (double)vs.f_bavail * (double)vs.f_frsize;
+	return true;
+}
+
+/* A previous study's figures for `plan --like DIR`: IOPS per block size, trace bytes per I/O. */
+struct like {
+	struct iom_plan_rate *rate;
+	size_t *count, n;
+	double bpi_sum;
+	size_t bpi_n, runs;
+};
+
+static int read_like(const char *dir, struct like *l, char *err, size_t errlen)
+{
+	uint32_t *idx = NULL;
+	size_t nidx = 0;
+	int ret = iom_result_list(dir, &idx, &nidx, err, errlen);
+
+	memset(l, 0, sizeof(*l));
+	for (size_t i = 0; ret == 0 && i < nidx; i++) {
+		char *path = iom_result_path(dir, idx[i]);
+		struct iom_result_file f;
+		const char *bs_text;
+		uint64_t bs = 0;
+		char e[IOM_ERRLEN];
+		size_t k;
+
+		if (iom_result_read(path, &f, e, sizeof(e)) == 0 && f.r.status == IOM_RUN_OK &&
+		    (bs_text = iom_result_cell_get(&f, "block_size")) &&
+		    iom_size_parse(bs_text, &bs, e, sizeof(e)) == 0) {
+			for (k = 0; k < l->n && l->rate[k].block_size != bs; k++)
+				;
+			if (k == l->n) {
+				l->rate = xrealloc(l->rate, (l->n + 1) * sizeof(*l->rate));
+				l->count = xrealloc(l->count, (l->n + 1) * sizeof(*l->count));
+				l->rate[k] = (struct iom_plan_rate){ .block_size = bs };
+				l->count[k] = 0;
+				l->n++;
+			}
+			l->rate[k].iops += f.r.dir[IOM_DIR_TOTAL].iops;
+			l->count[k]++;
+			if (f.r.trace.file && f.r.trace.bytes_per_io > 0) {
+				l->bpi_sum += f.r.trace.bytes_per_io;
+				l->bpi_n++;
+			}
+			l->runs++;
+		}
+		iom_result_file_release(&f);
+		free(path);
+	}
+	free(idx);
+	for (size_t k = 0; k < l->n; k++)
+		l->rate[k].iops /= (double)l->count[k];
+	if (ret == 0 && !l->runs)
+		ret = iom_err(err, errlen, ENOENT, "--like '%s': no finished run with a block size "
+			      "there", dir);
+	return ret;
+}
+
+/*
+ * What the plan may cost, beneath the plan text: the trace estimate (bytes per I/O × an I/O
+ * rate, both said: assumed, or --like's), the scratch files and the free space, the time of a
+ * bytes-bound plan, and a warning when the traces may not fit where the results go.
+ */
+static int print_costs(struct cli *cli, const struct iom_matrix *m, const struct iom_plan *p)
+{
+	struct like l = { 0 };
+	struct iom_plan_cost cost;
+	double bpi = IOM_PLAN_ASSUMED_BYTES_PER_IO, avail = 0, scratch = 0, mean_iops = 0;
+	char a[32], b[32], err[IOM_ERRLEN], *results, *where = NULL, rate[160];
+	size_t nfiles = 0;
+	bool have_free;
+
+	if (cli->given[OPT_LIKE]) {
+		if (read_like(cli->value[OPT_LIKE], &l, err, sizeof(err)) < 0) {
+			fprintf(stderr, "iomatrix: %s\n", err);
+			return -EINVAL;
+		}
+		if (l.bpi_n)
+			bpi = l.bpi_sum / (double)l.bpi_n;
+		for (size_t k = 0; k < l.n; k++)
+			mean_iops += l.rate[k].iops / (double)l.n;
+		snprintf(rate, sizeof(rate), "%.3g bytes per I/O%s and the IOPS per block size of "
+			 "%zu run%s in %s (%.0f IOPS on average)", bpi, l.bpi_n ? "" : " (assumed)",
+			 l.runs, l.runs == 1 ? "" : "s", cli->value[OPT_LIKE], mean_iops);
+	} else {
+		mean_iops = IOM_PLAN_ASSUMED_IOPS;
+		snprintf(rate, sizeof(rate), "an assumed %.0f bytes per I/O at %.0f IOPS, at most "
+			 "%.0f MB/s; give --like DIR for a previous study's figures", bpi, mean_iops,
+			 IOM_PLAN_ASSUMED_MAX_MB_S);
+	}
+	iom_plan_cost(p, l.rate, l.n, mean_iops, bpi, IOM_PLAN_ASSUMED_MAX_MB_S, &cost);
+	putchar('\n');
+	if (m->trace) {
+		human(cost.trace_bytes, a, sizeof(a));
+		printf("trace estimate: %s for %zu run%s (%s)\n", a, p->nruns,
+		       p->nruns == 1 ? "" : "s", rate);
+	} else {
+		printf("trace estimate: none (trace = false)\n");
+	}
+	for (size_t t = 0; t < m->ntargets; t++) {
+		struct stat st;
+
+		if (stat(m->targets[t].path, &st) == 0 && S_ISBLK(st.st_mode))
+			continue;
+		scratch += (double)m->targets[t].size;
+		nfiles++;
+	}
+	human(scratch, a, sizeof(a));
+	printf("scratch space: %s in %zu scratch file%s\n", a, nfiles, nfiles == 1 ? "" : "s");
+	results = iom_sweep_default_dir(m);
+	have_free = free_space(results, &where, &avail);
+	if (have_free) {
+		human(avail, b, sizeof(b));
+		printf("free space: %s where the results go ('%s')\n", b, where);
+	} else {
+		printf("free space: unknown where the results go ('%s')\n", where);
+	}
+	if (m->timing.bytes) {
+		iom_duration_human((uint64_t)(cost.bound_s * 1e9), a, sizeof(a));
+		iom_duration_human((uint64_t)(cost.timed_s * 1e9), b, sizeof(b));
+		printf("size-bound time estimate: %s of measured windows, %s with warm-up and "
+		       "cool-down (at %s)\n", a, b, cli->given[OPT_LIKE] ? "the IOPS of --like's "
+		       "runs per block size" : "an assumed 100000 IOPS per block size, at most "
+		       "1000 MB/s");
+	}
+	if (m->trace && have_free && cost.trace_bytes > avail) {
+		human(cost.trace_bytes, a, sizeof(a));
+		human(avail, b, sizeof(b));
+		fprintf(stderr, "%s: warning: the trace estimate (%s) exceeds the free space where "
+			"the results go (%s in '%s'); set trace = false, run with --no-trace, or put "
+			"the results on a larger filesystem with -o DIR\n", m->file, a, b, where);
+	}
+	free(where);
+	free(results);
+	free(l.rate);
+	free(l.count);
+	return 0;
 }
 
 int iom_cmd_plan(struct cli *cli)
@@ -132,6 +311,11 @@ int iom_cmd_plan(struct cli *cli)
 		if (iom_stage_desc_any(&d)) {
 			putchar('\n');
 			ret = iom_stage_describe(stdout, &d);
+		}
+		if (ret == 0 && print_costs(cli, m, &p) < 0) {
+			iom_plan_release(&p);
+			iom_matrix_free(m);
+			return IOM_EXIT_USAGE;
 		}
 	}
 	iom_plan_release(&p);
@@ -190,6 +374,7 @@ static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, boo
 		.tty = -1,
 	};
 	struct iom_preflight pf;
+	char err[IOM_ERRLEN];
 	int ret;
 
 	if (iom_sweep_has_shell_hooks(p->m) && !o.allow_hooks) {
@@ -198,6 +383,11 @@ static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, boo
 			"must be your choice; 'iomatrix plan' shows them)\n", p->m->file,
 			p->m->hooks.line);
 		return IOM_EXIT_USAGE;
+	}
+	/* before anything is written or said: a new study's directory is empty */
+	if (!resume && (ret = iom_sweep_check_new_dir(dir, err, sizeof(err))) < 0) {
+		fprintf(stderr, "iomatrix: %s\n", err);
+		return iom_cmd_exit(ret, IOM_IN_REFUSED);
 	}
 	/* before anything is written: the results directory, the log, a scratch file */
 	preflight_sweep(p, dir, resume, o.no_trace, &pf);
@@ -237,7 +427,7 @@ static int sweep_logged(const struct iom_plan *p, const char *dir, const struct 
 
 	o.stop = iom_cmd_stop_on_signals();
 	if (!o.quiet)
-		printf("%s: %zu runs into %s\n", p->m->file, p->nruns, dir);
+		printf("%s: %zu run%s into %s\n", p->m->file, p->nruns, p->nruns == 1 ? "" : "s", dir);
 	ret = iom_sweep_execute(p, &o, &res, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "iomatrix: %s\n", err);
@@ -249,11 +439,14 @@ static int sweep_logged(const struct iom_plan *p, const char *dir, const struct 
 		return iom_cmd_exit(ret, IOM_IN_REFUSED);
 	}
 	if (res.interrupted) {
-		fprintf(stderr, "iomatrix: interrupted after %zu runs; carry on with: iomatrix resume "
-			"%s%s\n", res.ok + res.failed, dir, o.allow_hooks ? " --allow-hooks" : "");
+		size_t nd = res.ok + res.failed;
+
+		fprintf(stderr, "iomatrix: interrupted after %zu run%s; carry on with: iomatrix "
+			"resume %s%s\n", nd, nd == 1 ? "" : "s", dir,
+			o.allow_hooks ? " --allow-hooks" : "");
 		if (o.log)
-			fprintf(o.log, "interrupted after %zu runs; carry on with: iomatrix resume "
-				"%s%s\n", res.ok + res.failed, dir,
+			fprintf(o.log, "interrupted after %zu run%s; carry on with: iomatrix resume "
+				"%s%s\n", nd, nd == 1 ? "" : "s", dir,
 				o.allow_hooks ? " --allow-hooks" : "");
 		return iom_cmd_finish(iom_cmd_outcome(true, false));
 	}
@@ -261,7 +454,8 @@ static int sweep_logged(const struct iom_plan *p, const char *dir, const struct 
 	ret = iom_report_after_sweep(stdout, dir, err, sizeof(err));
 	if (ret < 0)
 		fprintf(stderr, "iomatrix: %s\n", err);
-	printf("\n%zu runs ok, %zu failed%s; results in %s\n", res.ok, res.failed,
+	printf("\n%zu run%s ok, %zu failed%s; results in %s\n", res.ok, res.ok == 1 ? "" : "s",
+	       res.failed,
 	       res.skipped ? " (resumed)" : "", dir);
 	return iom_cmd_finish(iom_cmd_outcome(false, ret < 0 || res.failed));
 }

@@ -332,3 +332,20 @@ void iom_cpu_diff(const struct iom_cpu_sample *a, const struct iom_cpu_sample *b
 	if (avg)
 		pct_between(&a->total, &b->total, avg);
 }
+
+static uint64_t tick_delta(uint64_t a, uint64_t b)
+{
+	return b >= a ? b - a : 0;
+}
+
+void iom_cpu_system_diff(const struct iom_cpu_sample *a, const struct iom_cpu_sample *b,
+			 struct iom_cpu_system *out)
+{
+	const struct iom_cpu_ticks *x = &a->total, *y = &b->total;
+
+	out->busy = tick_delta(x->user, y->user) + tick_delta(x->nice, y->nice) +
+		    tick_delta(x->system, y->system) + tick_delta(x->irq, y->irq) +
+		    tick_delta(x->softirq, y->softirq);
+	out->all = out->busy + tick_delta(x->idle, y->idle) + tick_delta(x->iowait, y->iowait) +
+		   tick_delta(x->steal, y->steal);
+}

@@ -75,4 +75,15 @@ void iom_cpu_sample_release(struct iom_cpu_sample *s);
 void iom_cpu_diff(const struct iom_cpu_sample *a, const struct iom_cpu_sample *b,
 		  struct iom_cpu_pct *per_cpu, struct iom_cpu_pct *avg);
 
+/* The system's CPU over a window, from the "cpu" lines of two samples: busy jiffies (user, nice,
+ * system, irq, softirq: what runs, the driver's interrupt work on every CPU included), and all
+ * jiffies (busy, idle, iowait and steal: iowait and steal are not busy). */
+struct iom_cpu_system {
+	uint64_t busy, all;
+};
+/* The window's system CPU between a (earlier) and b (later); a counter that went backwards
+ * counts as 0. */
+void iom_cpu_system_diff(const struct iom_cpu_sample *a, const struct iom_cpu_sample *b,
+			 struct iom_cpu_system *out);
+
 #endif

@@ -274,8 +274,7 @@ int iom_journal_replay(const char *dir, size_t nruns, struct iom_journal_state *
 				st->in_progress = 0;
 			break;
 		case IOM_J_RUN_INTERRUPTED:
-			if (st->in_progress == idx)
-				st->in_progress = 0;
+			/* cut short: still pending, and the run a resume reruns (in_progress) */
 			break;
 		case IOM_J_RESUME:
 			st->resumes++;

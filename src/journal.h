@@ -50,7 +50,8 @@ struct iom_journal_state {
 	size_t nruns;
 	uint8_t *run;        /* nruns + 1 entries, indexed by run index; enum iom_run_state */
 	size_t done, failed, torn_lines;
-	uint32_t in_progress; /* index of a run started but never finished, 0 when none */
+	uint32_t in_progress; /* index of a run started but never finished (interrupted or
+			       * killed), 0 when none */
 	bool ended;           /* a study-end event was seen */
 	bool started;         /* a study-start event was seen */
 	bool has_plan;        /* the study-start named its plan ("plan HASH runs N") */

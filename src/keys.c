@@ -1106,3 +1106,72 @@ void iom_keys_print(FILE *out, bool markdown)
 			     "dimension \"target\"\n");
 	}
 }
+
+/* ---- the key table wrapped to a width (help keys on a terminal) ---- */
+
+/* Columns of the UTF-8 text p[0..n): one per character. */
+static int utf8_cols(const char *p, size_t n)
+{
+	int c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += ((unsigned char)p[i] & 0xC0) != 0x80;
+	return c;
+}
+
+/* Writes text at indent, wrapped at spaces so that no line passes width (a word longer than the
+ * line stands alone); the first line starts at column col. */
+static void wrap_text(FILE *out, const char *text, int indent, int col, int width)
+{
+	const char *p = text;
+	bool fresh = true; /* nothing written on this line yet */
+
+	while (*p) {
+		size_t wl = strcspn(p, " ");
+
+		if (!fresh && col + 1 + utf8_cols(p, wl) > width) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+			fresh = true;
+		} else if (!fresh) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(p, 1, wl, out);
+		col += utf8_cols(p, wl);
+		fresh = false;
+		p += wl;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', out);
+}
+
+void iom_keys_print_wrapped(FILE *out, int width)
+{
+	char name[64], range[128], def[64], head[512];
+
+	for (size_t i = 0; i < iom_nkeys; i++) {
+		const struct iom_key *k = &iom_keys[i];
+		char *meaning;
+
+		if (k->flags & IOM_KEY_MOVED)
+			continue;
+		qualified_name(k, name, sizeof(name));
+		iom_key_range_text(k, range, sizeof(range));
+		default_text(k, def, sizeof(def));
+		snprintf(head, sizeof(head), "%s  %s%s%s  default %s", name, iom_type_name(k->type),
+			 range[0] ? " " : "", range, def);
+		wrap_text(out, head, 4, 0, width);
+		meaning = xasprintf("%s%s", k->help, k->flags & IOM_KEY_RESERVED
+					  ? " (reserved: checked, not yet acted on)" : "");
+		fprintf(out, "    ");
+		wrap_text(out, meaning, 4, 4, width);
+		free(meaning);
+	}
+	fputc('\n', out);
+	wrap_text(out, "every workload key may also be set in a target (it overrides the workload's "
+		  "value there) and may be a list [ ... ] or a range { from = ...; to = ...; } "
+		  "(doubling) or { from; to; step } (adding): each list or range is a dimension of "
+		  "the plan; the targets are the dimension \"target\"", 0, 0, width);
+}

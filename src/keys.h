@@ -215,6 +215,9 @@ const char *iom_type_name(enum iom_type type);
 
 /* Prints the key table for `iomatrix help keys` (text) or docs/matrix.md (markdown). */
 void iom_keys_print(FILE *out, bool markdown);
+/* The key table for a terminal of width columns: per key a line of name, type, values and
+ * default, then its meaning indented beneath; every line wrapped to width. */
+void iom_keys_print_wrapped(FILE *out, int width);
 
 /* The key table as roff .TP paragraphs, for the KEYS section of iomatrix-matrix(5). */
 void iom_keys_print_man(FILE *out);

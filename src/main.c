@@ -41,21 +41,19 @@ static const struct option_def options[OPT_COUNT] = {
 	[OPT_MATRIX_ONLY] = { "matrix-only", 0, NULL,
 			      "check the file alone, not whether this machine can run it (its "
 			      "paths, devices and free space)" },
-	[OPT_FORMAT] = { "format", 'f', "FORMAT",
-			 "plan: text|tsv|json; report: text|md|csv|json|html; trace: csv|fio" },
+	[OPT_FORMAT] = { "format", 'f', "FORMAT", "the output format" },
 	[OPT_SET] = { "set", 's', "KEY=VALUE",
 		      "override a matrix key, e.g. --set block_size=[4K,64K] (repeatable)" },
 	[OPT_MARKDOWN] = { "markdown", 0, NULL, "print the key table as Markdown" },
-	[OPT_OUTPUT] = { "output", 'o', "PATH",
-			 "new: the matrix file to write (never replaced); "
-			 "run: the results directory (default results/<name>-<UTC time>); report, "
-			 "trace: the file to write (trace --format fio: the prefix of the logs)" },
+	[OPT_OUTPUT] = { "output", 'o', "PATH", "the file to write" },
 	[OPT_QUIET] = { "quiet", 'q', NULL, "print only errors and the final summary" },
 	[OPT_RUN] = { "run", 'r', "N",
 		      "text: the DiskSpd-style report of run N (DIR:N with several directories); "
 		      "html: the run of the IOPS-over-time chart" },
 	[OPT_COMPARE] = { "compare", 'c', "DIM",
-			  "the dimension whose values compete (default: the study's)" },
+			  "the dimension whose values compete, or 'study' (alias 'directory'): "
+			  "each target, study against study (default: the study's; 'study' when "
+			  "the studies differ in a recorded fact)" },
 	[OPT_NO_TRACE] = { "no-trace", 0, NULL, "do not record per-I/O traces in this sweep" },
 	[OPT_ALPHA] = { "alpha", 0, "P", "significance threshold of Welch's t-test (default: "
 					 "the study's report.alpha, 0.05)" },
@@ -68,7 +66,42 @@ static const struct option_def options[OPT_COUNT] = {
 	[OPT_ALLOW_HOOKS] = { "allow-hooks", 0, NULL,
 			      "run the shell commands of the matrix's hooks section" },
 	[OPT_LOG] = { "log", 0, "FILE", "append the per-run lines and warnings to FILE too" },
+	[OPT_WIDTH] = { "width", 'w', "N", "text: the columns to fit the tables in (default: "
+					   "COLUMNS, the terminal's width, else 100)" },
+	[OPT_LIKE] = { "like", 0, "DIR", "estimate the trace size and a size-bound plan's time from "
+					 "a previous study's runs in DIR (its IOPS per block size, "
+					 "its trace bytes per I/O)" },
+	[OPT_BASELINE] = { "baseline", 0, "DIR", "the study that is \"before\" (A): the others "
+						 "are compared with it (B vs A)" },
 };
+
+/* An option's help in one command's own words, where the generic line of options[] would
+ * speak of other commands. */
+static const struct {
+	const char *command;
+	int option;
+	const char *help;
+} own_help[] = {
+	{ "plan", OPT_FORMAT, "text (default), tsv or json" },
+	{ "report", OPT_FORMAT, "text (default), md, csv, json or html" },
+	{ "trace", OPT_FORMAT, "csv (default) or fio (latency logs)" },
+	{ "new", OPT_OUTPUT, "the matrix file to write (never replaced; default: standard output)" },
+	{ "run", OPT_OUTPUT, "the results directory (default results/<name>-<UTC time>); it must "
+			     "be new or empty" },
+	{ "report", OPT_OUTPUT, "the file to write (default: standard output)" },
+	{ "trace", OPT_OUTPUT, "the file to write; with --format fio the prefix of the logs" },
+	{ "check", OPT_SET, "override a matrix key before checking, e.g. --set "
+			    "block_size=[4K,64K] (repeatable)" },
+};
+
+/* The help of option o as command c says it. */
+static const char *option_help(const char *command, int o)
+{
+	for (size_t i = 0; i < sizeof(own_help) / sizeof(own_help[0]); i++)
+		if (own_help[i].option == o && strcmp(own_help[i].command, command) == 0)
+			return own_help[i].help;
+	return options[o].help;
+}
 
 struct command {
 	const char *name;
@@ -87,8 +120,10 @@ static int cmd_version(struct cli *cli);
 static const struct command commands[] = {
 	{ "check", iom_cmd_check, "MATRIX...", 1, -1, O(OPT_SET) | O(OPT_MATRIX_ONLY),
 	  "check matrix files and that this machine can run them: exit 0 when every one can" },
-	{ "plan", iom_cmd_plan, "MATRIX", 1, 1, O(OPT_FORMAT) | O(OPT_SET) | O(OPT_ALLOW_HOOKS),
-	  "print the ordered runs of a matrix, their count, time and memory" },
+	{ "plan", iom_cmd_plan, "MATRIX", 1, 1,
+	  O(OPT_FORMAT) | O(OPT_SET) | O(OPT_ALLOW_HOOKS) | O(OPT_LIKE),
+	  "print the ordered runs of a matrix, their count, time, memory, trace size and disk "
+	  "space" },
 	{ "run", iom_cmd_run, "MATRIX", 1, 1,
 	  O(OPT_OUTPUT) | O(OPT_SET) | O(OPT_QUIET) | O(OPT_NO_TRACE) | O(OPT_ALLOW_HOOKS) |
 		  O(OPT_LOG),
@@ -98,7 +133,7 @@ static const struct command commands[] = {
 	  "carry on an interrupted sweep from its results directory" },
 	{ "report", iom_cmd_report, "DIR...", 1, -1,
 	  O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_RUN) | O(OPT_COMPARE) | O(OPT_ALPHA) |
-		  O(OPT_MIN_EFFECT) | O(OPT_MAX_CV) | O(OPT_CELL),
+		  O(OPT_MIN_EFFECT) | O(OPT_MAX_CV) | O(OPT_CELL) | O(OPT_WIDTH) | O(OPT_BASELINE),
 	  "the winners of one or more results directories (text, md, csv, json, html), or one "
 	  "run DiskSpd-style" },
 	{ "trace", iom_cmd_trace, "FILE", 1, 1, O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_MEASURED),
@@ -122,28 +157,79 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-static void print_usage(FILE *out, const struct command *c)
+/* Writes text from column col on, wrapped at spaces to width, continuation lines at indent. */
+static void print_wrapped(FILE *out, const char *text, int col, int indent, int width)
 {
-	fprintf(out, "usage: iomatrix %s", c->name);
-	if (c->args[0])
-		fprintf(out, " %s", c->args);
-	for (int o = 0; o < OPT_COUNT; o++) {
-		if (!(c->opts & O(o)))
-			continue;
-		if (options[o].arg)
-			fprintf(out, " [--%s %s]%s", options[o].name, options[o].arg,
-				o == OPT_SET ? "..." : "");
-		else
-			fprintf(out, " [--%s]", options[o].name);
+	bool fresh = true;
+
+	while (*text) {
+		size_t wl = strcspn(text, " ");
+		int w = 0;
+
+		for (size_t i = 0; i < wl; i++)
+			w += ((unsigned char)text[i] & 0xC0) != 0x80;
+		if (!fresh && col + 1 + w > width) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		} else if (!fresh) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(text, 1, wl, out);
+		col += w;
+		fresh = false;
+		text += wl;
+		while (*text == ' ')
+			text++;
 	}
 	fputc('\n', out);
 }
 
-/* A command's usage line, what it does and its options: 'iomatrix help CMD', 'CMD --help'. */
+/* The usage line, wrapped to the terminal, an option's brackets kept on one line. */
+static void print_usage(FILE *out, const struct command *c)
+{
+	int width = iom_term_width(fileno(out), 80);
+	int indent = (int)strlen("usage: iomatrix ") + (int)strlen(c->name) + 1;
+	int col;
+
+	fprintf(out, "usage: iomatrix %s", c->name);
+	col = indent - 1;
+	if (c->args[0]) {
+		fprintf(out, " %s", c->args);
+		col += 1 + (int)strlen(c->args);
+	}
+	for (int o = 0; o < OPT_COUNT; o++) {
+		char item[96];
+		int w;
+
+		if (!(c->opts & O(o)))
+			continue;
+		if (options[o].arg)
+			snprintf(item, sizeof(item), "[--%s %s]%s", options[o].name, options[o].arg,
+				 o == OPT_SET ? "..." : "");
+		else
+			snprintf(item, sizeof(item), "[--%s]", options[o].name);
+		w = (int)strlen(item);
+		if (col + 1 + w > width) {
+			fprintf(out, "\n%*s%s", indent, "", item);
+			col = indent + w;
+		} else {
+			fprintf(out, " %s", item);
+			col += 1 + w;
+		}
+	}
+	fputc('\n', out);
+}
+
+/* A command's usage line, what it does and its options: 'iomatrix help CMD', 'CMD --help';
+ * the options' help wrapped to the terminal (COLUMNS, its width, 80). */
 static void print_command_help(FILE *out, const struct command *c)
 {
+	int width = iom_term_width(fileno(out), 80);
+
 	print_usage(out, c);
-	fprintf(out, "\n%s\n", c->help);
+	fputc('\n', out);
+	print_wrapped(out, c->help, 0, 0, width);
 	for (int o = 0; o < OPT_COUNT; o++) {
 		char opt[64];
 
@@ -156,7 +242,8 @@ static void print_command_help(FILE *out, const struct command *c)
 		else
 			snprintf(opt, sizeof(opt), "--%s%s%s", options[o].name,
 				 options[o].arg ? " " : "", options[o].arg ? options[o].arg : "");
-		fprintf(out, "  %-28s %s\n", opt, options[o].help);
+		fprintf(out, "  %-28s ", opt);
+		print_wrapped(out, option_help(c->name, o), 31, 31, width);
 	}
 }
 
@@ -303,8 +390,10 @@ static int cmd_help(struct cli *cli)
 	if (strcmp(cli->args[0], "keys") == 0) {
 		if (cli->given[OPT_MAN])
 			iom_keys_print_man(stdout);
+		else if (cli->given[OPT_MARKDOWN])
+			iom_keys_print(stdout, true);
 		else
-			iom_keys_print(stdout, cli->given[OPT_MARKDOWN]);
+			iom_keys_print_wrapped(stdout, iom_term_width(1, 80));
 		return iom_cmd_finish(IOM_EXIT_OK);
 	}
 	c = find_command(cli->args[0]);

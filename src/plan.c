@@ -913,3 +913,39 @@ int iom_plan_write(FILE *out, const struct iom_plan *p, enum iom_plan_format fmt
 		return -(errno ? errno : EIO);
 	return 0;
 }
+
+void iom_plan_cost(const struct iom_plan *p, const struct iom_plan_rate *rates, size_t n,
+		   double default_iops, double bytes_per_io, double max_mb_s,
+		   struct iom_plan_cost *out)
+{
+	const struct iom_timing *tm = &p->m->timing;
+	double around = (double)(tm->warmup_ns + tm->cooldown_ns) / 1e9;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t r = 0; r < p->nruns; r++) {
+		const struct iom_cell *c = &p->cells[p->runs[r].cell];
+		uint64_t bs = (uint64_t)c->v[IOM_DIM_BLOCK_SIZE];
+		double iops = default_iops, window, ios;
+		bool measured = false;
+
+		for (size_t i = 0; i < n; i++)
+			if (rates[i].block_size == bs && rates[i].iops > 0) {
+				iops = rates[i].iops;
+				measured = true;
+			}
+		if (!measured && max_mb_s > 0 && bs && iops * (double)bs > max_mb_s * 1e6)
+			iops = max_mb_s * 1e6 / (double)bs;
+		if (tm->bytes) {
+			ios = (double)tm->bytes / (double)(bs ? bs : 1);
+			window = iops > 0 ? ios / iops : 0;
+			out->bound_s += window;
+		} else {
+			window = (double)tm->duration_ns / 1e9;
+			ios = window * iops;
+		}
+		ios += around * iops;
+		out->timed_s += window + around;
+		if (p->m->trace)
+			out->trace_bytes += ios * bytes_per_io;
+	}
+}

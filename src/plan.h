@@ -56,6 +56,35 @@ int iom_plan_write(FILE *out, const struct iom_plan *p, enum iom_plan_format fmt
 /* The lowest read_pct of the I/O of cell c of m: its read_pct, or with an access spec
  * (issue 16a) the lowest of its lines' (each line's own or the cell's); below 100: it writes. */
 int64_t iom_cell_read_pct(const struct iom_matrix *m, const struct iom_cell *c);
+/* ---- what a plan may cost: trace bytes and the time of bytes-bound runs ---- */
+
+/* The assumptions when no previous study says better: the preflight's bound of a trace's bytes
+ * per I/O, an I/O rate, and a ceiling of throughput for large blocks. */
+#define IOM_PLAN_ASSUMED_IOPS 100000.0
+#define IOM_PLAN_ASSUMED_BYTES_PER_IO 8.0
+#define IOM_PLAN_ASSUMED_MAX_MB_S 1000.0
+
+/* A rate measured for one block size (from a previous study, `plan --like DIR`). */
+struct iom_plan_rate {
+	uint64_t block_size;
+	double iops;            /* mean over its runs */
+};
+
+struct iom_plan_cost {
+	double trace_bytes;     /* every run's trace: its I/Os (warm-up, window, cool-down) ×
+				 * bytes per I/O; 0 when the matrix records no trace */
+	double bound_s;         /* bytes-bound plans: the measured windows' time; else 0 */
+	double timed_s;         /* warm-up, window (or its estimate) and cool-down of every run */
+};
+
+/*
+ * The cost of plan p: each run's I/O rate is that of its block size among rates[0..n) when
+ * there, else default_iops; for a bytes-bound run also capped at max_mb_s (0: no cap) when the
+ * rate is an assumption. bytes_per_io is the trace's size per I/O.
+ */
+void iom_plan_cost(const struct iom_plan *p, const struct iom_plan_rate *rates, size_t n,
+		   double default_iops, double bytes_per_io, double max_mb_s,
+		   struct iom_plan_cost *out);
 
 /* Value of dimension dim of cell c, formatted as a user writes it (the label for the target). */
 void iom_cell_value(const struct iom_plan *p, const struct iom_cell *c, enum iom_dim dim,

@@ -490,11 +490,11 @@ static void check_traces(struct pf *s)
 	human(scratch, c, sizeof(c));
 	timed_ns = m->timing.warmup_ns + m->timing.duration_ns + m->timing.cooldown_ns;
 	snprintf(secs, sizeof(secs), "%.3g s", (double)timed_ns / 1e9);
-	diag(s, false, m->timing_line, "the traces of the %zu runs to do may need about "
+	diag(s, false, m->timing_line, "the traces of the %zu run%s to do may need about "
 	     "%s (an estimate: %u bytes per I/O at an assumed %" PRIu64 " I/O per second over the "
 	     "%s of each run's warm-up, measured window and cool-down%s), more than the %s free "
 	     "where the results go ('%s')%s%s; set trace = false or run with --no-trace, or put "
-	     "the results on a larger filesystem with -o DIR", nruns, a,
+	     "the results on a larger filesystem with -o DIR", nruns, nruns == 1 ? "" : "s", a,
 	     IOM_PREFLIGHT_TRACE_BYTES_PER_IO,
 	     s->o->assumed_iops ? s->o->assumed_iops : (uint64_t)IOM_PREFLIGHT_ASSUMED_IOPS, secs,
 	     m->timing.bytes ? ", plus the bytes of each run / its block size" : "", b, where,

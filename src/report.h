@@ -40,7 +40,7 @@ enum iom_metric {
 	IOM_METRIC_MB_S,        /* total MB/s, decimal */
 	IOM_METRIC_LAT_MEAN,    /* mean latency of all I/O, ns */
 	IOM_METRIC_LAT_P99,     /* 99th percentile latency of all I/O, ns */
-	IOM_METRIC_CPU_PER_IO,  /* iomatrix's user + system CPU µs per I/O */
+	IOM_METRIC_CPU_PER_IO,  /* system CPU µs per I/O (all CPUs; the process's in old runs) */
 	IOM_NMETRIC
 };
 
@@ -245,6 +245,19 @@ void iom_report_diffs_free(struct iom_report_diff *d, size_t n);
 /* "kernel differs: 6.1.0 (boot1) vs 6.18.44 (boot2)"; the caller frees it. */
 char *iom_report_diff_text(const struct iom_report *m, const struct iom_report_diff *d);
 
+/* The compared "dimension" of a study against study: each target (and every other dimension)
+ * is a cell, the studies are the compared values, the first (the baseline) is A. "directory"
+ * is its alias on the command line. */
+#define IOM_REPORT_COMPARE_STUDY "study"
+/* Whether m compares studies (compare is "study"). */
+bool iom_report_by_study(const struct iom_report *m);
+/* Whether a provenance fact is one that makes two studies a before/after pair: the controller
+ * or its driver, the kernel, a scheduler, a filesystem. */
+bool iom_report_fact_is_setup(const char *what);
+/* The facts of the setup that differ between the sources, "controller: mptsas → vmw_pvscsi;
+ * kernel: 6.1 → 6.8" (values in source order); NULL when none differs. The caller frees it. */
+char *iom_report_setup_changes(const struct iom_report *m);
+
 /* "run 5: result file missing; `iomatrix resume DIR` redoes it"; the caller frees it. */
 char *iom_report_damaged_text(const struct iom_report *m, const struct iom_report_damaged *d);
 
@@ -276,7 +289,8 @@ int iom_report_find_cell(const struct iom_report *m, const char *spec, size_t *c
 
 /* A metric's value as the tables print it ("12.35K", "70.9µs", "57.76"). */
 void iom_report_fmt_value(char *buf, size_t len, enum iom_metric k, double v);
-/* A margin as it reads: "+14.2%" for more IOPS, "-12.4%" for less latency. */
+/* A margin as it reads, the same words for every metric: "better by 14.2%" (more IOPS, less
+ * latency), "worse by 3.1%", "even" under 0.05 %. */
 void iom_report_fmt_margin(char *buf, size_t len, enum iom_metric k, double pct);
 
 /* Options of `iomatrix report` that this module reads; zero-initialized means the defaults. */
@@ -293,6 +307,7 @@ struct iom_report_opts_cli {
 	const char *run;       /* --run: "N" (first directory) or "DIR:N"; text: the DiskSpd
 				* view of that run; html: the run of the IOPS-over-time chart */
 	const char *output;    /* -o FILE: written whole or not at all instead of out; NULL: out */
+	const char *baseline;  /* --baseline DIR: the study that is "before" (A), put first */
 };
 
 /*

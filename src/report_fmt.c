@@ -231,9 +231,29 @@ static void md_head(void *ctx, const struct iom_report *m)
 		fputs(v ? ", " : "", out);
 		md_text(out, m->compared[v]);
 	}
-	fprintf(out, ". %zu runs, %zu ok. A winner needs Welch's p < %g and a margin above %g %%; "
-		     "a coefficient of variation above %g %% is noisy.\n", m->nruns, m->nok,
+	fprintf(out, ". %zu run%s, %zu ok. A winner needs Welch's p < %g and a margin above %g %%; "
+		     "a coefficient of variation above %g %% is noisy.\n", m->nruns,
+		m->nruns == 1 ? "" : "s", m->nok,
 		m->opts.alpha, m->opts.min_effect_pct, m->opts.max_cv_pct);
+	if (iom_report_by_study(m) && m->ncompared > 1) {
+		char *changes = iom_report_setup_changes(m);
+
+		fputs("B vs A: ", out);
+		for (size_t v = 1; v < m->ncompared; v++) {
+			fputs(v > 1 ? ", " : "", out);
+			md_text(out, m->compared[v]);
+		}
+		fputs(" against the baseline ", out);
+		md_text(out, m->compared[0]);
+		fputs(", target by target.", out);
+		if (changes) {
+			fputs(" The studies differ in: ", out);
+			md_text(out, changes);
+			fputc('.', out);
+		}
+		fputc('\n', out);
+		free(changes);
+	}
 	if (*fixed && m->ncells > 1) {
 		fputs("The same in every cell: ", out);
 		md_text(out, fixed);
@@ -249,7 +269,7 @@ static bool md_verdict_begin(void *ctx, const struct iom_report *m)
 	if (m->ncompared < 2 || !m->ncells)
 		return false;
 	fprintf(out, "\n## Verdict\n\nCells won / tied / lost (single run), median margin, "
-		     "over %zu cells.\n\n| %s |", m->ncells, m->compare);
+		     "over %zu cell%s.\n\n| %s |", m->ncells, m->ncells == 1 ? "" : "s", m->compare);
 	for (int k = 0; k < IOM_NMETRIC; k++)
 		fprintf(out, " %s |", iom_metrics[k].title);
 	fputs("\n|---|", out);

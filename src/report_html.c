@@ -262,7 +262,7 @@ static void atto_chart(FILE *out, const struct iom_report *m, size_t first)
 	struct slice *sl;
 	size_t ns;
 
-	fputs("<h3>ATTO view: MB/s by transfer size</h3>\n", out);
+	fputs("<h3>ATTO view: MB/s and IO/s by transfer size</h3>\n", out);
 	if (bs < 0 || !m->varies[bs]) {
 		note(out, "not drawn: it needs block_size to vary (this report has %s)",
 		     bs < 0 ? "no block_size dimension" : "one block size");
@@ -279,9 +279,10 @@ static void atto_chart(FILE *out, const struct iom_report *m, size_t first)
 		long long *sizes = xcalloc(s->n + 1, sizeof(*sizes));
 		size_t nsz = 0;
 		const char **rows, *kinds[2] = { "write", "read" };
-		double *v;
-		char *words = slice_words(m, s, ignore), *sub, *id;
+		double *v, *vi;
+		char *words = slice_words(m, s, ignore), *sub, *subi, *id, *idi;
 		bool mixed = false, any = false;
+		size_t gaps = 0;
 
 		for (size_t j = 0; j < s->n; j++) {
 			long long x = num_value(m->cells[s->cells[j]].value[bs]);
@@ -295,6 +296,7 @@ static void atto_chart(FILE *out, const struct iom_report *m, size_t first)
 		qsort(sizes, nsz, sizeof(*sizes), cmp_ll);
 		rows = xcalloc(nsz + 1, sizeof(*rows));
 		v = xcalloc(nsz * m->ncompared * 2 + 1, sizeof(*v));
+		vi = xcalloc(nsz * m->ncompared * 2 + 1, sizeof(*vi));
 		for (size_t r = 0; r < nsz; r++) {
 			char buf[32], w[64];
 			long long lo = 101, hi = -1;
@@ -327,36 +329,63 @@ static void atto_chart(FILE *out, const struct iom_report *m, size_t first)
 				const struct iom_report_reps *b = rc != SIZE_MAX ?
 									  &m->cells[rc].by[g] : NULL;
 
+				double *wi = &vi[(r * m->ncompared + g) * 2], *ri = wi + 1;
+
 				*wv = a && a->n ? mean_of(a->x[IOM_X_WRITE_MB_S], a->n) : NAN;
 				*rv = b && b->n ? mean_of(b->x[IOM_X_READ_MB_S], b->n) : NAN;
+				*wi = a && a->n ? mean_of(a->x[IOM_X_WRITE_IOPS], a->n) : NAN;
+				*ri = b && b->n ? mean_of(b->x[IOM_X_READ_IOPS], b->n) : NAN;
 				any |= isfinite(*wv) || isfinite(*rv);
+				/* a kind the study measured for this size, but not for this value */
+				gaps += (wc != SIZE_MAX && !isfinite(*wv)) +
+					(rc != SIZE_MAX && !isfinite(*rv));
 			}
 		}
 		sub = xasprintf("%s; MB/s = 10^6 bytes/s, mean over repetitions%s", words,
 				mixed ? "; mixed cells: their read and write parts" : "");
+		subi = xasprintf("%s; I/O per second, mean over repetitions%s", words,
+				 mixed ? "; mixed cells: their read and write parts" : "");
 		id = xasprintf("chart-atto-%zu", i + 1);
+		idi = xasprintf("chart-atto-iops-%zu", i + 1);
 		if (any) {
+			/* ATTO's layout: MB/s and IO/s side by side, the same bars in both */
 			struct iom_bar_chart c = {
 				.id = id, .title = "ATTO: write and read MB/s by transfer size",
 				.subtitle = sub, .value_title = "MB/s", .fmt = fmt_mbs,
 				.rows = rows, .nrows = nsz,
 				.groups = (const char *const *)m->compared, .ngroups = m->ncompared,
-				.kinds = kinds, .nkinds = 2, .v = v,
-				.width = ns > 1 ? HALF_W : FULL_W,
+				.kinds = kinds, .nkinds = 2, .v = v, .width = HALF_W,
 			};
 
 			iom_chart_bars(out, &c);
+			c.id = idi;
+			c.title = "ATTO: write and read IO/s by transfer size";
+			c.subtitle = subi;
+			c.value_title = "IO/s";
+			c.fmt = tick_count;
+			c.v = vi;
+			iom_chart_bars(out, &c);
+			if (gaps)
+				note(out, "%s: %zu bar%s left out: no finished run of that value there "
+				     "(failed, interrupted or stalled; see the notes)", words, gaps,
+				     gaps == 1 ? "" : "s");
+			if (rd < 0)
+				note(out, "%s: one kind of I/O: no read_pct dimension, each size's "
+				     "bars are its cell's reads and writes", words);
 		} else {
-			note(out, "%s: no finished runs to draw", words);
+			note(out, "%s: not drawn: no finished runs", words);
 		}
 		for (size_t r = 0; r < nsz; r++)
 			free((char *)rows[r]);
 		free(rows);
 		free(v);
+		free(vi);
 		free(sizes);
 		free(words);
 		free(sub);
+		free(subi);
 		free(id);
+		free(idi);
 	}
 	fputs("</div>\n", out);
 	more_slices(out, m, sl, ns, MAX_ATTO, ignore);
@@ -373,7 +402,7 @@ static void qd_charts(FILE *out, const struct iom_report *m, size_t first)
 	struct slice *sl;
 	size_t ns, drawn = 0;
 
-	fputs("<h3>IOMeter view: IOPS and latency against queue depth</h3>\n", out);
+	fputs("<h3>IOMeter view: IOPS, latency and system CPU against queue depth</h3>\n", out);
 	if (qd < 0 || !m->varies[qd]) {
 		note(out, "not drawn: it needs queue_depth to vary (this report has %s)",
 		     qd < 0 ? "no queue_depth dimension" : "one queue depth");
@@ -387,9 +416,10 @@ static void qd_charts(FILE *out, const struct iom_report *m, size_t first)
 		size_t n = s->n, nv = m->ncompared;
 		size_t *order = xcalloc(n + 1, sizeof(*order));
 		double *x = xcalloc(n + 1, sizeof(*x));
-		double *y = xcalloc(3 * nv * n + 1, sizeof(*y));
+		double *y = xcalloc(4 * nv * n + 1, sizeof(*y));
 		struct iom_chart_series *se = xcalloc(2 * nv + 1, sizeof(*se));
-		char *words, *t1, *t2, *id1, *id2;
+		char *words, *t1, *t2, *t3, *id1, *id2, *id3;
+		size_t gaps = 0;
 
 		if (n < 2) {
 			free(order);
@@ -418,6 +448,8 @@ static void qd_charts(FILE *out, const struct iom_report *m, size_t first)
 				y[(0 * nv + g) * n + j] = iom_report_mean(r, IOM_METRIC_IOPS);
 				y[(1 * nv + g) * n + j] = iom_report_mean(r, IOM_METRIC_LAT_MEAN);
 				y[(2 * nv + g) * n + j] = iom_report_mean(r, IOM_METRIC_LAT_P99);
+				y[(3 * nv + g) * n + j] = iom_report_mean(r, IOM_METRIC_CPU_PER_IO);
+				gaps += !r->n;
 			}
 		}
 		words = slice_words(m, s, ignore);
@@ -425,6 +457,8 @@ static void qd_charts(FILE *out, const struct iom_report *m, size_t first)
 		t2 = xasprintf("Latency vs queue depth — %s", words);
 		id1 = xasprintf("chart-qd-iops-%zu", drawn + 1);
 		id2 = xasprintf("chart-qd-lat-%zu", drawn + 1);
+		t3 = xasprintf("System CPU per I/O vs queue depth — %s", words);
+		id3 = xasprintf("chart-qd-cpu-%zu", drawn + 1);
 		fputs("<div class=\"charts\">\n", out);
 		for (size_t g = 0; g < nv; g++)
 			se[g] = (struct iom_chart_series){ .name = m->compared[g], .x = x,
@@ -464,13 +498,37 @@ static void qd_charts(FILE *out, const struct iom_report *m, size_t first)
 
 			iom_chart_line(out, &c);
 		}
+		for (size_t g = 0; g < nv; g++)
+			se[g] = (struct iom_chart_series){ .name = m->compared[g], .x = x,
+							   .y = &y[(3 * nv + g) * n], .n = n,
+							   .color = g, .markers = true };
+		{
+			struct iom_line_chart c = {
+				.id = id3, .title = t3,
+				.subtitle = "all CPUs' busy time (user, system, irq, softirq) per I/O, "
+					    "mean over repetitions",
+				.x = { .title = "queue depth (outstanding I/Os per thread)",
+				       .kind = IOM_AXIS_LOG, .fmt = fmt_plain, .ticks = x, .nticks = n },
+				.y = { .title = "CPU µs per I/O", .kind = IOM_AXIS_LINEAR,
+				       .zero = true },
+				.series = se, .nseries = nv, .width = HALF_W, .height = 340,
+			};
+
+			iom_chart_line(out, &c);
+		}
 		fputs("</div>\n", out);
+		if (gaps)
+			note(out, "%s: %zu point%s left out of each chart: no finished run there "
+			     "(failed, interrupted or stalled; see the notes)", words, gaps,
+			     gaps == 1 ? "" : "s");
 		drawn++;
 		free(words);
 		free(t1);
 		free(t2);
+		free(t3);
 		free(id1);
 		free(id2);
+		free(id3);
 		free(order);
 		free(x);
 		free(y);
@@ -526,6 +584,15 @@ static void pct_chart(FILE *out, const struct iom_report *m, size_t cell)
 		};
 
 		iom_chart_line(out, &c);
+		if (ns < nv) {
+			struct iom_strbuf b = { 0 };
+
+			for (size_t g = 0, k = 0; g < nv; g++)
+				if (!m->cells[cell].by[g].n)
+					iom_strbuf_printf(&b, "%s%s", k++ ? ", " : "", m->compared[g]);
+			note(out, "left out: %s (no finished run in this cell)", iom_strbuf_get(&b));
+			iom_strbuf_release(&b);
+		}
 	} else {
 		note(out, "%s: no latency recorded in this cell", label);
 	}
@@ -598,6 +665,9 @@ static void time_chart(FILE *out, const struct iom_report *m, struct time_run *r
 		};
 
 		iom_chart_line(out, &c);
+		if (ns < nr)
+			note(out, "left out: %zu run%s with fewer than two 1-second intervals (a "
+			      "window shorter than 2 s)", nr - ns, nr - ns == 1 ? "" : "s");
 	} else if (nr) {
 		note(out, "not drawn: the run%s recorded fewer than two 1-second intervals "
 			  "(a window shorter than 2 s)", nr > 1 ? "s" : "");
@@ -628,9 +698,10 @@ static bool verdict_begin(void *ctx, const struct iom_report *m)
 		note(out, "one %s only: nothing to compare", m->compare);
 		return false;
 	}
-	fprintf(out, "<p class=\"sub\">cells won / tied / lost over %zu cells, and the median "
+	fprintf(out, "<p class=\"sub\">cells won / tied / lost over %zu cell%s, and the median "
 		     "margin against the best of the others (a win needs Welch's p &lt; %g and a "
-		     "margin above %g %%)</p>\n", m->ncells, m->opts.alpha, m->opts.min_effect_pct);
+		     "margin above %g %%)</p>\n", m->ncells, m->ncells == 1 ? "" : "s", m->opts.alpha,
+		m->opts.min_effect_pct);
 	fputs("<table><thead><tr><th class=\"l\">", out);
 	esc(out, m->compare);
 	fputs("</th>", out);
@@ -983,9 +1054,29 @@ static void page_head(void *ctx, const struct iom_report *m)
 			iom_chart_color(v));
 		esc(out, m->compared[v]);
 	}
-	fprintf(out, " · %zu cells · %zu runs, %zu ok · α %g · min effect %g %% · max CV %g %%</p>\n",
-		m->ncells, m->nruns, m->nok, m->opts.alpha, m->opts.min_effect_pct,
+	fprintf(out, " · %zu cell%s · %zu run%s, %zu ok · α %g · min effect %g %% · max CV %g %%"
+		"</p>\n", m->ncells, m->ncells == 1 ? "" : "s", m->nruns, m->nruns == 1 ? "" : "s",
+		m->nok, m->opts.alpha, m->opts.min_effect_pct,
 		m->opts.max_cv_pct);
+	if (iom_report_by_study(m) && m->ncompared > 1) {
+		char *changes = iom_report_setup_changes(m);
+
+		fputs("<p class=\"sub\">B vs A: ", out);
+		for (size_t v = 1; v < m->ncompared; v++) {
+			fputs(v > 1 ? ", " : "", out);
+			esc(out, m->compared[v]);
+		}
+		fputs(" against the baseline ", out);
+		esc(out, m->compared[0]);
+		fputs(", target by target", out);
+		if (changes) {
+			fputs("; the studies differ in: <b>", out);
+			esc(out, changes);
+			fputs("</b>", out);
+		}
+		fputs("</p>\n", out);
+		free(changes);
+	}
 	fixed = iom_report_fixed_words(m);
 	if (*fixed && m->ncells > 1) {
 		fputs("<p class=\"sub\">the same in every cell: ", out);

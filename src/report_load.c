@@ -129,7 +129,7 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 	*damaged = ret < 0;
 	if (ret < 0)
 		goto out;
-	cv = iom_result_cell_get(&f, m->compare);
+	cv = iom_report_by_study(m) ? m->src[src].name : iom_result_cell_get(&f, m->compare);
 	if (!cv) {
 		struct iom_strbuf names = { 0 };
 
@@ -152,7 +152,7 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 	}
 	rec->ncell = f.ncell;
 	rec->status = r->status;
-	rec->error = r->error ? xstrdup(r->error) : NULL;
+	rec->error = r->error && *r->error ? xstrdup(r->error) : NULL; /* "" is no reason */
 	rec->stalled = r->status == IOM_RUN_OK && r->stall.stalled;
 	if (rec->stalled && !rec->error)
 		rec->error = xstrdup(r->stall.reason ? r->stall.reason : "the window stalled");
@@ -160,7 +160,10 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 	rec->v[IOM_METRIC_MB_S] = t->mb_s;
 	rec->v[IOM_METRIC_LAT_MEAN] = t->lat.mean;
 	rec->v[IOM_METRIC_LAT_P99] = (double)t->lat.pct[iom_percentile_index(99)];
-	rec->v[IOM_METRIC_CPU_PER_IO] = r->cpu.us_per_io;
+	/* the system's CPU per I/O (all CPUs: the driver's interrupts too); the process's in the
+	 * runs of versions that did not record it */
+	rec->v[IOM_METRIC_CPU_PER_IO] = r->cpu.system_us_per_io > 0 ? r->cpu.system_us_per_io :
+					r->cpu.us_per_io;
 	rec->x[IOM_X_READ_MB_S] = r->dir[IOM_DIR_READ].mb_s;
 	rec->x[IOM_X_WRITE_MB_S] = r->dir[IOM_DIR_WRITE].mb_s;
 	rec->x[IOM_X_READ_IOPS] = r->dir[IOM_DIR_READ].iops;
@@ -357,6 +360,11 @@ static int open_sources(struct iom_report *m, const char *const *dirs, size_t n,
 		s->name = base_name(dirs[i]);
 		m->nsrc = i + 1;
 		path = xasprintf("%s/study.json", dirs[i]);
+		if (access(path, F_OK) < 0 && errno == ENOENT) {
+			free(path);
+			return iom_err(err, errlen, ENOENT, "not a results directory: %s (no "
+				       "study.json)", dirs[i]);
+		}
 		ret = iom_study_read(path, &s->study, err, errlen);
 		free(path);
 		if (ret < 0)
@@ -381,10 +389,39 @@ static int open_sources(struct iom_report *m, const char *const *dirs, size_t n,
 	return 0;
 }
 
-/* The compared dimension: as asked, else the one every study names, else the target. */
+/* Whether every target label of every source is a target of every other (and there are
+ * targets). */
+static bool same_labels(const struct iom_report *m)
+{
+	for (size_t i = 0; i < m->nsrc; i++) {
+		const struct iom_study_info *s = &m->src[i].study;
+
+		if (!s->ntargets)
+			return false;
+		for (size_t t = 0; t < s->ntargets; t++)
+			for (size_t j = 0; j < m->nsrc; j++)
+				if (!s->targets[t].label ||
+				    !iom_study_target_find(&m->src[j].study, s->targets[t].label))
+					return false;
+	}
+	return true;
+}
+
+/* The compared dimension: as asked ("directory" is "study"), else study against study when the
+ * studies differ in their setup (controller, driver, kernel, scheduler, filesystem) and every
+ * label is in every study, else the one every study names, else the target. */
 static const char *default_compare(const struct iom_report *m)
 {
 	const char *c = m->nsrc ? m->src[0].study.compare : NULL;
+
+	if (m->nsrc > 1 && same_labels(m)) {
+		char *changes = iom_report_setup_changes(m);
+		bool differ = changes != NULL;
+
+		free(changes);
+		if (differ)
+			return IOM_REPORT_COMPARE_STUDY;
+	}
 
 	for (size_t i = 1; c && i < m->nsrc; i++)
 		if (!m->src[i].study.compare || strcmp(m->src[i].study.compare, c) != 0)
@@ -438,6 +475,8 @@ int iom_report_load_many(const char *const *dirs, size_t n, const char *compare,
 	ret = open_sources(m, dirs, n, err, errlen);
 	if (ret < 0)
 		return ret;
+	if (compare && strcmp(compare, "directory") == 0)
+		compare = IOM_REPORT_COMPARE_STUDY;
 	m->compare = xstrdup(compare ? compare : default_compare(m));
 	m->opts = m->src[0].study.report;
 	if (!(m->opts.alpha > 0)) /* a study.json without a report section */

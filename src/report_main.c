@@ -98,7 +98,28 @@ int iom_report_main(FILE *out, const char *const *dirs, size_t ndirs,
 		free(names);
 		return ret;
 	}
-	ret = iom_report_load_many(dirs, ndirs, o->compare, &m, err, errlen);
+	if (o->baseline) {
+		/* the baseline first: it is A, the others are compared with it */
+		const char **order = xcalloc(ndirs + 1, sizeof(*order));
+		size_t k = 0, at = ndirs;
+
+		for (size_t i = 0; i < ndirs; i++)
+			if (strcmp(dirs[i], o->baseline) == 0)
+				at = i;
+		if (at == ndirs) {
+			free(order);
+			return iom_err(err, errlen, EINVAL, "--baseline '%s' is not one of the "
+				       "directories reported on", o->baseline);
+		}
+		order[k++] = dirs[at];
+		for (size_t i = 0; i < ndirs; i++)
+			if (i != at)
+				order[k++] = dirs[i];
+		ret = iom_report_load_many(order, ndirs, o->compare, &m, err, errlen);
+		free(order);
+	} else {
+		ret = iom_report_load_many(dirs, ndirs, o->compare, &m, err, errlen);
+	}
 	if (ret == 0)
 		ret = iom_report_set_opts(&m, o->alpha, o->min_effect, o->max_cv, err, errlen);
 	if (ret == 0 && o->output) {
@@ -142,7 +163,8 @@ int iom_report_dir(FILE *out, const char *dir, const struct iom_report_opts_cli 
 
 int iom_report_after_sweep(FILE *out, const char *dir, char *err, size_t errlen)
 {
-	struct iom_report_opts_cli o = { .color = -1, .brief = true };
+	struct iom_report_opts_cli o = { .color = -1, .brief = true,
+					 .width = (unsigned)iom_term_width(fileno(out), 100) };
 
 	return iom_report_dir(out, dir, &o, err, errlen);
 }

@@ -265,3 +265,42 @@ size_t iom_report_missing(const struct iom_report *m, size_t s, size_t **cells)
 	}
 	return n;
 }
+
+bool iom_report_by_study(const struct iom_report *m)
+{
+	return m->compare && strcmp(m->compare, IOM_REPORT_COMPARE_STUDY) == 0;
+}
+
+/* Whether what ends with the word tail ("lsi-sas driver" ends with "driver"). */
+static bool ends_with_word(const char *what, const char *tail)
+{
+	size_t n = strlen(what), t = strlen(tail);
+
+	return n >= t && strcmp(what + n - t, tail) == 0 && (n == t || what[n - t - 1] == ' ');
+}
+
+bool iom_report_fact_is_setup(const char *what)
+{
+	return strcmp(what, "kernel") == 0 || ends_with_word(what, "controller") ||
+	       ends_with_word(what, "driver") || ends_with_word(what, "scheduler") ||
+	       ends_with_word(what, "filesystem");
+}
+
+char *iom_report_setup_changes(const struct iom_report *m)
+{
+	struct iom_report_diff *d;
+	size_t n = iom_report_diffs(m, &d);
+	struct iom_strbuf b = { 0 };
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!iom_report_fact_is_setup(d[i].what))
+			continue;
+		iom_strbuf_printf(&b, "%s%s: ", any ? "; " : "", d[i].what);
+		for (size_t j = 0; j < m->nsrc; j++)
+			iom_strbuf_printf(&b, "%s%s", j ? " → " : "", d[i].value[j]);
+		any = true;
+	}
+	iom_report_diffs_free(d, n);
+	return any ? iom_strbuf_take(&b) : NULL;
+}

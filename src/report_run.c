@@ -201,6 +201,10 @@ static void print_extras(FILE *out, const struct iom_run_result *r)
 		c->avg.iowait, c->avg.irq, c->avg.softirq, c->avg.steal);
 	fprintf(out, "iomatrix CPU: user %.3fs, system %.3fs, %.2f µs per I/O\n", c->proc_user_s,
 		c->proc_sys_s, c->us_per_io);
+	if (c->system_busy_pct > 0)
+		fprintf(out, "system CPU (all CPUs, user+nice+system+irq+softirq): %.2f%% busy, %.2f µs "
+			"per I/O, %.0f IOPS per busy %% (CPU effectiveness)\n", c->system_busy_pct,
+			c->system_us_per_io, c->iops_per_busy_pct);
 	if (c->irq_drivers)
 		fprintf(out, "interrupts on %s lines: %" PRIu64 " (%.3f per I/O)\n", c->irq_drivers,
 			c->interrupts, c->interrupts_per_io);
@@ -227,12 +231,13 @@ int iom_report_print_run(FILE *out, const struct iom_study_info *s,
 	fprintf(out, "*******************************************************************************"
 		     "\n\n");
 	if (r->status == IOM_RUN_FAILED) {
-		fprintf(out, "run failed: %s\n", r->error ? r->error : "no reason recorded");
+		fprintf(out, "run failed: %s\n", r->error && *r->error ? r->error :
+			"no reason recorded");
 		return ferror(out) ? -EIO : 0;
 	}
 	if (r->status == IOM_RUN_INTERRUPTED)
 		fprintf(out, "run interrupted%s%s: the figures cover part of the window\n",
-			r->error ? ": " : "", r->error ? r->error : "");
+			r->error && *r->error ? ": " : "", r->error && *r->error ? r->error : "");
 	if (r->stall.stalled)
 		fprintf(out, "run stalled: %s; its figures are not the device's, and the winners "
 			"leave it out\n", r->stall.reason ? r->stall.reason : "the window stalled");

@@ -4,10 +4,13 @@
  *
  * One row per cell named in the compact words of the trade ("4K rnd rd70 qd32"), one column
  * group per compared value, 4 significant figures with the unit in the text (12.35K IOPS,
- * 70.9µs); a winner marked '*' (bold on a terminal) with its margin beneath, "tie" or
- * "(+3.1%)" (single run) otherwise; column groups that do not fit the width continue in a
- * further block. The closing verdict counts per compared value the cells won, tied and lost
- * with the median margin. The DiskSpd-style report of a single run is report_run.c's.
+ * 70.9µs); a winner marked '*' (bold on a terminal) with its margin beneath ("better by
+ * 20.8%"), "tie" or "(better by 3.1%)" (single run) otherwise. Every line fits the width (the
+ * terminal's, COLUMNS or --width; 100 when not a terminal): when the column groups of all
+ * compared values do not fit side by side, there is one table per metric with the compared
+ * values as its columns, never a block per compared value. The closing verdict counts per
+ * compared value the cells won, tied and lost with the median margin. The DiskSpd-style report
+ * of a single run is report_run.c's.
  */
 #include "report.h"
 
@@ -151,7 +154,18 @@ static void stalled_note(FILE *out, const struct iom_report *m, unsigned width)
 	free(b.s);
 }
 
-/* What the line beneath a row shows under the best value: "+20.8%", "tie", "(+3.1%)". */
+/* A margin beneath the best value, which is better by it: "20.8%" without a sign (the legend
+ * says "better by the margin beneath"; a sign would mean more for IOPS and less for latency),
+ * else the margin's words ("even"). */
+static void best_margin(char *buf, size_t len, enum iom_metric k, double pct)
+{
+	char mg[32];
+
+	iom_report_fmt_margin(mg, sizeof(mg), k, pct);
+	snprintf(buf, len, "%s", strncmp(mg, "better by ", 10) == 0 ? mg + 10 : mg);
+}
+
+/* What the line beneath a row shows under the best value: "20.8%", "tie", "(3.1%)". */
 static bool beneath_text(enum iom_metric k, const struct iom_report_verdict *vd, char *buf,
 			 size_t len)
 {
@@ -160,13 +174,13 @@ static bool beneath_text(enum iom_metric k, const struct iom_report_verdict *vd,
 	buf[0] = '\0';
 	switch (vd->kind) {
 	case IOM_VERDICT_WIN:
-		iom_report_fmt_margin(buf, len, k, vd->margin_pct);
+		best_margin(buf, len, k, vd->margin_pct);
 		return true;
 	case IOM_VERDICT_TIE:
 		snprintf(buf, len, "tie");
 		return true;
 	case IOM_VERDICT_SINGLE_RUN:
-		iom_report_fmt_margin(mg, sizeof(mg), k, vd->margin_pct);
+		best_margin(mg, sizeof(mg), k, vd->margin_pct);
 		snprintf(buf, len, "(%s)", mg);
 		return true;
 	default:
@@ -298,6 +312,77 @@ static void table_block(FILE *out, struct table *t, size_t from, size_t to)
 	free(b.s);
 }
 
+/* The width of compared value v's column in metric k's table. */
+static int metric_colw(const struct table *t, int k, size_t v)
+{
+	return IOM_MAX(t->colw[k], dispw(t->m->compared[v]));
+}
+
+/* Metric k's table over compared values [from, to): a row per cell, a column per value, the
+ * margin beneath the best. */
+static void metric_block(FILE *out, const struct table *t, int k, size_t from, size_t to)
+{
+	const struct iom_report *m = t->m;
+	struct iom_strbuf b = { 0 };
+	char buf[64];
+
+	sb_cell(&b, "cell", t->labelw, true, false);
+	for (size_t v = from; v < to; v++) {
+		iom_strbuf_spaces(&b, 2);
+		sb_cell(&b, m->compared[v], metric_colw(t, k, v), false, false);
+	}
+	sb_line(&b, out);
+	for (size_t c = 0; c < m->ncells; c++) {
+		const struct iom_report_verdict *vd = &t->vd[c * IOM_NMETRIC + k];
+		bool beneath = false;
+
+		sb_cell(&b, t->label[c], t->labelw, true, false);
+		for (size_t v = from; v < to; v++) {
+			bool win = t->winners && vd->winner == (int)v;
+
+			entry_text(m, c, v, (enum iom_metric)k, vd, t->winners, buf, sizeof(buf));
+			iom_strbuf_spaces(&b, 2);
+			sb_cell(&b, buf, metric_colw(t, k, v), false, win && t->color);
+			beneath |= t->winners && vd->best == (int)v && vd->kind != IOM_VERDICT_NONE;
+		}
+		sb_line(&b, out);
+		if (!beneath)
+			continue;
+		iom_strbuf_spaces(&b, t->labelw);
+		for (size_t v = from; v < to; v++) {
+			buf[0] = '\0';
+			if (vd->best == (int)v)
+				beneath_text((enum iom_metric)k, vd, buf, sizeof(buf));
+			iom_strbuf_spaces(&b, 2);
+			sb_cell(&b, buf, metric_colw(t, k, v), false, false);
+		}
+		sb_line(&b, out);
+	}
+	free(b.s);
+}
+
+/* When the compared values do not fit side by side with every metric: one table per metric
+ * with the compared values as its columns (never a block per compared value). A metric whose
+ * columns still do not fit goes on in a further block of the same metric. */
+static void metric_tables(FILE *out, const struct table *t, unsigned width)
+{
+	for (int k = 0; k < IOM_NMETRIC; k++) {
+		fprintf(out, "%s%s\n", k ? "\n" : "", iom_metrics[k].title);
+		for (size_t from = 0; from < t->m->ncompared;) {
+			size_t to = from + 1;
+			int w = t->labelw + 2 + metric_colw(t, k, from);
+
+			while (to < t->m->ncompared &&
+			       (unsigned)(w + 2 + metric_colw(t, k, to)) <= width)
+				w += 2 + metric_colw(t, k, to++);
+			if (from)
+				fputc('\n', out);
+			metric_block(out, t, k, from, to);
+			from = to;
+		}
+	}
+}
+
 /* "10/1/1 +8.1%" (won/tied/lost[/single], median margin). */
 static void tally_text(const struct iom_report_tally *t, enum iom_metric k, bool single,
 		       char *buf, size_t len)
@@ -336,8 +421,8 @@ static void verdict_block(FILE *out, const struct table *t, unsigned width)
 		}
 		total += 2 + colw[k];
 	}
-	fprintf(out, "verdict over %zu cells: won/tied/lost%s, median margin\n", m->ncells,
-		single ? "/single run" : "");
+	fprintf(out, "verdict over %zu cell%s: won/tied/lost%s, median margin\n", m->ncells,
+		m->ncells == 1 ? "" : "s", single ? "/single run" : "");
 	if (total <= (int)width) {
 		iom_strbuf_spaces(&b, labelw);
 		for (int k = 0; k < IOM_NMETRIC; k++) {
@@ -605,6 +690,24 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		}
 	}
 	fputc('\n', out);
+	if (iom_report_by_study(m) && m->ncompared > 1) {
+		struct iom_strbuf sb = { 0 };
+		char *changes = iom_report_setup_changes(m);
+
+		iom_strbuf_printf(&sb, "B vs A: ");
+		for (size_t v = 1; v < m->ncompared; v++)
+			iom_strbuf_printf(&sb, "%s%s", v > 1 ? ", " : "", m->compared[v]);
+		iom_strbuf_printf(&sb, " against the baseline %s, each target and cell of one study "
+				  "against the same of the other", m->compared[0]);
+		print_wrapped(out, iom_strbuf_get(&sb), width, 2);
+		iom_strbuf_reset(&sb);
+		if (changes) {
+			iom_strbuf_printf(&sb, "the studies differ in: %s", changes);
+			print_wrapped(out, iom_strbuf_get(&sb), width, 2);
+		}
+		free(changes);
+		free(sb.s);
+	}
 	if (m->ncells == 0) {
 		fprintf(out, "no finished runs to report\n");
 		return ferror(out) ? -EIO : 0;
@@ -632,48 +735,56 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		}
 	}
 	fixed = iom_report_fixed_words(m);
-	if (*fixed && m->ncells > 1)
-		fprintf(out, "the same in every cell: %s\n", fixed);
+	if (*fixed && m->ncells > 1) {
+		char *line = xasprintf("the same in every cell: %s", fixed);
+
+		print_wrapped(out, line, width, 2);
+		free(line);
+	}
 	free(fixed);
-	if (nmax == 0)
-		fprintf(out, "no run finished: nothing to compare\n");
-	else if (nmin == nmax && nmax == 1)
-		fprintf(out, "figures: one run each");
-	else if (nmin == nmax)
-		fprintf(out, "figures: mean of %zu repetitions", nmax);
-	else
-		fprintf(out, "figures: mean of %zu to %zu repetitions", nmin, nmax);
-	if (nmax && !t.winners)
-		fprintf(out, "; one %s: no winners", m->compare);
-	if (nmax && t.noisy)
-		fprintf(out, "; ~ noisy: CV above %g%%", m->opts.max_cv_pct);
-	if (nmax && t.stalled)
-		fprintf(out, "; ! a stalled run left out");
-	if (nmax)
-		fputc('\n', out);
-	if (nmax && t.winners && (t.nkind[IOM_VERDICT_WIN] || t.nkind[IOM_VERDICT_TIE]))
-		fprintf(out, "* winner: better by more than %g%% with Welch p < %g, its margin "
-			     "beneath; else 'tie'\n", m->opts.min_effect_pct, m->opts.alpha);
-	if (nmax && t.winners && t.nkind[IOM_VERDICT_SINGLE_RUN])
-		fprintf(out, "(+x%%) beneath the best: single run — no significance, no winner\n");
-	if (nmax)
-		fprintf(out, "lat avg, lat p99: latency of all I/O; CPU/IO: iomatrix CPU µs per I/O; "
-			     "MB/s: 10^6 bytes/s\n");
+	{
+		struct iom_strbuf nb = { 0 };
+
+		if (nmax == 0)
+			iom_strbuf_printf(&nb, "no run finished: nothing to compare");
+		else if (nmin == nmax && nmax == 1)
+			iom_strbuf_printf(&nb, "figures: one run each");
+		else if (nmin == nmax)
+			iom_strbuf_printf(&nb, "figures: mean of %zu repetitions", nmax);
+		else
+			iom_strbuf_printf(&nb, "figures: mean of %zu to %zu repetitions", nmin, nmax);
+		if (nmax && !t.winners)
+			iom_strbuf_printf(&nb, "; one %s: no winners", m->compare);
+		if (nmax && t.noisy)
+			iom_strbuf_printf(&nb, "; ~ noisy: CV above %g%%", m->opts.max_cv_pct);
+		if (nmax && t.stalled)
+			iom_strbuf_printf(&nb, "; ! a stalled run left out");
+		print_wrapped(out, iom_strbuf_get(&nb), width, 2);
+		iom_strbuf_reset(&nb);
+		if (nmax && t.winners && (t.nkind[IOM_VERDICT_WIN] || t.nkind[IOM_VERDICT_TIE])) {
+			iom_strbuf_printf(&nb, "* winner: better by more than %g%% with Welch p < %g, "
+					  "better by the margin beneath; else 'tie'", m->opts.min_effect_pct,
+					  m->opts.alpha);
+			print_wrapped(out, iom_strbuf_get(&nb), width, 2);
+			iom_strbuf_reset(&nb);
+		}
+		if (nmax && t.winners && t.nkind[IOM_VERDICT_SINGLE_RUN])
+			print_wrapped(out, "(x%) beneath the best: better by x %, but a single run — "
+				      "no significance, no winner", width, 2);
+		if (nmax)
+			print_wrapped(out, "lat avg, lat p99: latency of all I/O; CPU/IO: system CPU "
+				      "µs per I/O (all CPUs busy, interrupts included); MB/s: 10^6 "
+				      "bytes/s", width, 2);
+		free(nb.s);
+	}
 	fputc('\n', out);
 
 	table_measure(&t);
-	for (size_t from = 0; from < m->ncompared;) {
-		size_t to = from + 1;
-
-		while (to < m->ncompared &&
-		       (unsigned)(t.labelw + 2 + (int)(to - from + 1) * (t.groupw + GROUP_GAP) -
-				  GROUP_GAP) <= width)
-			to++;
-		if (from)
-			fputc('\n', out);
-		table_block(out, &t, from, to);
-		from = to;
-	}
+	if ((unsigned)(t.labelw + 2 + (int)m->ncompared * (t.groupw + GROUP_GAP) - GROUP_GAP) <=
+	    width)
+		table_block(out, &t, 0, m->ncompared); /* every compared value side by side */
+	else
+		metric_tables(out, &t, width);
 	stalled_note(out, m, width);
 	if (t.winners && nmax) {
 		fputc('\n', out);

@@ -38,20 +38,23 @@ void iom_report_fmt_value(char *buf, size_t len, enum iom_metric k, double v)
 
 void iom_report_fmt_margin(char *buf, size_t len, enum iom_metric k, double pct)
 {
-	char sign = iom_metrics[k].higher_is_better ? '+' : '-';
+	/* pct > 0 is better whichever way the metric goes: words, not a sign that means "more"
+	 * for IOPS and "less" for latency in the same row */
+	const char *way = pct < 0 ? "worse by" : "better by";
 
-	if (pct < 0) {
-		sign = sign == '+' ? '-' : '+';
+	(void)k;
+	if (pct < 0)
 		pct = -pct;
-	}
 	if (isnan(pct))
 		snprintf(buf, len, "-");
+	else if (pct < 0.05)
+		snprintf(buf, len, "even");
 	else if (!isfinite(pct) || pct >= 9999.5)
-		snprintf(buf, len, "%c>9999%%", sign);
+		snprintf(buf, len, "%s >9999%%", way);
 	else if (pct >= 99.95)
-		snprintf(buf, len, "%c%.0f%%", sign, pct);
+		snprintf(buf, len, "%s %.0f%%", way, pct);
 	else
-		snprintf(buf, len, "%c%.1f%%", sign, pct);
+		snprintf(buf, len, "%s %.1f%%", way, pct);
 }
 
 /* ---- cells in words ---- */

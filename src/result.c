@@ -305,6 +305,11 @@ static json_object *cpu_json(const struct iom_run_cpu *c)
 	iom_json_add(o, "interrupts", json_object_new_uint64(c->interrupts));
 	iom_json_add(o, "interrupts_per_io", iom_json_num(c->interrupts_per_io));
 	iom_json_add(o, "irq_drivers", iom_json_str(c->irq_drivers));
+	iom_json_add(o, "system_busy_pct", iom_json_num(c->system_busy_pct));
+	iom_json_add(o, "system_us_per_io", iom_json_num(c->system_us_per_io));
+	iom_json_add(o, "iops_per_busy_pct", iom_json_num(c->iops_per_busy_pct));
+	iom_json_add(o, "busy_jiffies", json_object_new_uint64(c->busy_jiffies));
+	iom_json_add(o, "all_jiffies", json_object_new_uint64(c->all_jiffies));
 	return o;
 }
 
@@ -765,6 +770,16 @@ static void read_cpu(struct rd *c, json_object *o, struct iom_run_cpu *cpu)
 	cpu->interrupts = n64;
 	rd_double(c, o, "cpu", "interrupts_per_io", &cpu->interrupts_per_io);
 	rd_str(c, o, "cpu", "irq_drivers", &cpu->irq_drivers);
+	/* absent in the runs of older versions: left 0 */
+	rd_double(c, o, "cpu", "system_busy_pct", &cpu->system_busy_pct);
+	rd_double(c, o, "cpu", "system_us_per_io", &cpu->system_us_per_io);
+	rd_double(c, o, "cpu", "iops_per_busy_pct", &cpu->iops_per_busy_pct);
+	n64 = 0;
+	rd_u64(c, o, "cpu", "busy_jiffies", &n64);
+	cpu->busy_jiffies = n64;
+	n64 = 0;
+	rd_u64(c, o, "cpu", "all_jiffies", &n64);
+	cpu->all_jiffies = n64;
 }
 
 static void read_threads(struct rd *c, json_object *root, struct iom_run_result *r)

@@ -127,6 +127,12 @@ struct iom_run_cpu {
 	uint64_t interrupts;           /* on the IRQ lines of the target's driver */
 	double interrupts_per_io;
 	char *irq_drivers;             /* which drivers' lines were counted (may be NULL) */
+	/* the system's CPU, all CPUs, over the measured window (cpu.h iom_cpu_system_diff):
+	 * what the driver's interrupt and softirq work costs lands here, not in the process */
+	double system_busy_pct;        /* busy jiffies / all jiffies × 100 */
+	double system_us_per_io;       /* all CPUs' busy time (µs) per measured I/O */
+	double iops_per_busy_pct;      /* IOMeter's "CPU effectiveness": IOPS per busy % */
+	uint64_t busy_jiffies, all_jiffies; /* the sampled window's, as /proc/stat counts them */
 };
 
 struct iom_run_result {

@@ -73,6 +73,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cpu.h"
 #include "hist.h"
@@ -521,6 +522,20 @@ static void fill_cpu(struct iom_run_result *r, const struct iom_cpu_sample *a,
 	if (ios > 0) {
 		cpu->us_per_io = (cpu->proc_user_s + cpu->proc_sys_s) * 1e6 * scale / ios;
 		cpu->interrupts_per_io = (double)cpu->interrupts * scale / ios;
+	}
+	{
+		struct iom_cpu_system sys;
+		long hz = sysconf(_SC_CLK_TCK);
+
+		iom_cpu_system_diff(a, b, &sys);
+		cpu->busy_jiffies = sys.busy;
+		cpu->all_jiffies = sys.all;
+		if (sys.all)
+			cpu->system_busy_pct = 100.0 * (double)sys.busy / (double)sys.all;
+		if (ios > 0 && hz > 0)
+			cpu->system_us_per_io = (double)sys.busy * 1e6 / (double)hz * scale / ios;
+		if (cpu->system_busy_pct > 0 && r->elapsed_s > 0)
+			cpu->iops_per_busy_pct = ios / r->elapsed_s / cpu->system_busy_pct;
 	}
 }
 

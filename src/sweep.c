@@ -757,9 +757,11 @@ static void print_progress(struct sweep *s, const struct iom_run *run,
 	iom_format_utc(when, sizeof(when), iom_wall_ns());
 	iom_cell_describe(s->p, &s->p->cells[run->cell], desc, sizeof(desc));
 	if (r->status != IOM_RUN_OK) {
-		say(s, true, "%s run %u/%zu rep %u  %s  %s: %s\n", when, run->index, s->p->nruns,
-		    run->repetition, desc, iom_run_status_name(r->status),
-		    r->error ? r->error : "");
+		bool why = r->error && *r->error;
+
+		say(s, true, "%s run %u/%zu rep %u  %s  %s%s%s\n", when, run->index, s->p->nruns,
+		    run->repetition, desc, iom_run_status_name(r->status), why ? ": " : "",
+		    why ? r->error : "");
 		return;
 	}
 	iom_count_format(tot->iops, s->last_iops, sizeof(s->last_iops));
@@ -1099,7 +1101,7 @@ static int open_resume(struct sweep *s, bool *complete, char *err, size_t errlen
 	const struct iom_sweep_opts *o = s->o;
 	struct damage *d = NULL;
 	size_t nd = 0, nfiles;
-	char detail[96], *sub, e[IOM_ERRLEN];
+	char detail[96], rerun[24], *sub, e[IOM_ERRLEN];
 	int ret;
 
 	*complete = false;
@@ -1157,8 +1159,12 @@ static int open_resume(struct sweep *s, bool *complete, char *err, size_t errlen
 				       o->dir, strerror(-ret));
 		s->st.started = true;
 	}
-	snprintf(detail, sizeof(detail), "%zu done, %zu failed, rerunning %u, redoing %zu",
-		 s->st.done, s->st.failed, s->st.in_progress, nd);
+	if (s->st.in_progress)
+		snprintf(rerun, sizeof(rerun), "run %u", s->st.in_progress);
+	else
+		snprintf(rerun, sizeof(rerun), "none");
+	snprintf(detail, sizeof(detail), "%zu done, %zu failed, rerunning %s, redoing %zu",
+		 s->st.done, s->st.failed, rerun, nd);
 	ret = iom_journal_append(&s->j, IOM_J_RESUME, 0, detail);
 	if (ret < 0)
 		return iom_err(err, errlen, -ret, "cannot write the journal in '%s': %s", o->dir,
@@ -1168,6 +1174,15 @@ static int open_resume(struct sweep *s, bool *complete, char *err, size_t errlen
 	return iom_summary_rebuild(o->dir, err, errlen);
 }
 
+int iom_sweep_check_new_dir(const char *dir, char *err, size_t errlen)
+{
+	if (!dir_is_empty(dir))
+		return iom_err(err, errlen, EEXIST,
+			       "results directory '%s' is not empty (resume it with 'iomatrix resume "
+			       "%s', or choose another with -o)", dir, dir);
+	return 0;
+}
+
 static int open_dir(struct sweep *s, bool *complete, char *err, size_t errlen)
 {
 	const struct iom_sweep_opts *o = s->o;
@@ -1175,10 +1190,8 @@ static int open_dir(struct sweep *s, bool *complete, char *err, size_t errlen)
 	int ret;
 
 	*complete = false;
-	if (!o->resume && !dir_is_empty(o->dir))
-		return iom_err(err, errlen, EEXIST,
-			       "results directory '%s' is not empty (resume it with 'iomatrix resume "
-			       "%s', or choose another with -o)", o->dir, o->dir);
+	if (!o->resume && (ret = iom_sweep_check_new_dir(o->dir, err, errlen)) < 0)
+		return ret;
 	ret = iom_results_dir_create(o->dir, err, errlen);
 	if (ret < 0)
 		return ret;

@@ -87,4 +87,8 @@ bool iom_sweep_has_shell_hooks(const struct iom_matrix *m);
 /* "results/<name>-<UTC timestamp>" for a new study; the caller frees it. */
 char *iom_sweep_default_dir(const struct iom_matrix *m);
 
+/* 0 when dir may take a new study (missing or empty); -EEXIST with the message (how to resume
+ * it, or to choose another) when it holds anything. */
+int iom_sweep_check_new_dir(const char *dir, char *err, size_t errlen);
+
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -315,4 +316,21 @@ int iom_read_file(const char *path, char **data, size_t *len)
 	if (len)
 		*len = n;
 	return 0;
+}
+
+int iom_term_width(int fd, int fallback)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+
+	if (env && *env) {
+		char *end;
+		long v = strtol(env, &end, 10);
+
+		if (*end == '\0' && v >= 20 && v <= 10000)
+			return (int)v;
+	}
+	if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+		return ws.ws_col;
+	return fallback;
 }

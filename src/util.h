@@ -100,4 +100,8 @@ void iom_unescape_octal(char *s);
 /* Reads a whole (small) file into a new NUL-terminated buffer; *len gets its length. 0 or -errno. */
 int iom_read_file(const char *path, char **data, size_t *len);
 
+/* The width to lay text out in, for output on fd: COLUMNS when set to a number (20..10000),
+ * else the terminal's width when fd is a terminal, else fallback. */
+int iom_term_width(int fd, int fallback);
+
 #endif

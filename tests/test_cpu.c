@@ -174,6 +174,26 @@ static void test_cpu_diff_percentages(void **state)
 	iom_cpu_sample_release(&b);
 }
 
+/* The system's busy jiffies (user, nice, system, irq, softirq) and all of them (plus idle, iowait,
+ * steal) from the "cpu" lines; backwards counters count as zero. */
+static void test_cpu_system_busy(void **state)
+{
+	struct iom_cpu_sample a, b;
+	struct iom_cpu_system sys;
+
+	(void)state;
+	parse_fixture("stat-2cpu-a.txt", &a);
+	parse_fixture("stat-2cpu-b.txt", &b);
+	iom_cpu_system_diff(&a, &b, &sys);
+	assert_int_equal(sys.busy, 750);  /* cpu0 650 + cpu1 100 */
+	assert_int_equal(sys.all, 2000);
+	iom_cpu_system_diff(&b, &a, &sys);
+	assert_int_equal(sys.busy, 0);
+	assert_int_equal(sys.all, 0);
+	iom_cpu_sample_release(&a);
+	iom_cpu_sample_release(&b);
+}
+
 static void test_cpu_diff_offline(void **state)
 {
 	/* cpu2 offline in both samples; cpu3 goes offline before the second one. */
@@ -329,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_parse_stat_old_kernels),
 		cmocka_unit_test(test_cpu_parse_stat_errors),
 		cmocka_unit_test(test_cpu_diff_percentages),
+		cmocka_unit_test(test_cpu_system_busy),
 		cmocka_unit_test(test_cpu_diff_offline),
 		cmocka_unit_test(test_cpu_diff_onlined),
 		cmocka_unit_test(test_cpu_parse_interrupts),

@@ -135,6 +135,28 @@ static void test_journal_ignores_torn_last_line(void **state)
 	iom_journal_state_release(&st);
 }
 
+/* A run cut short (run-interrupted) stays pending and is the one a resume reruns. */
+static void test_journal_interrupted_run_is_rerun(void **state)
+{
+	const char *dir = *state;
+	struct iom_journal_state st;
+	char err[IOM_ERRLEN];
+	static const struct event events[] = {
+		{ IOM_J_STUDY_START, 0, "plan 0123 runs 20" },
+		{ IOM_J_RUN_START, 16, NULL },
+		{ IOM_J_RUN_DONE, 16, "runs/00016.json" },
+		{ IOM_J_RUN_START, 17, NULL },
+		{ IOM_J_RUN_INTERRUPTED, 17, "runs/00017.json" },
+	};
+
+	write_events(dir, events, sizeof(events) / sizeof(events[0]));
+	assert_int_equal(iom_journal_replay(dir, 20, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.in_progress, 17);
+	assert_int_equal(st.run[17], IOM_RS_PENDING);
+	assert_int_equal(st.done, 1);
+	iom_journal_state_release(&st);
+}
+
 /* mkfs events keep their details, in order, for the filesystems this study may replace. */
 static void test_journal_replays_mkfs(void **state)
 {
@@ -253,6 +275,7 @@ int main(void)
 		TEST_IN_TMPDIR(test_journal_replays_events),
 		TEST_IN_TMPDIR(test_journal_restarted_run_is_pending),
 		TEST_IN_TMPDIR(test_journal_ignores_torn_last_line),
+		TEST_IN_TMPDIR(test_journal_interrupted_run_is_rerun),
 		TEST_IN_TMPDIR(test_journal_replays_mkfs),
 		TEST_IN_TMPDIR(test_journal_rejects_foreign_lines),
 		TEST_IN_TMPDIR(test_journal_replays_study_plan),

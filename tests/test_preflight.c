@@ -370,7 +370,7 @@ static void test_preflight_trace_estimate_warns(void **state)
 
 	load(f, t, "read_pct = 100;", "true");
 	check(f, &o);
-	expect_one(f, false, TIMING_LINE, "the traces of the 1 runs to do may need about 7.3 TiB");
+	expect_one(f, false, TIMING_LINE, "the traces of the 1 run to do may need about 7.3 TiB");
 	assert_non_null(strstr(f->pf.d[0].msg, f->dir)); /* where: the nearest existing parent */
 	iom_preflight_release(&f->pf);
 	o.no_trace = true;

@@ -72,7 +72,7 @@ CFG
 		[ "$(status uring 1)" = failed ] && error uring 1 | grep -q "cannot set up io_uring.*psync" ||
 			die "io_uring refused: run 1: $(status uring 1) $(error uring 1)"
 		[ "$(status uring 2)" = ok ] || die "io_uring refused: the psync run: $(error uring 2)"
-		grep -q "1 runs ok, 1 failed" out.txt || die "io_uring refused: $(tail -n 2 out.txt)"
+		grep -q "1 run ok, 1 failed" out.txt || die "io_uring refused: $(tail -n 2 out.txt)"
 	fi
 else
 	note "io_uring refusal needs python3 on x86_64"

@@ -61,7 +61,7 @@ stop_during_fill() {
 stop_during_fill run m.cfg -o out
 echo "run: exit $rc ${took} ms after SIGTERM: $(cat err.txt)"
 grep -q "was stopped at" err.txt ||
-    { grep -q "1 runs ok" out.txt && { echo "the disk filled 4 GiB before the signal"; exit 77; }; }
+    { grep -q "1 run ok" out.txt && { echo "the disk filled 4 GiB before the signal"; exit 77; }; }
 [ "$rc" -eq 3 ] || die "exit $rc after SIGTERM during the fill, not 3"
 [ "$took" -lt 10000 ] || die "the fill went on for $took ms after SIGTERM"
 grep -q "the fill of scratch file '$scratch/a.scratch' was stopped at [0-9]* of 4294967296 bytes" err.txt ||
@@ -92,7 +92,7 @@ stop_during_fill resume out
 echo "resume: exit $rc ${took} ms after SIGTERM: $(cat err.txt)"
 n2=$(mark)
 echo "mark after the second SIGTERM: $n2"
-[ "$rc" -eq 3 ] || grep -q "1 runs ok" out.txt || die "resume exit $rc: $(cat err.txt)"
+[ "$rc" -eq 3 ] || grep -q "1 run ok" out.txt || die "resume exit $rc: $(cat err.txt)"
 [ "$n2" -gt "$n1" ] || die "resume did not fill on from the mark ($n1 -> $n2)"
 [ "$(sample "$n1")" = "$before" ] || die "resume wrote [0, $n1) again instead of going on from the mark"
 

@@ -93,7 +93,7 @@ refused nodev.cfg 4 "target 'disk': device '/dev/iomatrix-no-such-disk' does not
 # what can run passes check, and runs
 "$IOMATRIX" check --set 'targets=({ label = "ok"; path = "ok.scratch"; size = "1M"; })' nodir.cfg \
     >o/out.txt 2>o/err.txt || die "check of a runnable matrix: $(cat o/err.txt)"
-grep -q "^nodir.cfg: valid, 1 runs$" o/out.txt || die "check of a runnable matrix printed: $(cat o/out.txt)"
+grep -q "^nodir.cfg: valid, 1 run$" o/out.txt || die "check of a runnable matrix printed: $(cat o/out.txt)"
 [ -s o/err.txt ] && die "check of a runnable matrix warned: $(cat o/err.txt)"
 # --matrix-only checks the file alone
 "$IOMATRIX" check --matrix-only nodir.cfg >o/out.txt 2>o/err.txt || die "check --matrix-only: $(cat o/err.txt)"
@@ -183,8 +183,8 @@ workload = { engine = "null"; direct = false; read_pct = 100; };
 timing = { warmup = "0s"; duration = "10s"; };
 CFG
 (cd small && "$IOMATRIX" check ../traces.cfg) >o/out.txt 2>o/err.txt || die "check with the trace warning: $(cat o/err.txt)"
-grep -q "^\.\./traces\.cfg: valid, 1 runs$" o/out.txt || die "check with the trace warning printed: $(cat o/out.txt)"
-grep -q "^\.\./traces\.cfg:7: warning: the traces of the 1 runs to do may need about 7.6 MiB (an estimate: 8 bytes per I/O at an assumed 100000 I/O per second" o/err.txt ||
+grep -q "^\.\./traces\.cfg: valid, 1 run$" o/out.txt || die "check with the trace warning printed: $(cat o/out.txt)"
+grep -q "^\.\./traces\.cfg:7: warning: the traces of the 1 run to do may need about 7.6 MiB (an estimate: 8 bytes per I/O at an assumed 100000 I/O per second" o/err.txt ||
     die "no trace warning on line 7: $(cat o/err.txt)"
 [ -z "$(ls -A small)" ] || die "check wrote in the current directory: $(ls -A small)"
 "$IOMATRIX" check --set trace=false traces.cfg >o/out.txt 2>o/err.txt || die "check with trace = false: $(cat o/err.txt)"

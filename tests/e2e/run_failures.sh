@@ -27,7 +27,7 @@ a = json.load(open("out/runs/00001.json")); b = json.load(open("out/runs/00002.j
 assert a["status"] == "ok", a.get("error")
 assert b["status"] == "failed" and "foreign.dat" in b["error"], b.get("error")
 PY
-grep -q "1 runs ok, 1 failed" run.txt || die "summary: $(tail -n 2 run.txt)"
+grep -q "1 run ok, 1 failed" run.txt || die "summary: $(tail -n 2 run.txt)"
 grep -q "impossible" err.txt || die "no message about the impossible target: $(cat err.txt)"
 
 # a non-empty results directory is refused

@@ -6,6 +6,17 @@
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 
+# the man page says what the code does, for each signal it documents
+man1="$TOP/docs/iomatrix.1"
+sed -n '/^\.SH SIGNALS/,/^\.SH EXIT/p' "$man1" | tr '\n' ' ' | sed 's/\\-/-/g' >man-signals
+grep -q "SIGINT \", \" SIGTERM .*cuts the current run short, records it as interrupted" man-signals ||
+    die "iomatrix.1 does not say SIGINT cuts the run short and records it interrupted"
+grep -q "journalled run-interrupted), runs no further run and exits 3" man-signals ||
+    die "iomatrix.1 does not give SIGINT's journal entry and exit 3"
+grep -q "runs the interrupted run again" man-signals || die "iomatrix.1 does not say resume reruns it"
+grep -q "SIGHUP Ignored during a sweep" man-signals || die "iomatrix.1 does not say SIGHUP is ignored"
+grep -q "stops after the current run" "$man1" && die "iomatrix.1 still says SIGINT stops after the run"
+
 cat >m.cfg <<'CFG'
 iomatrix = 1;
 name = "signals";
@@ -33,6 +44,8 @@ wait "$pid"
 rc=$?
 [ "$rc" -eq 3 ] || die "exit $rc after SIGINT, not 3: $(cat run.err)"
 grep -q "iomatrix resume out" run.err || die "the resume command is not printed: $(cat run.err)"
+grep -qx "iomatrix: interrupted after 1 run; carry on with: iomatrix resume out" run.err ||
+    die "the interruption line: $(cat run.err)"
 grep -q "	run-interrupted	2" out/journal || die "the journal has no run-interrupted for run 2"
 python3 -c 'import json,sys; r=json.load(open("out/runs/00002.json")); sys.exit(r["status"] != "interrupted")' ||
     die "runs/00002.json is not marked interrupted"
@@ -46,5 +59,8 @@ for i in 1 2 3; do
         "out/runs/0000$i.json" || die "run $i is not ok after resume"
 done
 [ "$(grep -c '	run-done	1	' out/journal)" -eq 1 ] || die "run 1 was repeated by resume"
+# the resume record names the run it reruns (run 2, cut short), not "rerunning 0"
+grep -q "	resume	0	1 done, 0 failed, rerunning run 2, redoing 0$" out/journal ||
+    die "the resume record: $(grep resume out/journal)"
 grep -q "	study-end	" out/journal || die "no study-end after resume"
 exit $fail
