@@ -48,6 +48,7 @@ enum opt_id {
 	OPT_PRESET,
 	OPT_MAN,
 	OPT_MATRIX_ONLY,
+	OPT_CORRECTION,   /* issue 18 */
 	OPT_COUNT
 };
 

@@ -34,6 +34,7 @@ static const char *const pattern_choices[] = { "random", "sequential", NULL };
 /* In the order of enum iom_engine_kind and engine.c's registry (test_engine.c checks it). */
 static const char *const engine_choices[] = { "io_uring", "psync", "null", "libaio", NULL };
 static const char *const repeat_order_choices[] = { "grouped", "interleaved", NULL };
+static const char *const correction_choices[] = { "holm", "bh", "none", NULL }; /* issue 18 */
 static const char *const pattern_words[] = { "rnd", "seq" };
 static const char *const direct_words[] = { "buffered", "direct" }; /* false, true */
 static const char *const verify_words[] = { "", "verify" };         /* no word for off */
@@ -221,6 +222,9 @@ const struct iom_key iom_keys[] = {
 	{ .name = "max_cv", .section = IOM_SEC_REPORT, IOM_AT(iom_report_opts, max_cv_pct), .type = IOM_TYPE_FLOAT, .dim = NODIM,
 	  .unit = "%", .fmin = 0, .fmax = 1000, .def = "5%",
 	  .help = "coefficient of variation above which a cell is called noisy" },
+	{ .name = "correction", .section = IOM_SEC_REPORT, IOM_AT(iom_report_opts, correction), .type = IOM_TYPE_ENUM, .dim = NODIM,
+	  .def = "holm", .choices = correction_choices,
+	  .help = "multiple-comparison correction over every comparison in a report: holm, bh (false discovery rate) or none" },
 
 	/* hooks = { … } */
 	{ .name = "before_study", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING, .dim = NODIM,
@@ -289,6 +293,19 @@ static const char *const section_names[] = {
 	[IOM_SEC_EXCLUDE] = "exclude",
 	[IOM_SEC_IO_URING] = "io_uring",
 };
+
+const char *iom_correction_name(enum iom_correction c)
+{
+	return (size_t)c < IOM_ARRAY_SIZE(correction_choices) - 1 ? correction_choices[c] : "?";
+}
+
+int iom_correction_from_name(const char *name)
+{
+	for (int i = 0; correction_choices[i]; i++)
+		if (strcmp(correction_choices[i], name) == 0)
+			return i;
+	return -1;
+}
 
 const char *iom_section_name(enum iom_section section)
 {

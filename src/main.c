@@ -68,6 +68,9 @@ static const struct option_def options[OPT_COUNT] = {
 	[OPT_ALLOW_HOOKS] = { "allow-hooks", 0, NULL,
 			      "run the shell commands of the matrix's hooks section" },
 	[OPT_LOG] = { "log", 0, "FILE", "append the per-run lines and warnings to FILE too" },
+	[OPT_CORRECTION] = { "correction", 0, "HOW",
+			     "multiple-comparison correction: holm|bh|none (default: "
+			     "report.correction, holm)" },
 };
 
 struct command {
@@ -98,7 +101,7 @@ static const struct command commands[] = {
 	  "carry on an interrupted sweep from its results directory" },
 	{ "report", iom_cmd_report, "DIR...", 1, -1,
 	  O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_RUN) | O(OPT_COMPARE) | O(OPT_ALPHA) |
-		  O(OPT_MIN_EFFECT) | O(OPT_MAX_CV) | O(OPT_CELL),
+		  O(OPT_MIN_EFFECT) | O(OPT_MAX_CV) | O(OPT_CELL) | O(OPT_CORRECTION),
 	  "the winners of one or more results directories (text, md, csv, json, html), or one "
 	  "run DiskSpd-style" },
 	{ "trace", iom_cmd_trace, "FILE", 1, 1, O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_MEASURED),

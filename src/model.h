@@ -118,7 +118,13 @@ struct iom_report_opts {
 	double alpha;          /* significance threshold of Welch's t-test (0.05) */
 	double min_effect_pct; /* smallest difference that counts as a win (2 %) */
 	double max_cv_pct;     /* coefficient of variation above which a cell is noisy (5 %) */
+	/* issue 18: the multiple-comparison correction over every comparison in a report */
+	uint32_t correction;   /* enum iom_correction (holm) */
 };
+
+/* report.correction: how the p-values of a report's comparisons are adjusted (the order of
+ * keys.c's choices; the values of stats.h's enum iom_stats_adjust). */
+enum iom_correction { IOM_CORRECTION_HOLM, IOM_CORRECTION_BH, IOM_CORRECTION_NONE };
 
 struct iom_matrix {
 	char *file;        /* as given; used in messages */

@@ -134,6 +134,14 @@ struct iom_report {
 	size_t nexcluded;
 	struct iom_report_damaged *damaged; /* source, then run order */
 	size_t ndamaged;
+	/* issue 18: the verdicts decided together (iom_report_decide()), so that the correction
+	 * spans the report. Per (cell, metric, compared value), index (c · IOM_NMETRIC + k) ·
+	 * ncompared + v: the value against the best of its (cell, metric), NaN for the best
+	 * itself or where either side has fewer than two repetitions. */
+	struct iom_report_verdict *vd; /* per cell × metric; NULL: decided on demand, uncorrected */
+	double *p_raw, *p_adj;         /* Welch's p against the best, raw and adjusted */
+	double *tost_raw, *tost_adj;   /* the equivalence (TOST) p against the best */
+	size_t ntests;                 /* comparisons in the family (finite p_raw) */
 };
 
 /*
@@ -183,6 +191,7 @@ struct iom_report_verdict {
 	int runner_up;      /* second-best mean, or -1 */
 	double margin_pct;  /* |best − runner-up| / |the runner-up| · 100; NaN without runner-up */
 	double p_value;     /* Welch's two-sided p, best vs runner-up; NaN when not tested */
+	double p_adjusted;  /* p_value adjusted over the report's family (m->opts.correction) */
 	bool tie_by_p;      /* a tie because p ≥ alpha */
 	bool tie_by_effect; /* a tie because margin ≤ min_effect */
 	double max_cv_pct;  /* largest CV among the compared values with ≥ 2 repetitions */
@@ -191,6 +200,21 @@ struct iom_report_verdict {
 
 void iom_report_verdict(const struct iom_report *m, size_t cell, enum iom_metric k,
 			struct iom_report_verdict *v);
+
+/*
+ * issue 18: decides every verdict of m at once: each compared value of each (cell, metric)
+ * against the best is one test of the family, its p-values adjusted by m->opts.correction
+ * (Holm, Benjamini–Hochberg or none) over all of them. Loading and iom_report_set_opts() call
+ * it; a model built by hand calls it after filling its cells (before it, verdicts are
+ * uncorrected). Replaces what a previous call decided.
+ */
+void iom_report_decide(struct iom_report *m);
+/* "Holm's correction over 240 tests", "Benjamini–Hochberg over 240 tests", "no correction
+ * (240 tests)" into buf. */
+void iom_report_correction_words(const struct iom_report *m, char *buf, size_t len);
+/* --correction: "holm", "bh" or "none" (NULL: keep) into m's options, then decides again. 0 or
+ * -EINVAL with err. */
+int iom_report_set_correction(struct iom_report *m, const char *text, char *err, size_t errlen);
 
 /* How one compared value fared in one (cell, metric). */
 enum iom_outcome {
@@ -289,6 +313,7 @@ struct iom_report_opts_cli {
 	const char *alpha;     /* --alpha, --min-effect, --max-cv: NULL keeps the study's */
 	const char *min_effect;
 	const char *max_cv;
+	const char *correction; /* --correction: "holm", "bh", "none"; NULL keeps the study's */
 	const char *cell;      /* --cell: the cell of the HTML percentile and time charts */
 	const char *run;       /* --run: "N" (first directory) or "DIR:N"; text: the DiskSpd
 				* view of that run; html: the run of the IOPS-over-time chart */

@@ -100,11 +100,12 @@ static void md_verdict(FILE *out, const struct iom_report *m, enum iom_metric k,
 	switch (vd->kind) {
 	case IOM_VERDICT_WIN:
 		md_text(out, m->compared[vd->winner]);
-		fprintf(out, " wins | %s | %.2g", mg, vd->p_value);
+		fprintf(out, " wins | %s | %.2g (%.2g)", mg, vd->p_value, vd->p_adjusted);
 		break;
 	case IOM_VERDICT_TIE:
-		fprintf(out, "tie (%s) | %s | %.2g",
-			vd->tie_by_p ? "not significant" : "difference too small", mg, vd->p_value);
+		fprintf(out, "tie (%s) | %s | %.2g (%.2g)",
+			vd->tie_by_p ? "not significant" : "difference too small", mg, vd->p_value,
+			vd->p_adjusted);
 		break;
 	case IOM_VERDICT_SINGLE_RUN:
 		fprintf(out, "single run — no significance | %s | –", mg);
@@ -223,6 +224,7 @@ static void md_head(void *ctx, const struct iom_report *m)
 {
 	FILE *out = ((struct md *)ctx)->out;
 	char *fixed = iom_report_fixed_words(m);
+	char corr[96];
 
 	fputs("# iomatrix report", out);
 	iom_report_study_names(out, m, md_text);
@@ -231,9 +233,10 @@ static void md_head(void *ctx, const struct iom_report *m)
 		fputs(v ? ", " : "", out);
 		md_text(out, m->compared[v]);
 	}
-	fprintf(out, ". %zu runs, %zu ok. A winner needs Welch's p < %g and a margin above %g %%; "
-		     "a coefficient of variation above %g %% is noisy.\n", m->nruns, m->nok,
-		m->opts.alpha, m->opts.min_effect_pct, m->opts.max_cv_pct);
+	iom_report_correction_words(m, corr, sizeof(corr));
+	fprintf(out, ". %zu runs, %zu ok. A winner needs Welch's p < %g (%s) and a margin above "
+		     "%g %%; a coefficient of variation above %g %% is noisy.\n", m->nruns, m->nok,
+		m->opts.alpha, corr, m->opts.min_effect_pct, m->opts.max_cv_pct);
 	if (*fixed && m->ncells > 1) {
 		fputs("The same in every cell: ", out);
 		md_text(out, fixed);
@@ -290,7 +293,7 @@ static void md_body(void *ctx, const struct iom_report *m)
 			md_text(out, m->compared[v]);
 			fputs(" |", out);
 		}
-		fputs(" verdict | margin | p |\n|---|", out);
+		fputs(" verdict | margin | p (adjusted) |\n|---|", out);
 		for (size_t v = 0; v < m->ncompared; v++)
 			fputs("---:|", out);
 		fputs("---|---:|---:|\n", out);
@@ -367,7 +370,7 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m,
 	static const char *const cols[] = {
 		"metric", NULL /* the compared dimension */, "n", "mean", "stddev", "cv_pct",
 		"ci95_low", "ci95_high", "outcome", "vs_best_other_pct", "noisy", "verdict",
-		"winner", "margin_pct", "p_value",
+		"winner", "margin_pct", "p_value", "p_adjusted",
 	};
 	struct iom_report_verdict *vd = all_verdicts(m);
 
@@ -410,6 +413,7 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m,
 				iom_csv_field(out, name_or_null(m, x->winner), false);
 				iom_csv_num(out, x->margin_pct);
 				iom_csv_num(out, x->p_value);
+				iom_csv_num(out, x->p_adjusted);
 				iom_csv_end(out);
 			}
 		}
@@ -500,6 +504,7 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 	iom_json_add(o, "runner_up", iom_json_str(name_or_null(m, vd->runner_up)));
 	iom_json_add(o, "margin_pct", iom_json_num(vd->margin_pct));
 	iom_json_add(o, "p_value", iom_json_num(vd->p_value));
+	iom_json_add(o, "p_adjusted", iom_json_num(vd->p_adjusted));
 	iom_json_add(o, "tie_reason", vd->kind != IOM_VERDICT_TIE ? NULL :
 			     json_object_new_string(vd->tie_by_p ? "not significant" :
 								   "below min_effect"));
@@ -527,6 +532,12 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 		iom_json_add(x, "max", r->n ? iom_json_num(s.max) : NULL);
 		iom_json_add(x, "outcome", json_object_new_string(iom_outcome_name(oc)));
 		iom_json_add(x, "vs_best_other_pct", iom_json_num(mg));
+		if (m->vd) {
+			size_t i = (c * IOM_NMETRIC + k) * m->ncompared + v;
+
+			iom_json_add(x, "p_vs_best", iom_json_num(m->p_raw[i]));
+			iom_json_add(x, "p_vs_best_adjusted", iom_json_num(m->p_adj[i]));
+		}
 		for (size_t i = 0; i < r->n; i++)
 			json_object_array_add(runs, json_object_new_int64(r->run[i]));
 		iom_json_add(x, "runs", runs);
@@ -565,6 +576,9 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 	iom_json_add(o, "alpha", iom_json_num(m->opts.alpha));
 	iom_json_add(o, "min_effect_pct", iom_json_num(m->opts.min_effect_pct));
 	iom_json_add(o, "max_cv_pct", iom_json_num(m->opts.max_cv_pct));
+	iom_json_add(o, "correction", json_object_new_string(
+		iom_correction_name((enum iom_correction)m->opts.correction)));
+	iom_json_add(o, "tests", json_object_new_uint64(m->ntests));
 	iom_json_add(root, "options", o);
 	a = json_object_new_array();
 	o = json_object_new_array();

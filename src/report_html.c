@@ -622,15 +622,18 @@ struct html {
 static bool verdict_begin(void *ctx, const struct iom_report *m)
 {
 	FILE *out = ((struct html *)ctx)->out;
+	char corr[96];
 
 	fputs("<h2 id=\"verdict\">Verdict</h2>\n", out);
 	if (m->ncompared < 2) {
 		note(out, "one %s only: nothing to compare", m->compare);
 		return false;
 	}
+	iom_report_correction_words(m, corr, sizeof(corr));
 	fprintf(out, "<p class=\"sub\">cells won / tied / lost over %zu cells, and the median "
-		     "margin against the best of the others (a win needs Welch's p &lt; %g and a "
-		     "margin above %g %%)</p>\n", m->ncells, m->opts.alpha, m->opts.min_effect_pct);
+		     "margin against the best of the others (a win needs Welch's p &lt; %g, %s, and "
+		     "a margin above %g %%)</p>\n", m->ncells, m->opts.alpha, corr,
+		m->opts.min_effect_pct);
 	fputs("<table><thead><tr><th class=\"l\">", out);
 	esc(out, m->compare);
 	fputs("</th>", out);

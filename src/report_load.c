@@ -442,7 +442,7 @@ int iom_report_load_many(const char *const *dirs, size_t n, const char *compare,
 	m->opts = m->src[0].study.report;
 	if (!(m->opts.alpha > 0)) /* a study.json without a report section */
 		m->opts = (struct iom_report_opts){ IOM_REPORT_ALPHA, IOM_REPORT_MIN_EFFECT_PCT,
-						    IOM_REPORT_MAX_CV_PCT };
+						    IOM_REPORT_MAX_CV_PCT, IOM_CORRECTION_HOLM };
 	for (size_t s = 0; s < n && ret == 0; s++) {
 		uint32_t *idx = NULL;
 		size_t nidx = 0;
@@ -474,6 +474,7 @@ int iom_report_load_many(const char *const *dirs, size_t n, const char *compare,
 		build_cells(m, recs, nrecs);
 		name_compared(m, recs, nrecs);
 		build_reps(m, recs, nrecs);
+		iom_report_decide(m);
 	}
 	for (size_t i = 0; i < nrecs; i++)
 		rec_free(&recs[i]);
@@ -523,6 +524,11 @@ void iom_report_release(struct iom_report *m)
 		free(m->damaged[i].why);
 	free(m->damaged);
 	free(m->compare);
+	free(m->vd);
+	free(m->p_raw);
+	free(m->p_adj);
+	free(m->tost_raw);
+	free(m->tost_adj);
 	for (size_t i = 0; i < m->nsrc; i++) {
 		free(m->src[i].dir);
 		free(m->src[i].name);
@@ -561,9 +567,28 @@ int iom_report_set_opts(struct iom_report *m, const char *alpha, const char *min
 				errlen);
 	if (ret == 0)
 		ret = parse_opt("max_cv", "--max-cv", max_cv, &o.max_cv_pct, err, errlen);
-	if (ret == 0)
+	if (ret == 0) {
 		m->opts = o;
+		if (m->vd)
+			iom_report_decide(m);
+	}
 	return ret;
+}
+
+int iom_report_set_correction(struct iom_report *m, const char *text, char *err, size_t errlen)
+{
+	int c;
+
+	if (!text)
+		return 0;
+	c = iom_correction_from_name(text);
+	if (c < 0)
+		return iom_err(err, errlen, EINVAL, "--correction: '%s' is not holm, bh or none",
+			       text);
+	m->opts.correction = (uint32_t)c;
+	if (m->vd)
+		iom_report_decide(m);
+	return 0;
 }
 
 static bool has_run(const struct iom_report *m, size_t src, uint32_t index)

@@ -101,6 +101,8 @@ int iom_report_main(FILE *out, const char *const *dirs, size_t ndirs,
 	ret = iom_report_load_many(dirs, ndirs, o->compare, &m, err, errlen);
 	if (ret == 0)
 		ret = iom_report_set_opts(&m, o->alpha, o->min_effect, o->max_cv, err, errlen);
+	if (ret == 0)
+		ret = iom_report_set_correction(&m, o->correction, err, errlen);
 	if (ret == 0 && o->output) {
 		f = open_memstream(&buf, &len);
 		if (!f)

@@ -95,8 +95,9 @@ static double welch_p(const struct iom_report_reps *a, const struct iom_report_r
 	return w.p;
 }
 
-void iom_report_verdict(const struct iom_report *m, size_t cell, enum iom_metric k,
-			struct iom_report_verdict *v)
+/* The best and runner-up of (cell, k), the margin, the noise: the verdict before any test. */
+static void rank(const struct iom_report *m, size_t cell, enum iom_metric k,
+		 struct iom_report_verdict *v)
 {
 	const struct iom_report_cell *c = &m->cells[cell];
 	double bm = NAN, rm = NAN;
@@ -104,7 +105,7 @@ void iom_report_verdict(const struct iom_report *m, size_t cell, enum iom_metric
 
 	memset(v, 0, sizeof(*v));
 	v->best = v->winner = v->runner_up = -1;
-	v->margin_pct = v->p_value = NAN;
+	v->margin_pct = v->p_value = v->p_adjusted = NAN;
 	for (size_t i = 0; i < m->ncompared; i++) {
 		double x = iom_report_mean(&c->by[i], k);
 
@@ -129,19 +130,128 @@ void iom_report_verdict(const struct iom_report *m, size_t cell, enum iom_metric
 		return;
 	v->runner_up = second;
 	v->margin_pct = rel_margin(k, bm, rm);
-	if (c->by[best].n < 2 || c->by[second].n < 2) {
+	if (c->by[best].n < 2 || c->by[second].n < 2)
 		v->kind = IOM_VERDICT_SINGLE_RUN;
+}
+
+/* The verdict from its ranking and the runner-up's adjusted p-values. */
+static void judge(const struct iom_report *m, struct iom_report_verdict *v, double p_adj)
+{
+	if (v->runner_up < 0 || v->kind == IOM_VERDICT_SINGLE_RUN)
 		return;
-	}
-	v->p_value = welch_p(&c->by[best], &c->by[second], k);
-	v->tie_by_p = !(v->p_value < m->opts.alpha);
+	v->p_adjusted = p_adj;
+	v->tie_by_p = !(p_adj < m->opts.alpha);
 	v->tie_by_effect = !(v->margin_pct > m->opts.min_effect_pct);
 	if (!v->tie_by_p && !v->tie_by_effect) {
 		v->kind = IOM_VERDICT_WIN;
-		v->winner = best;
+		v->winner = v->best;
 	} else {
 		v->kind = IOM_VERDICT_TIE;
 	}
+}
+
+void iom_report_verdict(const struct iom_report *m, size_t cell, enum iom_metric k,
+			struct iom_report_verdict *v)
+{
+	const struct iom_report_cell *c = &m->cells[cell];
+
+	if (m->vd) {
+		*v = m->vd[cell * IOM_NMETRIC + k];
+		return;
+	}
+	rank(m, cell, k, v);
+	if (v->runner_up < 0 || v->kind == IOM_VERDICT_SINGLE_RUN)
+		return;
+	v->p_value = welch_p(&c->by[v->best], &c->by[v->runner_up], k);
+	judge(m, v, v->p_value);
+}
+
+static size_t at(const struct iom_report *m, size_t cell, int k, size_t cv)
+{
+	return (cell * IOM_NMETRIC + (size_t)k) * m->ncompared + cv;
+}
+
+void iom_report_decide(struct iom_report *m)
+{
+	size_t n = m->ncells * IOM_NMETRIC * m->ncompared + 1;
+
+	free(m->vd);
+	free(m->p_raw);
+	free(m->p_adj);
+	free(m->tost_raw);
+	free(m->tost_adj);
+	m->vd = xcalloc(m->ncells * IOM_NMETRIC + 1, sizeof(*m->vd));
+	m->p_raw = xcalloc(n, sizeof(double));
+	m->p_adj = xcalloc(n, sizeof(double));
+	m->tost_raw = xcalloc(n, sizeof(double));
+	m->tost_adj = xcalloc(n, sizeof(double));
+	m->ntests = 0;
+	for (size_t i = 0; i < n; i++)
+		m->p_raw[i] = m->p_adj[i] = m->tost_raw[i] = m->tost_adj[i] = NAN;
+	for (size_t c = 0; c < m->ncells; c++) {
+		for (int k = 0; k < IOM_NMETRIC; k++) {
+			struct iom_report_verdict *v = &m->vd[c * IOM_NMETRIC + k];
+			const struct iom_report_reps *b;
+
+			rank(m, c, (enum iom_metric)k, v);
+			if (v->best < 0)
+				continue;
+			b = &m->cells[c].by[v->best];
+			for (size_t i = 0; i < m->ncompared; i++) {
+				const struct iom_report_reps *r = &m->cells[c].by[i];
+				double delta;
+
+				if ((int)i == v->best || r->n < 2 || b->n < 2)
+					continue;
+				m->p_raw[at(m, c, k, i)] = welch_p(r, b, (enum iom_metric)k);
+				/* Within ± min_effect of the worse of the two, as the margin is. */
+				delta = fabs(iom_report_mean(r, (enum iom_metric)k)) *
+					m->opts.min_effect_pct / 100;
+				if (iom_stats_tost(r->v[k], r->n, b->v[k], b->n, delta,
+						   &m->tost_raw[at(m, c, k, i)]) < 0)
+					m->tost_raw[at(m, c, k, i)] = NAN;
+				if (!isnan(m->p_raw[at(m, c, k, i)]))
+					m->ntests++;
+			}
+		}
+	}
+	iom_stats_adjust_p(m->p_raw, n - 1, (enum iom_stats_adjust)m->opts.correction, m->p_adj);
+	iom_stats_adjust_p(m->tost_raw, n - 1, (enum iom_stats_adjust)m->opts.correction,
+			   m->tost_adj);
+	for (size_t c = 0; c < m->ncells; c++) {
+		for (int k = 0; k < IOM_NMETRIC; k++) {
+			struct iom_report_verdict *v = &m->vd[c * IOM_NMETRIC + k];
+
+			if (v->runner_up < 0 || v->kind == IOM_VERDICT_SINGLE_RUN)
+				continue;
+			v->p_value = m->p_raw[at(m, c, k, (size_t)v->runner_up)];
+			judge(m, v, m->p_adj[at(m, c, k, (size_t)v->runner_up)]);
+		}
+	}
+}
+
+void iom_report_correction_words(const struct iom_report *m, char *buf, size_t len)
+{
+	switch (m->opts.correction) {
+	case IOM_CORRECTION_HOLM:
+		snprintf(buf, len, "Holm's correction over %zu tests", m->ntests);
+		break;
+	case IOM_CORRECTION_BH:
+		snprintf(buf, len, "Benjamini–Hochberg over %zu tests", m->ntests);
+		break;
+	default:
+		snprintf(buf, len, "no correction (%zu tests)", m->ntests);
+		break;
+	}
+}
+
+/* cv's p against the best of (cell, k), adjusted when the model is decided. */
+static double p_vs_best(const struct iom_report *m, size_t cell, enum iom_metric k, size_t cv,
+			const struct iom_report_reps *me, const struct iom_report_reps *b)
+{
+	if (m->vd)
+		return m->p_adj[at(m, cell, (int)k, cv)];
+	return welch_p(me, b, k);
 }
 
 enum iom_outcome iom_report_outcome(const struct iom_report *m, size_t cell, enum iom_metric k,
@@ -185,7 +295,7 @@ enum iom_outcome iom_report_outcome(const struct iom_report *m, size_t cell, enu
 	b = &c->by[v.best];
 	if (me->n < 2 || b->n < 2)
 		return IOM_OUTCOME_SINGLE_RUN;
-	if (welch_p(me, b, k) < m->opts.alpha &&
+	if (p_vs_best(m, cell, k, cv, me, b) < m->opts.alpha &&
 	    rel_margin(k, iom_report_mean(b, k), mine) > m->opts.min_effect_pct)
 		return IOM_OUTCOME_LOST;
 	return IOM_OUTCOME_TIED;

@@ -651,9 +651,14 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		fprintf(out, "; ! a stalled run left out");
 	if (nmax)
 		fputc('\n', out);
-	if (nmax && t.winners && (t.nkind[IOM_VERDICT_WIN] || t.nkind[IOM_VERDICT_TIE]))
+	if (nmax && t.winners && (t.nkind[IOM_VERDICT_WIN] || t.nkind[IOM_VERDICT_TIE])) {
+		char corr[96];
+
+		iom_report_correction_words(m, corr, sizeof(corr));
 		fprintf(out, "* winner: better by more than %g%% with Welch p < %g, its margin "
-			     "beneath; else 'tie'\n", m->opts.min_effect_pct, m->opts.alpha);
+			     "beneath; else 'tie'\n  (p adjusted: %s)\n", m->opts.min_effect_pct,
+			m->opts.alpha, corr);
+	}
 	if (nmax && t.winners && t.nkind[IOM_VERDICT_SINGLE_RUN])
 		fprintf(out, "(+x%%) beneath the best: single run — no significance, no winner\n");
 	if (nmax)

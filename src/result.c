@@ -1328,6 +1328,8 @@ int iom_study_write(const char *dir, const struct iom_study_record *s, char *err
 	iom_json_add(x, "alpha", iom_json_num(m->report.alpha));
 	iom_json_add(x, "min_effect_pct", iom_json_num(m->report.min_effect_pct));
 	iom_json_add(x, "max_cv_pct", iom_json_num(m->report.max_cv_pct));
+	iom_json_add(x, "correction", json_object_new_string(
+		iom_correction_name((enum iom_correction)m->report.correction)));
 	iom_json_add(o, "report", x);
 
 	x = json_object_new_array();
@@ -1503,6 +1505,16 @@ int iom_study_read(const char *path, struct iom_study_info *s, char *err, size_t
 	rd_double(&c, x, "report", "alpha", &s->report.alpha);
 	rd_double(&c, x, "report", "min_effect_pct", &s->report.min_effect_pct);
 	rd_double(&c, x, "report", "max_cv_pct", &s->report.max_cv_pct);
+	{
+		char *corr = NULL;
+
+		rd_str(&c, x, "report", "correction", &corr);
+		if (corr && iom_correction_from_name(corr) < 0)
+			rd_fail(&c, "report", "correction", "is not holm, bh or none");
+		else if (corr)
+			s->report.correction = (uint32_t)iom_correction_from_name(corr);
+		free(corr);
+	}
 
 	x = rd_arr(&c, root, "", "overrides");
 	if (x) {

@@ -433,6 +433,7 @@ static const struct {
 	{ "alpha", "0.01", NULL },
 	{ "min_effect", "\"3%\"", "3%" },
 	{ "max_cv", "7.5", NULL },
+	{ "correction", "\"bh\"", "bh" },
 	{ "drop_caches", "true", NULL },
 	{ "fstrim", "true", NULL },
 };
@@ -544,7 +545,7 @@ static void test_matrix_every_landed_key_lands(void **state)
 		 "    filesystems = [ \"raw\" ]; mkfs_options = %s; mount_options = %s; } );\n"
 		 "timing = { warmup = %s; duration = %s; cooldown = %s; rest = %s; timeout = %s;\n"
 		 "  repeat = %s; };\n"
-		 "report = { alpha = %s; min_effect = %s; max_cv = %s; };\n"
+		 "report = { alpha = %s; min_effect = %s; max_cv = %s; correction = %s; };\n"
 		 "hooks = { drop_caches = %s; fstrim = %s; };\n",
 		 landed_value("name"), landed_value("description"), landed_value("seed"),
 		 landed_value("repeat_order"), landed_value("trace"), landed_value("size"),
@@ -553,7 +554,8 @@ static void test_matrix_every_landed_key_lands(void **state)
 		 landed_value("mount_options"), landed_value("warmup"), landed_value("duration"),
 		 landed_value("cooldown"), landed_value("rest"), landed_value("timeout"),
 		 landed_value("repeat"), landed_value("alpha"), landed_value("min_effect"),
-		 landed_value("max_cv"), landed_value("drop_caches"), landed_value("fstrim"));
+		 landed_value("max_cv"), landed_value("correction"), landed_value("drop_caches"),
+		 landed_value("fstrim"));
 	m = parse_ok(text);
 	check_landed(m, "file");
 	iom_matrix_free(m);
@@ -592,6 +594,7 @@ static void test_matrix_every_landed_key_lands(void **state)
 	assert_true(m->timing.warmup_ns == 1000000000ull);
 	assert_true(m->report.alpha == 0.05);
 	assert_true(m->report.max_cv_pct == 5.0);
+	assert_true(m->report.correction == IOM_CORRECTION_HOLM);
 	assert_null(m->description);
 	assert_false(m->hooks.drop_caches);
 	iom_matrix_free(m);

@@ -426,7 +426,7 @@ static void test_report_tie_by_min_effect(void **state)
 		{ 0, 1, 3, IOM_RUN_OK, 9999, 100, 200, 20, NULL },
 		{ 1, 1, 3, IOM_RUN_OK, 10099, 100, 200, 20, NULL },
 	};
-	static const struct iom_report_opts recorded = { 0.05, 0.5, 5 };
+	static const struct iom_report_opts recorded = { 0.05, 0.5, 5, IOM_CORRECTION_HOLM };
 	const char *dir = *state;
 	struct iom_report m;
 	struct iom_report_verdict v;
@@ -1314,12 +1314,12 @@ static void test_report_csv_parses(void **state)
 	const char *p = csv;
 	int cols = csv_record(&p), n, rows = 0;
 
-	assert_int_equal(cols, 8 + 15);
+	assert_int_equal(cols, 8 + 16);
 	{
 		static const char head[] =
 			"cell,block_size,queue_depth,threads,read_pct,pattern,engine,direct,metric,"
 			"target,n,mean,stddev,cv_pct,ci95_low,ci95_high,outcome,vs_best_other_pct,"
-			"noisy,verdict,winner,margin_pct,p_value\n";
+			"noisy,verdict,winner,margin_pct,p_value,p_adjusted\n";
 
 		assert_true(strncmp(csv, head, strlen(head)) == 0);
 	}
@@ -1331,7 +1331,7 @@ static void test_report_csv_parses(void **state)
 	/* A win row and a cell missing on one side (empty figures, outcome absent). */
 	assert_non_null(strstr(csv, "\n4K rd100 qd32,4096,32,1,100,random,io_uring,true,iops,pvscsi,"
 				    "3,"));
-	assert_non_null(strstr(csv, ",iops,pvscsi,0,,,,,,absent,,no,none,,,\n"));
+	assert_non_null(strstr(csv, ",iops,pvscsi,0,,,,,,absent,,no,none,,,,\n"));
 	free(csv);
 
 	/* Quoting: a label with a comma and quotes stays one field. */
@@ -1406,7 +1406,9 @@ static void test_report_json_parses(void **state)
 			if (strcmp(verdict, "win") == 0) {
 				nwin++;
 				assert_true(json_object_is_type(get(x, "winner"), json_type_string));
-				assert_true(json_object_get_double(get(x, "p_value")) < 0.05);
+				assert_true(json_object_get_double(get(x, "p_adjusted")) < 0.05);
+				assert_true(json_object_get_double(get(x, "p_value")) <=
+					    json_object_get_double(get(x, "p_adjusted")));
 				assert_true(json_object_get_double(get(x, "margin_pct")) > 2);
 			} else {
 				assert_null(get(x, "winner"));
@@ -1426,7 +1428,11 @@ static void test_report_json_parses(void **state)
 			}
 		}
 	}
-	assert_true(nwin > 100);
+	/* 140 tests under Holm's correction: 89 wins (132 uncorrected). */
+	assert_int_equal(nwin, 89);
+	assert_string_equal(json_object_get_string(get(get(root, "options"), "correction")),
+			    "holm");
+	assert_int_equal(json_object_get_int(get(get(root, "options"), "tests")), 140);
 	x = get(get(get(root, "verdict"), "pvscsi"), "iops");
 	assert_int_equal(json_object_get_int(get(x, "won")) + json_object_get_int(get(x, "tied")) +
 				 json_object_get_int(get(x, "lost")),
@@ -1625,7 +1631,7 @@ static void test_report_html(void **state)
 		"<table class=\"heat\">", "<h2 id=\"provenance\">Provenance</h2>",
 		"kernel differs: 6.1.0-18-amd64 (boot1) vs 6.18.44 (boot2)",
 		"<b>boot2</b> lacks 2 of 30 cells: 1M wr100 qd32, 1M rd100 qd32",
-		"25 won · 3 tied · 0 lost",
+		"15 won · 13 tied · 0 lost",
 	};
 	char *html = boots("html");
 	const char *dir = *state;
