@@ -9,9 +9,12 @@
  *
  *  - per (cell, metric, compared value): mean, stddev, coefficient of variation, 95 % CI;
  *  - per (cell, metric): the verdict. The best mean wins only when Welch's t-test against the
- *    runner-up gives p < alpha AND the margin exceeds min_effect; otherwise it is a tie. When
- *    either of the two has a single repetition the verdict is "single-run": no significance;
- *  - per (compared value, metric): cells won, tied, lost, and the median margin.
+ *    runner-up gives p < alpha AND the margin exceeds min_effect; the two are the "same" when
+ *    two one-sided tests show their difference within ± min_effect; otherwise "undecided",
+ *    with the repetitions that would likely settle it. p-values are adjusted over every
+ *    comparison of the report (Holm by default). When either of the two has a single
+ *    repetition the verdict is "single-run": no significance;
+ *  - per (compared value, metric): cells won, same, undecided, lost, and the median margin.
  *
  * Several directories merge into one model (the study done in two boots): cells match on every
  * dimension value but the compared one. The module is split over files by job: report_load.c
@@ -142,6 +145,8 @@ struct iom_report {
 	double *p_raw, *p_adj;         /* Welch's p against the best, raw and adjusted */
 	double *tost_raw, *tost_adj;   /* the equivalence (TOST) p against the best */
 	size_t ntests;                 /* comparisons in the family (finite p_raw) */
+	unsigned settle_cap;           /* the most repetitions a suggestion names: the study's
+					* repeat_max, else IOM_REPORT_SETTLE_CAP (0: that) */
 };
 
 /*
@@ -176,12 +181,17 @@ void iom_report_summary(const struct iom_report_reps *r, enum iom_metric k,
 
 enum iom_verdict_kind {
 	IOM_VERDICT_NONE,       /* fewer than two compared values have a finished run */
-	IOM_VERDICT_WIN,        /* p < alpha and margin > min_effect */
-	IOM_VERDICT_TIE,        /* not significant, or too small a margin */
+	IOM_VERDICT_WIN,        /* adjusted p < alpha and margin > min_effect */
+	IOM_VERDICT_SAME,       /* TOST (adjusted p < alpha): within ± min_effect of each other */
+	IOM_VERDICT_UNDECIDED,  /* neither shown: more repetitions needed (settle says how many) */
 	IOM_VERDICT_SINGLE_RUN, /* the best or the runner-up has one repetition: no test */
+	IOM_NVERDICT
 };
-/* "none", "win", "tie", "single-run" (as the JSON and CSV reports write them). */
+/* "none", "win", "same", "undecided", "single-run" (as the JSON and CSV reports write them). */
 const char *iom_verdict_name(enum iom_verdict_kind k);
+
+/* The largest number of repetitions the report suggests when the study sets no repeat_max. */
+#define IOM_REPORT_SETTLE_CAP 100
 
 /* The verdict of one (cell, metric). */
 struct iom_report_verdict {
@@ -192,10 +202,15 @@ struct iom_report_verdict {
 	double margin_pct;  /* |best − runner-up| / |the runner-up| · 100; NaN without runner-up */
 	double p_value;     /* Welch's two-sided p, best vs runner-up; NaN when not tested */
 	double p_adjusted;  /* p_value adjusted over the report's family (m->opts.correction) */
-	bool tie_by_p;      /* a tie because p ≥ alpha */
-	bool tie_by_effect; /* a tie because margin ≤ min_effect */
+	double tost_p;      /* the equivalence test's p (within ± min_effect); NaN: not tested */
+	double tost_adjusted; /* tost_p adjusted over the family */
+	bool tie_by_p;      /* not a win because the adjusted p ≥ alpha */
+	bool tie_by_effect; /* not a win because margin ≤ min_effect */
 	double max_cv_pct;  /* largest CV among the compared values with ≥ 2 repetitions */
 	bool noisy;         /* max_cv_pct > the model's max CV */
+	unsigned settle;    /* UNDECIDED: repetitions per side that would likely settle it (the
+			     * timing.repeat to set), at most the cap; 0 otherwise */
+	bool settle_capped; /* UNDECIDED: more than the cap would be needed (settle is the cap) */
 };
 
 void iom_report_verdict(const struct iom_report *m, size_t cell, enum iom_metric k,
@@ -220,11 +235,13 @@ int iom_report_set_correction(struct iom_report *m, const char *text, char *err,
 enum iom_outcome {
 	IOM_OUTCOME_ABSENT,     /* no finished run, or nothing to compare it with */
 	IOM_OUTCOME_WON,        /* the winner */
-	IOM_OUTCOME_TIED,       /* best in a tie, or not significantly worse than the best */
-	IOM_OUTCOME_LOST,       /* significantly (p < alpha, margin > min effect) worse than best */
+	IOM_OUTCOME_SAME,       /* shown to be within ± min_effect of the best (or, the best, of
+				 * the runner-up) */
+	IOM_OUTCOME_UNDECIDED,  /* neither a loss (a win) nor the same shown */
+	IOM_OUTCOME_LOST,       /* significantly (adjusted p < alpha, margin > min effect) worse */
 	IOM_OUTCOME_SINGLE_RUN, /* it or the best has one repetition */
 };
-/* "absent", "won", "tied", "lost", "single-run". */
+/* "absent", "won", "same", "undecided", "lost", "single-run". */
 const char *iom_outcome_name(enum iom_outcome o);
 
 /*
@@ -237,7 +254,7 @@ enum iom_outcome iom_report_outcome(const struct iom_report *m, size_t cell, enu
 
 /* The closing verdict of one compared value for one metric over every cell. */
 struct iom_report_tally {
-	unsigned won, tied, lost, single_run;
+	unsigned won, same, undecided, lost, single_run;
 	size_t nmargin;          /* cells it was compared in (margins counted) */
 	double median_margin_pct; /* median signed margin over those cells; NaN when none */
 };
@@ -250,10 +267,11 @@ struct iom_report_noisy {
 	enum iom_metric metric;
 	size_t n;
 	double cv_pct;
-	unsigned suggest;        /* repetitions that would resolve the difference (see reports.md) */
+	unsigned suggest;        /* repetitions that would settle its undecided verdict (see
+				  * reports.md); 0 when its verdict is not undecided */
+	bool capped;             /* more than suggest (the cap) would be needed */
+	enum iom_verdict_kind verdict; /* of its (cell, metric) */
 };
-/* The most repetitions suggested; a larger need reads "> 9999". */
-#define IOM_REPORT_MAX_SUGGEST 9999
 /* Every noisy entry in cell, metric, value order into *out (heap, caller frees); the count. */
 size_t iom_report_noisy_list(const struct iom_report *m, struct iom_report_noisy **out);
 
@@ -414,7 +432,7 @@ int iom_report_find_run(const struct iom_report *m, const char *spec, size_t *sr
 			uint32_t *index, char *err, size_t errlen);
 
 /* The schema of the JSON report (raised on incompatible change). */
-#define IOM_REPORT_JSON_SCHEMA 1
+#define IOM_REPORT_JSON_SCHEMA 2
 
 /* `iomatrix report DIR`: the text report of one directory. 0 or -errno with err. */
 int iom_report_dir(FILE *out, const char *dir, const struct iom_report_opts_cli *o, char *err,

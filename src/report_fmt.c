@@ -102,10 +102,18 @@ static void md_verdict(FILE *out, const struct iom_report *m, enum iom_metric k,
 		md_text(out, m->compared[vd->winner]);
 		fprintf(out, " wins | %s | %.2g (%.2g)", mg, vd->p_value, vd->p_adjusted);
 		break;
-	case IOM_VERDICT_TIE:
-		fprintf(out, "tie (%s) | %s | %.2g (%.2g)",
-			vd->tie_by_p ? "not significant" : "difference too small", mg, vd->p_value,
-			vd->p_adjusted);
+	case IOM_VERDICT_SAME:
+		fprintf(out, "same (within ± %g %%, TOST p %.2g) | %s | %.2g (%.2g)",
+			m->opts.min_effect_pct, vd->tost_adjusted, mg, vd->p_value, vd->p_adjusted);
+		break;
+	case IOM_VERDICT_UNDECIDED:
+		fprintf(out, "undecided (%s; ", vd->tie_by_p ? "not significant" :
+						 "not shown the same");
+		if (vd->settle_capped)
+			fprintf(out, "more than %u repetitions needed", vd->settle);
+		else
+			fprintf(out, "set timing.repeat = %u", vd->settle);
+		fprintf(out, ") | %s | %.2g (%.2g)", mg, vd->p_value, vd->p_adjusted);
 		break;
 	case IOM_VERDICT_SINGLE_RUN:
 		fprintf(out, "single run — no significance | %s | –", mg);
@@ -251,7 +259,7 @@ static bool md_verdict_begin(void *ctx, const struct iom_report *m)
 
 	if (m->ncompared < 2 || !m->ncells)
 		return false;
-	fprintf(out, "\n## Verdict\n\nCells won / tied / lost (single run), median margin, "
+	fprintf(out, "\n## Verdict\n\nCells won / same / undecided / lost (single run), median margin, "
 		     "over %zu cells.\n\n| %s |", m->ncells, m->compare);
 	for (int k = 0; k < IOM_NMETRIC; k++)
 		fprintf(out, " %s |", iom_metrics[k].title);
@@ -274,8 +282,8 @@ static void md_verdict_row(void *ctx, const struct iom_report *m, size_t v,
 		char mg[32];
 
 		iom_report_fmt_margin(mg, sizeof(mg), (enum iom_metric)k, t[k].median_margin_pct);
-		fprintf(out, " %u / %u / %u (%u), %s |", t[k].won, t[k].tied, t[k].lost,
-			t[k].single_run, mg);
+		fprintf(out, " %u / %u / %u / %u (%u), %s |", t[k].won, t[k].same,
+			t[k].undecided, t[k].lost, t[k].single_run, mg);
 	}
 	fputc('\n', out);
 }
@@ -505,9 +513,15 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 	iom_json_add(o, "margin_pct", iom_json_num(vd->margin_pct));
 	iom_json_add(o, "p_value", iom_json_num(vd->p_value));
 	iom_json_add(o, "p_adjusted", iom_json_num(vd->p_adjusted));
-	iom_json_add(o, "tie_reason", vd->kind != IOM_VERDICT_TIE ? NULL :
+	iom_json_add(o, "tost_p", iom_json_num(vd->tost_p));
+	iom_json_add(o, "tost_p_adjusted", iom_json_num(vd->tost_adjusted));
+	iom_json_add(o, "undecided_reason", vd->kind != IOM_VERDICT_UNDECIDED ? NULL :
 			     json_object_new_string(vd->tie_by_p ? "not significant" :
 								   "below min_effect"));
+	iom_json_add(o, "settle_repeat", vd->kind != IOM_VERDICT_UNDECIDED ? NULL :
+			     json_object_new_uint64(vd->settle));
+	iom_json_add(o, "settle_capped", vd->kind != IOM_VERDICT_UNDECIDED ? NULL :
+			     json_object_new_boolean(vd->settle_capped));
 	iom_json_add(o, "noisy", json_object_new_boolean(vd->noisy));
 	for (size_t v = 0; v < m->ncompared; v++) {
 		const struct iom_report_reps *r = &m->cells[c].by[v];
@@ -659,7 +673,8 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 
 			iom_report_tally(m, (enum iom_metric)k, v, &t);
 			iom_json_add(y, "won", json_object_new_int64(t.won));
-			iom_json_add(y, "tied", json_object_new_int64(t.tied));
+			iom_json_add(y, "same", json_object_new_int64(t.same));
+			iom_json_add(y, "undecided", json_object_new_int64(t.undecided));
 			iom_json_add(y, "lost", json_object_new_int64(t.lost));
 			iom_json_add(y, "single_run", json_object_new_int64(t.single_run));
 			iom_json_add(y, "compared_cells", json_object_new_uint64(t.nmargin));
@@ -681,7 +696,8 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 		iom_json_add(x, "metric", json_object_new_string(iom_metrics[nz[i].metric].name));
 		iom_json_add(x, "n", json_object_new_uint64(nz[i].n));
 		iom_json_add(x, "cv_pct", iom_json_num(nz[i].cv_pct));
-		iom_json_add(x, "suggested_repetitions", json_object_new_int64(nz[i].suggest));
+		iom_json_add(x, "suggested_repetitions", nz[i].verdict != IOM_VERDICT_UNDECIDED ?
+			     NULL : json_object_new_int64(nz[i].suggest));
 		json_object_array_add(a, x);
 		free(label);
 	}

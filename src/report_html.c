@@ -2,8 +2,8 @@
  * report_html — the report as one self-contained HTML page: inline CSS and SVG, no script,
  * nothing fetched. Part of the report module (report.h); the charts are drawn by chart.c.
  *
- * The page reads top-down the way a study is judged: the verdict (cells won, tied, lost per
- * compared value and metric), the charts, the winners table as a heat map (each value shaded
+ * The page reads top-down the way a study is judged: the verdict (cells won, same, undecided,
+ * lost per compared value and metric), the charts, the winners table as a heat map (each value shaded
  * by its margin over the best of the others: green when it won, red when it lost, white when
  * the difference is not significant, pale when a single run allows no test), the notes (noisy
  * cells, missing cells, runs left out) and the provenance of every directory with the
@@ -630,7 +630,7 @@ static bool verdict_begin(void *ctx, const struct iom_report *m)
 		return false;
 	}
 	iom_report_correction_words(m, corr, sizeof(corr));
-	fprintf(out, "<p class=\"sub\">cells won / tied / lost over %zu cells, and the median "
+	fprintf(out, "<p class=\"sub\">cells won / same / undecided / lost over %zu cells, and the median "
 		     "margin against the best of the others (a win needs Welch's p &lt; %g, %s, and "
 		     "a margin above %g %%)</p>\n", m->ncells, m->opts.alpha, corr,
 		m->opts.min_effect_pct);
@@ -655,13 +655,13 @@ static void verdict_row(void *ctx, const struct iom_report *m, size_t v,
 	for (int k = 0; k < IOM_NMETRIC; k++) {
 		const struct iom_report_tally *t = &tally[k];
 		char mg[32], bg[16];
-		unsigned decided = t->won + t->tied + t->lost;
+		unsigned decided = t->won + t->same + t->undecided + t->lost;
 
 		iom_chart_heat(bg, sizeof(bg), decided ? 0.8 * ((double)t->won - t->lost) /
 							       decided : 0);
 		iom_report_fmt_margin(mg, sizeof(mg), (enum iom_metric)k, t->median_margin_pct);
-		fprintf(out, "<td style=\"background:%s\">%u won · %u tied · %u lost", bg, t->won,
-			t->tied, t->lost);
+		fprintf(out, "<td style=\"background:%s\">%u won · %u same · %u undecided · %u lost",
+			bg, t->won, t->same, t->undecided, t->lost);
 		if (t->single_run)
 			fprintf(out, " · %u single run", t->single_run);
 		fprintf(out, "<small>median %s</small></td>", mg);
@@ -744,8 +744,11 @@ static void heat_cell(FILE *out, const struct iom_report *m, size_t c, size_t v,
 			iom_report_fmt_margin(mb, sizeof(mb), k, vd->margin_pct);
 			fprintf(out, "<small>%s</small>", mb);
 			break;
-		case IOM_VERDICT_TIE:
-			fprintf(out, "<small>tie</small>");
+		case IOM_VERDICT_SAME:
+			fprintf(out, "<small>same</small>");
+			break;
+		case IOM_VERDICT_UNDECIDED:
+			fprintf(out, "<small>undecided</small>");
 			break;
 		case IOM_VERDICT_SINGLE_RUN:
 			iom_report_fmt_margin(mb, sizeof(mb), k, vd->margin_pct);
@@ -772,8 +775,8 @@ static void heat_table(FILE *out, const struct iom_report *m)
 	iom_chart_heat(pale, sizeof(pale), 0.3);
 	fprintf(out, "<p class=\"sub key\">mean over repetitions; shade by margin over the best of "
 		     "the others: <span style=\"background:%s\">won</span><span "
-		     "style=\"background:%s\">lost</span><span>tie (not significant or ≤ %g %%)"
-		     "</span><span style=\"background:%s\">single run, no test</span> "
+		     "style=\"background:%s\">lost</span><span>same (within ± %g %%) or "
+		     "undecided</span><span style=\"background:%s\">single run, no test</span> "
 		     "<span class=\"noisy\">~</span> noisy (CV &gt; %g %%); hover a value for its "
 		     "confidence interval</p>\n", pos, neg, m->opts.min_effect_pct, pale,
 		m->opts.max_cv_pct);

@@ -312,7 +312,7 @@ static void test_report_clear_win(void **state)
 	assert_int_equal(iom_report_outcome(&m, 0, IOM_METRIC_IOPS, 0, NULL), IOM_OUTCOME_LOST);
 	iom_report_tally(&m, IOM_METRIC_IOPS, 1, &t);
 	assert_int_equal(t.won, 2);
-	assert_int_equal(t.tied + t.lost + t.single_run, 0);
+	assert_int_equal(t.same + t.undecided + t.lost + t.single_run, 0);
 	assert_near(t.median_margin_pct, 12.5, 1e-9);
 	iom_report_tally(&m, IOM_METRIC_IOPS, 0, &t);
 	assert_int_equal(t.lost, 2);
@@ -334,13 +334,14 @@ static void test_report_clear_win(void **state)
 	assert_non_null(strstr(line, "-25.0%"));
 	assert_non_null(strstr(line, "-40.0%"));
 	assert_non_null(strstr(text, "* winner: better by more than 2% with Welch p < 0.05"));
-	/* The closing verdict: won/tied/lost and the median margin per metric. */
-	assert_non_null(strstr(text, "verdict over 2 cells: won/tied/lost, median margin"));
+	assert_non_null(strstr(text, "(p adjusted: Holm's correction over 10 tests)"));
+	/* The closing verdict: won/same/undecided/lost and the median margin per metric. */
+	assert_non_null(strstr(text, "verdict over 2 cells: won/same/undecided/lost, median margin"));
 	line = line_with(text, "pvscsi ");
 	assert_non_null(line);
-	assert_non_null(strstr(line, "2/0/0 +12.5%"));
+	assert_non_null(strstr(line, "2/0/0/0 +12.5%"));
 	line = line_with(strstr(text, "verdict over"), "lsi ");
-	assert_non_null(strstr(line, "0/0/2 -12.5%"));
+	assert_non_null(strstr(line, "0/0/0/2 -12.5%"));
 	assert_true(widest_line(text) <= 100);
 	free(text);
 
@@ -373,7 +374,7 @@ static void test_report_tie_by_p_noisy(void **state)
 	make_study(dir, runs, IOM_ARRAY_SIZE(runs), 2);
 	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
 	iom_report_verdict(&m, 0, IOM_METRIC_IOPS, &v);
-	assert_int_equal(v.kind, IOM_VERDICT_TIE);
+	assert_int_equal(v.kind, IOM_VERDICT_UNDECIDED);
 	assert_int_equal(v.winner, -1);
 	assert_int_equal(v.best, 1);
 	assert_near(v.margin_pct, 10, 1e-12);
@@ -382,24 +383,28 @@ static void test_report_tie_by_p_noisy(void **state)
 	assert_false(v.tie_by_effect);
 	assert_true(v.noisy);
 	assert_near(v.max_cv_pct, 20, 1e-9);
-	assert_int_equal(iom_report_outcome(&m, 0, IOM_METRIC_IOPS, 0, NULL), IOM_OUTCOME_TIED);
-	assert_int_equal(iom_report_outcome(&m, 0, IOM_METRIC_IOPS, 1, NULL), IOM_OUTCOME_TIED);
+	assert_int_equal(iom_report_outcome(&m, 0, IOM_METRIC_IOPS, 0, NULL),
+			 IOM_OUTCOME_UNDECIDED);
+	assert_int_equal(iom_report_outcome(&m, 0, IOM_METRIC_IOPS, 1, NULL),
+			 IOM_OUTCOME_UNDECIDED);
 	iom_report_tally(&m, IOM_METRIC_IOPS, 1, &t);
-	assert_int_equal(t.tied, 1);
-	assert_int_equal(t.won, 0);
-	/* Equal latencies: a tie too, and not noisy. */
+	assert_int_equal(t.undecided, 1);
+	assert_int_equal(t.won + t.same, 0);
+	/* Equal latencies with no noise: shown the same, and not noisy. */
 	iom_report_verdict(&m, 0, IOM_METRIC_LAT_MEAN, &v);
-	assert_int_equal(v.kind, IOM_VERDICT_TIE);
+	assert_int_equal(v.kind, IOM_VERDICT_SAME);
 	assert_false(v.noisy);
-	/* Both values are noisy on IOPS (and MB/s): CV 20 % and 18.2 %; the suggestion is
-	 * 2 (1.96 + 0.84)² (20 / 10)² = 62.8 → 63 repetitions for lsi. */
+	/* Both values are noisy on IOPS (and MB/s): CV 20 % and 18.2 %, pooled 19.1 %; the
+	 * suggestion is the smallest n with 2 (t_{1−α/2} + t_{0.8})² (19.1 / 10)² ≤ n at df 2n − 2,
+	 * α = 0.05 / 5 tests (Holm's first step): 87 repetitions (scipy's t.ppf gives the same). */
 	n = iom_report_noisy_list(&m, &nz);
 	assert_int_equal(n, 4);
 	assert_int_equal(nz[0].metric, IOM_METRIC_IOPS);
 	assert_int_equal(nz[0].compared, 0);
 	assert_int_equal(nz[0].n, 3);
 	assert_near(nz[0].cv_pct, 20, 1e-9);
-	assert_int_equal(nz[0].suggest, 63);
+	assert_int_equal(nz[0].suggest, 87);
+	assert_false(nz[0].capped);
 	assert_int_equal(nz[2].metric, IOM_METRIC_MB_S);
 	free(nz);
 	iom_report_release(&m);
@@ -407,11 +412,15 @@ static void test_report_tie_by_p_noisy(void **state)
 	text = winners_text(dir, NULL, 0);
 	assert_null(strstr(text, "*11.00K"));
 	assert_non_null(strstr(text, "11.00K~"));
-	/* One cell: named by all its dimensions; "tie" beneath the best. */
+	/* One cell: named by all its dimensions; "?" (undecided) beneath the best. */
 	assert_non_null(line_with(text, "4K rnd rd100 qd1 t1 io_uring direct "));
-	assert_non_null(strstr(strchr(line_with(text, "4K rnd "), '\n'), "tie"));
+	assert_non_null(strstr(strchr(line_with(text, "4K rnd "), '\n'), "?"));
+	assert_non_null(strstr(strchr(line_with(text, "4K rnd "), '\n'), "same"));
+	assert_non_null(strstr(text, "undecided (2): neither a win nor the same shown"));
+	assert_non_null(strstr(text, "IOPS +10.0%, MB/s +10.0% (3 runs; about 87 would settle it:"));
+	assert_non_null(strstr(text, "timing.repeat = 87)"));
 	assert_non_null(strstr(text, "noisy (CV above 5%): more repetitions would settle these"));
-	assert_non_null(strstr(text, "lsi: IOPS 20.0%, MB/s 20.0% (3 runs; about 63 would settle"));
+	assert_non_null(strstr(text, "lsi: IOPS 20.0%, MB/s 20.0% (3 runs; about 87 would settle"));
 	free(text);
 }
 
@@ -436,7 +445,8 @@ static void test_report_tie_by_min_effect(void **state)
 	make_study(dir, runs, IOM_ARRAY_SIZE(runs), 2);
 	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
 	iom_report_verdict(&m, 0, IOM_METRIC_IOPS, &v);
-	assert_int_equal(v.kind, IOM_VERDICT_TIE);
+	assert_int_equal(v.kind, IOM_VERDICT_SAME); /* within ± 2 %: TOST p tiny */
+	assert_true(v.tost_adjusted < 1e-4);
 	assert_near(v.margin_pct, 1, 1e-9);
 	assert_near(v.p_value, 2.6654818961637585e-08, 1e-4);
 	assert_false(v.tie_by_p);
@@ -468,13 +478,13 @@ static void test_report_tie_by_min_effect(void **state)
 		o.min_effect = "2";
 		json = report_of((const char *const *)&sub, 1, &o);
 		assert_non_null(strstr(json, "\"min_effect_pct\": 2"));
-		assert_non_null(strstr(json, "\"tie_reason\": \"below min_effect\""));
+		assert_non_null(strstr(json, "\"verdict\": \"same\""));
 		free(json);
 		free(sub);
 	}
 	text = winners_text(dir, NULL, 0);
 	assert_null(strstr(text, "*10.10K"));
-	assert_non_null(strstr(strchr(line_with(text, "4K rnd "), '\n'), "tie"));
+	assert_non_null(strstr(strchr(line_with(text, "4K rnd "), '\n'), "same"));
 	free(text);
 }
 
@@ -510,7 +520,7 @@ static void test_report_single_run(void **state)
 	assert_string_equal(iom_verdict_name(v.kind), "single-run");
 	iom_report_tally(&m, IOM_METRIC_IOPS, 1, &t);
 	assert_int_equal(t.single_run, 2);
-	assert_int_equal(t.won + t.tied + t.lost, 0);
+	assert_int_equal(t.won + t.same + t.undecided + t.lost, 0);
 	assert_near(t.median_margin_pct, 10, 1e-12); /* median of +20 % and 0 % */
 	iom_report_release(&m);
 
@@ -519,7 +529,7 @@ static void test_report_single_run(void **state)
 	assert_non_null(strstr(text, "single run — no significance, no winner"));
 	assert_null(strstr(text, "*12.00K"));
 	assert_non_null(strstr(strchr(line_with(text, "qd1 "), '\n'), "(+20.0%)"));
-	assert_non_null(strstr(text, "won/tied/lost/single run"));
+	assert_non_null(strstr(text, "won/same/undecided/lost/single run"));
 	free(text);
 	{
 		struct iom_report_opts_cli o = { .format = "csv" };
@@ -616,9 +626,9 @@ static void test_report_median_margin(void **state)
 	assert_int_equal(t.won, 1);
 	assert_int_equal(t.lost, 2);
 	assert_near(t.median_margin_pct, -10, 1e-9);
-	/* Equal latencies everywhere: every cell tied, median margin 0. */
+	/* Equal latencies everywhere: every cell the same, median margin 0. */
 	iom_report_tally(&m, IOM_METRIC_LAT_MEAN, 0, &t);
-	assert_int_equal(t.tied, 3);
+	assert_int_equal(t.same, 3);
 	assert_true(t.median_margin_pct == 0);
 	iom_report_release(&m);
 }
@@ -1399,7 +1409,8 @@ static void test_report_json_parses(void **state)
 
 			x = get(get(c, "metrics"), iom_metrics[k].name);
 			verdict = json_object_get_string(get(x, "verdict"));
-			assert_true(strcmp(verdict, "win") == 0 || strcmp(verdict, "tie") == 0 ||
+			assert_true(strcmp(verdict, "win") == 0 || strcmp(verdict, "same") == 0 ||
+				    strcmp(verdict, "undecided") == 0 ||
 				    strcmp(verdict, "single-run") == 0 ||
 				    strcmp(verdict, "none") == 0);
 			/* winner is the compared value or null; margin and p are there. */
@@ -1434,7 +1445,8 @@ static void test_report_json_parses(void **state)
 			    "holm");
 	assert_int_equal(json_object_get_int(get(get(root, "options"), "tests")), 140);
 	x = get(get(get(root, "verdict"), "pvscsi"), "iops");
-	assert_int_equal(json_object_get_int(get(x, "won")) + json_object_get_int(get(x, "tied")) +
+	assert_int_equal(json_object_get_int(get(x, "won")) + json_object_get_int(get(x, "same")) +
+				 json_object_get_int(get(x, "undecided")) +
 				 json_object_get_int(get(x, "lost")),
 			 28);
 	assert_true(json_object_get_double(get(x, "median_margin_pct")) > 10);
@@ -1631,7 +1643,7 @@ static void test_report_html(void **state)
 		"<table class=\"heat\">", "<h2 id=\"provenance\">Provenance</h2>",
 		"kernel differs: 6.1.0-18-amd64 (boot1) vs 6.18.44 (boot2)",
 		"<b>boot2</b> lacks 2 of 30 cells: 1M wr100 qd32, 1M rd100 qd32",
-		"15 won · 13 tied · 0 lost",
+		"15 won · 0 same · 13 undecided · 0 lost",
 	};
 	char *html = boots("html");
 	const char *dir = *state;

@@ -165,11 +165,142 @@ static void test_verdicts_real_difference_found(void **state)
 	}
 }
 
+/* A one-cell model: IOPS from x and y (target a, b), every other metric equal in both. */
+static void one_cell(struct iom_report *m, const double *x, size_t nx, const double *y,
+		     size_t ny, double min_effect_pct)
+{
+	const double *src[2] = { x, y };
+	size_t n[2] = { nx, ny };
+
+	memset(m, 0, sizeof(*m));
+	m->opts = (struct iom_report_opts){ IOM_REPORT_ALPHA, min_effect_pct,
+					    IOM_REPORT_MAX_CV_PCT, IOM_CORRECTION_NONE };
+	m->compare = xstrdup("target");
+	m->ncompared = 2;
+	m->compared = xcalloc(2, sizeof(char *));
+	m->compared[0] = xstrdup("a");
+	m->compared[1] = xstrdup("b");
+	m->ncells = 1;
+	m->cells = xcalloc(1, sizeof(*m->cells));
+	m->cells[0].by = xcalloc(2, sizeof(struct iom_report_reps));
+	for (size_t v = 0; v < 2; v++) {
+		struct iom_report_reps *r = &m->cells[0].by[v];
+
+		r->n = n[v];
+		r->run = xcalloc(n[v], sizeof(*r->run));
+		r->src = xcalloc(n[v], sizeof(*r->src));
+		for (int k = 0; k < IOM_NMETRIC; k++) {
+			r->v[k] = xcalloc(n[v], sizeof(double));
+			for (size_t i = 0; i < n[v]; i++)
+				r->v[k][i] = k == IOM_METRIC_IOPS ? src[v][i] : 1000;
+		}
+	}
+	iom_report_decide(m);
+}
+
+static double mean_of(const double *x, size_t n)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	return s / (double)n;
+}
+
+/*
+ * The verdicts of one comparison against scipy (no correction, min_effect set so that
+ * ± min_effect of the worse mean is the delta below); the TOST p-values from:
+ *
+ *   from scipy import stats
+ *   import numpy as np
+ *   def tost(x, y, delta):
+ *       lo = stats.ttest_ind(x, np.array(y) - delta, equal_var=False,
+ *                            alternative='greater').pvalue
+ *       hi = stats.ttest_ind(x, np.array(y) + delta, equal_var=False,
+ *                            alternative='less').pvalue
+ *       return max(lo, hi)
+ *   stats.ttest_ind(x, y, equal_var=False).pvalue   # Welch's p
+ */
+static void test_verdicts_tost_scipy(void **state)
+{
+	static const double s1x[] = { 100.0, 101.0, 99.5, 100.4, 99.8 };
+	static const double s1y[] = { 100.3, 99.9, 100.8, 100.1, 99.6 };
+	static const double u1x[] = { 100.0, 104.0, 97.0 };
+	static const double u1y[] = { 101.0, 96.0, 103.0 };
+	static const double d1x[] = { 10.0, 10.2, 9.9, 10.1 };
+	static const double d1y[] = { 10.6, 10.5, 10.8, 10.4, 10.7 };
+	static const double s2x[] = { 50.0, 50.5, 49.5, 50.2, 49.8, 50.1 };
+	static const double s2y[] = { 51.0, 50.4, 50.9, 50.6 };
+	static const struct {
+		const double *x, *y;
+		size_t nx, ny;
+		double delta, tost_p;
+		enum iom_verdict_kind kind;
+	} cases[] = {
+		{ s1x, s1y, 5, 5, 2.0, 0.00018808242301274352, IOM_VERDICT_SAME },
+		{ u1x, u1y, 3, 3, 2.0, 0.29850253395502363, IOM_VERDICT_UNDECIDED },
+		{ d1x, d1y, 4, 5, 0.2, 0.9959219145858041, IOM_VERDICT_WIN },
+		{ s2x, s2y, 6, 4, 1.5, 0.0021251348951287375, IOM_VERDICT_SAME },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double mx = mean_of(cases[i].x, cases[i].nx), my = mean_of(cases[i].y, cases[i].ny);
+		struct iom_report m;
+		struct iom_report_verdict v;
+
+		one_cell(&m, cases[i].x, cases[i].nx, cases[i].y, cases[i].ny,
+			 cases[i].delta / (mx < my ? mx : my) * 100);
+		iom_report_verdict(&m, 0, IOM_METRIC_IOPS, &v);
+		if (fabs(v.tost_p - cases[i].tost_p) > 1e-9 * cases[i].tost_p)
+			fail_msg("case %zu: tost p %.17g, want %.17g", i, v.tost_p,
+				 cases[i].tost_p);
+		assert_true(v.tost_adjusted == v.tost_p); /* no correction */
+		assert_int_equal(v.kind, cases[i].kind);
+		if (v.kind == IOM_VERDICT_UNDECIDED) {
+			/* advice: more than there are, at most the cap */
+			assert_true(v.settle > cases[i].nx);
+			assert_true(v.settle <= IOM_REPORT_SETTLE_CAP);
+		} else {
+			assert_int_equal(v.settle, 0);
+		}
+		/* The other metrics are equal with no noise: the same. */
+		iom_report_verdict(&m, 0, IOM_METRIC_LAT_MEAN, &v);
+		assert_int_equal(v.kind, IOM_VERDICT_SAME);
+		iom_report_release(&m);
+	}
+}
+
+/* A suggestion never exceeds the cap: a study's repeat_max, else IOM_REPORT_SETTLE_CAP. */
+static void test_verdicts_settle_capped(void **state)
+{
+	/* 1.99 % apart with CV 3 %: neither shown; showing it within ± 2 % would take far more
+	 * runs than the cap. */
+	static const double x[] = { 100, 103, 97 }, y[] = { 101.99, 105.0497, 98.9303 };
+	struct iom_report m;
+	struct iom_report_verdict v;
+
+	(void)state;
+	one_cell(&m, x, 3, y, 3, 2);
+	iom_report_verdict(&m, 0, IOM_METRIC_IOPS, &v);
+	assert_int_equal(v.kind, IOM_VERDICT_UNDECIDED);
+	assert_true(v.settle_capped);
+	assert_int_equal(v.settle, IOM_REPORT_SETTLE_CAP);
+	m.settle_cap = 8;
+	iom_report_decide(&m);
+	iom_report_verdict(&m, 0, IOM_METRIC_IOPS, &v);
+	assert_true(v.settle_capped);
+	assert_int_equal(v.settle, 8);
+	iom_report_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verdicts_no_false_winners),
 		cmocka_unit_test(test_verdicts_real_difference_found),
+		cmocka_unit_test(test_verdicts_tost_scipy),
+		cmocka_unit_test(test_verdicts_settle_capped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
