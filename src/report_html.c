@@ -544,6 +544,7 @@ struct time_run {
 	double *x, *y;
 	size_t n;
 	char *name;
+	double secs, iops;  /* issue 18: the window's length and rate, for a run too short */
 };
 
 static int read_series(const struct iom_report *m, struct time_run *t, char *err, size_t errlen)
@@ -556,14 +557,22 @@ static int read_series(const struct iom_report *m, struct time_run *t, char *err
 	if (ret == 0) {
 		const struct iom_run_result *r = &f.r;
 
+		double at = 0;
+
 		t->n = r->nintervals;
 		t->x = xcalloc(t->n + 1, sizeof(*t->x));
 		t->y = xcalloc(t->n + 1, sizeof(*t->y));
+		/* issue 18: each rate over its interval's real length (the last ends with the
+		 * window), plotted at the interval's end */
 		for (size_t i = 0; i < t->n; i++) {
-			t->x[i] = (double)(i + 1) * (double)IOM_INTERVAL_NS / 1e9;
-			t->y[i] = (double)(r->intervals[i].ios[0] + r->intervals[i].ios[1]) /
-				  ((double)IOM_INTERVAL_NS / 1e9);
+			double secs = iom_interval_secs(&r->intervals[i]);
+
+			at += secs;
+			t->x[i] = at;
+			t->y[i] = (double)(r->intervals[i].ios[0] + r->intervals[i].ios[1]) / secs;
 		}
+		t->secs = r->elapsed_s;
+		t->iops = r->dir[IOM_DIR_TOTAL].iops;
 	}
 	iom_result_file_release(&f);
 	return ret;
@@ -585,6 +594,17 @@ static void time_chart(FILE *out, const struct iom_report *m, struct time_run *r
 						      .color = runs[i].compared,
 						      .markers = runs[i].n <= 60 };
 	}
+	/* issue 18: a run too short for a line says so rather than vanishing */
+	for (size_t i = 0; i < nr && ns; i++) {
+		char v[32];
+
+		if (runs[i].n >= 2)
+			continue;
+		iom_report_fmt_value(v, sizeof(v), IOM_METRIC_IOPS, runs[i].iops);
+		note(out, "not drawn: run %u (%s) measured %.2f s, less than two 1-second "
+			  "intervals; %s IOPS over its window", (unsigned)runs[i].run, runs[i].name,
+		     runs[i].secs, v);
+	}
 	if (ns) {
 		struct iom_line_chart c = {
 			.id = "chart-time", .title = title,
@@ -599,8 +619,14 @@ static void time_chart(FILE *out, const struct iom_report *m, struct time_run *r
 
 		iom_chart_line(out, &c);
 	} else if (nr) {
-		note(out, "not drawn: the run%s recorded fewer than two 1-second intervals "
-			  "(a window shorter than 2 s)", nr > 1 ? "s" : "");
+		for (size_t i = 0; i < nr; i++) {
+			char v[32];
+
+			iom_report_fmt_value(v, sizeof(v), IOM_METRIC_IOPS, runs[i].iops);
+			note(out, "not drawn: run %u (%s) measured %.2f s, less than two 1-second "
+				  "intervals; %s IOPS over its window", (unsigned)runs[i].run,
+			     runs[i].name, runs[i].secs, v);
+		}
 	} else {
 		note(out, "not drawn: no finished run in this cell");
 	}

@@ -59,6 +59,16 @@ int iom_percentile_index(double pct)
 	return -1;
 }
 
+double iom_interval_secs(const struct iom_interval *iv)
+{
+	return (double)(iv->ns ? iv->ns : IOM_INTERVAL_NS) / 1e9;
+}
+
+bool iom_interval_full(const struct iom_interval *iv)
+{
+	return !iv->ns || iv->ns >= IOM_INTERVAL_NS / 100 * 99;
+}
+
 void iom_run_result_release(struct iom_run_result *r)
 {
 	if (!r)
@@ -276,6 +286,11 @@ static json_object *intervals_json(const struct iom_run_result *r)
 	json_object *o = json_object_new_object();
 
 	iom_json_add(o, "interval_s", iom_json_num((double)IOM_INTERVAL_NS / 1e9));
+	/* issue 18: the last interval ends with the window; every other is interval_s long */
+	if (r->intervals && r->nintervals)
+		iom_json_add(o, "last_ns", json_object_new_uint64(
+			r->intervals[r->nintervals - 1].ns ? r->intervals[r->nintervals - 1].ns :
+							      IOM_INTERVAL_NS));
 	for (int k = 0; k < 4; k++) {
 		json_object *a = json_object_new_array();
 
@@ -746,7 +761,16 @@ static void read_intervals(struct rd *c, json_object *root, struct iom_run_resul
 
 			snprintf(key, sizeof(key), "%s[%zu]", keys[k], i);
 			rd_u64v(c, json_object_array_get_idx(a[k], i), "intervals", key, dst);
+			r->intervals[i].ns = IOM_INTERVAL_NS;
 		}
+	}
+	{
+		uint64_t last = IOM_INTERVAL_NS;
+
+		rd_u64(c, o, "intervals", "last_ns", &last);
+		if (c->ret == 0 && (last == 0 || last > 2 * IOM_INTERVAL_NS))
+			rd_fail(c, "intervals", "last_ns", "is not the length of an interval");
+		r->intervals[n - 1].ns = last;
 	}
 }
 
@@ -895,6 +919,7 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 			"finished run)");
 	for (int d = 0; d < IOM_NDIR; d++)
 		read_io(&c, root, d, &r->dir[d]);
+	r->iops_stddev = r->mb_s_stddev = NAN; /* null, or absent: fewer than two intervals */
 	rd_double(&c, root, "", "iops_stddev", &r->iops_stddev);
 	rd_double(&c, root, "", "mb_s_stddev", &r->mb_s_stddev);
 	rd_double(&c, root, "", "qd_mean", &r->qd_mean);

@@ -62,11 +62,18 @@ struct iom_thread_stats {
 	} dir[IOM_NDIR];
 };
 
-/* I/O completed in one interval of the measured window (IOM_INTERVAL_NS long). */
+/* I/O completed in one interval of the measured window (IOM_INTERVAL_NS long, but for the
+ * last, which ends with the window). */
 #define IOM_INTERVAL_NS 1000000000ull
 struct iom_interval {
 	uint64_t ios[2], bytes[2];  /* [IOM_DIR_READ], [IOM_DIR_WRITE] */
+	uint64_t ns;                /* issue 18: its real length; 0 (a file from before): 1 s */
 };
+/* issue 18: the interval's length in seconds (its ns, or 1 s when unrecorded). */
+double iom_interval_secs(const struct iom_interval *iv);
+/* issue 18: an interval of the full IOM_INTERVAL_NS (give or take 1 %, the controller's
+ * wake-up); the spread of a run's rates is taken over these only. */
+bool iom_interval_full(const struct iom_interval *iv);
 
 enum iom_run_status { IOM_RUN_OK, IOM_RUN_FAILED, IOM_RUN_INTERRUPTED };
 
@@ -129,7 +136,8 @@ struct iom_run_result {
 	uint64_t start_wall_ns;        /* wall clock at the start of the measured window */
 	double elapsed_s;              /* length of the measured window */
 	struct iom_io_stats dir[IOM_NDIR];
-	double iops_stddev, mb_s_stddev; /* over the intervals */
+	double iops_stddev, mb_s_stddev; /* over the full intervals; NaN (null in the file) with
+					  * fewer than two */
 	double qd_mean;                /* mean number of I/Os in flight in the window */
 
 	struct iom_interval *intervals;  /* heap */

@@ -40,8 +40,9 @@
  * or take its wake-up; when the controller wakes more than a second late (the whole process was
  * stopped, or this thread starved), what it finds goes into the first second it missed and the
  * other missed seconds read 0. Together they add up exactly to the totals. The IOPS and MB/s
- * spread (iops_stddev, mb_s_stddev: sample stddev) is taken over the intervals at least 0.9 s
- * long, empty seconds included.
+ * spread (iops_stddev, mb_s_stddev: sample stddev) is taken over the full intervals (a second,
+ * give or take 1 %), empty seconds included, and is NaN with fewer than two. Each interval
+ * records its real length (the last ends with the window), so its rate is its I/O over it.
  *
  * Stalls (result.h, struct iom_run_stall). Each worker keeps the reap stamps of its counted
  * completions: the first, the last and the longest time between two in a row. Its longest
@@ -198,6 +199,7 @@ static void push_interval(struct ctl *c, uint64_t len, const uint64_t *ios, cons
 	}
 	iv = &c->iv[c->niv];
 	c->iv_ns[c->niv] = len;
+	iv->ns = len;
 	c->niv++;
 	for (d = 0; d < 2; d++) {
 		iv->ios[d] = ios ? ios[d] : 0;
@@ -242,6 +244,8 @@ static void take_intervals(struct ctl *c, uint64_t now, bool final)
 				iv->ios[d] += dios[d];
 				iv->bytes[d] += dbytes[d];
 			}
+			/* issue 18: and it ends with the window, not a second after it began */
+			iv->ns = c->iv_ns[c->niv - 1] = now - (start - IOM_INTERVAL_NS);
 			first = false;
 			break;
 		}
@@ -455,17 +459,17 @@ static void fill_rates(struct iom_io_stats *st, double secs)
 }
 
 /* Sample stddev of the per-interval IOPS and MB/s over the full intervals (the last one may be
- * partial and is left out of the spread, not out of the sums). */
+ * partial and is left out of the spread, not out of the sums); NaN with fewer than two. */
 static void interval_spread(const struct ctl *c, double *iops_sd, double *mbs_sd)
 {
 	double s1 = 0, s2 = 0, b1 = 0, b2 = 0;
 	size_t i, n = 0;
 
-	*iops_sd = *mbs_sd = 0;
+	*iops_sd = *mbs_sd = NAN;
 	for (i = 0; i < c->niv; i++) {
 		double secs = (double)c->iv_ns[i] / 1e9, iops, mbs;
 
-		if (c->iv_ns[i] < IOM_INTERVAL_NS * 9 / 10)
+		if (!iom_interval_full(&c->iv[i]))
 			continue;
 		iops = (double)(c->iv[i].ios[0] + c->iv[i].ios[1]) / secs;
 		mbs = (double)(c->iv[i].bytes[0] + c->iv[i].bytes[1]) / secs / 1e6;

@@ -1693,8 +1693,11 @@ static void test_report_html(void **state)
 		assert_non_null(strstr(html, "not drawn: it needs block_size to vary (this report "
 					     "has one block size)"));
 		assert_non_null(strstr(html, "not drawn: it needs queue_depth to vary"));
-		assert_non_null(strstr(html, "not drawn: the runs recorded fewer than two 1-second "
-					     "intervals"));
+		/* Runs shorter than two intervals say so, with their length and rate. */
+		assert_non_null(strstr(html, "less than two 1-second intervals; 10.00K IOPS over "
+					     "its window"));
+		assert_non_null(strstr(html, "less than two 1-second intervals; 12.00K IOPS over "
+					     "its window"));
 		assert_non_null(strstr(html, "id=\"chart-percentiles\""));
 		assert_non_null(strstr(html, "single run, no test"));
 		free(html);
