@@ -79,6 +79,8 @@ struct iom_report_reps {
 	unsigned failed;            /* runs of this (cell, value) that failed: excluded */
 	unsigned interrupted;       /* runs that were interrupted: excluded */
 	unsigned stalled;           /* runs that finished but stalled (result.h): excluded */
+	unsigned few_ios;           /* issue 18: repetitions of fewer than IOM_MIN_PCT_IOS I/Os:
+				     * their p99 means nothing, so the value's p99 is left out */
 };
 
 struct iom_report_cell {

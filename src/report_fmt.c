@@ -561,6 +561,8 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 			iom_json_add(x, "interrupted", json_object_new_int64(r->interrupted));
 		if (r->stalled)
 			iom_json_add(x, "stalled", json_object_new_int64(r->stalled));
+		if (r->few_ios) /* issue 18 */
+			iom_json_add(x, "too_few_ios", json_object_new_int64(r->few_ios));
 		iom_json_add(vals, m->compared[v], x);
 	}
 	iom_json_add(o, "values", vals);

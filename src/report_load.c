@@ -42,6 +42,7 @@ struct rec {
 	size_t cellx, compared;
 	enum iom_run_status status;
 	bool stalled;                /* ok, but stalled: error holds why */
+	bool few_ios;                /* issue 18: fewer than IOM_MIN_PCT_IOS I/Os measured */
 	double v[IOM_NMETRIC];
 	double x[IOM_NX];
 	char *error;
@@ -156,6 +157,7 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 	rec->stalled = r->status == IOM_RUN_OK && r->stall.stalled;
 	if (rec->stalled && !rec->error)
 		rec->error = xstrdup(r->stall.reason ? r->stall.reason : "the window stalled");
+	rec->few_ios = t->ios < IOM_MIN_PCT_IOS;
 	rec->v[IOM_METRIC_IOPS] = t->iops;
 	rec->v[IOM_METRIC_MB_S] = t->mb_s;
 	rec->v[IOM_METRIC_LAT_MEAN] = t->lat.mean;
@@ -298,6 +300,7 @@ static void build_reps(struct iom_report *m, struct rec *recs, size_t nrecs)
 				r->v[k][r->n] = recs[i].v[k];
 			for (int k = 0; k < IOM_NX; k++)
 				r->x[k][r->n] = recs[i].x[k];
+			r->few_ios += recs[i].few_ios;
 			r->n++;
 			m->nok++;
 			m->src[recs[i].src].nok++;

@@ -165,6 +165,15 @@ static void print_pct_table(FILE *out, const struct iom_run_result *r)
 	};
 	static const enum iom_dir cols[] = { IOM_DIR_READ, IOM_DIR_WRITE, IOM_DIR_TOTAL };
 
+	char few[48];
+
+	/* issue 18: too few I/Os for percentiles to mean anything */
+	if (iom_result_few_ios_text(r->dir[IOM_DIR_TOTAL].ios, few, sizeof(few))) {
+		fprintf(out, "latency percentiles: %s; min %.3f ms, max %.3f ms\n", few,
+			(double)r->dir[IOM_DIR_TOTAL].lat.min / 1e6,
+			(double)r->dir[IOM_DIR_TOTAL].lat.max / 1e6);
+		return;
+	}
 	fprintf(out, "  %%-ile |  Read (ms) | Write (ms) | Total (ms)\n");
 	fprintf(out, "----------------------------------------------\n");
 	for (size_t i = 0; i < IOM_ARRAY_SIZE(rows); i++) {

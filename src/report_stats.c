@@ -100,6 +100,13 @@ static double welch_p(const struct iom_report_reps *a, const struct iom_report_r
 	return w.p;
 }
 
+/* issue 18: whether r's values of metric k take part in verdicts: not a p99 from runs of too
+ * few I/Os to have one. */
+static bool usable(const struct iom_report_reps *r, enum iom_metric k)
+{
+	return !(k == IOM_METRIC_LAT_P99 && r->few_ios);
+}
+
 /* The best and runner-up of (cell, k), the margin, the noise: the verdict before any test. */
 static void rank(const struct iom_report *m, size_t cell, enum iom_metric k,
 		 struct iom_report_verdict *v)
@@ -114,6 +121,8 @@ static void rank(const struct iom_report *m, size_t cell, enum iom_metric k,
 	for (size_t i = 0; i < m->ncompared; i++) {
 		double x = iom_report_mean(&c->by[i], k);
 
+		if (!usable(&c->by[i], k))
+			continue;
 		if (c->by[i].n >= 2)
 			v->max_cv_pct = IOM_MAX(v->max_cv_pct, iom_stats_cv(c->by[i].v[k],
 									   c->by[i].n) * 100);
@@ -263,7 +272,8 @@ void iom_report_decide(struct iom_report *m)
 				const struct iom_report_reps *r = &m->cells[c].by[i];
 				double delta;
 
-				if ((int)i == v->best || r->n < 2 || b->n < 2)
+				if ((int)i == v->best || r->n < 2 || b->n < 2 ||
+				    !usable(r, (enum iom_metric)k))
 					continue;
 				m->p_raw[at(m, c, k, i)] = welch_p(r, b, (enum iom_metric)k);
 				/* Within ± min_effect of the worse of the two, as the margin is. */
@@ -344,12 +354,12 @@ enum iom_outcome iom_report_outcome(const struct iom_report *m, size_t cell, enu
 
 	if (margin_pct)
 		*margin_pct = NAN;
-	if (me->n == 0)
+	if (me->n == 0 || !usable(me, k))
 		return IOM_OUTCOME_ABSENT;
 	for (size_t i = 0; i < m->ncompared; i++) {
 		double x = iom_report_mean(&c->by[i], k);
 
-		if (i == cv || !isfinite(x))
+		if (i == cv || !isfinite(x) || !usable(&c->by[i], k))
 			continue;
 		if (other < 0 || better(k, x, om)) {
 			other = (int)i;

@@ -115,6 +115,10 @@ static void entry_text(const struct iom_report *m, size_t cell, size_t cv, enum 
 					 r->stalled ? "stalled" : r->interrupted ? "intr." : "-");
 		return;
 	}
+	if (k == IOM_METRIC_LAT_P99 && r->few_ios) { /* issue 18: too few I/Os for a p99 */
+		snprintf(buf, len, "n/a");
+		return;
+	}
 	noisy = r->n >= 2 && iom_stats_cv(r->v[k], r->n) * 100 > m->opts.max_cv_pct;
 	iom_report_fmt_value(num, sizeof(num), k, iom_report_mean(r, k));
 	snprintf(buf, len, "%s%s%s%s", winners && vd->winner == (int)cv ? "*" : "", num,
@@ -190,6 +194,7 @@ struct table {
 	unsigned nkind[IOM_NVERDICT];      /* verdicts of each kind */
 	bool noisy;
 	bool stalled;                      /* some shown value left a stalled run out */
+	unsigned few_ios;                  /* issue 18: fewest I/Os of a run too small for a p99 */
 };
 
 #define GROUP_GAP 3
@@ -683,6 +688,8 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 			size_t n = m->cells[c].by[v].n;
 
 			t.stalled |= n && m->cells[c].by[v].stalled;
+			if (n && m->cells[c].by[v].few_ios)
+				t.few_ios = 1;
 			if (n) {
 				nmin = IOM_MIN(nmin, n);
 				nmax = IOM_MAX(nmax, n);
@@ -707,6 +714,8 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		fprintf(out, "; ~ noisy: CV above %g%%", m->opts.max_cv_pct);
 	if (nmax && t.stalled)
 		fprintf(out, "; ! a stalled run left out");
+	if (nmax && t.few_ios)
+		fprintf(out, "; lat p99 n/a: fewer than %d I/Os in a run", IOM_MIN_PCT_IOS);
 	if (nmax)
 		fputc('\n', out);
 	if (nmax && t.winners && (t.nkind[IOM_VERDICT_WIN] || t.nkind[IOM_VERDICT_SAME] ||

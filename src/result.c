@@ -59,6 +59,16 @@ int iom_percentile_index(double pct)
 	return -1;
 }
 
+bool iom_result_few_ios_text(uint64_t ios, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	if (ios == 0 || ios >= IOM_MIN_PCT_IOS)
+		return false;
+	snprintf(buf, len, "n/a (only %" PRIu64 " I/O%s)", ios, ios == 1 ? "" : "s");
+	return true;
+}
+
 double iom_interval_secs(const struct iom_interval *iv)
 {
 	return (double)(iv->ns ? iv->ns : IOM_INTERVAL_NS) / 1e9;
@@ -347,6 +357,9 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 	iom_json_add(o, "iops_stddev", iom_json_num(r->iops_stddev));
 	iom_json_add(o, "mb_s_stddev", iom_json_num(r->mb_s_stddev));
 	iom_json_add(o, "qd_mean", iom_json_num(r->qd_mean));
+	if (r->status == IOM_RUN_OK) /* issue 18 */
+		iom_json_add(o, "too_few_ios", json_object_new_boolean(
+			r->dir[IOM_DIR_TOTAL].ios < IOM_MIN_PCT_IOS));
 	iom_json_add(o, "threads", threads_json(r));
 	iom_json_add(o, "cpu", cpu_json(&r->cpu));
 	iom_json_add(o, "intervals", intervals_json(r));

@@ -77,6 +77,14 @@ bool iom_interval_full(const struct iom_interval *iv);
 
 enum iom_run_status { IOM_RUN_OK, IOM_RUN_FAILED, IOM_RUN_INTERRUPTED };
 
+/* issue 18: a run that measured fewer I/Os than this has too few for its latency percentiles to
+ * mean anything (its p99 would be about its mean): they read "n/a (only N I/Os)", it is flagged
+ * ("too_few_ios" in the run file) and its p99 is left out of verdicts. */
+#define IOM_MIN_PCT_IOS 100
+/* issue 18: "n/a (only 42 I/Os)" into buf when ios (> 0) is under IOM_MIN_PCT_IOS, and true;
+ * else false and buf "". */
+bool iom_result_few_ios_text(uint64_t ios, char *buf, size_t len);
+
 /*
  * A measured window that stalled (run.c judges it): no I/O completed for IOM_STALL_GAP_NS or
  * more while I/O was outstanding, or a duration-bound window ran more than IOM_STALL_OVERRUN_PCT

@@ -756,7 +756,8 @@ static void print_progress(struct sweep *s, const struct iom_run *run,
 	}
 	iom_count_format(tot->iops, s->last_iops, sizeof(s->last_iops));
 	snprintf(mbs, sizeof(mbs), "%.1f", tot->mb_s);
-	iom_lat_format((double)tot->lat.pct[iom_percentile_index(99)], p99, sizeof(p99));
+	if (!iom_result_few_ios_text(tot->ios, p99, sizeof(p99))) /* issue 18 */
+		iom_lat_format((double)tot->lat.pct[iom_percentile_index(99)], p99, sizeof(p99));
 	if (r->trace.file)
 		snprintf(trace, sizeof(trace), "  trace %.1f bytes per I/O%s", r->trace.bytes_per_io,
 			 r->trace.dropped ? " (records dropped)" : "");

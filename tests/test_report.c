@@ -540,6 +540,61 @@ static void test_report_single_run(void **state)
 	}
 }
 
+/* issue 18: a run of fewer than 100 I/Os has no meaningful percentiles: "n/a (only N I/Os)". */
+static void test_report_too_few_ios(void **state)
+{
+	static const struct spec runs[] = {
+		{ 0, 1, 1, IOM_RUN_OK, 42, 100, 200, 20, NULL },
+		{ 1, 1, 1, IOM_RUN_OK, 5000, 80, 150, 12, NULL },
+		{ 0, 1, 2, IOM_RUN_OK, 43, 101, 201, 20, NULL },
+		{ 1, 1, 2, IOM_RUN_OK, 5001, 81, 151, 12, NULL },
+	};
+	const char *dir = *state;
+	struct iom_report_opts_cli o = { .color = 0 };
+	struct iom_report m;
+	struct iom_report_verdict v;
+	char err[IOM_ERRLEN] = "", few[48];
+	char *text, *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_true(iom_result_few_ios_text(42, few, sizeof(few)));
+	assert_string_equal(few, "n/a (only 42 I/Os)");
+	assert_true(iom_result_few_ios_text(1, few, sizeof(few)));
+	assert_string_equal(few, "n/a (only 1 I/O)");
+	assert_false(iom_result_few_ios_text(100, few, sizeof(few)));
+	assert_string_equal(few, "");
+	assert_false(iom_result_few_ios_text(0, few, sizeof(few)));
+
+	make_study(dir, runs, IOM_ARRAY_SIZE(runs), 2);
+	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.cells[0].by[0].few_ios, 2);
+	assert_int_equal(m.cells[0].by[1].few_ios, 0);
+	/* lsi's p99 takes no part: nothing to compare pvscsi's with */
+	iom_report_verdict(&m, 0, IOM_METRIC_LAT_P99, &v);
+	assert_int_equal(v.kind, IOM_VERDICT_NONE);
+	assert_int_equal(iom_report_outcome(&m, 0, IOM_METRIC_LAT_P99, 0, NULL),
+			 IOM_OUTCOME_ABSENT);
+	/* … while its IOPS do */
+	iom_report_verdict(&m, 0, IOM_METRIC_IOPS, &v);
+	assert_int_equal(v.kind, IOM_VERDICT_WIN);
+	iom_report_release(&m);
+
+	text = winners_text(dir, NULL, 0);
+	assert_non_null(strstr(text, "; lat p99 n/a: fewer than 100 I/Os in a run"));
+	assert_non_null(strstr(line_with(text, "4K rnd "), "  n/a "));
+	free(text);
+
+	/* The DiskSpd view of run 1: the percentile table gives way to the exact line. */
+	f = open_memstream(&buf, &len);
+	assert_int_equal(iom_report_run(f, dir, 1, &o, err, sizeof(err)), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\nlatency percentiles: n/a (only 42 I/Os); min 0.000 ms, "
+				    "max 0.000 ms\n"));
+	assert_null(strstr(buf, "%-ile"));
+	free(buf);
+}
+
 /* `report --format csv` and summary.csv write a figure with the same digits (csv.h): a billion
  * IOPS as 2500000000, not 2.5e+09 in one of them. */
 static void test_report_csv_digits_match_summary(void **state)
@@ -2011,6 +2066,7 @@ int main(void)
 		TEST_IN_TMPDIR(test_report_html),
 		TEST_IN_TMPDIR(test_report_main_options),
 		cmocka_unit_test(test_report_diskspd_layout),
+		TEST_IN_TMPDIR(test_report_too_few_ios),
 		cmocka_unit_test(test_report_run_missing),
 		TEST_IN_TMPDIR(test_report_failed_run_report),
 		TEST_IN_TMPDIR(test_report_read_only_run),
