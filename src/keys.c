@@ -211,6 +211,13 @@ const struct iom_key iom_keys[] = {
 	  .help = "a run taking longer fails; 0: twice the expected time plus 60s" },
 	{ .name = "repeat", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, repeat), .type = IOM_TYPE_UINT, .dim = NODIM,
 	  .min = 1, .max = 1000, .def = "1", .help = "repetitions of each cell" },
+	/* issue 18: adaptive repetitions */
+	{ .name = "repeat_max", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, repeat_max), .type = IOM_TYPE_UINT, .dim = NODIM,
+	  .min = 0, .max = 1000, .def = "0",
+	  .help = "adaptive: after repeat rounds, cells not yet settled get further rounds (interleaved) up to this many; 0: none" },
+	{ .name = "until", .section = IOM_SEC_TIMING, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .max = 32, .def = "settled",
+	  .help = "what settles a cell with repeat_max: \"ci 2%\" (95 % CI of its IOPS within ± 2 % of the mean) or \"settled\" (its verdict is not undecided)" },
 
 	/* report = { … } */
 	{ .name = "alpha", .section = IOM_SEC_REPORT, IOM_AT(iom_report_opts, alpha), .type = IOM_TYPE_FLOAT, .dim = NODIM,

@@ -1414,6 +1414,55 @@ static int read_targets(struct ctx *c)
 	return 0;
 }
 
+/* issue 18: timing.repeat_max and timing.until, checked against repeat and the shuffle. */
+static int read_adaptive(struct ctx *c, const config_setting_t *g)
+{
+	struct iom_timing *tm = &c->m->timing;
+	const config_setting_t *su = config_setting_get_member(g, "until");
+	const config_setting_t *sm = config_setting_get_member(g, "repeat_max");
+	char *until = NULL, *end;
+	int ret;
+
+	if (su && (ret = read_string(c, su, "until", 32, charset_of(IOM_CHARS_TEXT), &until)) < 0)
+		return ret;
+	if (tm->repeat_max && tm->repeat_max <= tm->repeat) {
+		free(until);
+		return fail(c, sm, "timing.repeat_max %" PRIu32 " is not above repeat %" PRIu32
+				   ": it is the most repetitions a cell may get", tm->repeat_max,
+			    tm->repeat);
+	}
+	if (su && !tm->repeat_max) {
+		free(until);
+		return fail(c, su, "timing.until needs timing.repeat_max (above repeat): it says "
+				   "when a cell has had enough rounds");
+	}
+	if (tm->repeat_max && c->m->shuffle) {
+		free(until);
+		return fail(c, sm, "timing.repeat_max needs the rounds in order: it does not go "
+				   "with shuffle");
+	}
+	tm->until_ci_pct = 0;
+	if (until && strcmp(until, "settled") != 0) {
+		double x = -1;
+
+		if (strncmp(until, "ci ", 3) == 0) {
+			x = strtod(until + 3, &end);
+			if (end == until + 3 || strcmp(end, "%") != 0)
+				x = -1;
+		}
+		if (!(x > 0 && x <= 100)) {
+			ret = fail(c, su, "timing.until '%s' is not \"ci PCT%%\" (the 95 %% "
+					  "confidence interval of IOPS within ± PCT %% of the mean, "
+					  "0 < PCT ≤ 100) or \"settled\"", until);
+			free(until);
+			return ret;
+		}
+		tm->until_ci_pct = x;
+	}
+	free(until);
+	return 0;
+}
+
 static int read_timing(struct ctx *c)
 {
 	struct iom_timing *tm = &c->m->timing;
@@ -1446,7 +1495,7 @@ static int read_timing(struct ctx *c)
 	if (!sd && !sb)
 		return fail(c, g, "timing needs duration or bytes (a measured window of time, "
 				  "or of I/O)");
-	return 0;
+	return read_adaptive(c, g);
 }
 
 static int read_report(struct ctx *c)

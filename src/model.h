@@ -91,7 +91,19 @@ struct iom_timing {
 	uint64_t rest_ns;
 	uint64_t timeout_ns;  /* 0: 2 × expected time + 60 s */
 	uint32_t repeat;
+	/* issue 18: adaptive repetitions. repeat_max > repeat: after `repeat` rounds a cell gets
+	 * further rounds (interleaved) until settled or repeat_max; 0: none. until: what settles
+	 * a cell — until_ci_pct > 0: the 95 % CI of its IOPS within ± that % of the mean; else
+	 * the report's verdict on it is no longer undecided. */
+	uint32_t repeat_max;
+	double until_ci_pct;
 };
+
+/* issue 18: the repetitions a plan holds: repeat_max when adaptive, else repeat. */
+static inline uint32_t iom_timing_plan_reps(const struct iom_timing *t)
+{
+	return t->repeat_max > t->repeat ? t->repeat_max : t->repeat;
+}
 
 enum iom_repeat_order { IOM_REPEAT_GROUPED, IOM_REPEAT_INTERLEAVED };
 

@@ -420,7 +420,8 @@ static void find_missing(struct iom_report *m, size_t src, const uint32_t *idx, 
 		for (size_t r = 1; r <= nruns; r++) {
 			while (k < n && idx[k] < r)
 				k++;
-			if (st.run[r] != IOM_RS_PENDING && !(k < n && idx[k] == r))
+			if (st.run[r] != IOM_RS_PENDING && st.run[r] != IOM_RS_SKIPPED &&
+			    !(k < n && idx[k] == r))
 				add_damaged(m, src, (uint32_t)r, "result file missing");
 		}
 	}
@@ -443,6 +444,7 @@ int iom_report_load_many(const char *const *dirs, size_t n, const char *compare,
 		return ret;
 	m->compare = xstrdup(compare ? compare : default_compare(m));
 	m->opts = m->src[0].study.report;
+	m->settle_cap = m->src[0].study.timing.repeat_max; /* issue 18: 0 is the default cap */
 	if (!(m->opts.alpha > 0)) /* a study.json without a report section */
 		m->opts = (struct iom_report_opts){ IOM_REPORT_ALPHA, IOM_REPORT_MIN_EFFECT_PCT,
 						    IOM_REPORT_MAX_CV_PCT, IOM_CORRECTION_HOLM };

@@ -1357,6 +1357,11 @@ int iom_study_write(const char *dir, const struct iom_study_record *s, char *err
 	iom_json_add(x, "rest_s", jsecs(m->timing.rest_ns));
 	iom_json_add(x, "timeout_s", jsecs(m->timing.timeout_ns));
 	iom_json_add(x, "repeat", json_object_new_uint64(m->timing.repeat));
+	if (m->timing.repeat_max) { /* issue 18 */
+		iom_json_add(x, "repeat_max", json_object_new_uint64(m->timing.repeat_max));
+		iom_json_add(x, "until_ci_pct", m->timing.until_ci_pct > 0 ?
+			     iom_json_num(m->timing.until_ci_pct) : NULL);
+	}
 	iom_json_add(x, "repeat_order", json_object_new_string(
 		m->repeat_order == IOM_REPEAT_INTERLEAVED ? "interleaved" : "grouped"));
 	iom_json_add(x, "shuffle", json_object_new_boolean(m->shuffle));
@@ -1536,6 +1541,8 @@ int iom_study_read(const char *path, struct iom_study_info *s, char *err, size_t
 	rd_double(&c, x, "timing", "timeout_s", &d);
 	s->timing.timeout_ns = secs_to_ns(d);
 	rd_u32(&c, x, "timing", "repeat", &s->timing.repeat);
+	rd_u32(&c, x, "timing", "repeat_max", &s->timing.repeat_max);
+	rd_double(&c, x, "timing", "until_ci_pct", &s->timing.until_ci_pct);
 	rd_str(&c, x, "timing", "repeat_order", &order);
 	free(order);
 

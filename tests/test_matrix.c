@@ -430,6 +430,7 @@ static const struct {
 	{ "rest", "\"250ms\"", "250ms" },
 	{ "timeout", "\"1h\"", "1h" },
 	{ "repeat", "4", NULL },
+	{ "repeat_max", "9", NULL },
 	{ "alpha", "0.01", NULL },
 	{ "min_effect", "\"3%\"", "3%" },
 	{ "max_cv", "7.5", NULL },
@@ -544,7 +545,7 @@ static void test_matrix_every_landed_key_lands(void **state)
 		 "  { label = \"b\"; device = \"/dev/loop9\"; destructive = true;\n"
 		 "    filesystems = [ \"raw\" ]; mkfs_options = %s; mount_options = %s; } );\n"
 		 "timing = { warmup = %s; duration = %s; cooldown = %s; rest = %s; timeout = %s;\n"
-		 "  repeat = %s; };\n"
+		 "  repeat = %s; repeat_max = %s; };\n"
 		 "report = { alpha = %s; min_effect = %s; max_cv = %s; correction = %s; };\n"
 		 "hooks = { drop_caches = %s; fstrim = %s; };\n",
 		 landed_value("name"), landed_value("description"), landed_value("seed"),
@@ -553,7 +554,8 @@ static void test_matrix_every_landed_key_lands(void **state)
 		 landed_value("destructive"), landed_value("mkfs_options"),
 		 landed_value("mount_options"), landed_value("warmup"), landed_value("duration"),
 		 landed_value("cooldown"), landed_value("rest"), landed_value("timeout"),
-		 landed_value("repeat"), landed_value("alpha"), landed_value("min_effect"),
+		 landed_value("repeat"), landed_value("repeat_max"), landed_value("alpha"),
+		 landed_value("min_effect"),
 		 landed_value("max_cv"), landed_value("correction"), landed_value("drop_caches"),
 		 landed_value("fstrim"));
 	m = parse_ok(text);
