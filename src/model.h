@@ -97,6 +97,16 @@ struct iom_timing {
 	 * the report's verdict on it is no longer undecided. */
 	uint32_t repeat_max;
 	double until_ci_pct;
+	/* issue 18: warmup = "steady": warm up until the per-second IOPS of the last
+	 * steady_window_ns are steady — their range (steady_slope false) or least-squares slope
+	 * per second (true) within steady_pct % of their mean, fio's steadystate "iops" and
+	 * "iops_slope" — or warmup_max_ns has passed (then the run is flagged, not measured
+	 * any less). */
+	bool warmup_steady;
+	bool steady_slope;
+	double steady_pct;
+	uint64_t steady_window_ns;
+	uint64_t warmup_max_ns;
 };
 
 /* issue 18: the repetitions a plan holds: repeat_max when adaptive, else repeat. */

@@ -157,6 +157,14 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 	rec->stalled = r->status == IOM_RUN_OK && r->stall.stalled;
 	if (rec->stalled && !rec->error)
 		rec->error = xstrdup(r->stall.reason ? r->stall.reason : "the window stalled");
+	/* issue 18: not steady by warmup_max: left out of verdicts, like a stall, with why */
+	if (r->status == IOM_RUN_OK && !rec->stalled && r->steady.asked && !r->steady.reached) {
+		rec->stalled = true;
+		free(rec->error);
+		rec->error = xasprintf("steady state (%s) not reached in %.1f s of warm-up: spread "
+				       "%.1f%%", r->steady.criterion ? r->steady.criterion : "?",
+				       r->steady.warmup_s, r->steady.spread_pct);
+	}
 	rec->few_ios = t->ios < IOM_MIN_PCT_IOS;
 	rec->v[IOM_METRIC_IOPS] = t->iops;
 	rec->v[IOM_METRIC_MB_S] = t->mb_s;

@@ -100,6 +100,8 @@ void iom_run_result_release(struct iom_run_result *r)
 	r->verify.nfirst = 0;
 	free(r->stall.reason);
 	r->stall.reason = NULL;
+	free(r->steady.criterion);
+	r->steady.criterion = NULL;
 	r->error = NULL;
 	r->intervals = NULL;
 	r->threads = NULL;
@@ -410,6 +412,16 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 		iom_json_add(o, "verify", NULL);
 	}
 	iom_json_add(o, "stalled", stall_json(&r->stall));
+	if (r->steady.asked) { /* issue 18 */
+		json_object *x = json_object_new_object();
+
+		iom_json_add(x, "criterion", iom_json_str(r->steady.criterion));
+		iom_json_add(x, "reached", json_object_new_boolean(r->steady.reached));
+		iom_json_add(x, "at_s", iom_json_num(r->steady.reached ? r->steady.at_s : NAN));
+		iom_json_add(x, "warmup_s", iom_json_num(r->steady.warmup_s));
+		iom_json_add(x, "spread_pct", iom_json_num(r->steady.spread_pct));
+		iom_json_add(o, "steady", iom_json_one_line(x));
+	}
 	return o;
 }
 
@@ -979,6 +991,19 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 			if (isnan(r->stall.asked_s))
 				r->stall.asked_s = 0; /* null: bytes-bound */
 			rd_str(&c, v, "stalled", "reason", &r->stall.reason);
+		}
+	}
+	{ /* issue 18 */
+		json_object *v = rd_obj(&c, root, "", "steady");
+
+		if (v) {
+			r->steady.asked = true;
+			r->steady.at_s = r->steady.spread_pct = NAN;
+			rd_bool(&c, v, "steady", "reached", &r->steady.reached);
+			rd_double(&c, v, "steady", "at_s", &r->steady.at_s);
+			rd_double(&c, v, "steady", "warmup_s", &r->steady.warmup_s);
+			rd_double(&c, v, "steady", "spread_pct", &r->steady.spread_pct);
+			rd_str(&c, v, "steady", "criterion", &r->steady.criterion);
 		}
 	}
 	json_object_put(root);

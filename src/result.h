@@ -170,6 +170,15 @@ struct iom_run_result {
 	char *engine_notes;                  /* setup facts: "SINGLE_ISSUER DEFER_TASKRUN", fallbacks */
 	struct iom_run_verify verify;        /* enabled false when the cell does not verify */
 	struct iom_run_stall stall;          /* stalled false: the window ran as asked */
+	/* issue 18: warmup = "steady" — whether and when steady state was reached */
+	struct iom_run_steady {
+		bool asked;          /* the run warmed up to steady state */
+		bool reached;        /* … and reached it (else it is left out of verdicts) */
+		double at_s;         /* seconds into the warm-up when it was seen (reached) */
+		double warmup_s;     /* the warm-up's length */
+		double spread_pct;   /* the last window's range (or slope) in % of its mean */
+		char *criterion;     /* heap: "iops 2% 10s" */
+	} steady;
 };
 
 /* Frees what the result owns (not r itself). */

@@ -458,6 +458,80 @@ static void fill_rates(struct iom_io_stats *st, double secs)
 	st->mib_s = (double)st->bytes / secs / (1024.0 * 1024.0);
 }
 
+/*
+ * issue 18: the spread of the last n per-second IOPS in x, in % of their mean: their range
+ * (max − min), or with slope the least-squares slope per second (fio's steadystate "iops" and
+ * "iops_slope"). INFINITY when the mean is 0.
+ */
+static double steady_spread(const double *x, size_t n, bool slope)
+{
+	double mean = 0, lo = INFINITY, hi = -INFINITY, sxy = 0, sxx = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		mean += x[i] / (double)n;
+		lo = fmin(lo, x[i]);
+		hi = fmax(hi, x[i]);
+	}
+	if (!(mean > 0))
+		return INFINITY;
+	if (!slope)
+		return (hi - lo) / mean * 100;
+	for (size_t i = 0; i < n; i++) {
+		double dx = (double)i - (double)(n - 1) / 2;
+
+		sxy += dx * (x[i] - mean);
+		sxx += dx * dx;
+	}
+	return fabs(sxy / sxx) / mean * 100;
+}
+
+/*
+ * issue 18: warms up until the per-second IOPS of the last window are steady, or warmup_max
+ * has passed; records which in out->steady. Returns how the wait ended (WAKE_TIME: go on to
+ * measure, steady or not).
+ */
+static enum wake warm_to_steady(struct ctl *c, struct iom_run_result *out)
+{
+	const struct iom_timing *tm = &c->spec->timing;
+	size_t win = (size_t)(tm->steady_window_ns / IOM_INTERVAL_NS), n = 0;
+	size_t cap = (size_t)(tm->warmup_max_ns / IOM_INTERVAL_NS) + 2;
+	double *x = xcalloc(cap, sizeof(*x)), spread = INFINITY;
+	uint64_t t0 = iom_now_ns(), last = 0, now;
+	enum wake why = WAKE_TIME;
+	char crit[64];
+
+	snprintf(crit, sizeof(crit), "%s %g%% %gs", tm->steady_slope ? "iops_slope" : "iops",
+		 tm->steady_pct, (double)tm->steady_window_ns / 1e9);
+	out->steady.asked = true;
+	out->steady.criterion = xstrdup(crit);
+	while (n + 1 < cap) {
+		uint64_t ios = 0;
+
+		why = wait_until(c, t0 + (uint64_t)(n + 1) * IOM_INTERVAL_NS, false);
+		if (why != WAKE_TIME)
+			break;
+		for (unsigned i = 0; i < c->nstarted; i++)
+			ios += atomic_load_explicit(&c->w[i].live.warm_ios, memory_order_relaxed);
+		x[n++] = (double)(ios - last);
+		last = ios;
+		if (n >= win) {
+			spread = steady_spread(x + n - win, win, tm->steady_slope);
+			if (spread <= tm->steady_pct) {
+				out->steady.reached = true;
+				break;
+			}
+		}
+		if ((uint64_t)n * IOM_INTERVAL_NS >= tm->warmup_max_ns)
+			break;
+	}
+	now = iom_now_ns();
+	out->steady.warmup_s = (double)(now - t0) / 1e9;
+	out->steady.at_s = out->steady.reached ? out->steady.warmup_s : NAN;
+	out->steady.spread_pct = spread;
+	free(x);
+	return why;
+}
+
 /* Sample stddev of the per-interval IOPS and MB/s over the full intervals (the last one may be
  * partial and is left out of the spread, not out of the sums); NaN with fewer than two. */
 static void interval_spread(const struct ctl *c, double *iops_sd, double *mbs_sd)
@@ -759,6 +833,7 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		.fd = spec->fd, .region = spec->region, .wl = spec->wl,
 		.engine_flags = spec->engine_flags, .seed = spec->seed, .bytes = tm->bytes,
 		.policy = spec->policy, .hooks = spec->hooks,
+		.live_warmup = tm->warmup_steady,
 	};
 	if (spec->trace_path) {
 		struct iom_trace_info ti = {
@@ -810,7 +885,12 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		goto bad;
 
 	/* 2. warm-up */
-	if (tm->warmup_ns) {
+	if (tm->warmup_steady) {
+		open_gate(c);
+		why = warm_to_steady(c, out);
+		if (why != WAKE_TIME)
+			goto bad;
+	} else if (tm->warmup_ns) {
 		open_gate(c);
 		why = wait_until(c, iom_now_ns() + tm->warmup_ns, false);
 		if (why != WAKE_TIME)

@@ -769,6 +769,10 @@ static void print_progress(struct sweep *s, const struct iom_run *run,
 	if (r->stall.stalled)
 		say(s, true, "  run %u stalled: %s; the report leaves it out of the verdicts\n",
 		    run->index, r->stall.reason ? r->stall.reason : "the window stalled");
+	if (r->steady.asked && !r->steady.reached) /* issue 18 */
+		say(s, true, "  run %u: steady state (%s) not reached in %.1f s of warm-up; the "
+			     "report leaves it out of the verdicts\n", run->index,
+		    r->steady.criterion ? r->steady.criterion : "?", r->steady.warmup_s);
 }
 
 /* Says that the results directory is full (a write failed with ENOSPC), into err. */

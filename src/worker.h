@@ -133,6 +133,7 @@ struct iom_worker_conf {
 	uint64_t bytes;            /* bytes-bound window: measured bytes of all threads; 0: duration */
 	struct iom_policy policy;
 	const struct iom_worker_hooks *hooks; /* may be NULL */
+	bool live_warmup;          /* issue 18: publish warm-up counts in live.warm_ios (steady) */
 };
 
 /* The offset and read/write generator of one thread. */
@@ -205,6 +206,7 @@ struct iom_worker_live {
 	_Atomic uint64_t done_ns;          /* bytes-bound: when the share completed */
 	_Atomic int phase_seen;            /* the last phase the worker acted on */
 	_Atomic int state;                 /* enum iom_worker_state */
+	_Atomic uint64_t warm_ios;         /* issue 18: warm-up I/Os so far (conf->live_warmup) */
 };
 
 struct iom_worker {

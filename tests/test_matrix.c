@@ -472,6 +472,8 @@ static void check_landed(struct iom_matrix *m, const char *how)
 			}
 		if (!cfg && strcmp(k->name, "bytes") == 0)
 			continue; /* exactly one of duration and bytes: duration is given */
+		if (!cfg && strcmp(k->name, "warmup_max") == 0)
+			continue; /* only with warmup = "steady": test_matrix_steady_and_adaptive */
 		if (!cfg)
 			fail_msg("%s: key %s has a landing but no test value", how, k->name);
 		seen++;
@@ -599,6 +601,40 @@ static void test_matrix_every_landed_key_lands(void **state)
 	assert_true(m->report.correction == IOM_CORRECTION_HOLM);
 	assert_null(m->description);
 	assert_false(m->hooks.drop_caches);
+	iom_matrix_free(m);
+}
+
+/* issue 18: warmup = "steady" with timing.steady and warmup_max; repeat_max and until. */
+static void test_matrix_steady_and_adaptive(void **state)
+{
+	struct iom_matrix *m;
+
+	(void)state;
+	m = parse_ok("iomatrix = 1;\n"
+		     "targets = ( { label = \"a\"; path = \"a.scratch\"; size = \"1G\"; } );\n"
+		     "timing = { duration = \"1s\"; warmup = \"steady\"; "
+		     "steady = \"iops_slope 0.5% 20s\"; warmup_max = \"2m\"; repeat = 3; "
+		     "repeat_max = 9; until = \"ci 1.5%\"; };\n");
+	assert_true(m->timing.warmup_steady);
+	assert_true(m->timing.warmup_ns == 0);
+	assert_true(m->timing.steady_slope);
+	assert_true(m->timing.steady_pct == 0.5);
+	assert_true(m->timing.steady_window_ns == 20000000000ull);
+	assert_true(m->timing.warmup_max_ns == 120000000000ull);
+	assert_int_equal(m->timing.repeat_max, 9);
+	assert_true(m->timing.until_ci_pct == 1.5);
+	assert_int_equal(iom_timing_plan_reps(&m->timing), 9);
+	iom_matrix_free(m);
+	/* the defaults: "iops 2% 10s", 60 s; until "settled" */
+	m = parse_ok("iomatrix = 1;\n"
+		     "targets = ( { label = \"a\"; path = \"a.scratch\"; size = \"1G\"; } );\n"
+		     "timing = { duration = \"1s\"; warmup = \"steady\"; repeat_max = 4; "
+		     "repeat = 2; };\n");
+	assert_false(m->timing.steady_slope);
+	assert_true(m->timing.steady_pct == 2);
+	assert_true(m->timing.steady_window_ns == 10000000000ull);
+	assert_true(m->timing.warmup_max_ns == 60000000000ull);
+	assert_true(m->timing.until_ci_pct == 0);
 	iom_matrix_free(m);
 }
 
@@ -745,6 +781,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_policy),
 		cmocka_unit_test(test_matrix_io_uring_group),
 		cmocka_unit_test(test_matrix_large_integers),
+		cmocka_unit_test(test_matrix_steady_and_adaptive),
 		cmocka_unit_test(test_matrix_overrides),
 		cmocka_unit_test(test_matrix_override_errors),
 		cmocka_unit_test(test_matrix_load_errors),

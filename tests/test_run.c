@@ -284,6 +284,75 @@ static void test_run_bytes_bound_intervals(void **state)
 	iom_run_result_release(&r);
 }
 
+/* issue 18: a device that slows down as it runs: each I/O held 0.2 ms × (1 + 3 × seconds). */
+struct ramp_hook {
+	_Atomic uint64_t t0;
+};
+
+static void hook_ramp(void *ctx, unsigned thread, const struct iom_io *io)
+{
+	struct ramp_hook *h = ctx;
+	uint64_t t0 = atomic_load(&h->t0), ns;
+	struct timespec ts;
+
+	(void)thread;
+	if (!t0) {
+		t0 = io->complete_ns;
+		atomic_store(&h->t0, t0);
+	}
+	ns = 200000 + (io->complete_ns - t0) * 600000 / 1000000000;
+	ts.tv_sec = 0;
+	ts.tv_nsec = (long)ns;
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * issue 18: warmup = "steady". A steady device (I/O held 1 ms) reaches "iops 30% 2s" and the
+ * result says when; a drifting one (ever slower) does not reach "iops 10% 2s" by warmup_max
+ * 4s, and says so, with the spread it saw. Either way the run is measured.
+ */
+static void test_run_steady_state(void **state)
+{
+	const struct iom_worker_hooks slow = { .record = hook_slow };
+	struct ramp_hook rh = { 0 };
+	const struct iom_worker_hooks ramp = { .record_ctx = &rh, .record = hook_ramp };
+	struct iom_run_spec s = spec_null();
+	struct iom_run_result r;
+	char err[IOM_ERRLEN];
+
+	(void)state;
+	s.wl.threads = 1;
+	s.wl.queue_depth = 1;
+	s.hooks = &slow;
+	s.timing = (struct iom_timing){ .duration_ns = 500 * MS, .warmup_steady = true,
+					.steady_pct = 30, .steady_window_ns = 2000 * MS,
+					.warmup_max_ns = 8000 * MS };
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
+	print_message("steady: reached %d at %.2f s, spread %.1f%%\n", r.steady.reached,
+		      r.steady.at_s, r.steady.spread_pct);
+	assert_true(r.steady.asked);
+	assert_true(r.steady.reached);
+	assert_true(r.steady.at_s >= 1.9 && r.steady.at_s <= 8.5);
+	assert_true(r.steady.spread_pct <= 30);
+	assert_string_equal(r.steady.criterion, "iops 30% 2s");
+	assert_true(r.warmup_ios > 0 && r.dir[IOM_DIR_TOTAL].ios > 0);
+	iom_run_result_release(&r);
+
+	s.hooks = &ramp;
+	s.timing.steady_pct = 10;
+	s.timing.warmup_max_ns = 4000 * MS;
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
+	print_message("drifting: reached %d after %.2f s, spread %.1f%%\n", r.steady.reached,
+		      r.steady.warmup_s, r.steady.spread_pct);
+	assert_true(r.steady.asked);
+	assert_false(r.steady.reached);
+	assert_true(isnan(r.steady.at_s));
+	assert_true(r.steady.warmup_s >= 3.9);
+	assert_true(r.steady.spread_pct > 10);
+	assert_int_equal(r.status, IOM_RUN_OK); /* measured all the same */
+	iom_run_result_release(&r);
+}
+
 /* Every engine of the registry that needs a file runs on one; what its notes say and the mean
  * queue depth follow its capabilities. */
 static void test_run_on_file(void **state)
@@ -1166,6 +1235,7 @@ int main(void)
 		cmocka_unit_test(test_run_null_engine),
 		cmocka_unit_test(test_run_bytes_bound),
 		cmocka_unit_test(test_run_bytes_bound_intervals),
+		cmocka_unit_test(test_run_steady_state),
 		cmocka_unit_test(test_run_on_file),
 		cmocka_unit_test(test_run_kernel_eio_fails),
 		cmocka_unit_test(test_run_io_error_fails),
