@@ -469,9 +469,10 @@ static void noisy_block(FILE *out, const struct iom_report *m, unsigned width)
 			capped |= nz[j].capped;
 		}
 		iom_strbuf_printf(&b, " (%zu runs", nz[i].n);
-		if (suggest > nz[i].n)
-			iom_strbuf_printf(&b, "; about %s%u would settle it", capped ? "> " : "",
-					  suggest);
+		if (suggest > nz[i].n && capped)
+			iom_strbuf_printf(&b, "; more than %u would be needed", suggest);
+		else if (suggest > nz[i].n)
+			iom_strbuf_printf(&b, "; about %u would settle it", suggest);
 		iom_strbuf_str(&b, ")");
 		print_wrapped(out, iom_strbuf_get(&b), width, 4);
 		b.len = 0;

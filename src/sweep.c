@@ -1415,7 +1415,8 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 				goto done;
 		}
 		if (s.st.run[run->index] != IOM_RS_PENDING) {
-			out->skipped++;
+			/* issue 18: a run its cell did not need is not one done before */
+			out->skipped += s.st.run[run->index] != IOM_RS_SKIPPED;
 			continue;
 		}
 		if (t != s.stage.cur) {
