@@ -595,6 +595,48 @@ static void test_report_too_few_ios(void **state)
 	free(buf);
 }
 
+/* issue 18: a run that did not reach steady state is left out of verdicts, with why. */
+static void test_report_not_steady_left_out(void **state)
+{
+	static const struct spec runs[] = {
+		{ 0, 1, 1, IOM_RUN_OK, 10000, 100, 200, 20, NULL },
+		{ 1, 1, 1, IOM_RUN_OK, 12000, 80, 150, 12, NULL },
+		{ 0, 1, 2, IOM_RUN_OK, 10010, 100, 200, 20, NULL },
+		{ 1, 1, 2, IOM_RUN_OK, 12010, 80, 150, 12, NULL },
+		{ 0, 1, 3, IOM_RUN_OK, 10020, 100, 200, 20, NULL },
+		{ 1, 1, 3, IOM_RUN_OK, 12020, 80, 150, 12, NULL },
+	};
+	const char *dir = *state;
+	struct iom_report m;
+	char err[IOM_ERRLEN] = "";
+	char *path, *text = NULL, *at, *out;
+
+	make_study(dir, runs, IOM_ARRAY_SIZE(runs), 2);
+	path = iom_result_path(dir, 6);
+	assert_int_equal(iom_read_file(path, &text, NULL), 0);
+	at = strstr(text, "\"stalled\": null");
+	assert_non_null(at);
+	*at = '\0';
+	out = xasprintf("%s\"steady\": { \"criterion\": \"iops 2%% 10s\", \"reached\": false, "
+			"\"at_s\": null, \"warmup_s\": 60.1, \"spread_pct\": 7.5 }, \"%s", text,
+			at + 1);
+	assert_int_equal(iom_write_file_atomic(path, out, strlen(out)), 0);
+	free(out);
+	free(text);
+	free(path);
+
+	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.cells[0].by[1].n, 2); /* run 6 left out */
+	assert_int_equal(m.nexcluded, 1);
+	assert_int_equal(m.excluded[0].run, 6);
+	assert_string_equal(m.excluded[0].error, "steady state (iops 2% 10s) not reached in 60.1 s "
+						 "of warm-up: spread 7.5%");
+	iom_report_release(&m);
+	text = winners_text(dir, NULL, 0);
+	assert_non_null(strstr(text, "steady state (iops 2% 10s) not reached in 60.1 s"));
+	free(text);
+}
+
 /* `report --format csv` and summary.csv write a figure with the same digits (csv.h): a billion
  * IOPS as 2500000000, not 2.5e+09 in one of them. */
 static void test_report_csv_digits_match_summary(void **state)
@@ -2067,6 +2109,7 @@ int main(void)
 		TEST_IN_TMPDIR(test_report_main_options),
 		cmocka_unit_test(test_report_diskspd_layout),
 		TEST_IN_TMPDIR(test_report_too_few_ios),
+		TEST_IN_TMPDIR(test_report_not_steady_left_out),
 		cmocka_unit_test(test_report_run_missing),
 		TEST_IN_TMPDIR(test_report_failed_run_report),
 		TEST_IN_TMPDIR(test_report_read_only_run),
