@@ -51,6 +51,7 @@ enum opt_id {
 	OPT_WIDTH,
 	OPT_BASELINE,
 	OPT_LIKE,
+	OPT_CORRECTION,   /* issue 18 */
 	OPT_COUNT
 };
 

@@ -21,6 +21,7 @@ int iom_cmd_report(struct cli *cli)
 		.alpha = cli->value[OPT_ALPHA],
 		.min_effect = cli->value[OPT_MIN_EFFECT],
 		.max_cv = cli->value[OPT_MAX_CV],
+		.correction = cli->value[OPT_CORRECTION],
 		.cell = cli->value[OPT_CELL],
 		.run = cli->value[OPT_RUN],
 		.output = cli->value[OPT_OUTPUT],

@@ -29,6 +29,8 @@ static const char *const event_names[IOM_J_COUNT] = {
 	[IOM_J_STUDY_END] = "study-end",
 	[IOM_J_NOTE] = "note",
 	[IOM_J_MKFS] = "mkfs",
+	[IOM_J_DECIDE] = "decide",
+	[IOM_J_RUN_SKIPPED] = "run-skipped",
 };
 
 const char *iom_journal_event_name(enum iom_journal_event ev)
@@ -199,6 +201,8 @@ int iom_journal_replay(const char *dir, size_t nruns, struct iom_journal_state *
 	memset(st, 0, sizeof(*st));
 	st->nruns = nruns;
 	st->run = xcalloc(nruns + 1, 1);
+	st->decided = xcalloc(nruns + 1, 1);
+	st->decision = xcalloc(nruns + 1, sizeof(*st->decision));
 	ret = iom_read_file(path, &text, &len);
 	if (ret < 0) {
 		iom_err(err, errlen, -ret, "cannot read '%s': %s", path, strerror(-ret));
@@ -283,6 +287,16 @@ int iom_journal_replay(const char *dir, size_t nruns, struct iom_journal_state *
 		case IOM_J_STUDY_END:
 			st->ended = true;
 			break;
+		case IOM_J_DECIDE:
+			st->decided[idx] = 1;
+			free(st->decision[idx]);
+			st->decision[idx] = xstrdup(nf > 3 ? f[3] : "");
+			break;
+		case IOM_J_RUN_SKIPPED:
+			if (st->run[idx] != IOM_RS_SKIPPED)
+				st->skipped++;
+			st->run[idx] = IOM_RS_SKIPPED;
+			break;
 		case IOM_J_MKFS:
 			st->mkfs = xrealloc(st->mkfs, (st->nmkfs + 1) * sizeof(*st->mkfs));
 			st->mkfs[st->nmkfs++] = xstrdup(nf > 3 ? f[3] : "");
@@ -302,6 +316,12 @@ void iom_journal_state_release(struct iom_journal_state *st)
 {
 	free(st->run);
 	st->run = NULL;
+	free(st->decided);
+	st->decided = NULL;
+	for (size_t i = 0; st->decision && i <= st->nruns; i++)
+		free(st->decision[i]);
+	free(st->decision);
+	st->decision = NULL;
 	for (size_t i = 0; i < st->nmkfs; i++)
 		free(st->mkfs[i]);
 	free(st->mkfs);

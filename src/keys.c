@@ -39,6 +39,7 @@ static const char *const data_choices[] = { "random", "zeros", "compressible:%",
 static const char *const data_words[] = { "", "zeros", "compressible", "dedupe" };
 static const char *const engine_choices[] = { "io_uring", "psync", "null", "libaio", NULL };
 static const char *const repeat_order_choices[] = { "grouped", "interleaved", NULL };
+static const char *const correction_choices[] = { "holm", "bh", "none", NULL }; /* issue 18 */
 static const char *const pattern_words[] = { "rnd", "seq" };
 static const char *const direct_words[] = { "buffered", "direct" }; /* false, true */
 static const char *const verify_words[] = { "", "verify" };         /* no word for off */
@@ -303,7 +304,7 @@ const struct iom_key iom_keys[] = {
 	/* timing = { … } */
 	{ .name = "warmup", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, warmup_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,
 	  .unit = "ns", .min = 0, .max = DAY, .def = "1s",
-	  .help = "I/O before the measured window, not counted" },
+	  .help = "I/O before the measured window, not counted; \"steady\": until steady state (timing.steady)" },
 	{ .name = "duration", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, duration_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,
 	  .unit = "ns", .min = MS, .max = 7 * DAY,
 	  .help = "length of the measured window; exactly one of duration and bytes" },
@@ -321,6 +322,19 @@ const struct iom_key iom_keys[] = {
 	  .help = "a run taking longer fails; 0: twice the expected time plus 60s" },
 	{ .name = "repeat", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, repeat), .type = IOM_TYPE_UINT, .dim = NODIM,
 	  .min = 1, .max = 1000, .def = "1", .help = "repetitions of each cell" },
+	/* issue 18: adaptive repetitions */
+	{ .name = "repeat_max", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, repeat_max), .type = IOM_TYPE_UINT, .dim = NODIM,
+	  .min = 0, .max = 1000, .def = "0",
+	  .help = "adaptive: after repeat rounds, cells not yet settled get further rounds (interleaved) up to this many; 0: none" },
+	{ .name = "steady", .section = IOM_SEC_TIMING, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .max = 48, .def = "iops 2% 10s",
+	  .help = "with warmup = \"steady\": \"iops 2% 10s\" (range of per-second IOPS over 10s within 2% of their mean) or \"iops_slope 0.5% 10s\" (their slope per second), fio's steadystate" },
+	{ .name = "warmup_max", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, warmup_max_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,
+	  .unit = "ns", .min = 1000000000, .max = DAY, .def = "60s",
+	  .help = "with warmup = \"steady\": the longest warm-up; not steady by then, the run is flagged and left out of verdicts" },
+	{ .name = "until", .section = IOM_SEC_TIMING, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .max = 32, .def = "settled",
+	  .help = "what settles a cell with repeat_max: \"ci 2%\" (95 % CI of its IOPS within ± 2 % of the mean) or \"settled\" (its verdict is not undecided)" },
 
 	/* report = { … } */
 	{ .name = "alpha", .section = IOM_SEC_REPORT, IOM_AT(iom_report_opts, alpha), .type = IOM_TYPE_FLOAT, .dim = NODIM,
@@ -332,6 +346,9 @@ const struct iom_key iom_keys[] = {
 	{ .name = "max_cv", .section = IOM_SEC_REPORT, IOM_AT(iom_report_opts, max_cv_pct), .type = IOM_TYPE_FLOAT, .dim = NODIM,
 	  .unit = "%", .fmin = 0, .fmax = 1000, .def = "5%",
 	  .help = "coefficient of variation above which a cell is called noisy" },
+	{ .name = "correction", .section = IOM_SEC_REPORT, IOM_AT(iom_report_opts, correction), .type = IOM_TYPE_ENUM, .dim = NODIM,
+	  .def = "holm", .choices = correction_choices,
+	  .help = "multiple-comparison correction over every comparison in a report: holm, bh (false discovery rate) or none" },
 
 	/* hooks = { … } */
 	{ .name = "before_study", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING, .dim = NODIM,
@@ -400,6 +417,19 @@ static const char *const section_names[] = {
 	[IOM_SEC_EXCLUDE] = "exclude",
 	[IOM_SEC_IO_URING] = "io_uring",
 };
+
+const char *iom_correction_name(enum iom_correction c)
+{
+	return (size_t)c < IOM_ARRAY_SIZE(correction_choices) - 1 ? correction_choices[c] : "?";
+}
+
+int iom_correction_from_name(const char *name)
+{
+	for (int i = 0; correction_choices[i]; i++)
+		if (strcmp(correction_choices[i], name) == 0)
+			return i;
+	return -1;
+}
 
 const char *iom_section_name(enum iom_section section)
 {

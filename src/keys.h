@@ -140,6 +140,11 @@ const struct iom_key *iom_dim_key(enum iom_dim dim);
 const char *iom_dim_name(enum iom_dim dim);
 int iom_dim_from_name(const char *name);
 
+/* issue 18: report.correction's words: "holm", "bh", "none" ("?" out of range), and back (-1 for
+ * an unknown word). */
+const char *iom_correction_name(enum iom_correction c);
+int iom_correction_from_name(const char *name);
+
 /* The name of a section as written in a file ("workload", "timing", …). */
 const char *iom_section_name(enum iom_section section);
 

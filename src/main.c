@@ -73,6 +73,9 @@ static const struct option_def options[OPT_COUNT] = {
 					 "its trace bytes per I/O)" },
 	[OPT_BASELINE] = { "baseline", 0, "DIR", "the study that is \"before\" (A): the others "
 						 "are compared with it (B vs A)" },
+	[OPT_CORRECTION] = { "correction", 0, "HOW",
+			     "multiple-comparison correction: holm|bh|none (default: "
+			     "report.correction, holm)" },
 };
 
 /* An option's help in one command's own words, where the generic line of options[] would
@@ -133,7 +136,8 @@ static const struct command commands[] = {
 	  "carry on an interrupted sweep from its results directory" },
 	{ "report", iom_cmd_report, "DIR...", 1, -1,
 	  O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_RUN) | O(OPT_COMPARE) | O(OPT_ALPHA) |
-		  O(OPT_MIN_EFFECT) | O(OPT_MAX_CV) | O(OPT_CELL) | O(OPT_WIDTH) | O(OPT_BASELINE),
+		  O(OPT_MIN_EFFECT) | O(OPT_MAX_CV) | O(OPT_CELL) | O(OPT_WIDTH) | O(OPT_BASELINE) |
+		  O(OPT_CORRECTION),
 	  "the winners of one or more results directories (text, md, csv, json, html), or one "
 	  "run DiskSpd-style" },
 	{ "trace", iom_cmd_trace, "FILE", 1, 1, O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_MEASURED),

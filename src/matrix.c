@@ -1053,6 +1053,14 @@ static int read_landed(struct ctx *c, const struct iom_key *k, const config_sett
 	int64_t v;
 	int ret;
 
+	/* issue 18: warmup = "steady" instead of a duration */
+	if (k->section == IOM_SEC_TIMING && strcmp(k->name, "warmup") == 0 && s &&
+	    config_setting_type(s) == CONFIG_TYPE_STRING &&
+	    strcmp(config_setting_get_string(s), "steady") == 0) {
+		((struct iom_timing *)base)->warmup_steady = true;
+		((struct iom_timing *)base)->warmup_ns = 0;
+		return 0;
+	}
 	if (k->type == IOM_TYPE_STRING) {
 		char *str = NULL;
 
@@ -1422,6 +1430,107 @@ static int read_targets(struct ctx *c)
 	return 0;
 }
 
+/* issue 18: timing.steady ("iops 2% 10s", "iops_slope 0.5% 10s") and timing.warmup_max, for
+ * warmup = "steady" only. */
+static int read_steady(struct ctx *c, const config_setting_t *g)
+{
+	struct iom_timing *tm = &c->m->timing;
+	const config_setting_t *ss = config_setting_get_member(g, "steady");
+	const config_setting_t *sx = config_setting_get_member(g, "warmup_max");
+	char *text = NULL, word[16], pct[16], win[24], extra[8], e[IOM_ERRLEN];
+	double x = -1;
+	uint64_t ns = 0;
+	int ret, n;
+
+	if (!tm->warmup_steady) {
+		if (ss || sx)
+			return fail(c, ss ? ss : sx, "timing.%s is for warmup = \"steady\"",
+				    ss ? "steady" : "warmup_max");
+		return 0;
+	}
+	if (ss && (ret = read_string(c, ss, "steady", 48, charset_of(IOM_CHARS_TEXT), &text)) < 0)
+		return ret;
+	n = sscanf(text ? text : "iops 2% 10s", "%15s %15s %23s %7s", word, pct, win, extra);
+	if (n == 3 && (strcmp(word, "iops") == 0 || strcmp(word, "iops_slope") == 0)) {
+		char *end;
+
+		x = strtod(pct, &end);
+		if (end == pct || strcmp(end, "%") != 0 || !(x > 0 && x <= 100))
+			x = -1;
+		if (iom_duration_parse(win, &ns, e, sizeof(e)) < 0 || ns < 2000000000ull ||
+		    ns > 3600000000000ull)
+			x = -1;
+	}
+	if (x < 0) {
+		ret = fail(c, ss, "timing.steady '%s' is not \"iops PCT%% WINDOW\" or \"iops_slope "
+				  "PCT%% WINDOW\" (0 < PCT ≤ 100, a window of 2s to 1h: \"iops 2%% "
+				  "10s\")", text);
+		free(text);
+		return ret;
+	}
+	tm->steady_slope = strcmp(word, "iops_slope") == 0;
+	tm->steady_pct = x;
+	tm->steady_window_ns = ns;
+	free(text);
+	if (tm->warmup_max_ns < tm->steady_window_ns)
+		return fail(c, sx ? sx : g, "timing.warmup_max is shorter than the steady-state "
+					    "window: steady state could never be seen");
+	return 0;
+}
+
+/* issue 18: timing.repeat_max and timing.until, checked against repeat and the shuffle. */
+static int read_adaptive(struct ctx *c, const config_setting_t *g)
+{
+	struct iom_timing *tm = &c->m->timing;
+	const config_setting_t *su = config_setting_get_member(g, "until");
+	const config_setting_t *sm = config_setting_get_member(g, "repeat_max");
+	char *until = NULL, *end;
+	int ret;
+
+	if (su && (ret = read_string(c, su, "until", 32, charset_of(IOM_CHARS_TEXT), &until)) < 0)
+		return ret;
+	if (tm->repeat_max && tm->repeat_max <= tm->repeat) {
+		free(until);
+		return fail(c, sm, "timing.repeat_max %" PRIu32 " is not above repeat %" PRIu32
+				   ": it is the most repetitions a cell may get", tm->repeat_max,
+			    tm->repeat);
+	}
+	if (su && !tm->repeat_max) {
+		free(until);
+		return fail(c, su, "timing.until needs timing.repeat_max (above repeat): it says "
+				   "when a cell has had enough rounds");
+	}
+	if (tm->repeat_max && c->m->shuffle) {
+		free(until);
+		return fail(c, sm, "timing.repeat_max needs the rounds in order: it does not go "
+				   "with shuffle");
+	}
+	if ((ret = read_steady(c, g)) < 0) {
+		free(until);
+		return ret;
+	}
+	tm->until_ci_pct = 0;
+	if (until && strcmp(until, "settled") != 0) {
+		double x = -1;
+
+		if (strncmp(until, "ci ", 3) == 0) {
+			x = strtod(until + 3, &end);
+			if (end == until + 3 || strcmp(end, "%") != 0)
+				x = -1;
+		}
+		if (!(x > 0 && x <= 100)) {
+			ret = fail(c, su, "timing.until '%s' is not \"ci PCT%%\" (the 95 %% "
+					  "confidence interval of IOPS within ± PCT %% of the mean, "
+					  "0 < PCT ≤ 100) or \"settled\"", until);
+			free(until);
+			return ret;
+		}
+		tm->until_ci_pct = x;
+	}
+	free(until);
+	return 0;
+}
+
 static int read_timing(struct ctx *c)
 {
 	struct iom_timing *tm = &c->m->timing;
@@ -1454,7 +1563,7 @@ static int read_timing(struct ctx *c)
 	if (!sd && !sb)
 		return fail(c, g, "timing needs duration or bytes (a measured window of time, "
 				  "or of I/O)");
-	return 0;
+	return read_adaptive(c, g);
 }
 
 static int read_report(struct ctx *c)

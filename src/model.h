@@ -139,7 +139,29 @@ struct iom_timing {
 	uint64_t rest_ns;
 	uint64_t timeout_ns;  /* 0: 2 × expected time + 60 s */
 	uint32_t repeat;
+	/* issue 18: adaptive repetitions. repeat_max > repeat: after `repeat` rounds a cell gets
+	 * further rounds (interleaved) until settled or repeat_max; 0: none. until: what settles
+	 * a cell — until_ci_pct > 0: the 95 % CI of its IOPS within ± that % of the mean; else
+	 * the report's verdict on it is no longer undecided. */
+	uint32_t repeat_max;
+	double until_ci_pct;
+	/* issue 18: warmup = "steady": warm up until the per-second IOPS of the last
+	 * steady_window_ns are steady — their range (steady_slope false) or least-squares slope
+	 * per second (true) within steady_pct % of their mean, fio's steadystate "iops" and
+	 * "iops_slope" — or warmup_max_ns has passed (then the run is flagged, not measured
+	 * any less). */
+	bool warmup_steady;
+	bool steady_slope;
+	double steady_pct;
+	uint64_t steady_window_ns;
+	uint64_t warmup_max_ns;
 };
+
+/* issue 18: the repetitions a plan holds: repeat_max when adaptive, else repeat. */
+static inline uint32_t iom_timing_plan_reps(const struct iom_timing *t)
+{
+	return t->repeat_max > t->repeat ? t->repeat_max : t->repeat;
+}
 
 enum iom_repeat_order { IOM_REPEAT_GROUPED, IOM_REPEAT_INTERLEAVED };
 
@@ -166,7 +188,13 @@ struct iom_report_opts {
 	double alpha;          /* significance threshold of Welch's t-test (0.05) */
 	double min_effect_pct; /* smallest difference that counts as a win (2 %) */
 	double max_cv_pct;     /* coefficient of variation above which a cell is noisy (5 %) */
+	/* issue 18: the multiple-comparison correction over every comparison in a report */
+	uint32_t correction;   /* enum iom_correction (holm) */
 };
+
+/* report.correction: how the p-values of a report's comparisons are adjusted (the order of
+ * keys.c's choices; the values of stats.h's enum iom_stats_adjust). */
+enum iom_correction { IOM_CORRECTION_HOLM, IOM_CORRECTION_BH, IOM_CORRECTION_NONE };
 
 struct iom_matrix {
 	char *file;        /* as given; used in messages */

@@ -466,7 +466,7 @@ static int count_cells(const struct iom_matrix *m, const struct sorted_excludes 
 	}
 	if (!known)
 		exact = upper;
-	runs = (u128)exact * m->timing.repeat;
+	runs = (u128)exact * iom_timing_plan_reps(&m->timing);
 	if (runs > IOM_PLAN_MAX_RUNS) {
 		char count[48];
 
@@ -479,7 +479,7 @@ static int count_cells(const struct iom_matrix *m, const struct sorted_excludes 
 			       "%s:%d: the plan has %s runs (%" PRIu64 " cells x %" PRIu32
 			       " repetitions), more than the %u a plan may have: use fewer values "
 			       "or exclude cells", m->file, m->workload_line, count, exact,
-			       m->timing.repeat, IOM_PLAN_MAX_RUNS);
+			       iom_timing_plan_reps(&m->timing), IOM_PLAN_MAX_RUNS);
 	}
 	if (exact == 0)
 		return iom_err(err, errlen, EINVAL, "%s:%d: exclude drops every cell: nothing is "
@@ -502,7 +502,7 @@ int iom_plan_count(const struct iom_matrix *m, size_t *nruns, char *err, size_t 
 	ret = count_cells(m, &sx, &ncells, err, errlen);
 	free_excludes(&sx);
 	if (ret == 0)
-		*nruns = (size_t)(ncells * m->timing.repeat);
+		*nruns = (size_t)(ncells * iom_timing_plan_reps(&m->timing));
 	return ret;
 }
 
@@ -544,12 +544,14 @@ int iom_plan_build(const struct iom_matrix *m, struct iom_plan *p, char *err, si
 	mark_shown(p);
 
 	/* 4. repetitions, then the shuffle */
-	p->nruns = p->ncells * m->timing.repeat;
+	p->nruns = p->ncells * iom_timing_plan_reps(&m->timing);
 	p->runs = xmalloc(p->nruns * sizeof(*p->runs));
 	for (size_t i = 0; i < p->nruns; i++) {
 		struct iom_run *r = &p->runs[i];
 
-		if (m->repeat_order == IOM_REPEAT_INTERLEAVED) {
+		/* issue 18: adaptive repetitions come in rounds, every cell's round r before any
+		 * cell's round r + 1 */
+		if (m->repeat_order == IOM_REPEAT_INTERLEAVED || m->timing.repeat_max) {
 			r->cell = (uint32_t)(i % p->ncells);
 			r->repetition = (uint32_t)(i / p->ncells) + 1;
 		} else {
@@ -868,8 +870,22 @@ static void write_text(FILE *out, const struct iom_plan *p)
 		fputc('\n', out);
 	}
 
+	if (tm->repeat_max) { /* issue 18 */
+		size_t lo = p->ncells * tm->repeat;
+
+		iom_duration_human((uint64_t)IOM_MIN((u128)est * lo, (u128)UINT64_MAX), a, sizeof(a));
+		iom_duration_human((uint64_t)IOM_MIN((u128)est * p->nruns, (u128)UINT64_MAX), b,
+				   sizeof(b));
+		fprintf(out, "\nadaptive: %zu to %zu runs (%zu cells x %" PRIu32 " to %" PRIu32
+			     " repetitions), %s to %s; further rounds until %s\n", lo, p->nruns,
+			p->ncells, tm->repeat, tm->repeat_max, a, b,
+			tm->until_ci_pct > 0 ? "the IOPS CI is within the asked %" : "settled");
+		if (tm->until_ci_pct > 0)
+			fprintf(out, "  (ci %g%%: the 95%% CI of a cell's IOPS within ± %g%% of its "
+				     "mean)\n", tm->until_ci_pct, tm->until_ci_pct);
+	}
 	fprintf(out, "\n%zu runs: %zu cells x %" PRIu32 " repetitions\n", p->nruns, p->ncells,
-		tm->repeat);
+		iom_timing_plan_reps(tm));
 	if (size_bound) {
 		iom_size_format(tm->bytes, a, sizeof(a));
 		iom_duration_human((uint64_t)IOM_MIN((u128)est * p->nruns, (u128)UINT64_MAX), b,

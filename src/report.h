@@ -9,9 +9,12 @@
  *
  *  - per (cell, metric, compared value): mean, stddev, coefficient of variation, 95 % CI;
  *  - per (cell, metric): the verdict. The best mean wins only when Welch's t-test against the
- *    runner-up gives p < alpha AND the margin exceeds min_effect; otherwise it is a tie. When
- *    either of the two has a single repetition the verdict is "single-run": no significance;
- *  - per (compared value, metric): cells won, tied, lost, and the median margin.
+ *    runner-up gives p < alpha AND the margin exceeds min_effect; the two are the "same" when
+ *    two one-sided tests show their difference within ± min_effect; otherwise "undecided",
+ *    with the repetitions that would likely settle it. p-values are adjusted over every
+ *    comparison of the report (Holm by default). When either of the two has a single
+ *    repetition the verdict is "single-run": no significance;
+ *  - per (compared value, metric): cells won, same, undecided, lost, and the median margin.
  *
  * Several directories merge into one model (the study done in two boots): cells match on every
  * dimension value but the compared one. The module is split over files by job: report_load.c
@@ -76,6 +79,8 @@ struct iom_report_reps {
 	unsigned failed;            /* runs of this (cell, value) that failed: excluded */
 	unsigned interrupted;       /* runs that were interrupted: excluded */
 	unsigned stalled;           /* runs that finished but stalled (result.h): excluded */
+	unsigned few_ios;           /* issue 18: repetitions of fewer than IOM_MIN_PCT_IOS I/Os:
+				     * their p99 means nothing, so the value's p99 is left out */
 };
 
 struct iom_report_cell {
@@ -134,6 +139,16 @@ struct iom_report {
 	size_t nexcluded;
 	struct iom_report_damaged *damaged; /* source, then run order */
 	size_t ndamaged;
+	/* issue 18: the verdicts decided together (iom_report_decide()), so that the correction
+	 * spans the report. Per (cell, metric, compared value), index (c · IOM_NMETRIC + k) ·
+	 * ncompared + v: the value against the best of its (cell, metric), NaN for the best
+	 * itself or where either side has fewer than two repetitions. */
+	struct iom_report_verdict *vd; /* per cell × metric; NULL: decided on demand, uncorrected */
+	double *p_raw, *p_adj;         /* Welch's p against the best, raw and adjusted */
+	double *tost_raw, *tost_adj;   /* the equivalence (TOST) p against the best */
+	size_t ntests;                 /* comparisons in the family (finite p_raw) */
+	unsigned settle_cap;           /* the most repetitions a suggestion names: the study's
+					* repeat_max, else IOM_REPORT_SETTLE_CAP (0: that) */
 };
 
 /*
@@ -168,12 +183,17 @@ void iom_report_summary(const struct iom_report_reps *r, enum iom_metric k,
 
 enum iom_verdict_kind {
 	IOM_VERDICT_NONE,       /* fewer than two compared values have a finished run */
-	IOM_VERDICT_WIN,        /* p < alpha and margin > min_effect */
-	IOM_VERDICT_TIE,        /* not significant, or too small a margin */
+	IOM_VERDICT_WIN,        /* adjusted p < alpha and margin > min_effect */
+	IOM_VERDICT_SAME,       /* TOST (adjusted p < alpha): within ± min_effect of each other */
+	IOM_VERDICT_UNDECIDED,  /* neither shown: more repetitions needed (settle says how many) */
 	IOM_VERDICT_SINGLE_RUN, /* the best or the runner-up has one repetition: no test */
+	IOM_NVERDICT
 };
-/* "none", "win", "tie", "single-run" (as the JSON and CSV reports write them). */
+/* "none", "win", "same", "undecided", "single-run" (as the JSON and CSV reports write them). */
 const char *iom_verdict_name(enum iom_verdict_kind k);
+
+/* The largest number of repetitions the report suggests when the study sets no repeat_max. */
+#define IOM_REPORT_SETTLE_CAP 100
 
 /* The verdict of one (cell, metric). */
 struct iom_report_verdict {
@@ -183,24 +203,47 @@ struct iom_report_verdict {
 	int runner_up;      /* second-best mean, or -1 */
 	double margin_pct;  /* |best − runner-up| / |the runner-up| · 100; NaN without runner-up */
 	double p_value;     /* Welch's two-sided p, best vs runner-up; NaN when not tested */
-	bool tie_by_p;      /* a tie because p ≥ alpha */
-	bool tie_by_effect; /* a tie because margin ≤ min_effect */
+	double p_adjusted;  /* p_value adjusted over the report's family (m->opts.correction) */
+	double tost_p;      /* the equivalence test's p (within ± min_effect); NaN: not tested */
+	double tost_adjusted; /* tost_p adjusted over the family */
+	bool tie_by_p;      /* not a win because the adjusted p ≥ alpha */
+	bool tie_by_effect; /* not a win because margin ≤ min_effect */
 	double max_cv_pct;  /* largest CV among the compared values with ≥ 2 repetitions */
 	bool noisy;         /* max_cv_pct > the model's max CV */
+	unsigned settle;    /* UNDECIDED: repetitions per side that would likely settle it (the
+			     * timing.repeat to set), at most the cap; 0 otherwise */
+	bool settle_capped; /* UNDECIDED: more than the cap would be needed (settle is the cap) */
 };
 
 void iom_report_verdict(const struct iom_report *m, size_t cell, enum iom_metric k,
 			struct iom_report_verdict *v);
 
+/*
+ * issue 18: decides every verdict of m at once: each compared value of each (cell, metric)
+ * against the best is one test of the family, its p-values adjusted by m->opts.correction
+ * (Holm, Benjamini–Hochberg or none) over all of them. Loading and iom_report_set_opts() call
+ * it; a model built by hand calls it after filling its cells (before it, verdicts are
+ * uncorrected). Replaces what a previous call decided.
+ */
+void iom_report_decide(struct iom_report *m);
+/* "Holm's correction over 240 tests", "Benjamini–Hochberg over 240 tests", "no correction
+ * (240 tests)" into buf. */
+void iom_report_correction_words(const struct iom_report *m, char *buf, size_t len);
+/* --correction: "holm", "bh" or "none" (NULL: keep) into m's options, then decides again. 0 or
+ * -EINVAL with err. */
+int iom_report_set_correction(struct iom_report *m, const char *text, char *err, size_t errlen);
+
 /* How one compared value fared in one (cell, metric). */
 enum iom_outcome {
 	IOM_OUTCOME_ABSENT,     /* no finished run, or nothing to compare it with */
 	IOM_OUTCOME_WON,        /* the winner */
-	IOM_OUTCOME_TIED,       /* best in a tie, or not significantly worse than the best */
-	IOM_OUTCOME_LOST,       /* significantly (p < alpha, margin > min effect) worse than best */
+	IOM_OUTCOME_SAME,       /* shown to be within ± min_effect of the best (or, the best, of
+				 * the runner-up) */
+	IOM_OUTCOME_UNDECIDED,  /* neither a loss (a win) nor the same shown */
+	IOM_OUTCOME_LOST,       /* significantly (adjusted p < alpha, margin > min effect) worse */
 	IOM_OUTCOME_SINGLE_RUN, /* it or the best has one repetition */
 };
-/* "absent", "won", "tied", "lost", "single-run". */
+/* "absent", "won", "same", "undecided", "lost", "single-run". */
 const char *iom_outcome_name(enum iom_outcome o);
 
 /*
@@ -213,7 +256,7 @@ enum iom_outcome iom_report_outcome(const struct iom_report *m, size_t cell, enu
 
 /* The closing verdict of one compared value for one metric over every cell. */
 struct iom_report_tally {
-	unsigned won, tied, lost, single_run;
+	unsigned won, same, undecided, lost, single_run;
 	size_t nmargin;          /* cells it was compared in (margins counted) */
 	double median_margin_pct; /* median signed margin over those cells; NaN when none */
 };
@@ -226,10 +269,11 @@ struct iom_report_noisy {
 	enum iom_metric metric;
 	size_t n;
 	double cv_pct;
-	unsigned suggest;        /* repetitions that would resolve the difference (see reports.md) */
+	unsigned suggest;        /* repetitions that would settle its undecided verdict (see
+				  * reports.md); 0 when its verdict is not undecided */
+	bool capped;             /* more than suggest (the cap) would be needed */
+	enum iom_verdict_kind verdict; /* of its (cell, metric) */
 };
-/* The most repetitions suggested; a larger need reads "> 9999". */
-#define IOM_REPORT_MAX_SUGGEST 9999
 /* Every noisy entry in cell, metric, value order into *out (heap, caller frees); the count. */
 size_t iom_report_noisy_list(const struct iom_report *m, struct iom_report_noisy **out);
 
@@ -303,6 +347,7 @@ struct iom_report_opts_cli {
 	const char *alpha;     /* --alpha, --min-effect, --max-cv: NULL keeps the study's */
 	const char *min_effect;
 	const char *max_cv;
+	const char *correction; /* --correction: "holm", "bh", "none"; NULL keeps the study's */
 	const char *cell;      /* --cell: the cell of the HTML percentile and time charts */
 	const char *run;       /* --run: "N" (first directory) or "DIR:N"; text: the DiskSpd
 				* view of that run; html: the run of the IOPS-over-time chart */
@@ -404,7 +449,7 @@ int iom_report_find_run(const struct iom_report *m, const char *spec, size_t *sr
 			uint32_t *index, char *err, size_t errlen);
 
 /* The schema of the JSON report (raised on incompatible change). */
-#define IOM_REPORT_JSON_SCHEMA 1
+#define IOM_REPORT_JSON_SCHEMA 2
 
 /* `iomatrix report DIR`: the text report of one directory. 0 or -errno with err. */
 int iom_report_dir(FILE *out, const char *dir, const struct iom_report_opts_cli *o, char *err,

@@ -100,11 +100,20 @@ static void md_verdict(FILE *out, const struct iom_report *m, enum iom_metric k,
 	switch (vd->kind) {
 	case IOM_VERDICT_WIN:
 		md_text(out, m->compared[vd->winner]);
-		fprintf(out, " wins | %s | %.2g", mg, vd->p_value);
+		fprintf(out, " wins | %s | %.2g (%.2g)", mg, vd->p_value, vd->p_adjusted);
 		break;
-	case IOM_VERDICT_TIE:
-		fprintf(out, "tie (%s) | %s | %.2g",
-			vd->tie_by_p ? "not significant" : "difference too small", mg, vd->p_value);
+	case IOM_VERDICT_SAME:
+		fprintf(out, "same (within ± %g %%, TOST p %.2g) | %s | %.2g (%.2g)",
+			m->opts.min_effect_pct, vd->tost_adjusted, mg, vd->p_value, vd->p_adjusted);
+		break;
+	case IOM_VERDICT_UNDECIDED:
+		fprintf(out, "undecided (%s; ", vd->tie_by_p ? "not significant" :
+						 "not shown the same");
+		if (vd->settle_capped)
+			fprintf(out, "more than %u repetitions needed", vd->settle);
+		else
+			fprintf(out, "set timing.repeat = %u", vd->settle);
+		fprintf(out, ") | %s | %.2g (%.2g)", mg, vd->p_value, vd->p_adjusted);
 		break;
 	case IOM_VERDICT_SINGLE_RUN:
 		fprintf(out, "single run — no significance | %s | –", mg);
@@ -223,6 +232,7 @@ static void md_head(void *ctx, const struct iom_report *m)
 {
 	FILE *out = ((struct md *)ctx)->out;
 	char *fixed = iom_report_fixed_words(m);
+	char corr[96];
 
 	fputs("# iomatrix report", out);
 	iom_report_study_names(out, m, md_text);
@@ -231,10 +241,11 @@ static void md_head(void *ctx, const struct iom_report *m)
 		fputs(v ? ", " : "", out);
 		md_text(out, m->compared[v]);
 	}
-	fprintf(out, ". %zu run%s, %zu ok. A winner needs Welch's p < %g and a margin above %g %%; "
-		     "a coefficient of variation above %g %% is noisy.\n", m->nruns,
-		m->nruns == 1 ? "" : "s", m->nok,
-		m->opts.alpha, m->opts.min_effect_pct, m->opts.max_cv_pct);
+	iom_report_correction_words(m, corr, sizeof(corr));
+	fprintf(out, ". %zu run%s, %zu ok. A winner needs Welch's p < %g (%s) and a margin above "
+		     "%g %%; a coefficient of variation above %g %% is noisy.\n", m->nruns,
+		m->nruns == 1 ? "" : "s", m->nok, m->opts.alpha, corr, m->opts.min_effect_pct,
+		m->opts.max_cv_pct);
 	if (iom_report_by_study(m) && m->ncompared > 1) {
 		char *changes = iom_report_setup_changes(m);
 
@@ -268,8 +279,9 @@ static bool md_verdict_begin(void *ctx, const struct iom_report *m)
 
 	if (m->ncompared < 2 || !m->ncells)
 		return false;
-	fprintf(out, "\n## Verdict\n\nCells won / tied / lost (single run), median margin, "
-		     "over %zu cell%s.\n\n| %s |", m->ncells, m->ncells == 1 ? "" : "s", m->compare);
+	fprintf(out, "\n## Verdict\n\nCells won / same / undecided / lost (single run), median "
+		     "margin, over %zu cell%s.\n\n| %s |", m->ncells, m->ncells == 1 ? "" : "s",
+		m->compare);
 	for (int k = 0; k < IOM_NMETRIC; k++)
 		fprintf(out, " %s |", iom_metrics[k].title);
 	fputs("\n|---|", out);
@@ -291,8 +303,8 @@ static void md_verdict_row(void *ctx, const struct iom_report *m, size_t v,
 		char mg[32];
 
 		iom_report_fmt_margin(mg, sizeof(mg), (enum iom_metric)k, t[k].median_margin_pct);
-		fprintf(out, " %u / %u / %u (%u), %s |", t[k].won, t[k].tied, t[k].lost,
-			t[k].single_run, mg);
+		fprintf(out, " %u / %u / %u / %u (%u), %s |", t[k].won, t[k].same,
+			t[k].undecided, t[k].lost, t[k].single_run, mg);
 	}
 	fputc('\n', out);
 }
@@ -310,7 +322,7 @@ static void md_body(void *ctx, const struct iom_report *m)
 			md_text(out, m->compared[v]);
 			fputs(" |", out);
 		}
-		fputs(" verdict | margin | p |\n|---|", out);
+		fputs(" verdict | margin | p (adjusted) |\n|---|", out);
 		for (size_t v = 0; v < m->ncompared; v++)
 			fputs("---:|", out);
 		fputs("---|---:|---:|\n", out);
@@ -387,7 +399,7 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m,
 	static const char *const cols[] = {
 		"metric", NULL /* the compared dimension */, "n", "mean", "stddev", "cv_pct",
 		"ci95_low", "ci95_high", "outcome", "vs_best_other_pct", "noisy", "verdict",
-		"winner", "margin_pct", "p_value",
+		"winner", "margin_pct", "p_value", "p_adjusted",
 	};
 	struct iom_report_verdict *vd = all_verdicts(m);
 
@@ -430,6 +442,7 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m,
 				iom_csv_field(out, name_or_null(m, x->winner), false);
 				iom_csv_num(out, x->margin_pct);
 				iom_csv_num(out, x->p_value);
+				iom_csv_num(out, x->p_adjusted);
 				iom_csv_end(out);
 			}
 		}
@@ -520,9 +533,16 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 	iom_json_add(o, "runner_up", iom_json_str(name_or_null(m, vd->runner_up)));
 	iom_json_add(o, "margin_pct", iom_json_num(vd->margin_pct));
 	iom_json_add(o, "p_value", iom_json_num(vd->p_value));
-	iom_json_add(o, "tie_reason", vd->kind != IOM_VERDICT_TIE ? NULL :
+	iom_json_add(o, "p_adjusted", iom_json_num(vd->p_adjusted));
+	iom_json_add(o, "tost_p", iom_json_num(vd->tost_p));
+	iom_json_add(o, "tost_p_adjusted", iom_json_num(vd->tost_adjusted));
+	iom_json_add(o, "undecided_reason", vd->kind != IOM_VERDICT_UNDECIDED ? NULL :
 			     json_object_new_string(vd->tie_by_p ? "not significant" :
 								   "below min_effect"));
+	iom_json_add(o, "settle_repeat", vd->kind != IOM_VERDICT_UNDECIDED ? NULL :
+			     json_object_new_uint64(vd->settle));
+	iom_json_add(o, "settle_capped", vd->kind != IOM_VERDICT_UNDECIDED ? NULL :
+			     json_object_new_boolean(vd->settle_capped));
 	iom_json_add(o, "noisy", json_object_new_boolean(vd->noisy));
 	for (size_t v = 0; v < m->ncompared; v++) {
 		const struct iom_report_reps *r = &m->cells[c].by[v];
@@ -547,6 +567,12 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 		iom_json_add(x, "max", r->n ? iom_json_num(s.max) : NULL);
 		iom_json_add(x, "outcome", json_object_new_string(iom_outcome_name(oc)));
 		iom_json_add(x, "vs_best_other_pct", iom_json_num(mg));
+		if (m->vd) {
+			size_t i = (c * IOM_NMETRIC + k) * m->ncompared + v;
+
+			iom_json_add(x, "p_vs_best", iom_json_num(m->p_raw[i]));
+			iom_json_add(x, "p_vs_best_adjusted", iom_json_num(m->p_adj[i]));
+		}
 		for (size_t i = 0; i < r->n; i++)
 			json_object_array_add(runs, json_object_new_int64(r->run[i]));
 		iom_json_add(x, "runs", runs);
@@ -556,6 +582,8 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 			iom_json_add(x, "interrupted", json_object_new_int64(r->interrupted));
 		if (r->stalled)
 			iom_json_add(x, "stalled", json_object_new_int64(r->stalled));
+		if (r->few_ios) /* issue 18 */
+			iom_json_add(x, "too_few_ios", json_object_new_int64(r->few_ios));
 		iom_json_add(vals, m->compared[v], x);
 	}
 	iom_json_add(o, "values", vals);
@@ -585,6 +613,9 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 	iom_json_add(o, "alpha", iom_json_num(m->opts.alpha));
 	iom_json_add(o, "min_effect_pct", iom_json_num(m->opts.min_effect_pct));
 	iom_json_add(o, "max_cv_pct", iom_json_num(m->opts.max_cv_pct));
+	iom_json_add(o, "correction", json_object_new_string(
+		iom_correction_name((enum iom_correction)m->opts.correction)));
+	iom_json_add(o, "tests", json_object_new_uint64(m->ntests));
 	iom_json_add(root, "options", o);
 	a = json_object_new_array();
 	o = json_object_new_array();
@@ -665,7 +696,8 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 
 			iom_report_tally(m, (enum iom_metric)k, v, &t);
 			iom_json_add(y, "won", json_object_new_int64(t.won));
-			iom_json_add(y, "tied", json_object_new_int64(t.tied));
+			iom_json_add(y, "same", json_object_new_int64(t.same));
+			iom_json_add(y, "undecided", json_object_new_int64(t.undecided));
 			iom_json_add(y, "lost", json_object_new_int64(t.lost));
 			iom_json_add(y, "single_run", json_object_new_int64(t.single_run));
 			iom_json_add(y, "compared_cells", json_object_new_uint64(t.nmargin));
@@ -687,7 +719,8 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 		iom_json_add(x, "metric", json_object_new_string(iom_metrics[nz[i].metric].name));
 		iom_json_add(x, "n", json_object_new_uint64(nz[i].n));
 		iom_json_add(x, "cv_pct", iom_json_num(nz[i].cv_pct));
-		iom_json_add(x, "suggested_repetitions", json_object_new_int64(nz[i].suggest));
+		iom_json_add(x, "suggested_repetitions", nz[i].verdict != IOM_VERDICT_UNDECIDED ?
+			     NULL : json_object_new_int64(nz[i].suggest));
 		json_object_array_add(a, x);
 		free(label);
 	}

@@ -2,8 +2,8 @@
  * report_html — the report as one self-contained HTML page: inline CSS and SVG, no script,
  * nothing fetched. Part of the report module (report.h); the charts are drawn by chart.c.
  *
- * The page reads top-down the way a study is judged: the verdict (cells won, tied, lost per
- * compared value and metric), the charts, the winners table as a heat map (each value shaded
+ * The page reads top-down the way a study is judged: the verdict (cells won, same, undecided,
+ * lost per compared value and metric), the charts, the winners table as a heat map (each value shaded
  * by its margin over the best of the others: green when it won, red when it lost, white when
  * the difference is not significant, pale when a single run allows no test), the notes (noisy
  * cells, missing cells, runs left out) and the provenance of every directory with the
@@ -611,6 +611,7 @@ struct time_run {
 	double *x, *y;
 	size_t n;
 	char *name;
+	double secs, iops;  /* issue 18: the window's length and rate, for a run too short */
 };
 
 static int read_series(const struct iom_report *m, struct time_run *t, char *err, size_t errlen)
@@ -623,14 +624,22 @@ static int read_series(const struct iom_report *m, struct time_run *t, char *err
 	if (ret == 0) {
 		const struct iom_run_result *r = &f.r;
 
+		double at = 0;
+
 		t->n = r->nintervals;
 		t->x = xcalloc(t->n + 1, sizeof(*t->x));
 		t->y = xcalloc(t->n + 1, sizeof(*t->y));
+		/* issue 18: each rate over its interval's real length (the last ends with the
+		 * window), plotted at the interval's end */
 		for (size_t i = 0; i < t->n; i++) {
-			t->x[i] = (double)(i + 1) * (double)IOM_INTERVAL_NS / 1e9;
-			t->y[i] = (double)(r->intervals[i].ios[0] + r->intervals[i].ios[1]) /
-				  ((double)IOM_INTERVAL_NS / 1e9);
+			double secs = iom_interval_secs(&r->intervals[i]);
+
+			at += secs;
+			t->x[i] = at;
+			t->y[i] = (double)(r->intervals[i].ios[0] + r->intervals[i].ios[1]) / secs;
 		}
+		t->secs = r->elapsed_s;
+		t->iops = r->dir[IOM_DIR_TOTAL].iops;
 	}
 	iom_result_file_release(&f);
 	return ret;
@@ -652,6 +661,17 @@ static void time_chart(FILE *out, const struct iom_report *m, struct time_run *r
 						      .color = runs[i].compared,
 						      .markers = runs[i].n <= 60 };
 	}
+	/* issue 18: a run too short for a line says so rather than vanishing */
+	for (size_t i = 0; i < nr && ns; i++) {
+		char v[32];
+
+		if (runs[i].n >= 2)
+			continue;
+		iom_report_fmt_value(v, sizeof(v), IOM_METRIC_IOPS, runs[i].iops);
+		note(out, "not drawn: run %u (%s) measured %.2f s, less than two 1-second "
+			  "intervals; %s IOPS over its window", (unsigned)runs[i].run, runs[i].name,
+		     runs[i].secs, v);
+	}
 	if (ns) {
 		struct iom_line_chart c = {
 			.id = "chart-time", .title = title,
@@ -669,8 +689,14 @@ static void time_chart(FILE *out, const struct iom_report *m, struct time_run *r
 			note(out, "left out: %zu run%s with fewer than two 1-second intervals (a "
 			      "window shorter than 2 s)", nr - ns, nr - ns == 1 ? "" : "s");
 	} else if (nr) {
-		note(out, "not drawn: the run%s recorded fewer than two 1-second intervals "
-			  "(a window shorter than 2 s)", nr > 1 ? "s" : "");
+		for (size_t i = 0; i < nr; i++) {
+			char v[32];
+
+			iom_report_fmt_value(v, sizeof(v), IOM_METRIC_IOPS, runs[i].iops);
+			note(out, "not drawn: run %u (%s) measured %.2f s, less than two 1-second "
+				  "intervals; %s IOPS over its window", (unsigned)runs[i].run,
+			     runs[i].name, runs[i].secs, v);
+		}
 	} else {
 		note(out, "not drawn: no finished run in this cell");
 	}
@@ -692,15 +718,18 @@ struct html {
 static bool verdict_begin(void *ctx, const struct iom_report *m)
 {
 	FILE *out = ((struct html *)ctx)->out;
+	char corr[96];
 
 	fputs("<h2 id=\"verdict\">Verdict</h2>\n", out);
 	if (m->ncompared < 2) {
 		note(out, "one %s only: nothing to compare", m->compare);
 		return false;
 	}
-	fprintf(out, "<p class=\"sub\">cells won / tied / lost over %zu cell%s, and the median "
-		     "margin against the best of the others (a win needs Welch's p &lt; %g and a "
-		     "margin above %g %%)</p>\n", m->ncells, m->ncells == 1 ? "" : "s", m->opts.alpha,
+	iom_report_correction_words(m, corr, sizeof(corr));
+	fprintf(out, "<p class=\"sub\">cells won / same / undecided / lost over %zu cell%s, and the "
+		     "median margin against the best of the others (a win needs Welch's p &lt; %g, %s, "
+		     "and a margin above %g %%)</p>\n", m->ncells, m->ncells == 1 ? "" : "s",
+		m->opts.alpha, corr,
 		m->opts.min_effect_pct);
 	fputs("<table><thead><tr><th class=\"l\">", out);
 	esc(out, m->compare);
@@ -723,13 +752,13 @@ static void verdict_row(void *ctx, const struct iom_report *m, size_t v,
 	for (int k = 0; k < IOM_NMETRIC; k++) {
 		const struct iom_report_tally *t = &tally[k];
 		char mg[32], bg[16];
-		unsigned decided = t->won + t->tied + t->lost;
+		unsigned decided = t->won + t->same + t->undecided + t->lost;
 
 		iom_chart_heat(bg, sizeof(bg), decided ? 0.8 * ((double)t->won - t->lost) /
 							       decided : 0);
 		iom_report_fmt_margin(mg, sizeof(mg), (enum iom_metric)k, t->median_margin_pct);
-		fprintf(out, "<td style=\"background:%s\">%u won · %u tied · %u lost", bg, t->won,
-			t->tied, t->lost);
+		fprintf(out, "<td style=\"background:%s\">%u won · %u same · %u undecided · %u lost",
+			bg, t->won, t->same, t->undecided, t->lost);
 		if (t->single_run)
 			fprintf(out, " · %u single run", t->single_run);
 		fprintf(out, "<small>median %s</small></td>", mg);
@@ -812,8 +841,11 @@ static void heat_cell(FILE *out, const struct iom_report *m, size_t c, size_t v,
 			iom_report_fmt_margin(mb, sizeof(mb), k, vd->margin_pct);
 			fprintf(out, "<small>%s</small>", mb);
 			break;
-		case IOM_VERDICT_TIE:
-			fprintf(out, "<small>tie</small>");
+		case IOM_VERDICT_SAME:
+			fprintf(out, "<small>same</small>");
+			break;
+		case IOM_VERDICT_UNDECIDED:
+			fprintf(out, "<small>undecided</small>");
 			break;
 		case IOM_VERDICT_SINGLE_RUN:
 			iom_report_fmt_margin(mb, sizeof(mb), k, vd->margin_pct);
@@ -840,8 +872,8 @@ static void heat_table(FILE *out, const struct iom_report *m)
 	iom_chart_heat(pale, sizeof(pale), 0.3);
 	fprintf(out, "<p class=\"sub key\">mean over repetitions; shade by margin over the best of "
 		     "the others: <span style=\"background:%s\">won</span><span "
-		     "style=\"background:%s\">lost</span><span>tie (not significant or ≤ %g %%)"
-		     "</span><span style=\"background:%s\">single run, no test</span> "
+		     "style=\"background:%s\">lost</span><span>same (within ± %g %%) or "
+		     "undecided</span><span style=\"background:%s\">single run, no test</span> "
 		     "<span class=\"noisy\">~</span> noisy (CV &gt; %g %%); hover a value for its "
 		     "confidence interval</p>\n", pos, neg, m->opts.min_effect_pct, pale,
 		m->opts.max_cv_pct);

@@ -42,6 +42,7 @@ struct rec {
 	size_t cellx, compared;
 	enum iom_run_status status;
 	bool stalled;                /* ok, but stalled: error holds why */
+	bool few_ios;                /* issue 18: fewer than IOM_MIN_PCT_IOS I/Os measured */
 	double v[IOM_NMETRIC];
 	double x[IOM_NX];
 	char *error;
@@ -156,6 +157,15 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 	rec->stalled = r->status == IOM_RUN_OK && r->stall.stalled;
 	if (rec->stalled && !rec->error)
 		rec->error = xstrdup(r->stall.reason ? r->stall.reason : "the window stalled");
+	/* issue 18: not steady by warmup_max: left out of verdicts, like a stall, with why */
+	if (r->status == IOM_RUN_OK && !rec->stalled && r->steady.asked && !r->steady.reached) {
+		rec->stalled = true;
+		free(rec->error);
+		rec->error = xasprintf("steady state (%s) not reached in %.1f s of warm-up: spread "
+				       "%.1f%%", r->steady.criterion ? r->steady.criterion : "?",
+				       r->steady.warmup_s, r->steady.spread_pct);
+	}
+	rec->few_ios = t->ios < IOM_MIN_PCT_IOS;
 	rec->v[IOM_METRIC_IOPS] = t->iops;
 	rec->v[IOM_METRIC_MB_S] = t->mb_s;
 	rec->v[IOM_METRIC_LAT_MEAN] = t->lat.mean;
@@ -301,6 +311,7 @@ static void build_reps(struct iom_report *m, struct rec *recs, size_t nrecs)
 				r->v[k][r->n] = recs[i].v[k];
 			for (int k = 0; k < IOM_NX; k++)
 				r->x[k][r->n] = recs[i].x[k];
+			r->few_ios += recs[i].few_ios;
 			r->n++;
 			m->nok++;
 			m->src[recs[i].src].nok++;
@@ -454,7 +465,8 @@ static void find_missing(struct iom_report *m, size_t src, const uint32_t *idx, 
 		for (size_t r = 1; r <= nruns; r++) {
 			while (k < n && idx[k] < r)
 				k++;
-			if (st.run[r] != IOM_RS_PENDING && !(k < n && idx[k] == r))
+			if (st.run[r] != IOM_RS_PENDING && st.run[r] != IOM_RS_SKIPPED &&
+			    !(k < n && idx[k] == r))
 				add_damaged(m, src, (uint32_t)r, "result file missing");
 		}
 	}
@@ -479,9 +491,10 @@ int iom_report_load_many(const char *const *dirs, size_t n, const char *compare,
 		compare = IOM_REPORT_COMPARE_STUDY;
 	m->compare = xstrdup(compare ? compare : default_compare(m));
 	m->opts = m->src[0].study.report;
+	m->settle_cap = m->src[0].study.timing.repeat_max; /* issue 18: 0 is the default cap */
 	if (!(m->opts.alpha > 0)) /* a study.json without a report section */
 		m->opts = (struct iom_report_opts){ IOM_REPORT_ALPHA, IOM_REPORT_MIN_EFFECT_PCT,
-						    IOM_REPORT_MAX_CV_PCT };
+						    IOM_REPORT_MAX_CV_PCT, IOM_CORRECTION_HOLM };
 	for (size_t s = 0; s < n && ret == 0; s++) {
 		uint32_t *idx = NULL;
 		size_t nidx = 0;
@@ -513,6 +526,7 @@ int iom_report_load_many(const char *const *dirs, size_t n, const char *compare,
 		build_cells(m, recs, nrecs);
 		name_compared(m, recs, nrecs);
 		build_reps(m, recs, nrecs);
+		iom_report_decide(m);
 	}
 	for (size_t i = 0; i < nrecs; i++)
 		rec_free(&recs[i]);
@@ -562,6 +576,11 @@ void iom_report_release(struct iom_report *m)
 		free(m->damaged[i].why);
 	free(m->damaged);
 	free(m->compare);
+	free(m->vd);
+	free(m->p_raw);
+	free(m->p_adj);
+	free(m->tost_raw);
+	free(m->tost_adj);
 	for (size_t i = 0; i < m->nsrc; i++) {
 		free(m->src[i].dir);
 		free(m->src[i].name);
@@ -600,9 +619,28 @@ int iom_report_set_opts(struct iom_report *m, const char *alpha, const char *min
 				errlen);
 	if (ret == 0)
 		ret = parse_opt("max_cv", "--max-cv", max_cv, &o.max_cv_pct, err, errlen);
-	if (ret == 0)
+	if (ret == 0) {
 		m->opts = o;
+		if (m->vd)
+			iom_report_decide(m);
+	}
 	return ret;
+}
+
+int iom_report_set_correction(struct iom_report *m, const char *text, char *err, size_t errlen)
+{
+	int c;
+
+	if (!text)
+		return 0;
+	c = iom_correction_from_name(text);
+	if (c < 0)
+		return iom_err(err, errlen, EINVAL, "--correction: '%s' is not holm, bh or none",
+			       text);
+	m->opts.correction = (uint32_t)c;
+	if (m->vd)
+		iom_report_decide(m);
+	return 0;
 }
 
 static bool has_run(const struct iom_report *m, size_t src, uint32_t index)

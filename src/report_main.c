@@ -122,6 +122,8 @@ int iom_report_main(FILE *out, const char *const *dirs, size_t ndirs,
 	}
 	if (ret == 0)
 		ret = iom_report_set_opts(&m, o->alpha, o->min_effect, o->max_cv, err, errlen);
+	if (ret == 0)
+		ret = iom_report_set_correction(&m, o->correction, err, errlen);
 	if (ret == 0 && o->output) {
 		f = open_memstream(&buf, &len);
 		if (!f)

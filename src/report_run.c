@@ -165,6 +165,15 @@ static void print_pct_table(FILE *out, const struct iom_run_result *r)
 	};
 	static const enum iom_dir cols[] = { IOM_DIR_READ, IOM_DIR_WRITE, IOM_DIR_TOTAL };
 
+	char few[48];
+
+	/* issue 18: too few I/Os for percentiles to mean anything */
+	if (iom_result_few_ios_text(r->dir[IOM_DIR_TOTAL].ios, few, sizeof(few))) {
+		fprintf(out, "latency percentiles: %s; min %.3f ms, max %.3f ms\n", few,
+			(double)r->dir[IOM_DIR_TOTAL].lat.min / 1e6,
+			(double)r->dir[IOM_DIR_TOTAL].lat.max / 1e6);
+		return;
+	}
 	fprintf(out, "  %%-ile |  Read (ms) | Write (ms) | Total (ms)\n");
 	fprintf(out, "----------------------------------------------\n");
 	for (size_t i = 0; i < IOM_ARRAY_SIZE(rows); i++) {
@@ -193,8 +202,18 @@ static void print_extras(FILE *out, const struct iom_run_result *r)
 	fprintf(out, "MB/s above is MiB/s (2^20 bytes per second), as DiskSpd prints it; in decimal "
 		     "MB/s (10^6):\n  total %.2f, read %.2f, write %.2f\n",
 		t->mb_s, r->dir[IOM_DIR_READ].mb_s, r->dir[IOM_DIR_WRITE].mb_s);
-	fprintf(out, "over %zu intervals of 1 s: IOPS stddev %.2f, MB/s stddev %.2f (decimal)\n",
-		r->nintervals, r->iops_stddev, r->mb_s_stddev);
+	{
+		size_t full = 0;
+
+		for (size_t i = 0; i < r->nintervals; i++)
+			full += iom_interval_full(&r->intervals[i]);
+		if (isfinite(r->iops_stddev))
+			fprintf(out, "over %zu full intervals of 1 s: IOPS stddev %.2f, MB/s stddev "
+				     "%.2f (decimal)\n", full, r->iops_stddev, r->mb_s_stddev);
+		else
+			fprintf(out, "IOPS and MB/s stddev: n/a (%zu full interval%s of 1 s; it takes "
+				     "two)\n", full, full == 1 ? "" : "s");
+	}
 	fprintf(out, "mean queue depth achieved: %.2f\n", r->qd_mean);
 	fprintf(out, "CPU: Kernel above includes irq, softirq and steal; iowait counts as Idle\n"
 		     "  avg. iowait %.2f%%, irq %.2f%%, softirq %.2f%%, steal %.2f%%\n",

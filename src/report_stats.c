@@ -2,13 +2,17 @@
  * report_stats — the statistics that decide winners (report.h), computed from the loaded model
  * alone; the numbers themselves (Welch's t-test, summaries) are stats.c's.
  *
- * Per (cell, metric): the best and the runner-up by mean; Welch's t-test between them; a win
- * needs p < alpha and a margin above min_effect, the margin being the difference relative to
- * the worse of the two (so "+20.8 %" more IOPS and "-18.2 %" less latency read the same way,
- * and a loss is exactly the mirror of a win). A value that is not the best "lost" when it is
- * significantly and materially worse than the best, else it "tied". One repetition on either
- * side of a test gives "single-run": no significance is claimed. Per (compared value, metric):
- * the tally over every cell; and the noisy entries, with the repetitions that would settle them.
+ * Per (cell, metric): the best and the runner-up by mean. Every other compared value against
+ * the best is one comparison of the report's family: Welch's t-test for a difference and two
+ * one-sided tests (TOST) for equivalence within ± min_effect of the worse mean, both p-values
+ * adjusted over the whole family (Holm by default, Benjamini–Hochberg or none;
+ * iom_report_decide()). The verdict: a win needs the adjusted p < alpha and a margin above
+ * min_effect, the margin being the difference relative to the worse of the two (so "+20.8 %"
+ * more IOPS and "-18.2 %" less latency read the same way, and a loss is exactly the mirror of
+ * a win); "same" needs the adjusted TOST p < alpha; otherwise "undecided", with the
+ * repetitions that would likely settle it (normal approximation, 80 % power, capped). One
+ * repetition on either side gives "single-run": no significance is claimed. Per (compared
+ * value, metric): the tally over every cell; and the noisy entries.
  */
 #include "report.h"
 
@@ -27,7 +31,6 @@ const struct iom_metric_info iom_metrics[IOM_NMETRIC] = {
 	[IOM_METRIC_CPU_PER_IO] = { "cpu_us_per_io", "CPU/IO", false },
 };
 
-#define POWER_Z 0.8416212335729143 /* the normal quantile of 0.8: 80 % power */
 
 /* ---- statistics ---- */
 
@@ -62,7 +65,8 @@ static double rel_margin(enum iom_metric k, double a, double b)
 static const char *const verdict_names[] = {
 	[IOM_VERDICT_NONE] = "none",
 	[IOM_VERDICT_WIN] = "win",
-	[IOM_VERDICT_TIE] = "tie",
+	[IOM_VERDICT_SAME] = "same",
+	[IOM_VERDICT_UNDECIDED] = "undecided",
 	[IOM_VERDICT_SINGLE_RUN] = "single-run",
 };
 
@@ -74,7 +78,8 @@ const char *iom_verdict_name(enum iom_verdict_kind k)
 static const char *const outcome_names[] = {
 	[IOM_OUTCOME_ABSENT] = "absent",
 	[IOM_OUTCOME_WON] = "won",
-	[IOM_OUTCOME_TIED] = "tied",
+	[IOM_OUTCOME_SAME] = "same",
+	[IOM_OUTCOME_UNDECIDED] = "undecided",
 	[IOM_OUTCOME_LOST] = "lost",
 	[IOM_OUTCOME_SINGLE_RUN] = "single-run",
 };
@@ -95,8 +100,16 @@ static double welch_p(const struct iom_report_reps *a, const struct iom_report_r
 	return w.p;
 }
 
-void iom_report_verdict(const struct iom_report *m, size_t cell, enum iom_metric k,
-			struct iom_report_verdict *v)
+/* issue 18: whether r's values of metric k take part in verdicts: not a p99 from runs of too
+ * few I/Os to have one. */
+static bool usable(const struct iom_report_reps *r, enum iom_metric k)
+{
+	return !(k == IOM_METRIC_LAT_P99 && r->few_ios);
+}
+
+/* The best and runner-up of (cell, k), the margin, the noise: the verdict before any test. */
+static void rank(const struct iom_report *m, size_t cell, enum iom_metric k,
+		 struct iom_report_verdict *v)
 {
 	const struct iom_report_cell *c = &m->cells[cell];
 	double bm = NAN, rm = NAN;
@@ -104,10 +117,12 @@ void iom_report_verdict(const struct iom_report *m, size_t cell, enum iom_metric
 
 	memset(v, 0, sizeof(*v));
 	v->best = v->winner = v->runner_up = -1;
-	v->margin_pct = v->p_value = NAN;
+	v->margin_pct = v->p_value = v->p_adjusted = v->tost_p = v->tost_adjusted = NAN;
 	for (size_t i = 0; i < m->ncompared; i++) {
 		double x = iom_report_mean(&c->by[i], k);
 
+		if (!usable(&c->by[i], k))
+			continue;
 		if (c->by[i].n >= 2)
 			v->max_cv_pct = IOM_MAX(v->max_cv_pct, iom_stats_cv(c->by[i].v[k],
 									   c->by[i].n) * 100);
@@ -129,19 +144,203 @@ void iom_report_verdict(const struct iom_report *m, size_t cell, enum iom_metric
 		return;
 	v->runner_up = second;
 	v->margin_pct = rel_margin(k, bm, rm);
-	if (c->by[best].n < 2 || c->by[second].n < 2) {
+	if (c->by[best].n < 2 || c->by[second].n < 2)
 		v->kind = IOM_VERDICT_SINGLE_RUN;
-		return;
+}
+
+/* The alpha a suggestion plans for: Bonferroni's over the family (what Holm's first step and
+ * Benjamini–Hochberg's worst case need), alpha itself without correction. */
+static double planned_alpha(const struct iom_report *m)
+{
+	if (m->opts.correction == IOM_CORRECTION_NONE || m->ntests < 2)
+		return m->opts.alpha;
+	return m->opts.alpha / (double)m->ntests;
+}
+
+/*
+ * Repetitions per side that would likely settle an undecided comparison, with 80 % power, cv
+ * the pooled CV in % and d the observed margin in %: the smallest n with n ≥ 2 (t₁ + t₀.₈)²
+ * (cv / gap)², the t quantiles at df 2n − 2 (so a few repetitions are not promised the power
+ * of many). A difference above min_effect e needs Welch's test to reach it: gap d, t₁ at
+ * 1 − α/2; one below needs the equivalence test to clear the rest of the band: gap e − d, t₁
+ * at 1 − α. α is planned_alpha(). At least one more than the repetitions there are; *capped
+ * when more than the cap would be needed (the cap is returned).
+ */
+static unsigned settle_reps(const struct iom_report *m, double cv_pct, double d, size_t have,
+			    bool *capped)
+{
+	double a = planned_alpha(m), e = m->opts.min_effect_pct, z, gap, n;
+	unsigned cap = m->settle_cap ? m->settle_cap : IOM_REPORT_SETTLE_CAP;
+
+	*capped = false;
+	gap = d > e ? d : e - d;
+	for (n = (double)have + 1; gap > 0 && n <= cap; n++) {
+		double df = 2 * n - 2;
+
+		z = iom_stats_t_quantile(d > e ? 1 - a / 2 : 1 - a, df) +
+		    iom_stats_t_quantile(0.8, df);
+		if (2 * z * z * (cv_pct / gap) * (cv_pct / gap) <= n)
+			return (unsigned)n;
 	}
-	v->p_value = welch_p(&c->by[best], &c->by[second], k);
-	v->tie_by_p = !(v->p_value < m->opts.alpha);
+	*capped = true;
+	return cap;
+}
+
+/* The verdict from its ranking and the runner-up's adjusted p-values. */
+static void judge(const struct iom_report *m, size_t cell, enum iom_metric k,
+		  struct iom_report_verdict *v, double p_adj, double tost_adj)
+{
+	const struct iom_report_reps *b, *r;
+	double cb, cr;
+
+	if (v->runner_up < 0 || v->kind == IOM_VERDICT_SINGLE_RUN)
+		return;
+	v->p_adjusted = p_adj;
+	v->tost_adjusted = tost_adj;
+	v->tie_by_p = !(p_adj < m->opts.alpha);
 	v->tie_by_effect = !(v->margin_pct > m->opts.min_effect_pct);
 	if (!v->tie_by_p && !v->tie_by_effect) {
 		v->kind = IOM_VERDICT_WIN;
-		v->winner = best;
-	} else {
-		v->kind = IOM_VERDICT_TIE;
+		v->winner = v->best;
+		return;
 	}
+	if (tost_adj < m->opts.alpha) {
+		v->kind = IOM_VERDICT_SAME;
+		return;
+	}
+	v->kind = IOM_VERDICT_UNDECIDED;
+	b = &m->cells[cell].by[v->best];
+	r = &m->cells[cell].by[v->runner_up];
+	cb = iom_stats_cv(b->v[k], b->n) * 100;
+	cr = iom_stats_cv(r->v[k], r->n) * 100;
+	v->settle = settle_reps(m, sqrt((cb * cb + cr * cr) / 2), v->margin_pct,
+				IOM_MIN(b->n, r->n), &v->settle_capped);
+}
+
+void iom_report_verdict(const struct iom_report *m, size_t cell, enum iom_metric k,
+			struct iom_report_verdict *v)
+{
+	const struct iom_report_cell *c = &m->cells[cell];
+
+	if (m->vd) {
+		*v = m->vd[cell * IOM_NMETRIC + k];
+		return;
+	}
+	rank(m, cell, k, v);
+	if (v->runner_up < 0 || v->kind == IOM_VERDICT_SINGLE_RUN)
+		return;
+	v->p_value = welch_p(&c->by[v->best], &c->by[v->runner_up], k);
+	if (iom_stats_tost(c->by[v->runner_up].v[k], c->by[v->runner_up].n, c->by[v->best].v[k],
+			   c->by[v->best].n, fabs(iom_report_mean(&c->by[v->runner_up], k)) *
+			   m->opts.min_effect_pct / 100, &v->tost_p) < 0)
+		v->tost_p = NAN;
+	judge(m, cell, k, v, v->p_value, v->tost_p);
+}
+
+static size_t at(const struct iom_report *m, size_t cell, int k, size_t cv)
+{
+	return (cell * IOM_NMETRIC + (size_t)k) * m->ncompared + cv;
+}
+
+void iom_report_decide(struct iom_report *m)
+{
+	size_t n = m->ncells * IOM_NMETRIC * m->ncompared + 1;
+
+	free(m->vd);
+	free(m->p_raw);
+	free(m->p_adj);
+	free(m->tost_raw);
+	free(m->tost_adj);
+	m->vd = xcalloc(m->ncells * IOM_NMETRIC + 1, sizeof(*m->vd));
+	m->p_raw = xcalloc(n, sizeof(double));
+	m->p_adj = xcalloc(n, sizeof(double));
+	m->tost_raw = xcalloc(n, sizeof(double));
+	m->tost_adj = xcalloc(n, sizeof(double));
+	m->ntests = 0;
+	for (size_t i = 0; i < n; i++)
+		m->p_raw[i] = m->p_adj[i] = m->tost_raw[i] = m->tost_adj[i] = NAN;
+	for (size_t c = 0; c < m->ncells; c++) {
+		for (int k = 0; k < IOM_NMETRIC; k++) {
+			struct iom_report_verdict *v = &m->vd[c * IOM_NMETRIC + k];
+			const struct iom_report_reps *b;
+
+			rank(m, c, (enum iom_metric)k, v);
+			if (v->best < 0)
+				continue;
+			b = &m->cells[c].by[v->best];
+			for (size_t i = 0; i < m->ncompared; i++) {
+				const struct iom_report_reps *r = &m->cells[c].by[i];
+				double delta;
+
+				if ((int)i == v->best || r->n < 2 || b->n < 2 ||
+				    !usable(r, (enum iom_metric)k))
+					continue;
+				m->p_raw[at(m, c, k, i)] = welch_p(r, b, (enum iom_metric)k);
+				/* Within ± min_effect of the worse of the two, as the margin is. */
+				delta = fabs(iom_report_mean(r, (enum iom_metric)k)) *
+					m->opts.min_effect_pct / 100;
+				if (iom_stats_tost(r->v[k], r->n, b->v[k], b->n, delta,
+						   &m->tost_raw[at(m, c, k, i)]) < 0)
+					m->tost_raw[at(m, c, k, i)] = NAN;
+				if (!isnan(m->p_raw[at(m, c, k, i)]))
+					m->ntests++;
+			}
+		}
+	}
+	iom_stats_adjust_p(m->p_raw, n - 1, (enum iom_stats_adjust)m->opts.correction, m->p_adj);
+	iom_stats_adjust_p(m->tost_raw, n - 1, (enum iom_stats_adjust)m->opts.correction,
+			   m->tost_adj);
+	for (size_t c = 0; c < m->ncells; c++) {
+		for (int k = 0; k < IOM_NMETRIC; k++) {
+			struct iom_report_verdict *v = &m->vd[c * IOM_NMETRIC + k];
+
+			if (v->runner_up < 0 || v->kind == IOM_VERDICT_SINGLE_RUN)
+				continue;
+			v->p_value = m->p_raw[at(m, c, k, (size_t)v->runner_up)];
+			v->tost_p = m->tost_raw[at(m, c, k, (size_t)v->runner_up)];
+			judge(m, c, (enum iom_metric)k, v, m->p_adj[at(m, c, k, (size_t)v->runner_up)],
+			      m->tost_adj[at(m, c, k, (size_t)v->runner_up)]);
+		}
+	}
+}
+
+void iom_report_correction_words(const struct iom_report *m, char *buf, size_t len)
+{
+	switch (m->opts.correction) {
+	case IOM_CORRECTION_HOLM:
+		snprintf(buf, len, "Holm's correction over %zu tests", m->ntests);
+		break;
+	case IOM_CORRECTION_BH:
+		snprintf(buf, len, "Benjamini–Hochberg over %zu tests", m->ntests);
+		break;
+	default:
+		snprintf(buf, len, "no correction (%zu tests)", m->ntests);
+		break;
+	}
+}
+
+/* cv's equivalence p against the best of (cell, k), adjusted when the model is decided. */
+static double tost_vs_best(const struct iom_report *m, size_t cell, enum iom_metric k,
+			   size_t cv, const struct iom_report_reps *me,
+			   const struct iom_report_reps *b)
+{
+	double p;
+
+	if (m->vd)
+		return m->tost_adj[at(m, cell, (int)k, cv)];
+	if (iom_stats_tost(me->v[k], me->n, b->v[k], b->n, fabs(iom_report_mean(me, k)) *
+			   m->opts.min_effect_pct / 100, &p) < 0)
+		return NAN;
+	return p;
+}
+
+/* cv's p against the best of (cell, k), adjusted when the model is decided. */
+static double p_vs_best(const struct iom_report *m, size_t cell, enum iom_metric k, size_t cv,
+			const struct iom_report_reps *me, const struct iom_report_reps *b)
+{
+	if (m->vd)
+		return m->p_adj[at(m, cell, (int)k, cv)];
+	return welch_p(me, b, k);
 }
 
 enum iom_outcome iom_report_outcome(const struct iom_report *m, size_t cell, enum iom_metric k,
@@ -155,12 +354,12 @@ enum iom_outcome iom_report_outcome(const struct iom_report *m, size_t cell, enu
 
 	if (margin_pct)
 		*margin_pct = NAN;
-	if (me->n == 0)
+	if (me->n == 0 || !usable(me, k))
 		return IOM_OUTCOME_ABSENT;
 	for (size_t i = 0; i < m->ncompared; i++) {
 		double x = iom_report_mean(&c->by[i], k);
 
-		if (i == cv || !isfinite(x))
+		if (i == cv || !isfinite(x) || !usable(&c->by[i], k))
 			continue;
 		if (other < 0 || better(k, x, om)) {
 			other = (int)i;
@@ -176,8 +375,10 @@ enum iom_outcome iom_report_outcome(const struct iom_report *m, size_t cell, enu
 		switch (v.kind) {
 		case IOM_VERDICT_WIN:
 			return IOM_OUTCOME_WON;
-		case IOM_VERDICT_TIE:
-			return IOM_OUTCOME_TIED;
+		case IOM_VERDICT_SAME:
+			return IOM_OUTCOME_SAME;
+		case IOM_VERDICT_UNDECIDED:
+			return IOM_OUTCOME_UNDECIDED;
 		default:
 			return IOM_OUTCOME_SINGLE_RUN;
 		}
@@ -185,10 +386,12 @@ enum iom_outcome iom_report_outcome(const struct iom_report *m, size_t cell, enu
 	b = &c->by[v.best];
 	if (me->n < 2 || b->n < 2)
 		return IOM_OUTCOME_SINGLE_RUN;
-	if (welch_p(me, b, k) < m->opts.alpha &&
+	if (p_vs_best(m, cell, k, cv, me, b) < m->opts.alpha &&
 	    rel_margin(k, iom_report_mean(b, k), mine) > m->opts.min_effect_pct)
 		return IOM_OUTCOME_LOST;
-	return IOM_OUTCOME_TIED;
+	if (tost_vs_best(m, cell, k, cv, me, b) < m->opts.alpha)
+		return IOM_OUTCOME_SAME;
+	return IOM_OUTCOME_UNDECIDED;
 }
 
 void iom_report_tally(const struct iom_report *m, enum iom_metric k, size_t cv,
@@ -204,8 +407,11 @@ void iom_report_tally(const struct iom_report *m, enum iom_metric k, size_t cv,
 		case IOM_OUTCOME_WON:
 			t->won++;
 			break;
-		case IOM_OUTCOME_TIED:
-			t->tied++;
+		case IOM_OUTCOME_SAME:
+			t->same++;
+			break;
+		case IOM_OUTCOME_UNDECIDED:
+			t->undecided++;
 			break;
 		case IOM_OUTCOME_LOST:
 			t->lost++;
@@ -222,24 +428,6 @@ void iom_report_tally(const struct iom_report *m, enum iom_metric k, size_t cv,
 	}
 	t->median_margin_pct = t->nmargin ? iom_stats_median(margins, t->nmargin) : NAN;
 	free(margins);
-}
-
-/*
- * Repetitions per side for a two-sided Welch test at alpha to detect a difference of d % with
- * 80 % power when the CV is cv %: 2 (z_{1−α/2} + z_{0.8})² (cv / d)², the normal
- * approximation. d is the larger of the observed margin and min_effect (at least 0.5 %).
- */
-static unsigned suggest_reps(const struct iom_report *m, double cv_pct, double margin_pct)
-{
-	double d = IOM_MAX(isfinite(margin_pct) ? margin_pct : 0, m->opts.min_effect_pct);
-	double za = iom_stats_t_quantile(1 - m->opts.alpha / 2, 1e9), n;
-
-	if (d < 0.5)
-		d = 0.5;
-	n = ceil(2 * (za + POWER_Z) * (za + POWER_Z) * (cv_pct / d) * (cv_pct / d));
-	if (!(n < IOM_REPORT_MAX_SUGGEST))
-		return IOM_REPORT_MAX_SUGGEST;
-	return n < 2 ? 2 : (unsigned)n;
 }
 
 size_t iom_report_noisy_list(const struct iom_report *m, struct iom_report_noisy **out)
@@ -270,7 +458,9 @@ size_t iom_report_noisy_list(const struct iom_report *m, struct iom_report_noisy
 				(*out)[n] = (struct iom_report_noisy){
 					.cell = c, .compared = v, .metric = (enum iom_metric)k,
 					.n = r->n, .cv_pct = cv,
-					.suggest = suggest_reps(m, cv, vd.margin_pct),
+					.suggest = vd.kind == IOM_VERDICT_UNDECIDED ?
+						   vd.settle : 0,
+					.capped = vd.settle_capped, .verdict = vd.kind,
 				};
 				n++;
 			}

@@ -5,12 +5,13 @@
  * One row per cell named in the compact words of the trade ("4K rnd rd70 qd32"), one column
  * group per compared value, 4 significant figures with the unit in the text (12.35K IOPS,
  * 70.9µs); a winner marked '*' (bold on a terminal) with its margin beneath ("better by
- * 20.8%"), "tie" or "(better by 3.1%)" (single run) otherwise. Every line fits the width (the
- * terminal's, COLUMNS or --width; 100 when not a terminal): when the column groups of all
- * compared values do not fit side by side, there is one table per metric with the compared
- * values as its columns, never a block per compared value. The closing verdict counts per
- * compared value the cells won, tied and lost with the median margin. The DiskSpd-style report
- * of a single run is report_run.c's.
+ * 20.8%"), "same", "?" (undecided) or "(better by 3.1%)" (single run) otherwise. Every line
+ * fits the width (the terminal's, COLUMNS or --width; 100 when not a terminal): when the column
+ * groups of all compared values do not fit side by side, there is one table per metric with
+ * the compared values as its columns, never a block per compared value. The closing verdict
+ * counts per compared value the cells won, same, undecided and lost with the median margin;
+ * the undecided cells follow with the repetitions that would settle them. The DiskSpd-style
+ * report of a single run is report_run.c's.
  */
 #include "report.h"
 
@@ -117,6 +118,10 @@ static void entry_text(const struct iom_report *m, size_t cell, size_t cv, enum 
 					 r->stalled ? "stalled" : r->interrupted ? "intr." : "-");
 		return;
 	}
+	if (k == IOM_METRIC_LAT_P99 && r->few_ios) { /* issue 18: too few I/Os for a p99 */
+		snprintf(buf, len, "n/a");
+		return;
+	}
 	noisy = r->n >= 2 && iom_stats_cv(r->v[k], r->n) * 100 > m->opts.max_cv_pct;
 	iom_report_fmt_value(num, sizeof(num), k, iom_report_mean(r, k));
 	snprintf(buf, len, "%s%s%s%s", winners && vd->winner == (int)cv ? "*" : "", num,
@@ -165,7 +170,8 @@ static void best_margin(char *buf, size_t len, enum iom_metric k, double pct)
 	snprintf(buf, len, "%s", strncmp(mg, "better by ", 10) == 0 ? mg + 10 : mg);
 }
 
-/* What the line beneath a row shows under the best value: "20.8%", "tie", "(3.1%)". */
+/* What the line beneath a row shows under the best value: "20.8%", "same", "?" (undecided),
+ * "(3.1%)". */
 static bool beneath_text(enum iom_metric k, const struct iom_report_verdict *vd, char *buf,
 			 size_t len)
 {
@@ -176,8 +182,11 @@ static bool beneath_text(enum iom_metric k, const struct iom_report_verdict *vd,
 	case IOM_VERDICT_WIN:
 		best_margin(buf, len, k, vd->margin_pct);
 		return true;
-	case IOM_VERDICT_TIE:
-		snprintf(buf, len, "tie");
+	case IOM_VERDICT_SAME:
+		snprintf(buf, len, "same");
+		return true;
+	case IOM_VERDICT_UNDECIDED:
+		snprintf(buf, len, "?");
 		return true;
 	case IOM_VERDICT_SINGLE_RUN:
 		best_margin(mg, sizeof(mg), k, vd->margin_pct);
@@ -196,9 +205,10 @@ struct table {
 	int groupw;
 	char **label;                      /* per cell */
 	struct iom_report_verdict *vd;     /* per cell × metric */
-	unsigned nkind[4];                 /* verdicts of each kind */
+	unsigned nkind[IOM_NVERDICT];      /* verdicts of each kind */
 	bool noisy;
 	bool stalled;                      /* some shown value left a stalled run out */
+	unsigned few_ios;                  /* issue 18: fewest I/Os of a run too small for a p99 */
 };
 
 #define GROUP_GAP 3
@@ -383,7 +393,7 @@ static void metric_tables(FILE *out, const struct table *t, unsigned width)
 	}
 }
 
-/* "10/1/1 +8.1%" (won/tied/lost[/single], median margin). */
+/* "10/1/0/1 +8.1%" (won/same/undecided/lost[/single], median margin). */
 static void tally_text(const struct iom_report_tally *t, enum iom_metric k, bool single,
 		       char *buf, size_t len)
 {
@@ -391,12 +401,14 @@ static void tally_text(const struct iom_report_tally *t, enum iom_metric k, bool
 
 	iom_report_fmt_margin(mg, sizeof(mg), k, t->median_margin_pct);
 	if (single)
-		snprintf(buf, len, "%u/%u/%u/%u %s", t->won, t->tied, t->lost, t->single_run, mg);
+		snprintf(buf, len, "%u/%u/%u/%u/%u %s", t->won, t->same, t->undecided, t->lost,
+			 t->single_run, mg);
 	else
-		snprintf(buf, len, "%u/%u/%u %s", t->won, t->tied, t->lost, mg);
+		snprintf(buf, len, "%u/%u/%u/%u %s", t->won, t->same, t->undecided, t->lost, mg);
 }
 
-/* The closing verdict: per compared value and metric, cells won, tied, lost; median margin. */
+/* The closing verdict: per compared value and metric, cells won, same, undecided, lost; median
+ * margin. */
 static void verdict_block(FILE *out, const struct table *t, unsigned width)
 {
 	const struct iom_report *m = t->m;
@@ -421,8 +433,8 @@ static void verdict_block(FILE *out, const struct table *t, unsigned width)
 		}
 		total += 2 + colw[k];
 	}
-	fprintf(out, "verdict over %zu cell%s: won/tied/lost%s, median margin\n", m->ncells,
-		m->ncells == 1 ? "" : "s", single ? "/single run" : "");
+	fprintf(out, "verdict over %zu cell%s: won/same/undecided/lost%s, median margin\n",
+		m->ncells, m->ncells == 1 ? "" : "s", single ? "/single run" : "");
 	if (total <= (int)width) {
 		iom_strbuf_spaces(&b, labelw);
 		for (int k = 0; k < IOM_NMETRIC; k++) {
@@ -457,6 +469,56 @@ static void verdict_block(FILE *out, const struct table *t, unsigned width)
 	free(ty);
 }
 
+/* issue 18: the undecided cells, their metrics together, with the repetitions to set:
+ * "4K rnd qd32: IOPS +1.2%, lat avg -0.8% (3 runs): set timing.repeat = 9 to settle". */
+static void undecided_block(FILE *out, const struct table *t, unsigned width)
+{
+	const struct iom_report *m = t->m;
+	struct iom_strbuf b = { 0 };
+	size_t shown = 0;
+
+	fprintf(out, "\nundecided (%u): neither a win nor the same shown; more repetitions would "
+		     "settle them\n", t->nkind[IOM_VERDICT_UNDECIDED]);
+	for (size_t c = 0; c < m->ncells; c++) {
+		unsigned settle = 0;
+		size_t have = SIZE_MAX;
+		bool capped = false, any = false;
+
+		for (int k = 0; k < IOM_NMETRIC; k++) {
+			const struct iom_report_verdict *vd = &t->vd[c * IOM_NMETRIC + k];
+			char mg[32];
+
+			if (vd->kind != IOM_VERDICT_UNDECIDED)
+				continue;
+			if (!any && shown++ == MAX_NOISY_SHOWN) {
+				fprintf(out, "  … and more (the JSON and CSV reports list every one)\n");
+				free(b.s);
+				return;
+			}
+			if (!any)
+				iom_strbuf_printf(&b, "  %s:", t->label[c]);
+			iom_report_fmt_margin(mg, sizeof(mg), (enum iom_metric)k, vd->margin_pct);
+			iom_strbuf_printf(&b, "%s %s %s", any ? "," : "", iom_metrics[k].title, mg);
+			any = true;
+			settle = IOM_MAX(settle, vd->settle);
+			capped |= vd->settle_capped;
+			have = IOM_MIN(have, IOM_MIN(m->cells[c].by[vd->best].n,
+						     m->cells[c].by[vd->runner_up].n));
+		}
+		if (!any)
+			continue;
+		if (capped)
+			iom_strbuf_printf(&b, " (%zu runs; more than %u would be needed)", have,
+					  settle);
+		else
+			iom_strbuf_printf(&b, " (%zu runs; about %u would settle it: timing.repeat = "
+					  "%u)", have, settle, settle);
+		print_wrapped(out, iom_strbuf_get(&b), width, 4);
+		b.len = 0;
+	}
+	free(b.s);
+}
+
 static void noisy_block(FILE *out, const struct iom_report *m, unsigned width)
 {
 	struct iom_report_noisy *nz;
@@ -471,7 +533,7 @@ static void noisy_block(FILE *out, const struct iom_report *m, unsigned width)
 	for (size_t i = 0; i < n; i++) {
 		unsigned suggest = 0;
 		char *label;
-		bool firstm = true;
+		bool firstm = true, capped = false;
 
 		if (done[i])
 			continue;
@@ -489,11 +551,13 @@ static void noisy_block(FILE *out, const struct iom_report *m, unsigned width)
 				  iom_metrics[nz[j].metric].title, nz[j].cv_pct);
 			firstm = false;
 			suggest = IOM_MAX(suggest, nz[j].suggest);
+			capped |= nz[j].capped;
 		}
 		iom_strbuf_printf(&b, " (%zu runs", nz[i].n);
-		if (suggest > nz[i].n)
-			iom_strbuf_printf(&b, "; about %s%u would settle it",
-					  suggest >= IOM_REPORT_MAX_SUGGEST ? "> " : "", suggest);
+		if (suggest > nz[i].n && capped)
+			iom_strbuf_printf(&b, "; more than %u would be needed", suggest);
+		else if (suggest > nz[i].n)
+			iom_strbuf_printf(&b, "; about %u would settle it", suggest);
 		iom_strbuf_str(&b, ")");
 		print_wrapped(out, iom_strbuf_get(&b), width, 4);
 		b.len = 0;
@@ -728,6 +792,8 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 			size_t n = m->cells[c].by[v].n;
 
 			t.stalled |= n && m->cells[c].by[v].stalled;
+			if (n && m->cells[c].by[v].few_ios)
+				t.few_ios = 1;
 			if (n) {
 				nmin = IOM_MIN(nmin, n);
 				nmax = IOM_MAX(nmax, n);
@@ -759,12 +825,23 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 			iom_strbuf_printf(&nb, "; ~ noisy: CV above %g%%", m->opts.max_cv_pct);
 		if (nmax && t.stalled)
 			iom_strbuf_printf(&nb, "; ! a stalled run left out");
+		if (nmax && t.few_ios)
+			iom_strbuf_printf(&nb, "; lat p99 n/a: fewer than %d I/Os in a run",
+					  IOM_MIN_PCT_IOS);
 		print_wrapped(out, iom_strbuf_get(&nb), width, 2);
 		iom_strbuf_reset(&nb);
-		if (nmax && t.winners && (t.nkind[IOM_VERDICT_WIN] || t.nkind[IOM_VERDICT_TIE])) {
+		if (nmax && t.winners && (t.nkind[IOM_VERDICT_WIN] || t.nkind[IOM_VERDICT_SAME] ||
+					  t.nkind[IOM_VERDICT_UNDECIDED])) {
+			char corr[96];
+
+			iom_report_correction_words(m, corr, sizeof(corr));
 			iom_strbuf_printf(&nb, "* winner: better by more than %g%% with Welch p < %g, "
-					  "better by the margin beneath; else 'tie'", m->opts.min_effect_pct,
-					  m->opts.alpha);
+					  "better by the margin beneath; 'same': shown within ±%g%% (two "
+					  "one-sided tests); '?': undecided, more runs needed",
+					  m->opts.min_effect_pct, m->opts.alpha, m->opts.min_effect_pct);
+			print_wrapped(out, iom_strbuf_get(&nb), width, 2);
+			iom_strbuf_reset(&nb);
+			iom_strbuf_printf(&nb, "(p adjusted: %s)", corr);
 			print_wrapped(out, iom_strbuf_get(&nb), width, 2);
 			iom_strbuf_reset(&nb);
 		}
@@ -790,6 +867,8 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		fputc('\n', out);
 		verdict_block(out, &t, width);
 	}
+	if (t.winners && t.nkind[IOM_VERDICT_UNDECIDED])
+		undecided_block(out, &t, width);
 	noisy_block(out, m, width);
 	missing_block(out, m, width);
 	print_excluded(out, m);

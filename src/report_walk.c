@@ -71,12 +71,15 @@ static void noisy(const struct iom_report *m, const struct iom_report_visitor *v
 			cell(v, false, buf);
 			snprintf(buf, sizeof(buf), "%.1f %%", nz[i].cv_pct);
 			cell(v, false, buf);
-			if (nz[i].suggest > nz[i].n)
-				snprintf(buf, sizeof(buf), "%s%u",
-					 nz[i].suggest >= IOM_REPORT_MAX_SUGGEST ? "> " : "",
+			if (nz[i].verdict == IOM_VERDICT_UNDECIDED)
+				snprintf(buf, sizeof(buf), "%s%u", nz[i].capped ? "> " : "",
 					 nz[i].suggest);
+			else if (nz[i].verdict == IOM_VERDICT_WIN ||
+				 nz[i].verdict == IOM_VERDICT_SAME)
+				snprintf(buf, sizeof(buf), "settled: %s",
+					 iom_verdict_name(nz[i].verdict));
 			else
-				snprintf(buf, sizeof(buf), "enough already");
+				snprintf(buf, sizeof(buf), "–");
 			cell(v, false, buf);
 			fputs(v->row_close, v->out);
 			free(label);

@@ -59,6 +59,26 @@ int iom_percentile_index(double pct)
 	return -1;
 }
 
+bool iom_result_few_ios_text(uint64_t ios, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	if (ios == 0 || ios >= IOM_MIN_PCT_IOS)
+		return false;
+	snprintf(buf, len, "n/a (only %" PRIu64 " I/O%s)", ios, ios == 1 ? "" : "s");
+	return true;
+}
+
+double iom_interval_secs(const struct iom_interval *iv)
+{
+	return (double)(iv->ns ? iv->ns : IOM_INTERVAL_NS) / 1e9;
+}
+
+bool iom_interval_full(const struct iom_interval *iv)
+{
+	return !iv->ns || iv->ns >= IOM_INTERVAL_NS / 100 * 99;
+}
+
 void iom_run_result_release(struct iom_run_result *r)
 {
 	if (!r)
@@ -85,6 +105,8 @@ void iom_run_result_release(struct iom_run_result *r)
 	r->access = NULL;
 	r->lines = NULL;
 	r->nlines = 0;
+	free(r->steady.criterion);
+	r->steady.criterion = NULL;
 	r->error = NULL;
 	r->intervals = NULL;
 	r->threads = NULL;
@@ -343,6 +365,11 @@ static json_object *intervals_json(const struct iom_run_result *r)
 	json_object *o = json_object_new_object();
 
 	iom_json_add(o, "interval_s", iom_json_num((double)IOM_INTERVAL_NS / 1e9));
+	/* issue 18: the last interval ends with the window; every other is interval_s long */
+	if (r->intervals && r->nintervals)
+		iom_json_add(o, "last_ns", json_object_new_uint64(
+			r->intervals[r->nintervals - 1].ns ? r->intervals[r->nintervals - 1].ns :
+							      IOM_INTERVAL_NS));
 	for (int k = 0; k < 4; k++) {
 		json_object *a = json_object_new_array();
 
@@ -416,6 +443,9 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 	iom_json_add(o, "iops_stddev", iom_json_num(r->iops_stddev));
 	iom_json_add(o, "mb_s_stddev", iom_json_num(r->mb_s_stddev));
 	iom_json_add(o, "qd_mean", iom_json_num(r->qd_mean));
+	if (r->status == IOM_RUN_OK) /* issue 18 */
+		iom_json_add(o, "too_few_ios", json_object_new_boolean(
+			r->dir[IOM_DIR_TOTAL].ios < IOM_MIN_PCT_IOS));
 	iom_json_add(o, "threads", threads_json(r));
 	if (r->access)
 		iom_json_add(o, "access", access_json(r));
@@ -471,6 +501,16 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 	iom_json_add(o, "disk", disk_json(&r->disk));
 	iom_json_add(o, "flush", r->has_xops ? io_json(&r->xops[0]) : NULL);
 	iom_json_add(o, "trim", r->has_xops ? io_json(&r->xops[1]) : NULL);
+	if (r->steady.asked) { /* issue 18 */
+		json_object *x = json_object_new_object();
+
+		iom_json_add(x, "criterion", iom_json_str(r->steady.criterion));
+		iom_json_add(x, "reached", json_object_new_boolean(r->steady.reached));
+		iom_json_add(x, "at_s", iom_json_num(r->steady.reached ? r->steady.at_s : NAN));
+		iom_json_add(x, "warmup_s", iom_json_num(r->steady.warmup_s));
+		iom_json_add(x, "spread_pct", iom_json_num(r->steady.spread_pct));
+		iom_json_add(o, "steady", iom_json_one_line(x));
+	}
 	return o;
 }
 
@@ -850,7 +890,16 @@ static void read_intervals(struct rd *c, json_object *root, struct iom_run_resul
 
 			snprintf(key, sizeof(key), "%s[%zu]", keys[k], i);
 			rd_u64v(c, json_object_array_get_idx(a[k], i), "intervals", key, dst);
+			r->intervals[i].ns = IOM_INTERVAL_NS;
 		}
+	}
+	{
+		uint64_t last = IOM_INTERVAL_NS;
+
+		rd_u64(c, o, "intervals", "last_ns", &last);
+		if (c->ret == 0 && (last == 0 || last > 2 * IOM_INTERVAL_NS))
+			rd_fail(c, "intervals", "last_ns", "is not the length of an interval");
+		r->intervals[n - 1].ns = last;
 	}
 }
 
@@ -999,6 +1048,7 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 			"finished run)");
 	for (int d = 0; d < IOM_NDIR; d++)
 		read_io(&c, root, d, &r->dir[d]);
+	r->iops_stddev = r->mb_s_stddev = NAN; /* null, or absent: fewer than two intervals */
 	rd_double(&c, root, "", "iops_stddev", &r->iops_stddev);
 	rd_double(&c, root, "", "mb_s_stddev", &r->mb_s_stddev);
 	rd_double(&c, root, "", "qd_mean", &r->qd_mean);
@@ -1072,6 +1122,19 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 				rd_u64(&c, v, "disk.", "discards", &r->disk.discards);
 			if (r->disk.has_flushes)
 				rd_u64(&c, v, "disk.", "flushes", &r->disk.flushes);
+		}
+	}
+	{ /* issue 18 */
+		json_object *v = rd_obj(&c, root, "", "steady");
+
+		if (v) {
+			r->steady.asked = true;
+			r->steady.at_s = r->steady.spread_pct = NAN;
+			rd_bool(&c, v, "steady", "reached", &r->steady.reached);
+			rd_double(&c, v, "steady", "at_s", &r->steady.at_s);
+			rd_double(&c, v, "steady", "warmup_s", &r->steady.warmup_s);
+			rd_double(&c, v, "steady", "spread_pct", &r->steady.spread_pct);
+			rd_str(&c, v, "steady", "criterion", &r->steady.criterion);
 		}
 	}
 	json_object_put(root);
@@ -1450,6 +1513,11 @@ int iom_study_write(const char *dir, const struct iom_study_record *s, char *err
 	iom_json_add(x, "rest_s", jsecs(m->timing.rest_ns));
 	iom_json_add(x, "timeout_s", jsecs(m->timing.timeout_ns));
 	iom_json_add(x, "repeat", json_object_new_uint64(m->timing.repeat));
+	if (m->timing.repeat_max) { /* issue 18 */
+		iom_json_add(x, "repeat_max", json_object_new_uint64(m->timing.repeat_max));
+		iom_json_add(x, "until_ci_pct", m->timing.until_ci_pct > 0 ?
+			     iom_json_num(m->timing.until_ci_pct) : NULL);
+	}
 	iom_json_add(x, "repeat_order", json_object_new_string(
 		m->repeat_order == IOM_REPEAT_INTERLEAVED ? "interleaved" : "grouped"));
 	iom_json_add(x, "shuffle", json_object_new_boolean(m->shuffle));
@@ -1459,6 +1527,8 @@ int iom_study_write(const char *dir, const struct iom_study_record *s, char *err
 	iom_json_add(x, "alpha", iom_json_num(m->report.alpha));
 	iom_json_add(x, "min_effect_pct", iom_json_num(m->report.min_effect_pct));
 	iom_json_add(x, "max_cv_pct", iom_json_num(m->report.max_cv_pct));
+	iom_json_add(x, "correction", json_object_new_string(
+		iom_correction_name((enum iom_correction)m->report.correction)));
 	iom_json_add(o, "report", x);
 
 	x = json_object_new_array();
@@ -1627,6 +1697,8 @@ int iom_study_read(const char *path, struct iom_study_info *s, char *err, size_t
 	rd_double(&c, x, "timing", "timeout_s", &d);
 	s->timing.timeout_ns = secs_to_ns(d);
 	rd_u32(&c, x, "timing", "repeat", &s->timing.repeat);
+	rd_u32(&c, x, "timing", "repeat_max", &s->timing.repeat_max);
+	rd_double(&c, x, "timing", "until_ci_pct", &s->timing.until_ci_pct);
 	rd_str(&c, x, "timing", "repeat_order", &order);
 	free(order);
 
@@ -1634,6 +1706,16 @@ int iom_study_read(const char *path, struct iom_study_info *s, char *err, size_t
 	rd_double(&c, x, "report", "alpha", &s->report.alpha);
 	rd_double(&c, x, "report", "min_effect_pct", &s->report.min_effect_pct);
 	rd_double(&c, x, "report", "max_cv_pct", &s->report.max_cv_pct);
+	{
+		char *corr = NULL;
+
+		rd_str(&c, x, "report", "correction", &corr);
+		if (corr && iom_correction_from_name(corr) < 0)
+			rd_fail(&c, "report", "correction", "is not holm, bh or none");
+		else if (corr)
+			s->report.correction = (uint32_t)iom_correction_from_name(corr);
+		free(corr);
+	}
 
 	x = rd_arr(&c, root, "", "overrides");
 	if (x) {

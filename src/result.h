@@ -71,13 +71,28 @@ struct iom_line_stats {
 	struct iom_io_stats dir[IOM_NDIR];
 };
 
-/* I/O completed in one interval of the measured window (IOM_INTERVAL_NS long). */
+/* I/O completed in one interval of the measured window (IOM_INTERVAL_NS long, but for the
+ * last, which ends with the window). */
 #define IOM_INTERVAL_NS 1000000000ull
 struct iom_interval {
 	uint64_t ios[2], bytes[2];  /* [IOM_DIR_READ], [IOM_DIR_WRITE] */
+	uint64_t ns;                /* issue 18: its real length; 0 (a file from before): 1 s */
 };
+/* issue 18: the interval's length in seconds (its ns, or 1 s when unrecorded). */
+double iom_interval_secs(const struct iom_interval *iv);
+/* issue 18: an interval of the full IOM_INTERVAL_NS (give or take 1 %, the controller's
+ * wake-up); the spread of a run's rates is taken over these only. */
+bool iom_interval_full(const struct iom_interval *iv);
 
 enum iom_run_status { IOM_RUN_OK, IOM_RUN_FAILED, IOM_RUN_INTERRUPTED };
+
+/* issue 18: a run that measured fewer I/Os than this has too few for its latency percentiles to
+ * mean anything (its p99 would be about its mean): they read "n/a (only N I/Os)", it is flagged
+ * ("too_few_ios" in the run file) and its p99 is left out of verdicts. */
+#define IOM_MIN_PCT_IOS 100
+/* issue 18: "n/a (only 42 I/Os)" into buf when ios (> 0) is under IOM_MIN_PCT_IOS, and true;
+ * else false and buf "". */
+bool iom_result_few_ios_text(uint64_t ios, char *buf, size_t len);
 
 /*
  * A measured window that stalled (run.c judges it): no I/O completed for IOM_STALL_GAP_NS or
@@ -144,7 +159,8 @@ struct iom_run_result {
 	uint64_t start_wall_ns;        /* wall clock at the start of the measured window */
 	double elapsed_s;              /* length of the measured window */
 	struct iom_io_stats dir[IOM_NDIR];
-	double iops_stddev, mb_s_stddev; /* over the intervals */
+	double iops_stddev, mb_s_stddev; /* over the full intervals; NaN (null in the file) with
+					  * fewer than two */
 	double qd_mean;                /* mean number of I/Os in flight in the window */
 
 	struct iom_interval *intervals;  /* heap */
@@ -175,19 +191,28 @@ struct iom_run_result {
 	char *access;
 	struct iom_line_stats *lines;
 	size_t nlines;
-	/* The target's disk over the measured window (write_through shows here as flushes);
-	 * have false when the disk is unknown (tmpfs) or was not read. */
 	/* fsync_every and trim_pct: the flushes and trims of the measured window ([0] flush, [1]
 	 * trim; bytes: those trimmed), apart from read, write and total; has_xops false when the
 	 * cell set neither. */
 	bool has_xops;
 	struct iom_io_stats xops[2];
+	/* The target's disk over the measured window (write_through shows here as flushes);
+	 * have false when the disk is unknown (tmpfs) or was not read. */
 	struct iom_run_disk {
 		bool have;
 		bool has_flushes, has_discards; /* the kernel's stat file has these fields */
 		char name[32];                  /* "vda", "loop3": /sys/block/NAME/stat */
 		uint64_t reads, writes, discards, flushes; /* requests completed in the window */
 	} disk;
+	/* issue 18: warmup = "steady" — whether and when steady state was reached */
+	struct iom_run_steady {
+		bool asked;          /* the run warmed up to steady state */
+		bool reached;        /* … and reached it (else it is left out of verdicts) */
+		double at_s;         /* seconds into the warm-up when it was seen (reached) */
+		double warmup_s;     /* the warm-up's length */
+		double spread_pct;   /* the last window's range (or slope) in % of its mean */
+		char *criterion;     /* heap: "iops 2% 10s" */
+	} steady;
 };
 
 /* Frees what the result owns (not r itself). */

@@ -40,8 +40,9 @@
  * or take its wake-up; when the controller wakes more than a second late (the whole process was
  * stopped, or this thread starved), what it finds goes into the first second it missed and the
  * other missed seconds read 0. Together they add up exactly to the totals. The IOPS and MB/s
- * spread (iops_stddev, mb_s_stddev: sample stddev) is taken over the intervals at least 0.9 s
- * long, empty seconds included.
+ * spread (iops_stddev, mb_s_stddev: sample stddev) is taken over the full intervals (a second,
+ * give or take 1 %), empty seconds included, and is NaN with fewer than two. Each interval
+ * records its real length (the last ends with the window), so its rate is its I/O over it.
  *
  * Stalls (result.h, struct iom_run_stall). Each worker keeps the reap stamps of its counted
  * completions: the first, the last and the longest time between two in a row. Its longest
@@ -201,6 +202,7 @@ static void push_interval(struct ctl *c, uint64_t len, const uint64_t *ios, cons
 	}
 	iv = &c->iv[c->niv];
 	c->iv_ns[c->niv] = len;
+	iv->ns = len;
 	c->niv++;
 	for (d = 0; d < 2; d++) {
 		iv->ios[d] = ios ? ios[d] : 0;
@@ -245,6 +247,8 @@ static void take_intervals(struct ctl *c, uint64_t now, bool final)
 				iv->ios[d] += dios[d];
 				iv->bytes[d] += dbytes[d];
 			}
+			/* issue 18: and it ends with the window, not a second after it began */
+			iv->ns = c->iv_ns[c->niv - 1] = now - (start - IOM_INTERVAL_NS);
 			first = false;
 			break;
 		}
@@ -457,18 +461,92 @@ static void fill_rates(struct iom_io_stats *st, double secs)
 	st->mib_s = (double)st->bytes / secs / (1024.0 * 1024.0);
 }
 
+/*
+ * issue 18: the spread of the last n per-second IOPS in x, in % of their mean: their range
+ * (max − min), or with slope the least-squares slope per second (fio's steadystate "iops" and
+ * "iops_slope"). INFINITY when the mean is 0.
+ */
+static double steady_spread(const double *x, size_t n, bool slope)
+{
+	double mean = 0, lo = INFINITY, hi = -INFINITY, sxy = 0, sxx = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		mean += x[i] / (double)n;
+		lo = fmin(lo, x[i]);
+		hi = fmax(hi, x[i]);
+	}
+	if (!(mean > 0))
+		return INFINITY;
+	if (!slope)
+		return (hi - lo) / mean * 100;
+	for (size_t i = 0; i < n; i++) {
+		double dx = (double)i - (double)(n - 1) / 2;
+
+		sxy += dx * (x[i] - mean);
+		sxx += dx * dx;
+	}
+	return fabs(sxy / sxx) / mean * 100;
+}
+
+/*
+ * issue 18: warms up until the per-second IOPS of the last window are steady, or warmup_max
+ * has passed; records which in out->steady. Returns how the wait ended (WAKE_TIME: go on to
+ * measure, steady or not).
+ */
+static enum wake warm_to_steady(struct ctl *c, struct iom_run_result *out)
+{
+	const struct iom_timing *tm = &c->spec->timing;
+	size_t win = (size_t)(tm->steady_window_ns / IOM_INTERVAL_NS), n = 0;
+	size_t cap = (size_t)(tm->warmup_max_ns / IOM_INTERVAL_NS) + 2;
+	double *x = xcalloc(cap, sizeof(*x)), spread = INFINITY;
+	uint64_t t0 = iom_now_ns(), last = 0, now;
+	enum wake why = WAKE_TIME;
+	char crit[64];
+
+	snprintf(crit, sizeof(crit), "%s %g%% %gs", tm->steady_slope ? "iops_slope" : "iops",
+		 tm->steady_pct, (double)tm->steady_window_ns / 1e9);
+	out->steady.asked = true;
+	out->steady.criterion = xstrdup(crit);
+	while (n + 1 < cap) {
+		uint64_t ios = 0;
+
+		why = wait_until(c, t0 + (uint64_t)(n + 1) * IOM_INTERVAL_NS, false);
+		if (why != WAKE_TIME)
+			break;
+		for (unsigned i = 0; i < c->nstarted; i++)
+			ios += atomic_load_explicit(&c->w[i].live.warm_ios, memory_order_relaxed);
+		x[n++] = (double)(ios - last);
+		last = ios;
+		if (n >= win) {
+			spread = steady_spread(x + n - win, win, tm->steady_slope);
+			if (spread <= tm->steady_pct) {
+				out->steady.reached = true;
+				break;
+			}
+		}
+		if ((uint64_t)n * IOM_INTERVAL_NS >= tm->warmup_max_ns)
+			break;
+	}
+	now = iom_now_ns();
+	out->steady.warmup_s = (double)(now - t0) / 1e9;
+	out->steady.at_s = out->steady.reached ? out->steady.warmup_s : NAN;
+	out->steady.spread_pct = spread;
+	free(x);
+	return why;
+}
+
 /* Sample stddev of the per-interval IOPS and MB/s over the full intervals (the last one may be
- * partial and is left out of the spread, not out of the sums). */
+ * partial and is left out of the spread, not out of the sums); NaN with fewer than two. */
 static void interval_spread(const struct ctl *c, double *iops_sd, double *mbs_sd)
 {
 	double s1 = 0, s2 = 0, b1 = 0, b2 = 0;
 	size_t i, n = 0;
 
-	*iops_sd = *mbs_sd = 0;
+	*iops_sd = *mbs_sd = NAN;
 	for (i = 0; i < c->niv; i++) {
 		double secs = (double)c->iv_ns[i] / 1e9, iops, mbs;
 
-		if (c->iv_ns[i] < IOM_INTERVAL_NS * 9 / 10)
+		if (!iom_interval_full(&c->iv[i]))
 			continue;
 		iops = (double)(c->iv[i].ios[0] + c->iv[i].ios[1]) / secs;
 		mbs = (double)(c->iv[i].bytes[0] + c->iv[i].bytes[1]) / secs / 1e6;
@@ -847,7 +925,7 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		.fd = spec->fd, .region = spec->region, .wl = spec->wl,
 		.engine_flags = spec->engine_flags, .seed = spec->seed, .bytes = tm->bytes,
 		.policy = spec->policy, .hooks = spec->hooks, .access = spec->access,
-		.shared_next = &c->shared_next,
+		.shared_next = &c->shared_next, .live_warmup = tm->warmup_steady,
 	};
 	if (spec->trace_path) {
 		struct iom_trace_info ti = {
@@ -899,7 +977,12 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		goto bad;
 
 	/* 2. warm-up */
-	if (tm->warmup_ns) {
+	if (tm->warmup_steady) {
+		open_gate(c);
+		why = warm_to_steady(c, out);
+		if (why != WAKE_TIME)
+			goto bad;
+	} else if (tm->warmup_ns) {
 		open_gate(c);
 		why = wait_until(c, iom_now_ns() + tm->warmup_ns, false);
 		if (why != WAKE_TIME)

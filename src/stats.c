@@ -345,3 +345,85 @@ int iom_stats_welch(const double *x, size_t nx, const double *y, size_t ny,
 	w->p = iom_stats_t_p2(w->t, w->df);
 	return 0;
 }
+
+int iom_stats_tost(const double *x, size_t nx, const double *y, size_t ny, double delta,
+		   double *p)
+{
+	double mx, my, ssx, ssy, vx, vy, se2, se, d, rx, ry, df, plo, phi;
+
+	*p = 1;
+	if (nx < 2 || ny < 2 || !(delta > 0))
+		return -EINVAL;
+	moments(x, nx, &mx, &ssx);
+	moments(y, ny, &my, &ssy);
+	d = mx - my;
+	vx = ssx / (double)(nx - 1) / (double)nx;
+	vy = ssy / (double)(ny - 1) / (double)ny;
+	se2 = vx + vy;
+	if (se2 == 0) {
+		*p = fabs(d) < delta ? 0 : 1;
+		return 0;
+	}
+	se = sqrt(se2);
+	rx = vx / se2;
+	ry = vy / se2;
+	df = 1 / (rx * rx / (double)(nx - 1) + ry * ry / (double)(ny - 1));
+	plo = 1 - iom_stats_t_cdf((d + delta) / se, df); /* H0: d ≤ −delta */
+	phi = iom_stats_t_cdf((d - delta) / se, df);     /* H0: d ≥ +delta */
+	*p = plo > phi ? plo : phi;
+	return 0;
+}
+
+struct pidx {
+	double p;
+	size_t i;
+};
+
+static int pidx_cmp(const void *a, const void *b)
+{
+	const struct pidx *x = a, *y = b;
+
+	if (x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+void iom_stats_adjust_p(const double *p, size_t n, enum iom_stats_adjust how, double *adj)
+{
+	struct pidx *s = xcalloc(n + 1, sizeof(*s));
+	size_t m = 0;
+	double run;
+
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(p[i]))
+			s[m++] = (struct pidx){ p[i], i };
+	for (size_t i = 0; i < n; i++)
+		if (isnan(p[i]))
+			adj[i] = NAN;
+	qsort(s, m, sizeof(*s), pidx_cmp);
+	switch (how) {
+	case IOM_ADJUST_HOLM:
+		run = 0;
+		for (size_t j = 0; j < m; j++) {
+			double a = (double)(m - j) * s[j].p;
+
+			run = a > run ? a : run;
+			adj[s[j].i] = run < 1 ? run : 1;
+		}
+		break;
+	case IOM_ADJUST_BH:
+		run = 1;
+		for (size_t j = m; j-- > 0;) {
+			double a = (double)m / (double)(j + 1) * s[j].p;
+
+			run = a < run ? a : run;
+			adj[s[j].i] = run;
+		}
+		break;
+	default:
+		for (size_t j = 0; j < m; j++)
+			adj[s[j].i] = s[j].p;
+		break;
+	}
+	free(s);
+}

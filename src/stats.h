@@ -75,4 +75,28 @@ struct iom_welch {
 int iom_stats_welch(const double *x, size_t nx, const double *y, size_t ny,
 		    struct iom_welch *w);
 
+/*
+ * Two one-sided tests (Schuirmann's TOST, Welch's unequal variances) that the difference of
+ * means mean x − mean y lies within (−delta, +delta): p = the larger of the p-values of
+ * H0 "difference ≤ −delta" and H0 "difference ≥ +delta", so p < alpha shows equivalence at
+ * alpha. Returns 0, or -EINVAL when nx < 2, ny < 2 or delta is not positive (*p is then 1).
+ * With no variance on either side the test is decided by the means: |difference| < delta
+ * gives p 0, else 1.
+ */
+int iom_stats_tost(const double *x, size_t nx, const double *y, size_t ny, double delta,
+		   double *p);
+
+/* How a family of p-values is adjusted for multiple comparisons. */
+enum iom_stats_adjust {
+	IOM_ADJUST_HOLM,  /* Holm's step-down: the family-wise error rate, any dependence */
+	IOM_ADJUST_BH,    /* Benjamini–Hochberg step-up: the false discovery rate */
+	IOM_ADJUST_NONE,  /* each test on its own */
+};
+/*
+ * The adjusted p-values of p[0..n) into adj[0..n) (p.adjust in R: "holm", "BH", "none"), in
+ * the same order; each adjusted value is at least its raw value and at most 1. A NaN p is not
+ * a test: it is left out of the family and adjusted to NaN. adj may be p.
+ */
+void iom_stats_adjust_p(const double *p, size_t n, enum iom_stats_adjust how, double *adj);
+
 #endif

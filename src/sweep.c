@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -39,9 +40,11 @@
 #include "engine.h"
 #include "hooks.h"
 #include "journal.h"
+#include "report.h"
 #include "result.h"
 #include "run.h"
 #include "stage.h"
+#include "strbuf.h"
 #include "target.h"
 #include "trace.h"
 #include "units.h"
@@ -766,7 +769,8 @@ static void print_progress(struct sweep *s, const struct iom_run *run,
 	}
 	iom_count_format(tot->iops, s->last_iops, sizeof(s->last_iops));
 	snprintf(mbs, sizeof(mbs), "%.1f", tot->mb_s);
-	iom_lat_format((double)tot->lat.pct[iom_percentile_index(99)], p99, sizeof(p99));
+	if (!iom_result_few_ios_text(tot->ios, p99, sizeof(p99))) /* issue 18 */
+		iom_lat_format((double)tot->lat.pct[iom_percentile_index(99)], p99, sizeof(p99));
 	if (r->trace.file)
 		snprintf(trace, sizeof(trace), "  trace %.1f bytes per I/O%s", r->trace.bytes_per_io,
 			 r->trace.dropped ? " (records dropped)" : "");
@@ -775,6 +779,10 @@ static void print_progress(struct sweep *s, const struct iom_run *run,
 	if (r->stall.stalled)
 		say(s, true, "  run %u stalled: %s; the report leaves it out of the verdicts\n",
 		    run->index, r->stall.reason ? r->stall.reason : "the window stalled");
+	if (r->steady.asked && !r->steady.reached) /* issue 18 */
+		say(s, true, "  run %u: steady state (%s) not reached in %.1f s of warm-up; the "
+			     "report leaves it out of the verdicts\n", run->index,
+		    r->steady.criterion ? r->steady.criterion : "?", r->steady.warmup_s);
 }
 
 /* Says that the results directory is full (a write failed with ENOSPC), into err. */
@@ -993,7 +1001,7 @@ static int find_damage(struct sweep *s, struct damage **out, size_t *ndamaged, c
 	for (size_t r = 1; ret == 0 && r <= s->p->nruns; r++) {
 		bool listed = false;
 
-		if (s->st.run[r] == IOM_RS_PENDING || have[r])
+		if (s->st.run[r] == IOM_RS_PENDING || s->st.run[r] == IOM_RS_SKIPPED || have[r])
 			continue;
 		for (size_t k = 0; k < nd && !listed; k++)
 			listed = (*out)[k].index == r;
@@ -1202,11 +1210,160 @@ static int open_dir(struct sweep *s, bool *complete, char *err, size_t errlen)
 		return ret;
 	s->st.nruns = s->p->nruns;
 	s->st.run = xcalloc(s->p->nruns + 1, 1);
+	s->st.decided = xcalloc(s->p->nruns + 1, 1);
 	ret = iom_results_write_matrix(o->dir, s->m->as_run, err, errlen);
 	if (ret < 0)
 		return ret;
 	snprintf(detail, sizeof(detail), "plan %016" PRIx64 " runs %zu", s->p->hash, s->p->nruns);
 	return iom_journal_append(&s->j, IOM_J_STUDY_START, 0, detail);
+}
+
+/* ---- adaptive repetitions (issue 18) ------------------------------------------------------ */
+
+/*
+ * Why plan cell pc needs another round, or has had enough, from the report of what the
+ * directory holds so far: with until "ci X%", the 95 % CI of its IOPS within ± X % of the
+ * mean; else its IOPS verdict (against the other compared values in its report cell) no longer
+ * undecided. Writes "continue: …" or "stop: …" into buf; returns whether to continue.
+ */
+static bool decide_cell(struct sweep *s, const struct iom_report *m, bool loaded, uint32_t pc,
+			char *buf, size_t len)
+{
+	const struct iom_timing *tm = &s->m->timing;
+
+	if (!loaded) {
+		snprintf(buf, len, "continue: no report of the rounds so far");
+		return true;
+	}
+	for (size_t c = 0; c < m->ncells; c++) {
+		for (size_t v = 0; v < m->ncompared; v++) {
+			const struct iom_report_reps *r = &m->cells[c].by[v];
+			struct iom_stats_summary sm;
+			struct iom_report_verdict vd;
+			bool mine = false;
+
+			for (size_t i = 0; i < r->n && !mine; i++)
+				mine = r->src[i] == 0 && r->run[i] >= 1 && r->run[i] <= s->p->nruns &&
+				       s->p->runs[r->run[i] - 1].cell == pc;
+			if (!mine)
+				continue;
+			iom_report_summary(r, IOM_METRIC_IOPS, &sm);
+			if (tm->until_ci_pct > 0) {
+				double w = sm.mean > 0 ? sm.ci95 / sm.mean * 100 : INFINITY;
+
+				if (sm.n >= 2 && w <= tm->until_ci_pct) {
+					snprintf(buf, len, "stop: ci %.2f%% within %g%% after %zu", w,
+						 tm->until_ci_pct, sm.n);
+					return false;
+				}
+				snprintf(buf, len, "continue: ci %.2f%% wider than %g%% after %zu", w,
+					 tm->until_ci_pct, sm.n);
+				return true;
+			}
+			iom_report_verdict(m, c, IOM_METRIC_IOPS, &vd);
+			if (vd.kind == IOM_VERDICT_UNDECIDED || vd.kind == IOM_VERDICT_SINGLE_RUN) {
+				snprintf(buf, len, "continue: %s after %zu", iom_verdict_name(vd.kind),
+					 sm.n);
+				return true;
+			}
+			snprintf(buf, len, "stop: %s after %zu", vd.kind == IOM_VERDICT_NONE ?
+				 "nothing to compare" : iom_verdict_name(vd.kind), sm.n);
+			return false;
+		}
+	}
+	snprintf(buf, len, "continue: no finished repetition yet");
+	return true;
+}
+
+/*
+ * Before the first run of an adaptive round (repetition > repeat) that is not decided yet:
+ * decides every cell's run of that round from the run files so far, journals each decision,
+ * and journals the runs of a cell that stops (this round's and every later one's) as skipped.
+ * Decisions already in the journal (a resume) are kept, so a resume continues exactly.
+ */
+static int decide_round(struct sweep *s, uint32_t round, char *err, size_t errlen)
+{
+	const struct iom_plan *p = s->p;
+	struct iom_report m;
+	char rerr[IOM_ERRLEN], why[160];
+	bool loaded = iom_report_load(s->o->dir, iom_dim_name(s->m->compare), &m, rerr,
+				      sizeof(rerr)) == 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < p->nruns && ret == 0; i++) {
+		const struct iom_run *run = &p->runs[i];
+		bool more;
+
+		if (run->repetition != round || s->st.decided[run->index] ||
+		    s->st.run[run->index] != IOM_RS_PENDING)
+			continue;
+		more = decide_cell(s, &m, loaded, run->cell, why, sizeof(why));
+		ret = iom_journal_append(&s->j, IOM_J_DECIDE, run->index, why);
+		s->st.decided[run->index] = 1;
+		if (more || ret < 0)
+			continue;
+		for (size_t k = i; k < p->nruns && ret == 0; k++) {
+			const struct iom_run *x = &p->runs[k];
+
+			if (x->cell != run->cell || x->repetition < round ||
+			    s->st.run[x->index] != IOM_RS_PENDING)
+				continue;
+			ret = iom_journal_append(&s->j, IOM_J_RUN_SKIPPED, x->index, why + 6);
+			s->st.run[x->index] = IOM_RS_SKIPPED;
+			s->st.skipped++;
+			if (s->remaining)
+				s->remaining--;
+		}
+	}
+	iom_report_release(&m);
+	if (ret < 0)
+		return iom_err(err, errlen, -ret, "cannot write the journal in '%s': %s", s->o->dir,
+			       strerror(-ret));
+	return 0;
+}
+
+/*
+ * DIR/repetitions.tsv: per plan cell its repetitions finished and why it stopped (the last
+ * decision of the journal, or "repeat_max" / "repeat" when it ran every round).
+ */
+static void write_repetitions(struct sweep *s)
+{
+	const struct iom_plan *p = s->p;
+	struct iom_journal_state st;
+	struct iom_strbuf b = { 0 };
+	char e[IOM_ERRLEN], desc[256], *path;
+
+	if (!s->m->timing.repeat_max ||
+	    iom_journal_replay(s->o->dir, p->nruns, &st, e, sizeof(e)) < 0)
+		return;
+	iom_strbuf_str(&b, "cell\tdescription\trepetitions\tstopped\n");
+	for (uint32_t c = 0; c < p->ncells; c++) {
+		unsigned n = 0, at = 0;
+		const char *last = NULL;
+
+		for (size_t i = 0; i < p->nruns; i++) {
+			const struct iom_run *run = &p->runs[i];
+
+			if (run->cell != c)
+				continue;
+			n += st.run[run->index] == IOM_RS_DONE;
+			if (st.decision[run->index] && run->repetition > at) {
+				at = run->repetition;
+				last = st.decision[run->index];
+			}
+		}
+		iom_cell_describe(p, &p->cells[c], desc, sizeof(desc));
+		if (last && strncmp(last, "stop: ", 6) == 0)
+			last += 6;
+		else
+			last = n >= s->m->timing.repeat_max ? "repeat_max reached" : "not finished";
+		iom_strbuf_printf(&b, "%u\t%s\t%u\t%s\n", c + 1, desc, n, last);
+	}
+	path = xasprintf("%s/repetitions.tsv", s->o->dir);
+	(void)iom_write_file_atomic(path, iom_strbuf_get(&b), b.len);
+	free(path);
+	free(b.s);
+	iom_journal_state_release(&st);
 }
 
 /* ---- the sweep --------------------------------------------------------------------------- */
@@ -1272,8 +1429,15 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 			out->interrupted = true;
 			break;
 		}
+		if (s.m->timing.repeat_max && run->repetition > s.m->timing.repeat &&
+		    !s.st.decided[run->index] && s.st.run[run->index] == IOM_RS_PENDING) {
+			ret = decide_round(&s, run->repetition, err, errlen); /* issue 18 */
+			if (ret < 0)
+				goto done;
+		}
 		if (s.st.run[run->index] != IOM_RS_PENDING) {
-			out->skipped++;
+			/* issue 18: a run its cell did not need is not one done before */
+			out->skipped += s.st.run[run->index] != IOM_RS_SKIPPED;
 			continue;
 		}
 		if (t != s.stage.cur) {
@@ -1341,6 +1505,8 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		ret = disk_full(&s, "summary.csv", err, errlen);
 	if (ret < 0)
 		goto done;
+	if (!out->interrupted)
+		write_repetitions(&s); /* issue 18 */
 	if (!out->interrupted) {
 		ret = iom_journal_append(&s.j, IOM_J_STUDY_END, 0, NULL);
 		if (ret == -ENOSPC)

@@ -758,6 +758,9 @@ static int run_loop(struct iom_worker *w)
 			} else if (phase == IOM_PHASE_WARMUP) {
 				io->phase = IOM_IO_WARMUP;
 				w->warmup_ios++;
+				if (w->conf->live_warmup) /* issue 18: steady state watches it */
+					atomic_store_explicit(&w->live.warm_ios, w->warmup_ios,
+							      RELAXED);
 			} else {
 				io->phase = IOM_IO_COOLDOWN;
 				w->cooldown_ios++;

@@ -152,6 +152,7 @@ struct iom_worker_conf {
 	/* issue 16a, wl.shared_sequential: the run's one sequential stream, the index of the next
 	 * block (run.c owns it; every worker takes blocks with a relaxed fetch-add). */
 	_Atomic uint64_t *shared_next;
+	bool live_warmup;          /* issue 18: publish warm-up counts in live.warm_ios (steady) */
 };
 
 /*
@@ -274,6 +275,7 @@ struct iom_worker_live {
 	_Atomic uint64_t done_ns;          /* bytes-bound: when the share completed */
 	_Atomic int phase_seen;            /* the last phase the worker acted on */
 	_Atomic int state;                 /* enum iom_worker_state */
+	_Atomic uint64_t warm_ios;         /* issue 18: warm-up I/Os so far (conf->live_warmup) */
 };
 
 struct iom_worker {

@@ -193,6 +193,37 @@ static void test_journal_rejects_foreign_lines(void **state)
 
 /* The study-start's plan is kept, and kept too when a later line is out of the plan (a resume
  * names the changed plan); an empty journal says it never started. */
+/* issue 18: adaptive rounds: the decisions and the runs they skip replay as written. */
+static void test_journal_replays_decisions(void **state)
+{
+	const char *dir = *state;
+	struct iom_journal_state st;
+	char err[IOM_ERRLEN];
+	static const struct event events[] = {
+		{ IOM_J_STUDY_START, 0, "plan 0123 runs 6" },
+		{ IOM_J_RUN_DONE, 1, "runs/00001.json" },
+		{ IOM_J_RUN_DONE, 2, "runs/00002.json" },
+		{ IOM_J_DECIDE, 3, "continue: ci 3.10% wider than 2% after 1" },
+		{ IOM_J_DECIDE, 4, "stop: ci 1.20% within 2% after 1" },
+		{ IOM_J_RUN_SKIPPED, 4, "ci 1.20% within 2% after 1" },
+		{ IOM_J_RUN_SKIPPED, 6, "ci 1.20% within 2% after 1" },
+	};
+
+	write_events(dir, events, sizeof(events) / sizeof(events[0]));
+	assert_int_equal(iom_journal_replay(dir, 6, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.skipped, 2);
+	assert_int_equal(st.run[4], IOM_RS_SKIPPED);
+	assert_int_equal(st.run[6], IOM_RS_SKIPPED);
+	assert_int_equal(st.run[3], IOM_RS_PENDING);
+	assert_int_equal(st.run[5], IOM_RS_PENDING);
+	assert_true(st.decided[3] && st.decided[4] && !st.decided[5]);
+	assert_string_equal(st.decision[4], "stop: ci 1.20% within 2% after 1");
+	assert_null(st.decision[5]);
+	assert_string_equal(iom_journal_event_name(IOM_J_DECIDE), "decide");
+	assert_string_equal(iom_journal_event_name(IOM_J_RUN_SKIPPED), "run-skipped");
+	iom_journal_state_release(&st);
+}
+
 static void test_journal_replays_study_plan(void **state)
 {
 	const char *dir = *state;
@@ -277,6 +308,7 @@ int main(void)
 		TEST_IN_TMPDIR(test_journal_ignores_torn_last_line),
 		TEST_IN_TMPDIR(test_journal_interrupted_run_is_rerun),
 		TEST_IN_TMPDIR(test_journal_replays_mkfs),
+		TEST_IN_TMPDIR(test_journal_replays_decisions),
 		TEST_IN_TMPDIR(test_journal_rejects_foreign_lines),
 		TEST_IN_TMPDIR(test_journal_replays_study_plan),
 		TEST_IN_TMPDIR(test_journal_lock_before_open),

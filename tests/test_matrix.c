@@ -431,9 +431,11 @@ static const struct {
 	{ "rest", "\"250ms\"", "250ms" },
 	{ "timeout", "\"1h\"", "1h" },
 	{ "repeat", "4", NULL },
+	{ "repeat_max", "9", NULL },
 	{ "alpha", "0.01", NULL },
 	{ "min_effect", "\"3%\"", "3%" },
 	{ "max_cv", "7.5", NULL },
+	{ "correction", "\"bh\"", "bh" },
 	{ "drop_caches", "true", NULL },
 	{ "fstrim", "true", NULL },
 };
@@ -471,6 +473,8 @@ static void check_landed(struct iom_matrix *m, const char *how)
 			}
 		if (!cfg && strcmp(k->name, "bytes") == 0)
 			continue; /* exactly one of duration and bytes: duration is given */
+		if (!cfg && strcmp(k->name, "warmup_max") == 0)
+			continue; /* only with warmup = "steady": test_matrix_steady_and_adaptive */
 		if (!cfg)
 			fail_msg("%s: key %s has a landing but no test value", how, k->name);
 		seen++;
@@ -544,8 +548,8 @@ static void test_matrix_every_landed_key_lands(void **state)
 		 "  { label = \"b\"; device = \"/dev/loop9\"; destructive = true;\n"
 		 "    filesystems = [ \"raw\" ]; mkfs_options = %s; mount_options = %s; } );\n"
 		 "timing = { warmup = %s; duration = %s; cooldown = %s; rest = %s; timeout = %s;\n"
-		 "  repeat = %s; };\n"
-		 "report = { alpha = %s; min_effect = %s; max_cv = %s; };\n"
+		 "  repeat = %s; repeat_max = %s; };\n"
+		 "report = { alpha = %s; min_effect = %s; max_cv = %s; correction = %s; };\n"
 		 "hooks = { drop_caches = %s; fstrim = %s; };\n",
 		 landed_value("name"), landed_value("description"), landed_value("seed"),
 		 landed_value("repeat_order"), landed_value("trace"), landed_value("size"),
@@ -553,8 +557,10 @@ static void test_matrix_every_landed_key_lands(void **state)
 		 landed_value("destructive"), landed_value("fill_data"), landed_value("mkfs_options"),
 		 landed_value("mount_options"), landed_value("warmup"), landed_value("duration"),
 		 landed_value("cooldown"), landed_value("rest"), landed_value("timeout"),
-		 landed_value("repeat"), landed_value("alpha"), landed_value("min_effect"),
-		 landed_value("max_cv"), landed_value("drop_caches"), landed_value("fstrim"));
+		 landed_value("repeat"), landed_value("repeat_max"), landed_value("alpha"),
+		 landed_value("min_effect"),
+		 landed_value("max_cv"), landed_value("correction"), landed_value("drop_caches"),
+		 landed_value("fstrim"));
 	m = parse_ok(text);
 	check_landed(m, "file");
 	iom_matrix_free(m);
@@ -593,8 +599,43 @@ static void test_matrix_every_landed_key_lands(void **state)
 	assert_true(m->timing.warmup_ns == 1000000000ull);
 	assert_true(m->report.alpha == 0.05);
 	assert_true(m->report.max_cv_pct == 5.0);
+	assert_true(m->report.correction == IOM_CORRECTION_HOLM);
 	assert_null(m->description);
 	assert_false(m->hooks.drop_caches);
+	iom_matrix_free(m);
+}
+
+/* issue 18: warmup = "steady" with timing.steady and warmup_max; repeat_max and until. */
+static void test_matrix_steady_and_adaptive(void **state)
+{
+	struct iom_matrix *m;
+
+	(void)state;
+	m = parse_ok("iomatrix = 1;\n"
+		     "targets = ( { label = \"a\"; path = \"a.scratch\"; size = \"1G\"; } );\n"
+		     "timing = { duration = \"1s\"; warmup = \"steady\"; "
+		     "steady = \"iops_slope 0.5% 20s\"; warmup_max = \"2m\"; repeat = 3; "
+		     "repeat_max = 9; until = \"ci 1.5%\"; };\n");
+	assert_true(m->timing.warmup_steady);
+	assert_true(m->timing.warmup_ns == 0);
+	assert_true(m->timing.steady_slope);
+	assert_true(m->timing.steady_pct == 0.5);
+	assert_true(m->timing.steady_window_ns == 20000000000ull);
+	assert_true(m->timing.warmup_max_ns == 120000000000ull);
+	assert_int_equal(m->timing.repeat_max, 9);
+	assert_true(m->timing.until_ci_pct == 1.5);
+	assert_int_equal(iom_timing_plan_reps(&m->timing), 9);
+	iom_matrix_free(m);
+	/* the defaults: "iops 2% 10s", 60 s; until "settled" */
+	m = parse_ok("iomatrix = 1;\n"
+		     "targets = ( { label = \"a\"; path = \"a.scratch\"; size = \"1G\"; } );\n"
+		     "timing = { duration = \"1s\"; warmup = \"steady\"; repeat_max = 4; "
+		     "repeat = 2; };\n");
+	assert_false(m->timing.steady_slope);
+	assert_true(m->timing.steady_pct == 2);
+	assert_true(m->timing.steady_window_ns == 10000000000ull);
+	assert_true(m->timing.warmup_max_ns == 60000000000ull);
+	assert_true(m->timing.until_ci_pct == 0);
 	iom_matrix_free(m);
 }
 
@@ -741,6 +782,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_policy),
 		cmocka_unit_test(test_matrix_io_uring_group),
 		cmocka_unit_test(test_matrix_large_integers),
+		cmocka_unit_test(test_matrix_steady_and_adaptive),
 		cmocka_unit_test(test_matrix_overrides),
 		cmocka_unit_test(test_matrix_override_errors),
 		cmocka_unit_test(test_matrix_load_errors),

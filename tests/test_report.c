@@ -319,7 +319,7 @@ static void test_report_clear_win(void **state)
 	assert_int_equal(iom_report_outcome(&m, 0, IOM_METRIC_IOPS, 0, NULL), IOM_OUTCOME_LOST);
 	iom_report_tally(&m, IOM_METRIC_IOPS, 1, &t);
 	assert_int_equal(t.won, 2);
-	assert_int_equal(t.tied + t.lost + t.single_run, 0);
+	assert_int_equal(t.same + t.undecided + t.lost + t.single_run, 0);
 	assert_near(t.median_margin_pct, 12.5, 1e-9);
 	iom_report_tally(&m, IOM_METRIC_IOPS, 0, &t);
 	assert_int_equal(t.lost, 2);
@@ -343,14 +343,15 @@ static void test_report_clear_win(void **state)
 	assert_null(strstr(line, "-"));
 	assert_null(strstr(line, "+"));
 	assert_non_null(strstr(text, "* winner: better by more than 2% with Welch p < 0.05"));
-	/* The closing verdict: won/tied/lost and the median margin per metric. */
-	assert_non_null(strstr(text, "verdict over 2 cells: won/tied/lost, median margin"));
-	/* (stacked, "pvscsi: IOPS 2/0/0 better by 12.5%; …", when the words do not fit) */
+	assert_non_null(strstr(text, "(p adjusted: Holm's correction over 10 tests)"));
+	/* The closing verdict: won/same/undecided/lost and the median margin per metric. */
+	assert_non_null(strstr(text, "verdict over 2 cells: won/same/undecided/lost, median margin"));
+	/* (stacked, "pvscsi: IOPS 2/0/0/0 better by 12.5%; …", when the words do not fit) */
 	line = line_with(strstr(text, "verdict over"), "pvscsi");
 	assert_non_null(line);
-	assert_non_null(strstr(line, "2/0/0 better by 12.5%"));
+	assert_non_null(strstr(line, "2/0/0/0 better by 12.5%"));
 	line = line_with(strstr(text, "verdict over"), "lsi");
-	assert_non_null(strstr(line, "0/0/2 worse by 12.5%"));
+	assert_non_null(strstr(line, "0/0/0/2 worse by 12.5%"));
 	assert_true(widest_line(text) <= 100);
 	free(text);
 
@@ -383,7 +384,7 @@ static void test_report_tie_by_p_noisy(void **state)
 	make_study(dir, runs, IOM_ARRAY_SIZE(runs), 2);
 	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
 	iom_report_verdict(&m, 0, IOM_METRIC_IOPS, &v);
-	assert_int_equal(v.kind, IOM_VERDICT_TIE);
+	assert_int_equal(v.kind, IOM_VERDICT_UNDECIDED);
 	assert_int_equal(v.winner, -1);
 	assert_int_equal(v.best, 1);
 	assert_near(v.margin_pct, 10, 1e-12);
@@ -392,24 +393,28 @@ static void test_report_tie_by_p_noisy(void **state)
 	assert_false(v.tie_by_effect);
 	assert_true(v.noisy);
 	assert_near(v.max_cv_pct, 20, 1e-9);
-	assert_int_equal(iom_report_outcome(&m, 0, IOM_METRIC_IOPS, 0, NULL), IOM_OUTCOME_TIED);
-	assert_int_equal(iom_report_outcome(&m, 0, IOM_METRIC_IOPS, 1, NULL), IOM_OUTCOME_TIED);
+	assert_int_equal(iom_report_outcome(&m, 0, IOM_METRIC_IOPS, 0, NULL),
+			 IOM_OUTCOME_UNDECIDED);
+	assert_int_equal(iom_report_outcome(&m, 0, IOM_METRIC_IOPS, 1, NULL),
+			 IOM_OUTCOME_UNDECIDED);
 	iom_report_tally(&m, IOM_METRIC_IOPS, 1, &t);
-	assert_int_equal(t.tied, 1);
-	assert_int_equal(t.won, 0);
-	/* Equal latencies: a tie too, and not noisy. */
+	assert_int_equal(t.undecided, 1);
+	assert_int_equal(t.won + t.same, 0);
+	/* Equal latencies with no noise: shown the same, and not noisy. */
 	iom_report_verdict(&m, 0, IOM_METRIC_LAT_MEAN, &v);
-	assert_int_equal(v.kind, IOM_VERDICT_TIE);
+	assert_int_equal(v.kind, IOM_VERDICT_SAME);
 	assert_false(v.noisy);
-	/* Both values are noisy on IOPS (and MB/s): CV 20 % and 18.2 %; the suggestion is
-	 * 2 (1.96 + 0.84)² (20 / 10)² = 62.8 → 63 repetitions for lsi. */
+	/* Both values are noisy on IOPS (and MB/s): CV 20 % and 18.2 %, pooled 19.1 %; the
+	 * suggestion is the smallest n with 2 (t_{1−α/2} + t_{0.8})² (19.1 / 10)² ≤ n at df 2n − 2,
+	 * α = 0.05 / 5 tests (Holm's first step): 87 repetitions (scipy's t.ppf gives the same). */
 	n = iom_report_noisy_list(&m, &nz);
 	assert_int_equal(n, 4);
 	assert_int_equal(nz[0].metric, IOM_METRIC_IOPS);
 	assert_int_equal(nz[0].compared, 0);
 	assert_int_equal(nz[0].n, 3);
 	assert_near(nz[0].cv_pct, 20, 1e-9);
-	assert_int_equal(nz[0].suggest, 63);
+	assert_int_equal(nz[0].suggest, 87);
+	assert_false(nz[0].capped);
 	assert_int_equal(nz[2].metric, IOM_METRIC_MB_S);
 	free(nz);
 	iom_report_release(&m);
@@ -417,11 +422,15 @@ static void test_report_tie_by_p_noisy(void **state)
 	text = winners_text(dir, NULL, 0);
 	assert_null(strstr(text, "*11.00K"));
 	assert_non_null(strstr(text, "11.00K~"));
-	/* One cell: named by all its dimensions; "tie" beneath the best. */
+	/* One cell: named by all its dimensions; "?" (undecided) beneath the best. */
 	assert_non_null(line_with(text, "4K rnd rd100 qd1 t1 io_uring direct "));
-	assert_non_null(strstr(strchr(line_with(text, "4K rnd "), '\n'), "tie"));
+	assert_non_null(strstr(strchr(line_with(text, "4K rnd "), '\n'), "?"));
+	assert_non_null(strstr(strchr(line_with(text, "4K rnd "), '\n'), "same"));
+	assert_non_null(strstr(text, "undecided (2): neither a win nor the same shown"));
+	assert_non_null(strstr(text, "IOPS better by 10.0%, MB/s better by 10.0% (3 runs; about 87"));
+	assert_non_null(strstr(text, "would settle it: timing.repeat = 87)"));
 	assert_non_null(strstr(text, "noisy (CV above 5%): more repetitions would settle these"));
-	assert_non_null(strstr(text, "lsi: IOPS 20.0%, MB/s 20.0% (3 runs; about 63 would settle"));
+	assert_non_null(strstr(text, "lsi: IOPS 20.0%, MB/s 20.0% (3 runs; about 87 would settle"));
 	free(text);
 }
 
@@ -436,7 +445,7 @@ static void test_report_tie_by_min_effect(void **state)
 		{ 0, 1, 3, IOM_RUN_OK, 9999, 100, 200, 20, NULL },
 		{ 1, 1, 3, IOM_RUN_OK, 10099, 100, 200, 20, NULL },
 	};
-	static const struct iom_report_opts recorded = { 0.05, 0.5, 5 };
+	static const struct iom_report_opts recorded = { 0.05, 0.5, 5, IOM_CORRECTION_HOLM };
 	const char *dir = *state;
 	struct iom_report m;
 	struct iom_report_verdict v;
@@ -446,7 +455,8 @@ static void test_report_tie_by_min_effect(void **state)
 	make_study(dir, runs, IOM_ARRAY_SIZE(runs), 2);
 	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
 	iom_report_verdict(&m, 0, IOM_METRIC_IOPS, &v);
-	assert_int_equal(v.kind, IOM_VERDICT_TIE);
+	assert_int_equal(v.kind, IOM_VERDICT_SAME); /* within ± 2 %: TOST p tiny */
+	assert_true(v.tost_adjusted < 1e-4);
 	assert_near(v.margin_pct, 1, 1e-9);
 	assert_near(v.p_value, 2.6654818961637585e-08, 1e-4);
 	assert_false(v.tie_by_p);
@@ -478,13 +488,13 @@ static void test_report_tie_by_min_effect(void **state)
 		o.min_effect = "2";
 		json = report_of((const char *const *)&sub, 1, &o);
 		assert_non_null(strstr(json, "\"min_effect_pct\": 2"));
-		assert_non_null(strstr(json, "\"tie_reason\": \"below min_effect\""));
+		assert_non_null(strstr(json, "\"verdict\": \"same\""));
 		free(json);
 		free(sub);
 	}
 	text = winners_text(dir, NULL, 0);
 	assert_null(strstr(text, "*10.10K"));
-	assert_non_null(strstr(strchr(line_with(text, "4K rnd "), '\n'), "tie"));
+	assert_non_null(strstr(strchr(line_with(text, "4K rnd "), '\n'), "same"));
 	free(text);
 }
 
@@ -520,7 +530,7 @@ static void test_report_single_run(void **state)
 	assert_string_equal(iom_verdict_name(v.kind), "single-run");
 	iom_report_tally(&m, IOM_METRIC_IOPS, 1, &t);
 	assert_int_equal(t.single_run, 2);
-	assert_int_equal(t.won + t.tied + t.lost, 0);
+	assert_int_equal(t.won + t.same + t.undecided + t.lost, 0);
 	assert_near(t.median_margin_pct, 10, 1e-12); /* median of +20 % and 0 % */
 	iom_report_release(&m);
 
@@ -529,7 +539,7 @@ static void test_report_single_run(void **state)
 	assert_non_null(strstr(text, "single run — no significance, no winner"));
 	assert_null(strstr(text, "*12.00K"));
 	assert_non_null(strstr(strchr(line_with(text, "qd1 "), '\n'), "(20.0%)"));
-	assert_non_null(strstr(text, "won/tied/lost/single run"));
+	assert_non_null(strstr(text, "won/same/undecided/lost/single run"));
 	free(text);
 	{
 		struct iom_report_opts_cli o = { .format = "csv" };
@@ -538,6 +548,103 @@ static void test_report_single_run(void **state)
 		assert_non_null(strstr(csv, ",single-run,,20,"));
 		free(csv);
 	}
+}
+
+/* issue 18: a run of fewer than 100 I/Os has no meaningful percentiles: "n/a (only N I/Os)". */
+static void test_report_too_few_ios(void **state)
+{
+	static const struct spec runs[] = {
+		{ 0, 1, 1, IOM_RUN_OK, 42, 100, 200, 20, NULL },
+		{ 1, 1, 1, IOM_RUN_OK, 5000, 80, 150, 12, NULL },
+		{ 0, 1, 2, IOM_RUN_OK, 43, 101, 201, 20, NULL },
+		{ 1, 1, 2, IOM_RUN_OK, 5001, 81, 151, 12, NULL },
+	};
+	const char *dir = *state;
+	struct iom_report_opts_cli o = { .color = 0 };
+	struct iom_report m;
+	struct iom_report_verdict v;
+	char err[IOM_ERRLEN] = "", few[48];
+	char *text, *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_true(iom_result_few_ios_text(42, few, sizeof(few)));
+	assert_string_equal(few, "n/a (only 42 I/Os)");
+	assert_true(iom_result_few_ios_text(1, few, sizeof(few)));
+	assert_string_equal(few, "n/a (only 1 I/O)");
+	assert_false(iom_result_few_ios_text(100, few, sizeof(few)));
+	assert_string_equal(few, "");
+	assert_false(iom_result_few_ios_text(0, few, sizeof(few)));
+
+	make_study(dir, runs, IOM_ARRAY_SIZE(runs), 2);
+	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.cells[0].by[0].few_ios, 2);
+	assert_int_equal(m.cells[0].by[1].few_ios, 0);
+	/* lsi's p99 takes no part: nothing to compare pvscsi's with */
+	iom_report_verdict(&m, 0, IOM_METRIC_LAT_P99, &v);
+	assert_int_equal(v.kind, IOM_VERDICT_NONE);
+	assert_int_equal(iom_report_outcome(&m, 0, IOM_METRIC_LAT_P99, 0, NULL),
+			 IOM_OUTCOME_ABSENT);
+	/* … while its IOPS do */
+	iom_report_verdict(&m, 0, IOM_METRIC_IOPS, &v);
+	assert_int_equal(v.kind, IOM_VERDICT_WIN);
+	iom_report_release(&m);
+
+	text = winners_text(dir, NULL, 0);
+	assert_non_null(strstr(text, "; lat p99 n/a: fewer than 100 I/Os in a run"));
+	assert_non_null(strstr(line_with(text, "4K rnd "), "  n/a "));
+	free(text);
+
+	/* The DiskSpd view of run 1: the percentile table gives way to the exact line. */
+	f = open_memstream(&buf, &len);
+	assert_int_equal(iom_report_run(f, dir, 1, &o, err, sizeof(err)), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\nlatency percentiles: n/a (only 42 I/Os); min 0.000 ms, "
+				    "max 0.000 ms\n"));
+	assert_null(strstr(buf, "%-ile"));
+	free(buf);
+}
+
+/* issue 18: a run that did not reach steady state is left out of verdicts, with why. */
+static void test_report_not_steady_left_out(void **state)
+{
+	static const struct spec runs[] = {
+		{ 0, 1, 1, IOM_RUN_OK, 10000, 100, 200, 20, NULL },
+		{ 1, 1, 1, IOM_RUN_OK, 12000, 80, 150, 12, NULL },
+		{ 0, 1, 2, IOM_RUN_OK, 10010, 100, 200, 20, NULL },
+		{ 1, 1, 2, IOM_RUN_OK, 12010, 80, 150, 12, NULL },
+		{ 0, 1, 3, IOM_RUN_OK, 10020, 100, 200, 20, NULL },
+		{ 1, 1, 3, IOM_RUN_OK, 12020, 80, 150, 12, NULL },
+	};
+	const char *dir = *state;
+	struct iom_report m;
+	char err[IOM_ERRLEN] = "";
+	char *path, *text = NULL, *at, *out;
+
+	make_study(dir, runs, IOM_ARRAY_SIZE(runs), 2);
+	path = iom_result_path(dir, 6);
+	assert_int_equal(iom_read_file(path, &text, NULL), 0);
+	at = strstr(text, "\"stalled\": null");
+	assert_non_null(at);
+	*at = '\0';
+	out = xasprintf("%s\"steady\": { \"criterion\": \"iops 2%% 10s\", \"reached\": false, "
+			"\"at_s\": null, \"warmup_s\": 60.1, \"spread_pct\": 7.5 }, \"%s", text,
+			at + 1);
+	assert_int_equal(iom_write_file_atomic(path, out, strlen(out)), 0);
+	free(out);
+	free(text);
+	free(path);
+
+	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.cells[0].by[1].n, 2); /* run 6 left out */
+	assert_int_equal(m.nexcluded, 1);
+	assert_int_equal(m.excluded[0].run, 6);
+	assert_string_equal(m.excluded[0].error, "steady state (iops 2% 10s) not reached in 60.1 s "
+						 "of warm-up: spread 7.5%");
+	iom_report_release(&m);
+	text = winners_text(dir, NULL, 0);
+	assert_non_null(strstr(text, "steady state (iops 2% 10s) not reached in 60.1 s"));
+	free(text);
 }
 
 /* `report --format csv` and summary.csv write a figure with the same digits (csv.h): a billion
@@ -626,9 +733,9 @@ static void test_report_median_margin(void **state)
 	assert_int_equal(t.won, 1);
 	assert_int_equal(t.lost, 2);
 	assert_near(t.median_margin_pct, -10, 1e-9);
-	/* Equal latencies everywhere: every cell tied, median margin 0. */
+	/* Equal latencies everywhere: every cell the same, median margin 0. */
 	iom_report_tally(&m, IOM_METRIC_LAT_MEAN, 0, &t);
-	assert_int_equal(t.tied, 3);
+	assert_int_equal(t.same, 3);
 	assert_true(t.median_margin_pct == 0);
 	iom_report_release(&m);
 }
@@ -1325,12 +1432,12 @@ static void test_report_csv_parses(void **state)
 	const char *p = csv;
 	int cols = csv_record(&p), n, rows = 0;
 
-	assert_int_equal(cols, 8 + 15);
+	assert_int_equal(cols, 8 + 16);
 	{
 		static const char head[] =
 			"cell,block_size,queue_depth,threads,read_pct,pattern,engine,direct,metric,"
 			"target,n,mean,stddev,cv_pct,ci95_low,ci95_high,outcome,vs_best_other_pct,"
-			"noisy,verdict,winner,margin_pct,p_value\n";
+			"noisy,verdict,winner,margin_pct,p_value,p_adjusted\n";
 
 		assert_true(strncmp(csv, head, strlen(head)) == 0);
 	}
@@ -1342,7 +1449,7 @@ static void test_report_csv_parses(void **state)
 	/* A win row and a cell missing on one side (empty figures, outcome absent). */
 	assert_non_null(strstr(csv, "\n4K rd100 qd32,4096,32,1,100,random,io_uring,true,iops,pvscsi,"
 				    "3,"));
-	assert_non_null(strstr(csv, ",iops,pvscsi,0,,,,,,absent,,no,none,,,\n"));
+	assert_non_null(strstr(csv, ",iops,pvscsi,0,,,,,,absent,,no,none,,,,\n"));
 	free(csv);
 
 	/* Quoting: a label with a comma and quotes stays one field. */
@@ -1410,14 +1517,17 @@ static void test_report_json_parses(void **state)
 
 			x = get(get(c, "metrics"), iom_metrics[k].name);
 			verdict = json_object_get_string(get(x, "verdict"));
-			assert_true(strcmp(verdict, "win") == 0 || strcmp(verdict, "tie") == 0 ||
+			assert_true(strcmp(verdict, "win") == 0 || strcmp(verdict, "same") == 0 ||
+				    strcmp(verdict, "undecided") == 0 ||
 				    strcmp(verdict, "single-run") == 0 ||
 				    strcmp(verdict, "none") == 0);
 			/* winner is the compared value or null; margin and p are there. */
 			if (strcmp(verdict, "win") == 0) {
 				nwin++;
 				assert_true(json_object_is_type(get(x, "winner"), json_type_string));
-				assert_true(json_object_get_double(get(x, "p_value")) < 0.05);
+				assert_true(json_object_get_double(get(x, "p_adjusted")) < 0.05);
+				assert_true(json_object_get_double(get(x, "p_value")) <=
+					    json_object_get_double(get(x, "p_adjusted")));
 				assert_true(json_object_get_double(get(x, "margin_pct")) > 2);
 			} else {
 				assert_null(get(x, "winner"));
@@ -1437,9 +1547,14 @@ static void test_report_json_parses(void **state)
 			}
 		}
 	}
-	assert_true(nwin > 100);
+	/* 140 tests under Holm's correction: 89 wins (132 uncorrected). */
+	assert_int_equal(nwin, 89);
+	assert_string_equal(json_object_get_string(get(get(root, "options"), "correction")),
+			    "holm");
+	assert_int_equal(json_object_get_int(get(get(root, "options"), "tests")), 140);
 	x = get(get(get(root, "verdict"), "pvscsi"), "iops");
-	assert_int_equal(json_object_get_int(get(x, "won")) + json_object_get_int(get(x, "tied")) +
+	assert_int_equal(json_object_get_int(get(x, "won")) + json_object_get_int(get(x, "same")) +
+				 json_object_get_int(get(x, "undecided")) +
 				 json_object_get_int(get(x, "lost")),
 			 28);
 	assert_true(json_object_get_double(get(x, "median_margin_pct")) > 10);
@@ -1636,7 +1751,7 @@ static void test_report_html(void **state)
 		"<table class=\"heat\">", "<h2 id=\"provenance\">Provenance</h2>",
 		"kernel differs: 6.1.0-18-amd64 (boot1) vs 6.18.44 (boot2)",
 		"<b>boot2</b> lacks 2 of 30 cells: 1M wr100 qd32, 1M rd100 qd32",
-		"25 won · 3 tied · 0 lost",
+		"15 won · 0 same · 13 undecided · 0 lost",
 	};
 	char *html = boots("html");
 	const char *dir = *state;
@@ -1686,8 +1801,11 @@ static void test_report_html(void **state)
 		assert_non_null(strstr(html, "not drawn: it needs block_size to vary (this report "
 					     "has one block size)"));
 		assert_non_null(strstr(html, "not drawn: it needs queue_depth to vary"));
-		assert_non_null(strstr(html, "not drawn: the runs recorded fewer than two 1-second "
-					     "intervals"));
+		/* Runs shorter than two intervals say so, with their length and rate. */
+		assert_non_null(strstr(html, "less than two 1-second intervals; 10.00K IOPS over "
+					     "its window"));
+		assert_non_null(strstr(html, "less than two 1-second intervals; 12.00K IOPS over "
+					     "its window"));
 		assert_non_null(strstr(html, "id=\"chart-percentiles\""));
 		assert_non_null(strstr(html, "single run, no test"));
 		free(html);
@@ -2001,6 +2119,8 @@ int main(void)
 		TEST_IN_TMPDIR(test_report_html),
 		TEST_IN_TMPDIR(test_report_main_options),
 		cmocka_unit_test(test_report_diskspd_layout),
+		TEST_IN_TMPDIR(test_report_too_few_ios),
+		TEST_IN_TMPDIR(test_report_not_steady_left_out),
 		cmocka_unit_test(test_report_run_missing),
 		TEST_IN_TMPDIR(test_report_failed_run_report),
 		TEST_IN_TMPDIR(test_report_read_only_run),

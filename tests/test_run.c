@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <inttypes.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -255,6 +256,151 @@ static void test_run_bytes_bound(void **state)
 		iom_run_result_release(&r);
 	}
 	tmp_remove(&tf);
+}
+
+/* issue 18: a record hook that holds every I/O for about a millisecond (a slow device). */
+static void hook_slow(void *ctx, unsigned thread, const struct iom_io *io)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	(void)ctx;
+	(void)thread;
+	(void)io;
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * issue 18: a bytes-bound window of about 1.3 s. Its intervals: the first a full second, the
+ * last ends with the window and its rate is its I/O over its own length (not over a second:
+ * the issue's "23.9K for the last 0.23 s instead of about 104K"); rates × lengths add up to
+ * the run's I/O count; one full interval gives no spread (NaN, not 0).
+ */
+static void test_run_bytes_bound_intervals(void **state)
+{
+	const struct iom_worker_hooks hooks = { .record = hook_slow };
+	struct iom_run_spec s = spec_null();
+	struct iom_run_result r;
+	char err[IOM_ERRLEN];
+	double sum = 0, len = 0, rate, last, whole;
+	size_t n;
+
+	(void)state;
+	s.wl.threads = 1;
+	s.wl.queue_depth = 1;
+	s.wl.read_pct = 100;
+	s.hooks = &hooks;
+	/* ~1000 I/Os a second: 1300 I/Os take 1.3 s, longer on a loaded machine */
+	s.timing = (struct iom_timing){ .warmup_ns = 20 * MS, .bytes = 1300 * 4096ull,
+					.cooldown_ns = 20 * MS };
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.dir[IOM_DIR_TOTAL].ios, 1300);
+	check_consistent(&r, 1);
+	n = r.nintervals;
+	print_message("window %.3f s, %zu intervals, last %.3f s with %" PRIu64 " I/Os\n",
+		      r.elapsed_s, n, iom_interval_secs(&r.intervals[n - 1]),
+		      r.intervals[n - 1].ios[0]);
+	assert_true(n >= 2);
+	for (size_t i = 0; i < n; i++) {
+		double secs = iom_interval_secs(&r.intervals[i]);
+
+		rate = (double)(r.intervals[i].ios[0] + r.intervals[i].ios[1]) / secs;
+		sum += rate * secs;
+		len += secs;
+		if (i + 1 < n)
+			assert_true(r.intervals[i].ns == IOM_INTERVAL_NS);
+	}
+	/* rates × lengths: the run's I/O count; the lengths: the window */
+	assert_true(fabs(sum - 1300) < 1e-6);
+	assert_true(fabs(len - r.elapsed_s) < 0.002);
+	last = iom_interval_secs(&r.intervals[n - 1]);
+	assert_true(last > 0 && last < 1.1 + 1e-9);
+	/* the last rate is of the run's order, not scaled down by its shortness */
+	rate = (double)r.intervals[n - 1].ios[0] / last;
+	whole = 1300 / r.elapsed_s;
+	assert_true(rate > whole / 4 && rate < whole * 4);
+	/* one full interval (or two when the machine was slow): a spread only from two */
+	if (n == 2 && !iom_interval_full(&r.intervals[1]))
+		assert_true(isnan(r.iops_stddev) && isnan(r.mb_s_stddev));
+	iom_run_result_release(&r);
+
+	/* a window shorter than an interval: one interval, its real length, no spread */
+	s.timing = (struct iom_timing){ .warmup_ns = 20 * MS, .bytes = 100 * 4096ull,
+					.cooldown_ns = 20 * MS };
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nintervals, 1);
+	assert_true(r.intervals[0].ns < IOM_INTERVAL_NS);
+	assert_true(fabs(iom_interval_secs(&r.intervals[0]) - r.elapsed_s) < 0.002);
+	assert_true(isnan(r.iops_stddev));
+	iom_run_result_release(&r);
+}
+
+/* issue 18: a device that slows down as it runs: each I/O held 0.2 ms × (1 + 3 × seconds). */
+struct ramp_hook {
+	_Atomic uint64_t t0;
+};
+
+static void hook_ramp(void *ctx, unsigned thread, const struct iom_io *io)
+{
+	struct ramp_hook *h = ctx;
+	uint64_t t0 = atomic_load(&h->t0), ns;
+	struct timespec ts;
+
+	(void)thread;
+	if (!t0) {
+		t0 = io->complete_ns;
+		atomic_store(&h->t0, t0);
+	}
+	ns = 200000 + (io->complete_ns - t0) * 600000 / 1000000000;
+	ts.tv_sec = 0;
+	ts.tv_nsec = (long)ns;
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * issue 18: warmup = "steady". A steady device (I/O held 1 ms) reaches "iops 30% 2s" and the
+ * result says when; a drifting one (ever slower) does not reach "iops 10% 2s" by warmup_max
+ * 4s, and says so, with the spread it saw. Either way the run is measured.
+ */
+static void test_run_steady_state(void **state)
+{
+	const struct iom_worker_hooks slow = { .record = hook_slow };
+	struct ramp_hook rh = { 0 };
+	const struct iom_worker_hooks ramp = { .record_ctx = &rh, .record = hook_ramp };
+	struct iom_run_spec s = spec_null();
+	struct iom_run_result r;
+	char err[IOM_ERRLEN];
+
+	(void)state;
+	s.wl.threads = 1;
+	s.wl.queue_depth = 1;
+	s.hooks = &slow;
+	s.timing = (struct iom_timing){ .duration_ns = 500 * MS, .warmup_steady = true,
+					.steady_pct = 30, .steady_window_ns = 2000 * MS,
+					.warmup_max_ns = 8000 * MS };
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
+	print_message("steady: reached %d at %.2f s, spread %.1f%%\n", r.steady.reached,
+		      r.steady.at_s, r.steady.spread_pct);
+	assert_true(r.steady.asked);
+	assert_true(r.steady.reached);
+	assert_true(r.steady.at_s >= 1.9 && r.steady.at_s <= 8.5);
+	assert_true(r.steady.spread_pct <= 30);
+	assert_string_equal(r.steady.criterion, "iops 30% 2s");
+	assert_true(r.warmup_ios > 0 && r.dir[IOM_DIR_TOTAL].ios > 0);
+	iom_run_result_release(&r);
+
+	s.hooks = &ramp;
+	s.timing.steady_pct = 10;
+	s.timing.warmup_max_ns = 4000 * MS;
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
+	print_message("drifting: reached %d after %.2f s, spread %.1f%%\n", r.steady.reached,
+		      r.steady.warmup_s, r.steady.spread_pct);
+	assert_true(r.steady.asked);
+	assert_false(r.steady.reached);
+	assert_true(isnan(r.steady.at_s));
+	assert_true(r.steady.warmup_s >= 3.9);
+	assert_true(r.steady.spread_pct > 10);
+	assert_int_equal(r.status, IOM_RUN_OK); /* measured all the same */
+	iom_run_result_release(&r);
 }
 
 /* Every engine of the registry that needs a file runs on one; what its notes say and the mean
@@ -1141,6 +1287,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_null_engine),
 		cmocka_unit_test(test_run_bytes_bound),
+		cmocka_unit_test(test_run_bytes_bound_intervals),
+		cmocka_unit_test(test_run_steady_state),
 		cmocka_unit_test(test_run_on_file),
 		cmocka_unit_test(test_run_kernel_eio_fails),
 		cmocka_unit_test(test_run_io_error_fails),

@@ -218,6 +218,96 @@ static void test_stats_descriptive(void **state)
 	assert_true(s.mean == 19.8 && s.stddev == 0 && s.cv == 0 && s.ci95 == 0);
 }
 
+/*
+ * TOST against scipy 1.x (Welch's one-sided tests on shifted samples, as statsmodels'
+ * ttost_ind does), computed with:
+ *
+ *   from scipy import stats
+ *   import numpy as np
+ *   def tost(x, y, delta):
+ *       lo = stats.ttest_ind(x, np.array(y) - delta, equal_var=False,
+ *                            alternative='greater').pvalue
+ *       hi = stats.ttest_ind(x, np.array(y) + delta, equal_var=False,
+ *                            alternative='less').pvalue
+ *       return max(lo, hi)
+ */
+static void test_stats_tost_reference(void **state)
+{
+	static const double s1x[] = { 100.0, 101.0, 99.5, 100.4, 99.8 };
+	static const double s1y[] = { 100.3, 99.9, 100.8, 100.1, 99.6 };
+	static const double u1x[] = { 100.0, 104.0, 97.0 };
+	static const double u1y[] = { 101.0, 96.0, 103.0 };
+	static const double d1x[] = { 10.0, 10.2, 9.9, 10.1 };
+	static const double d1y[] = { 10.6, 10.5, 10.8, 10.4, 10.7 };
+	static const double s2x[] = { 50.0, 50.5, 49.5, 50.2, 49.8, 50.1 };
+	static const double s2y[] = { 51.0, 50.4, 50.9, 50.6 };
+	static const struct {
+		const double *x, *y;
+		size_t nx, ny;
+		double delta, p;
+		int same; /* at alpha 0.05 */
+	} cases[] = {
+		{ s1x, s1y, 5, 5, 2.0, 0.00018808242301274352, 1 },   /* same */
+		{ u1x, u1y, 3, 3, 2.0, 0.29850253395502363, 0 },      /* undecided: too noisy */
+		{ d1x, d1y, 4, 5, 0.2, 0.9959219145858041, 0 },       /* clearly different */
+		{ s2x, s2y, 6, 4, 1.5, 0.0021251348951287375, 1 },    /* same, though shifted */
+		{ wx, wy, 10, 20, 5.0, 0.0050580192343673705, 1 },    /* Welch's example */
+	};
+	double p;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		assert_int_equal(iom_stats_tost(cases[i].x, cases[i].nx, cases[i].y, cases[i].ny,
+						cases[i].delta, &p), 0);
+		assert_close(p, cases[i].p, 1e-9, "tost p");
+		assert_int_equal(p < 0.05, cases[i].same);
+	}
+	/* Degenerate: no variance decides by the means; one value or no margin is no test. */
+	{
+		static const double a[] = { 5, 5, 5 }, b[] = { 5.5, 5.5 };
+
+		assert_int_equal(iom_stats_tost(a, 3, b, 2, 1, &p), 0);
+		assert_true(p == 0);
+		assert_int_equal(iom_stats_tost(a, 3, b, 2, 0.4, &p), 0);
+		assert_true(p == 1);
+		assert_int_equal(iom_stats_tost(a, 1, b, 2, 1, &p), -EINVAL);
+		assert_true(p == 1);
+		assert_int_equal(iom_stats_tost(a, 3, b, 2, 0, &p), -EINVAL);
+	}
+}
+
+/* p.adjust(c(0.01, 0.04, 0.03, 0.005, NA, 0.2), method) in R, NA left out of the family. */
+static void test_stats_adjust_p(void **state)
+{
+	static const double p[] = { 0.01, 0.04, 0.03, 0.005, NAN, 0.2 };
+	static const double holm[] = { 0.04, 0.09, 0.09, 0.025, NAN, 0.2 };
+	static const double bh[] = { 0.025, 0.05, 0.05, 0.025, NAN, 0.2 };
+	double adj[ARRAY_LEN(p)];
+
+	(void)state;
+	iom_stats_adjust_p(p, ARRAY_LEN(p), IOM_ADJUST_HOLM, adj);
+	for (size_t i = 0; i < ARRAY_LEN(p); i++)
+		if (isnan(holm[i]))
+			assert_true(isnan(adj[i]));
+		else
+			assert_close(adj[i], holm[i], 1e-12, "holm");
+	iom_stats_adjust_p(p, ARRAY_LEN(p), IOM_ADJUST_BH, adj);
+	for (size_t i = 0; i < ARRAY_LEN(p); i++)
+		if (isnan(bh[i]))
+			assert_true(isnan(adj[i]));
+		else
+			assert_close(adj[i], bh[i], 1e-12, "bh");
+	iom_stats_adjust_p(p, ARRAY_LEN(p), IOM_ADJUST_NONE, adj);
+	assert_true(adj[1] == 0.04 && isnan(adj[4]));
+	/* Holm never exceeds 1 and keeps the order; adj may be p itself. */
+	{
+		double q[] = { 0.5, 0.6, 0.7 };
+
+		iom_stats_adjust_p(q, 3, IOM_ADJUST_HOLM, q);
+		assert_true(q[0] == 1 && q[1] == 1 && q[2] == 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +317,8 @@ int main(void)
 		cmocka_unit_test(test_stats_welch_reference),
 		cmocka_unit_test(test_stats_welch_degenerate),
 		cmocka_unit_test(test_stats_descriptive),
+		cmocka_unit_test(test_stats_tost_reference),
+		cmocka_unit_test(test_stats_adjust_p),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
