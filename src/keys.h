@@ -38,6 +38,9 @@ enum iom_section {
 #define IOM_KEY_MOVED 0x4u    /* an old spelling, still read with a note; help names the new
 			       * place, and `help keys` and docs/matrix.md leave it out */
 #define IOM_KEY_INT_ONLY 0x8u /* an integer literal: the same number as a string is refused */
+#define IOM_KEY_QUIET 0x10u   /* a dimension added after plans and results were first written:
+			       * at its default in every cell it is left out of the plan's TSV and
+			       * JSON and of a result's cell, so those stay as they were */
 
 /* The characters a string key allows. */
 enum iom_chars {
@@ -57,6 +60,8 @@ enum iom_type {
 	IOM_TYPE_STRING,   /* free text */
 	IOM_TYPE_LIST,     /* a list of names (order) */
 	IOM_TYPE_GROUP,    /* a group or list of groups (targets, workload, timing, …) */
+	IOM_TYPE_RATE,     /* a rate: 2000, "12.5", "none", "max" or a share "50%" (model.h,
+			    * IOM_RATE_*); stored in the key's unit times the row's scale */
 };
 
 
@@ -97,6 +102,7 @@ struct iom_key {
 	const char *const *words;   /* a choice's short word (bool: false, true); "" for none */
 	int word_pos;               /* where the word goes among a cell's words, from 1; 0: after
 				     * those with a place, in dimension order */
+	int64_t scale;              /* IOM_TYPE_RATE: stored units per unit written (0: 1) */
 };
 
 /* The offset and size of field f of struct s, for a row's landing: IOM_AT(iom_timing, repeat). */

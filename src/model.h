@@ -23,11 +23,28 @@ enum iom_dim {
 	IOM_DIM_ENGINE,
 	IOM_DIM_DIRECT,
 	IOM_DIM_VERIFY,
+	/* the offered load (issue 17; docs/load.md) */
+	IOM_DIM_RATE_IOPS,
+	IOM_DIM_RATE_MB_S,
+	IOM_DIM_ARRIVALS,
 	IOM_DIM_COUNT
 };
 
 /* Values of the enum-typed dimensions (the index of the choice). */
 enum iom_pattern { IOM_PATTERN_RANDOM, IOM_PATTERN_SEQUENTIAL };
+/* When each I/O of a paced run is due: evenly spaced, or a Poisson process. */
+enum iom_arrivals { IOM_ARRIVALS_FIXED, IOM_ARRIVALS_POISSON };
+
+/*
+ * A rate (rate_iops, rate_mb_s) in its stored form: 0 none (a closed loop, as fast as the
+ * target answers); > 0 a rate in the key's stored unit (I/Os per second; bytes per second);
+ * IOM_RATE_MAX the cell unthrottled, recorded as the base of its shares; -1 … -1000 a share of
+ * that measured maximum in tenths of a percent ("25%" is -250), derived when the plan runs.
+ */
+#define IOM_RATE_NONE 0
+#define IOM_RATE_MAX (-1000000)
+#define IOM_RATE_IS_SHARE(v) ((v) < 0 && (v) >= -1000)
+#define IOM_RATE_SHARE(v) ((double)-(v) / 1000.0)
 /* The engines, in the order of the engine key's choices and of engine.h's registry (a unit test
  * holds the three together). */
 enum iom_engine_kind {
@@ -54,6 +71,12 @@ struct iom_workload {
 	enum iom_engine_kind engine;
 	bool direct;               /* the fd has O_DIRECT */
 	bool verify;               /* stage.c arms the run's verifier with it (verify.h) */
+	/* The offered load (docs/load.md): a rate (IOM_RATE_*; rate_mb_s in bytes per second) —
+	 * 0 for both is a closed loop — and when each I/O is due. The worker sees only absolute
+	 * rates: a share is derived before the run (sweep.c). */
+	int64_t rate_iops;
+	int64_t rate_mb_s;
+	enum iom_arrivals arrivals;
 };
 
 /* The values of one dimension: a scalar is a list of one. */

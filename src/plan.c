@@ -381,13 +381,20 @@ static uint64_t run_seed(const struct iom_matrix *m, const struct iom_cell *c, u
 
 static size_t format_tsv_row(const struct iom_plan *p, const struct iom_run *r, char *buf,
 			     size_t len);
-static size_t format_tsv_header(char *buf, size_t len);
+static size_t format_tsv_header(const struct iom_plan *p, char *buf, size_t len);
+
+/* Which dimensions the TSV and JSON show (plan.h, shown[]). */
+static void mark_shown(struct iom_plan *p)
+{
+	for (int d = 0; d < IOM_DIM_COUNT; d++)
+		p->shown[d] = iom_matrix_dim_shown(p->m, (enum iom_dim)d);
+}
 
 static uint64_t plan_hash(const struct iom_plan *p)
 {
 	char row[1024];
 	uint64_t h = FNV_OFFSET;
-	size_t n = format_tsv_header(row, sizeof(row));
+	size_t n = format_tsv_header(p, row, sizeof(row));
 
 	h = fnv1a(h, row, n);
 	for (size_t i = 0; i < p->nruns; i++) {
@@ -524,6 +531,7 @@ int iom_plan_build(const struct iom_matrix *m, struct iom_plan *p, char *err, si
 		for (int d = 0; d < IOM_DIM_COUNT; d++)
 			if (p->cells[i].v[d] != p->cells[0].v[d])
 				p->varies[d] = true;
+	mark_shown(p);
 
 	/* 4. repetitions, then the shuffle */
 	p->nruns = p->ncells * m->timing.repeat;
@@ -634,12 +642,13 @@ uint64_t iom_plan_max_buffer_bytes(const struct iom_plan *p)
 
 /* ---- writing ------------------------------------------------------------------------------- */
 
-static size_t format_tsv_header(char *buf, size_t len)
+static size_t format_tsv_header(const struct iom_plan *p, char *buf, size_t len)
 {
 	size_t off = (size_t)snprintf(buf, len, "index\trepetition");
 
 	for (int d = 0; d < IOM_DIM_COUNT; d++)
-		off += (size_t)snprintf(buf + off, len - off, "\t%s", iom_dim_name((enum iom_dim)d));
+		if (p->shown[d])
+			off += (size_t)snprintf(buf + off, len - off, "\t%s", iom_dim_name((enum iom_dim)d));
 	off += (size_t)snprintf(buf + off, len - off, "\tseed\n");
 	return IOM_MIN(off, len - 1);
 }
@@ -653,6 +662,8 @@ static size_t format_tsv_row(const struct iom_plan *p, const struct iom_run *r, 
 	char v[80];
 
 	for (int d = 0; d < IOM_DIM_COUNT && off < len; d++) {
+		if (!p->shown[d])
+			continue;
 		iom_cell_value(p, c, (enum iom_dim)d, v, sizeof(v));
 		off += (size_t)snprintf(buf + off, len - off, "\t%s", v);
 	}
@@ -705,8 +716,9 @@ static void write_json(FILE *out, const struct iom_plan *p)
 	else
 		fprintf(out, "  \"shuffle\": null,\n");
 	fprintf(out, "  \"order\": [");
-	for (int i = 0; i < IOM_DIM_COUNT; i++)
-		fprintf(out, "%s\"%s\"", i ? ", " : "", iom_dim_name(m->order[i]));
+	for (int i = 0, n = 0; i < IOM_DIM_COUNT; i++)
+		if (p->shown[m->order[i]])
+			fprintf(out, "%s\"%s\"", n++ ? ", " : "", iom_dim_name(m->order[i]));
 	fprintf(out, "],\n  \"varies\": [");
 	for (int i = 0, n = 0; i < IOM_DIM_COUNT; i++)
 		if (p->varies[m->order[i]])
@@ -727,6 +739,8 @@ static void write_json(FILE *out, const struct iom_plan *p)
 		fprintf(out, "    {\"index\": %" PRIu32 ", \"repetition\": %" PRIu32
 			     ", \"cell\": %" PRIu32, r->index, r->repetition, r->cell);
 		for (int d = 0; d < IOM_DIM_COUNT; d++) {
+			if (!p->shown[d])
+				continue;
 			fprintf(out, ", \"%s\": ", iom_dim_name((enum iom_dim)d));
 			if (dim_is_number(d)) {
 				fprintf(out, "%" PRId64, c->v[d]);
@@ -776,7 +790,7 @@ static void write_text(FILE *out, const struct iom_plan *p)
 		fprintf(out, "%s\n", m->description);
 	fprintf(out, "fixed:");
 	for (int d = 0; d < IOM_DIM_COUNT; d++) {
-		if (p->varies[d] || d == IOM_DIM_TARGET)
+		if (p->varies[d] || d == IOM_DIM_TARGET || !p->shown[d])
 			continue;
 		iom_cell_value(p, &p->cells[0], (enum iom_dim)d, v, sizeof(v));
 		fprintf(out, " %s=%s", iom_dim_name((enum iom_dim)d), v);
@@ -856,7 +870,7 @@ int iom_plan_write(FILE *out, const struct iom_plan *p, enum iom_plan_format fmt
 
 	switch (fmt) {
 	case IOM_PLAN_TSV:
-		fwrite(row, 1, format_tsv_header(row, sizeof(row)), out);
+		fwrite(row, 1, format_tsv_header(p, row, sizeof(row)), out);
 		for (size_t i = 0; i < p->nruns; i++)
 			fwrite(row, 1, format_tsv_row(p, &p->runs[i], row, sizeof(row)), out);
 		break;

@@ -35,6 +35,9 @@ struct iom_plan {
 	size_t nruns;
 	uint64_t hash;               /* stable hash of the plan (FNV-1a 64 over its TSV form) */
 	bool varies[IOM_DIM_COUNT];  /* a dimension with more than one value in the plan */
+	/* A dimension the plan's TSV and JSON show: every one but a quiet key (IOM_KEY_QUIET) at
+	 * its default in every cell. */
+	bool shown[IOM_DIM_COUNT];
 };
 
 enum iom_plan_format { IOM_PLAN_TEXT, IOM_PLAN_TSV, IOM_PLAN_JSON };

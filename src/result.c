@@ -162,6 +162,9 @@ static json_object *cell_json(const struct iom_matrix *m, const struct iom_cell 
 			continue;
 		}
 		k = iom_dim_key((enum iom_dim)d);
+		/* a key added later that the study leaves at its default: the cell as before */
+		if (m && !iom_matrix_dim_shown(m, (enum iom_dim)d))
+			continue;
 		switch (k ? k->type : IOM_TYPE_UINT) {
 		case IOM_TYPE_BOOL:
 			iom_json_add(o, name, json_object_new_boolean(v != 0));
@@ -170,6 +173,7 @@ static json_object *cell_json(const struct iom_matrix *m, const struct iom_cell 
 		case IOM_TYPE_STRING:
 		case IOM_TYPE_LIST:
 		case IOM_TYPE_GROUP:
+		case IOM_TYPE_RATE:
 			iom_dim_format((enum iom_dim)d, v, buf, sizeof(buf));
 			iom_json_add(o, name, json_object_new_string(buf));
 			break;
@@ -306,6 +310,58 @@ static json_object *stall_json(const struct iom_run_stall *st)
 	return iom_json_one_line(o);
 }
 
+/* "load": { offered_iops, achieved_iops, arrivals, held, late_ios, max_lag_s, response_ns:
+ * { read, write, total } }, or null for a closed loop. */
+static json_object *load_json(const struct iom_run_load *l)
+{
+	json_object *o, *resp;
+
+	if (!l->paced)
+		return NULL;
+	o = json_object_new_object();
+	resp = json_object_new_object();
+	iom_json_add(o, "offered_iops", iom_json_num(l->offered_iops));
+	iom_json_add(o, "achieved_iops", iom_json_num(l->achieved_iops));
+	iom_json_add(o, "arrivals", json_object_new_string(l->poisson ? "poisson" : "fixed"));
+	iom_json_add(o, "held", json_object_new_boolean(l->held));
+	iom_json_add(o, "late_ios", json_object_new_uint64(l->late_ios));
+	iom_json_add(o, "max_lag_s", iom_json_num(l->max_lag_s));
+	for (int d = 0; d < IOM_NDIR; d++)
+		iom_json_add(resp, dir_names[d], lat_json(&l->response[d]));
+	iom_json_add(o, "response_ns", resp);
+	return o;
+}
+
+/* A rate with three significant digits: "812", "2.00K", "31.2K", "754K", "5.00M". */
+static void rate3(double x, char *buf, size_t len)
+{
+	static const char *const unit[] = { "", "K", "M", "G" };
+	int u = 0;
+
+	while (x >= 999.5 && u < 3) {
+		x /= 1000;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%.0f", x);
+	else
+		snprintf(buf, len, "%.*f%s", x < 9.995 ? 2 : x < 99.95 ? 1 : 0, x, unit[u]);
+}
+
+void iom_run_load_describe(const struct iom_run_load *l, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	if (!l->paced) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	rate3(l->offered_iops, a, sizeof(a));
+	rate3(l->achieved_iops, b, sizeof(b));
+	snprintf(buf, len, "offered %s IOPS, achieved %s: %s", a, b,
+		 l->held ? "held" : "saturated");
+}
+
 static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *c,
 			     const struct iom_run_result *r)
 {
@@ -382,6 +438,7 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 		iom_json_add(o, "verify", NULL);
 	}
 	iom_json_add(o, "stalled", stall_json(&r->stall));
+	iom_json_add(o, "load", load_json(&r->load));
 	return o;
 }
 
@@ -941,6 +998,32 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 			if (isnan(r->stall.asked_s))
 				r->stall.asked_s = 0; /* null: bytes-bound */
 			rd_str(&c, v, "stalled", "reason", &r->stall.reason);
+		}
+	}
+	{
+		/* absent or null: a closed loop (and every file written before rates) */
+		json_object *v = rd_obj(&c, root, "", "load");
+
+		if (v) {
+			char *arr = NULL;
+			json_object *resp = rd_obj(&c, v, "load.", "response_ns");
+
+			r->load.paced = true;
+			rd_double(&c, v, "load.", "offered_iops", &r->load.offered_iops);
+			rd_double(&c, v, "load.", "achieved_iops", &r->load.achieved_iops);
+			rd_bool(&c, v, "load.", "held", &r->load.held);
+			rd_u64(&c, v, "load.", "late_ios", &r->load.late_ios);
+			rd_double(&c, v, "load.", "max_lag_s", &r->load.max_lag_s);
+			rd_str(&c, v, "load.", "arrivals", &arr);
+			r->load.poisson = arr && strcmp(arr, "poisson") == 0;
+			free(arr);
+			for (int d = 0; d < IOM_NDIR && resp; d++) {
+				char p[48];
+
+				snprintf(p, sizeof(p), "load.response_ns.%s", dir_names[d]);
+				read_lat(&c, rd_obj(&c, resp, "load.response_ns.", dir_names[d]), p,
+					 &r->load.response[d]);
+			}
 		}
 	}
 	json_object_put(root);

@@ -570,6 +570,42 @@ static void stall_gap(const struct ctl *c, uint64_t *lo, uint64_t *hi)
 	*hi = b;
 }
 
+/* A paced run's load (result.h, struct iom_run_load): the threads' response-time histograms
+ * merged exactly, the late I/Os, the largest lag, and whether the schedule held. */
+static void fill_load(const struct ctl *c, struct iom_run_result *r, double secs)
+{
+	struct iom_run_load *l = &r->load;
+	struct iom_hist *h[IOM_NDIR];
+	unsigned i, d;
+
+	l->offered_iops = iom_worker_rate(&c->conf);
+	if (!(l->offered_iops > 0) || !c->nstarted || !c->w[0].resp[0])
+		return;
+	l->paced = true;
+	l->poisson = c->conf.wl.arrivals == IOM_ARRIVALS_POISSON;
+	for (d = 0; d < IOM_NDIR; d++) {
+		h[d] = xmalloc(sizeof(*h[d]));
+		iom_hist_init(h[d]);
+	}
+	for (i = 0; i < c->nstarted; i++) {
+		const struct iom_worker *w = &c->w[i];
+
+		for (d = 0; d < 2; d++) {
+			iom_hist_merge(h[d], w->resp[d]);
+			iom_hist_merge(h[IOM_DIR_TOTAL], w->resp[d]);
+		}
+		l->late_ios += w->late_ios;
+		l->max_lag_s = IOM_MAX(l->max_lag_s, (double)w->max_lag_ns / 1e9);
+	}
+	for (d = 0; d < IOM_NDIR; d++) {
+		fill_lat(&l->response[d], h[d]);
+		free(h[d]);
+	}
+	l->achieved_iops = secs > 0 ? (double)r->dir[IOM_DIR_TOTAL].ios / secs : 0;
+	l->held = fabs(l->achieved_iops - l->offered_iops) <=
+		  l->offered_iops * IOM_LOAD_HELD_PCT / 100.0;
+}
+
 static void fill_result(const struct ctl *c, struct iom_run_result *r)
 {
 	struct iom_hist *h[IOM_NDIR], *tmp = xmalloc(sizeof(*tmp));
@@ -630,6 +666,7 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 			depth = c->spec->wl.threads;
 		r->qd_mean = IOM_MIN(r->qd_mean, depth);
 	}
+	fill_load(c, r, secs);
 	interval_spread(c, &r->iops_stddev, &r->mb_s_stddev);
 	if (c->measured) {
 		uint64_t lo, hi;

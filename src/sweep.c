@@ -762,6 +762,12 @@ static void print_progress(struct sweep *s, const struct iom_run *run,
 			 r->trace.dropped ? " (records dropped)" : "");
 	say(s, false, "%s run %u/%zu rep %u  %s  %s IOPS  %s MB/s  p99 %s%s\n", when, run->index,
 	    s->p->nruns, run->repetition, desc, s->last_iops, mbs, p99, trace);
+	if (r->load.paced) {
+		char load[128];
+
+		iom_run_load_describe(&r->load, load, sizeof(load));
+		say(s, !r->load.held, "  run %u %s\n", run->index, load);
+	}
 	if (r->stall.stalled)
 		say(s, true, "  run %u stalled: %s; the report leaves it out of the verdicts\n",
 		    run->index, r->stall.reason ? r->stall.reason : "the window stalled");

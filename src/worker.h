@@ -122,6 +122,14 @@ struct iom_worker_hooks {
 			  size_t errlen);
 };
 
+/* A paced I/O submitted more than this after it was due is late (docs/load.md). */
+#define IOM_LATE_NS 100000u
+
+/* The offered rate of conf in I/O per second (rate_iops, or rate_mb_s over the block size);
+ * 0 for a closed loop. */
+struct iom_worker_conf;
+double iom_worker_rate(const struct iom_worker_conf *c);
+
 /* What every worker of a run shares, read-only while they run. */
 struct iom_worker_conf {
 	int fd;                    /* the open target (unused by the null engine) */
@@ -230,6 +238,16 @@ struct iom_worker {
 	uint64_t first_ns, last_ns, gap_lo, gap_hi;
 	char error[256];               /* why the worker failed … */
 	int error_code;                /* … and the errno that goes with it */
+
+	/* A paced run (c->wl.rate_iops or rate_mb_s; docs/load.md), NULL/0 otherwise. Each I/O
+	 * is due at a time of the thread's schedule (due[slot] while it is in flight); resp holds
+	 * the counted response times, due → completion (hist holds service times, submission →
+	 * completion). late_ios counts the counted I/Os submitted more than IOM_LATE_NS after they
+	 * were due, max_lag_ns is the largest such delay. */
+	double pace_gap_ns;            /* the mean time between two I/Os of this thread */
+	uint64_t *due;
+	struct iom_hist *resp[2];
+	uint64_t late_ios, max_lag_ns;
 
 	_Alignas(64) struct iom_worker_live live;
 	char pad_[64];                 /* keeps the next worker's hot data off this line */
