@@ -798,6 +798,7 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 			.run_index = spec->index, .cell = spec->cell_text,
 			.start_wall_ns = iom_wall_ns(), .start_mono_ns = iom_now_ns(),
 			.nthreads = spec->wl.threads, .phases = true,
+			.lags = iom_worker_rate(&c->conf) > 0,
 		};
 
 		ret = iom_trace_open(spec->trace_path, &ti, &c->trace, msg, sizeof(msg));
@@ -808,6 +809,8 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		if (spec->hooks)
 			c->hooks = *spec->hooks;
 		c->hooks.record = iom_trace_record;
+		if (ti.lags)
+			c->hooks.record_due = iom_trace_record_due;
 		c->hooks.record_ctx = c->trace;
 		c->conf.hooks = &c->hooks;
 	}

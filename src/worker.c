@@ -634,7 +634,10 @@ static int run_paced(struct iom_worker *w)
 				io->phase = IOM_IO_COOLDOWN;
 				w->cooldown_ios++;
 			}
-			if (hooks && hooks->record)
+			if (hooks && hooks->record_due)
+				hooks->record_due(hooks->record_ctx, w->id, io,
+						  IOM_MIN(w->due[io->slot], io->submit_ns));
+			else if (hooks && hooks->record)
 				hooks->record(hooks->record_ctx, w->id, io);
 		}
 		in_flight -= n;

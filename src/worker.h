@@ -112,6 +112,9 @@ struct iom_worker_hooks {
 	 * verifier can each keep their own state. */
 	void *record_ctx;
 	void (*record)(void *ctx, unsigned thread, const struct iom_io *io);
+	/* A paced run's (docs/load.md) record, with when the I/O was due; called instead of
+	 * record when set, with record_ctx. */
+	void (*record_due)(void *ctx, unsigned thread, const struct iom_io *io, uint64_t due_ns);
 	/* A write about to be queued: may write a header into each block of io->buf. When NULL
 	 * the worker stamps each 4 KiB of the buffer with the offset and a write sequence so that
 	 * deduplicating storage sees unique blocks. */

@@ -19,14 +19,16 @@ CFG
 "$IOMATRIX" run m.cfg -o out >run.txt 2>&1 || die "run: $(cat run.txt)"
 grep -q "run 1 offered 2.00K IOPS, achieved 2.00K: held" run.txt ||
     die "no 'held' line for run 1: $(cat run.txt)"
+[ "$(zcat out/traces/00001.trace.gz | head -c 12 | tail -c 4 | od -An -tu4 | tr -d ' ')" = 2 ] ||
+    die "the paced run's trace is not version 2"
 for i in 1 2; do
     "$IOMATRIX" trace out/traces/0000$i.trace.gz --measured-only -o t$i.csv 2>err ||
         die "trace $i: $(cat err)"
 done
 python3 - <<'PY' || die "paced runs"
 import csv, json, statistics as st
-def gaps(path):
-    t = sorted(int(r["time_ns"]) for r in csv.DictReader(open(path)))
+def gaps(path, col="time_ns"):
+    t = sorted(int(r[col]) for r in csv.DictReader(open(path)))
     g = [b - a for a, b in zip(t, t[1:])]
     return g, st.mean(g), st.pstdev(g) / st.mean(g)
 for i, arr in ((1, "fixed"), (2, "poisson")):
@@ -42,6 +44,11 @@ for i, arr in ((1, "fixed"), (2, "poisson")):
           % (arr, ach, mean / 1e3, cv, l["late_ios"], l["response_ns"]["total"]["percentiles"]["50"],
              r["total"]["lat_ns"]["percentiles"]["50"]))
     assert 490e3 <= mean <= 510e3, ("mean gap", mean)
+    # the schedule itself, from the trace's due times (version 2: lags)
+    _, dmean, dcv = gaps("t%d.csv" % i, "due_ns")
+    print("%s: due times %.1f us apart on average, CV %.4f" % (arr, dmean / 1e3, dcv))
+    assert 490e3 <= dmean <= 510e3, ("mean due gap", dmean)
+    assert (dcv < 0.01) if arr == "fixed" else (0.8 <= dcv <= 1.2), ("due CV", arr, dcv)
     if arr == "fixed":
         # The submissions as traced. A loaded machine wakes the worker late now and then (the
         # run counts those I/Os late; the next one is then early on the schedule's grid): the
