@@ -214,6 +214,18 @@ const struct iom_key iom_keys[] = {
 	  .flags = IOM_KEY_QUIET,
 	  .help = "when each I/O of a paced run is due: fixed, evenly spaced (1/rate apart in "
 		  "each thread); poisson, exponential gaps of the same mean from the run's seed" },
+	{ .name = "think_time", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_DURATION,
+	  .dim = IOM_DIM_THINK_TIME, IOM_AT(iom_workload, think_ns),
+	  .unit = "ns", .min = 0, .max = 3600 * SEC, .def = "0s", .flags = IOM_KEY_QUIET,
+	  .describe = "think=%s", .word = "think%s",
+	  .help = "a closed loop with pauses (DiskSpd's -j): each thread waits this long after "
+		  "every burst of its I/Os has completed; 0: no pause. Not with a rate" },
+	{ .name = "burst", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_UINT,
+	  .dim = IOM_DIM_BURST, IOM_AT(iom_workload, burst),
+	  .min = 1, .max = 1000000, .def = "1", .flags = IOM_KEY_QUIET,
+	  .describe = "burst=%s", .word = "burst%s",
+	  .help = "I/Os per burst of a thread between think_time pauses (DiskSpd's -i); at most "
+		  "queue_depth of them in flight" },
 
 	/* timing = { … } */
 	{ .name = "warmup", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, warmup_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,

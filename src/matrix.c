@@ -1946,6 +1946,12 @@ static int load_checks(struct ctx *c, size_t i, const config_setting_t *sb)
 		return fail(c, dim_where(c, i, IOM_DIM_RATE_MB_S),
 			    "rate_mb_s and rate_iops are both given (target '%s'): give the "
 			    "offered load one way", t->label);
+	for (size_t j = 0; (iops || mbs) && j < t->dim[IOM_DIM_THINK_TIME].n; j++)
+		if (t->dim[IOM_DIM_THINK_TIME].v[j])
+			return fail(c, dim_where(c, i, IOM_DIM_THINK_TIME),
+				    "think_time pauses a closed loop, and %s makes an open one "
+				    "(target '%s'): give one of them", iops ? "rate_iops" : "rate_mb_s",
+				    t->label);
 	if ((iops || mbs) && c->m->timing.bytes)
 		return fail(c, dim_where(c, i, iops ? IOM_DIM_RATE_IOPS : IOM_DIM_RATE_MB_S),
 			    "%s paces a run, but timing.bytes%s ends it after a number of bytes: a "

@@ -27,6 +27,8 @@ enum iom_dim {
 	IOM_DIM_RATE_IOPS,
 	IOM_DIM_RATE_MB_S,
 	IOM_DIM_ARRIVALS,
+	IOM_DIM_THINK_TIME,
+	IOM_DIM_BURST,
 	IOM_DIM_COUNT
 };
 
@@ -77,6 +79,10 @@ struct iom_workload {
 	int64_t rate_iops;
 	int64_t rate_mb_s;
 	enum iom_arrivals arrivals;
+	/* DiskSpd's -j and -i: a closed loop that pauses think_ns after every burst I/Os of a
+	 * thread have completed (0: no pause). */
+	uint64_t think_ns;
+	uint32_t burst;
 };
 
 /* The values of one dimension: a scalar is a list of one. */

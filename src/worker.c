@@ -152,7 +152,7 @@ int iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, un
 		}
 		iom_hist_init(w->hist[d]);
 	}
-	if (iom_worker_rate(conf) > 0) {
+	if (iom_worker_rate(conf) > 0 || conf->wl.think_ns) {
 		for (d = 0; d < 2; d++) {
 			w->resp[d] = iom_try_calloc(1, sizeof(*w->resp[d]));
 			if (!w->resp[d]) {
@@ -161,7 +161,8 @@ int iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, un
 			}
 			iom_hist_init(w->resp[d]);
 		}
-		w->pace_gap_ns = 1e9 * conf->wl.threads / iom_worker_rate(conf);
+		if (iom_worker_rate(conf) > 0)
+			w->pace_gap_ns = 1e9 * conf->wl.threads / iom_worker_rate(conf);
 	}
 	if (conf->bytes && conf->wl.block_size && conf->wl.threads) {
 		uint64_t bs = conf->wl.block_size;
@@ -525,6 +526,11 @@ static int run_paced(struct iom_worker *w)
 	struct iom_io **free_slots = w->free_slots, **done = w->done;
 	const unsigned depth = e->depth;
 	const bool spin = w->pace_gap_ns >= 4.0 * PACE_SPIN_NS;
+	/* think_time (no rate): bursts of `burst` I/Os, each due when its burst starts; the next
+	 * burst is due think_ns after the last I/O of this one completed */
+	const bool think = !(w->pace_gap_ns > 0);
+	const unsigned burst = c->wl.burst ? c->wl.burst : 1;
+	unsigned burst_left = burst;
 	uint64_t ios[2] = { 0, 0 }, bytes[2] = { 0, 0 };
 	unsigned nfree = depth, in_flight = 0;
 	struct iom_rng arr;
@@ -538,7 +544,7 @@ static int run_paced(struct iom_worker *w)
 	/* the threads' schedules interleave: thread t starts t/threads of a gap later */
 	start = iom_now_ns() + (uint64_t)(w->pace_gap_ns * w->id / c->wl.threads);
 	next = start;
-	if (c->wl.arrivals == IOM_ARRIVALS_POISSON)
+	if (c->wl.arrivals == IOM_ARRIVALS_POISSON && !think)
 		next = pace_next(w, &arr, start, start, &k);
 	phase = observe_phase(w, &stopping, false);
 	for (;;) {
@@ -563,7 +569,10 @@ static int run_paced(struct iom_worker *w)
 			w->due[io->slot] = next;
 			iom_engine_queue(e, io);
 			queued++;
-			next = pace_next(w, &arr, start, next, &k);
+			if (!think)
+				next = pace_next(w, &arr, start, next, &k);
+			else if (--burst_left == 0)
+				next = UINT64_MAX; /* until the burst has completed */
 		}
 		in_flight += queued;
 		if (in_flight == 0 && stopping)
@@ -641,6 +650,10 @@ static int run_paced(struct iom_worker *w)
 				hooks->record(hooks->record_ctx, w->id, io);
 		}
 		in_flight -= n;
+		if (think && burst_left == 0 && in_flight == 0) {
+			next = iom_now_ns() + c->wl.think_ns;
+			burst_left = burst;
+		}
 
 		/* 4. publish */
 		if (counted) {
