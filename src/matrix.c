@@ -1938,6 +1938,20 @@ static int load_checks(struct ctx *c, size_t i, const config_setting_t *sb)
 	const struct iom_values *ri = &t->dim[IOM_DIM_RATE_IOPS], *rb = &t->dim[IOM_DIM_RATE_MB_S];
 	bool iops = false, mbs = false;
 
+	for (int r = 0; r < 2; r++) {
+		const struct iom_values *rv = r ? rb : ri;
+		bool share = false, max = false;
+
+		for (size_t j = 0; j < rv->n; j++) {
+			share |= IOM_RATE_IS_SHARE(rv->v[j]);
+			max |= rv->v[j] == IOM_RATE_MAX;
+		}
+		if (share && !max)
+			return fail(c, dim_where(c, i, r ? IOM_DIM_RATE_MB_S : IOM_DIM_RATE_IOPS),
+				    "%s has shares of the cell's maximum but no \"max\" (target "
+				    "'%s'): list \"max\" first, e.g. [ \"max\", \"50%%\" ]",
+				    r ? "rate_mb_s" : "rate_iops", t->label);
+	}
 	for (size_t j = 0; j < ri->n; j++)
 		iops |= ri->v[j] != IOM_RATE_NONE;
 	for (size_t j = 0; j < rb->n; j++)

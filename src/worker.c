@@ -475,11 +475,13 @@ static int run_loop(struct iom_worker *w)
 /*
  * How a paced worker waits for the next I/O's time: it sleeps (clock_nanosleep with a timer
  * slack of 1 ns, or the engine's wait with a timeout when I/O is in flight, so that completions
- * are reaped while it waits) until PACE_SPIN_NS before the time, then spins on the clock. It
- * spins only when the thread's I/Os are at least 4 × PACE_SPIN_NS apart: at higher rates it
- * sleeps to the time itself and issues every I/O due when it wakes, each stamped with its own
- * due time, so that pacing costs a wake-up per batch and not a core. No turn waits longer than
- * PACE_MAX_WAIT_NS, so the phase is seen in time at any rate.
+ * are reaped while it waits) until PACE_SPIN_NS before the time, then spins on the clock (with
+ * I/O in flight: on the engine's reap, so completions are stamped as they come). A time less
+ * than PACE_SPIN_NS away is spun for, not slept for: a wake-up on a busy VM comes 50-100 µs
+ * late and costs the CPU that a rate near the target's capacity needs (measured: psync 64K at
+ * 90 % of its max fell 5 % behind when every short wait slept). The price is CPU at high rates:
+ * a thread whose I/Os are less than PACE_SPIN_NS apart spins between them (docs/load.md). No
+ * turn waits longer than PACE_MAX_WAIT_NS, so the phase is seen in time at any rate.
  */
 #define PACE_SPIN_NS 20000u
 #if defined(__x86_64__) || defined(__i386__)
@@ -525,7 +527,6 @@ static int run_paced(struct iom_worker *w)
 	struct iom_engine *e = &w->engine;
 	struct iom_io **free_slots = w->free_slots, **done = w->done;
 	const unsigned depth = e->depth;
-	const bool spin = w->pace_gap_ns >= 4.0 * PACE_SPIN_NS;
 	/* think_time (no rate): bursts of `burst` I/Os, each due when its burst starts; the next
 	 * burst is due think_ns after the last I/O of this one completed */
 	const bool think = !(w->pace_gap_ns > 0);
@@ -587,15 +588,15 @@ static int run_paced(struct iom_worker *w)
 			now = iom_now_ns();
 			if (next > now) {
 				uint64_t wait = IOM_MIN(next - now, (uint64_t)PACE_MAX_WAIT_NS);
-				uint64_t until = now + wait;
+				bool to_next = wait == next - now;
 
-				if (spin && wait == next - now)
+				if (to_next)
 					wait = wait > PACE_SPIN_NS ? wait - PACE_SPIN_NS : 0;
 				if (in_flight && wait)
 					ret = iom_engine_wait(e, wait);
 				else if (wait)
 					sleep_until(now + wait);
-				if (in_flight == 0 && spin && until == next)
+				if (in_flight == 0 && to_next)
 					while (iom_now_ns() < next)
 						cpu_relax();
 			}
