@@ -49,5 +49,12 @@ for r, share in zip(runs[1:], (0.25, 0.5, 0.75, 0.9)):
     ok = abs(ach - share * top) <= 0.02 * share * top
     assert ok or (share > 0.25 and not l["held"]), (share, ach, share * top)
 PY
+# the reports (point 7): the text report says which loads were held and that paced latency is
+# response time; the HTML report draws latency against achieved IOPS
+"$IOMATRIX" report out >report.txt 2>&1 || die "report: $(cat report.txt)"
+grep -q "are response times, from each I/O's due" report.txt || die "no response-time note: $(cat report.txt)"
+grep -Eq "^a: held .*\(25%-of-max\)" report.txt || die "no held loads: $(cat report.txt)"
+"$IOMATRIX" report out --format html -o r.html >/dev/null 2>&1 || die "html report"
+grep -q 'Latency vs achieved IOPS, by rate_iops' r.html || die "no load chart in the HTML report"
 grep -q "interrupted" run.txt || echo "note: the sweep was not interrupted before it ended"
 exit $fail
