@@ -25,6 +25,12 @@
  *
  * The submit/reap policy (struct iom_policy) is explicit: refill the free slots only when at
  * least submit_batch are free, and let each submit wait for a number of completions.
+ *
+ * A paced run (wl.rate_iops or rate_mb_s, and think_time; docs/load.md) has a loop of its own,
+ * chosen once per run, so the closed loop above costs what it did: each I/O is due at a time of
+ * the thread's schedule and issued then when a slot is free (queue_depth is the most in
+ * flight); service time (submission → completion) goes into hist, response time (due →
+ * completion) into resp; think_time pauses a thread after each burst of I/Os.
  */
 #ifndef IOM_WORKER_H
 #define IOM_WORKER_H
