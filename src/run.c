@@ -722,6 +722,12 @@ static int check_spec(const struct iom_run_spec *s, char *err, size_t errlen)
 			       s->wl.queue_depth);
 	if (s->wl.read_pct > 100)
 		return iom_err(err, errlen, EINVAL, "read_pct %u is above 100", s->wl.read_pct);
+	if ((s->wl.rate_iops || s->wl.rate_mb_s || s->wl.think_ns) && s->timing.bytes)
+		return iom_err(err, errlen, EINVAL, "a paced run (rate_iops, rate_mb_s, think_time) "
+			       "needs a duration, not timing.bytes");
+	if (s->wl.rate_iops < 0 || s->wl.rate_mb_s < 0)
+		return iom_err(err, errlen, EINVAL, "the run's rate is a share of the cell's max, "
+			       "not derived before the run");
 	if (!s->timing.duration_ns == !s->timing.bytes)
 		return iom_err(err, errlen, EINVAL,
 			       "the timing needs exactly one of duration and bytes");
