@@ -45,11 +45,7 @@ static const struct {
 	{ 'e', "event tracing (ETW)", "ETW is Windows'; iomatrix records a per-I/O trace of its "
 				      "own (traces/, 'iomatrix trace')" },
 	{ 'F', "total threads", "iomatrix gives each target its threads (-t)" },
-	{ 'g', "throughput limit", "iomatrix does not throttle I/O: it measures what the device "
-				   "does at the queue depth given" },
-	{ 'i', "I/O bursts", "iomatrix keeps the queue full; it has no think time" },
 	{ 'I', "I/O priority", "iomatrix issues every I/O at the default priority" },
-	{ 'j', "burst interval", "iomatrix keeps the queue full; it has no think time" },
 	{ 'l', "large pages", "iomatrix puts buffers of 2 MiB and more in transparent huge pages "
 			      "by itself" },
 	{ 'N', "memory-mapped flush mode", "iomatrix does no memory-mapped I/O" },
@@ -70,7 +66,7 @@ static const struct {
 					      "own" },
 };
 
-#define SUPPORTED "-a -b -c -C -d -D -f -h -L -n -o -r -s -S -t -T -w -W -z -Z"
+#define SUPPORTED "-a -b -c -C -d -D -f -g -h -i -j -L -n -o -r -s -S -t -T -w -W -z -Z"
 
 /* A size as DiskSpd writes it; *blocks set when it is in blocks of -b ("8b"). */
 static int parse_size(const char *s, uint64_t *v, bool *blocks)
@@ -554,6 +550,40 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			}
 			d->seed_given = true;
 			break;
+		case 'g': {
+			/* -g<bytes per ms per thread>, or -g<I/Os per second per thread>i */
+			size_t len = strlen(v);
+			bool iops = len > 1 && v[len - 1] == 'i';
+			char num[32];
+
+			if (len >= sizeof(num) || !len) {
+				ret = bad_value(err, errlen, a, "-g takes bytes per millisecond per "
+						"thread, such as -g1000, or I/Os per second, -g500i");
+				goto fail;
+			}
+			memcpy(num, v, len - iops);
+			num[len - iops] = '\0';
+			if ((ret = parse_uint(num, UINT32_MAX, &n)) < 0 || n == 0) {
+				ret = bad_value(err, errlen, a, "-g takes bytes per millisecond per "
+						"thread, such as -g1000, or I/Os per second, -g500i");
+				goto fail;
+			}
+			if (iops)
+				d->rate_iops = n;
+			else
+				d->rate_bpms = n;
+			break;
+		}
+		case 'i':
+		case 'j':
+			if ((ret = parse_uint(v, a[1] == 'i' ? 1000000 : 3600000, &n)) < 0 || n == 0) {
+				ret = bad_value(err, errlen, a, a[1] == 'i'
+						? "-i takes the I/Os per burst, such as -i8"
+						: "-j takes the milliseconds between bursts, such as -j5");
+				goto fail;
+			}
+			*(a[1] == 'i' ? &d->burst : &d->think_ms) = n;
+			break;
 		case 'Z':
 			/* -Z zeros; -Zr random; -Z<size> a random buffer of that size: random too
 			 * (iomatrix's is a block per slot, every 4 KiB stamped unique) */
@@ -647,6 +677,23 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 	}
 	if (d->random && sequential)
 		note(d, "-r and -s given: random, as DiskSpd does (-r overrides -s)");
+	if (d->think_ms && !d->burst) {
+		ret = iom_err(err, errlen, EINVAL, "-j%" PRIu64 " needs -i (the I/Os of each "
+			      "burst), as DiskSpd's -j does", d->think_ms);
+		goto fail;
+	}
+	if (d->burst && !d->think_ms)
+		note(d, "-i%" PRIu64 " without -j: no pause between bursts, as DiskSpd does",
+		     d->burst);
+	if ((d->rate_bpms || d->rate_iops) && d->think_ms) {
+		ret = iom_err(err, errlen, EINVAL, "-g with -i/-j: iomatrix paces a run by a rate "
+			      "or pauses it between bursts, not both");
+		goto fail;
+	}
+	if (d->rate_bpms || d->rate_iops)
+		note(d, "-g: an open loop (docs/load.md): each I/O is due on a schedule and its "
+			"latency is counted from then (response time), where DiskSpd sleeps and "
+			"counts from submission; the service time is the run's latency as usual");
 	if (!d->direct)
 		note(d, "no -Sh/-Su/-h: DiskSpd's default goes through the OS cache, and so does "
 			"this study (direct = false); add -Sh to measure the device");
@@ -808,6 +855,22 @@ int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size
 		add_key(&t, "write_through = true;", "-Sh/-Sw/-h: O_DSYNC, every write on stable "
 			"media (FUA, or a flush of the device's cache)");
 	add_key(&t, "engine = \"io_uring\";", "asynchronous, as DiskSpd's completion ports");
+	if (d->rate_bpms) {
+		/* bytes per ms per thread → 10^6 bytes per s for the run */
+		snprintf(kv, sizeof(kv), "rate_mb_s = \"%.10g\";",
+			 (double)d->rate_bpms * (double)d->threads / 1000.0);
+		add_key(&t, kv, "-g: bytes per ms per thread, as MB/s of the whole run");
+	}
+	if (d->rate_iops) {
+		snprintf(kv, sizeof(kv), "rate_iops = %" PRIu64 ";", d->rate_iops * d->threads);
+		add_key(&t, kv, "-g…i: I/Os per second per thread, for the whole run");
+	}
+	if (d->burst && d->think_ms) {
+		snprintf(kv, sizeof(kv), "burst = %" PRIu64 ";", d->burst);
+		add_key(&t, kv, "-i: I/Os per burst of a thread");
+		snprintf(kv, sizeof(kv), "think_time = \"%" PRIu64 "ms\";", d->think_ms);
+		add_key(&t, kv, "-j: milliseconds between bursts");
+	}
 	add(&t, "};\n\ntiming = {\n");
 	snprintf(kv, sizeof(kv), "warmup = \"%" PRIu64 "s\";", d->warmup_s);
 	add_key(&t, kv, "-W (DiskSpd's default 5)");

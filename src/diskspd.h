@@ -44,6 +44,10 @@ struct iom_diskspd {
 	bool seed_given;
 	uint64_t seed;         /* -z */
 	char *cpus;            /* -a: the CPU list threads are pinned to, round-robin (heap) */
+	uint64_t rate_bpms;    /* -g: bytes per millisecond per thread (0: none) … */
+	uint64_t rate_iops;    /* … or -g<n>i: I/Os per second per thread */
+	uint64_t burst;        /* -i: I/Os per burst (0: none) */
+	uint64_t think_ms;     /* -j: milliseconds between bursts */
 	const char *target;
 	char *command;         /* the DiskSpd flags and target as given, space-separated (heap) */
 	char **notes;          /* what was accepted but is done differently (heap) */

@@ -128,6 +128,10 @@ struct iom_engine_ops {
 	int (*submit)(struct iom_engine *e, unsigned wait_nr);
 	/* Moves up to max completed I/Os into done[], stamped; never waits. Returns how many. */
 	unsigned (*reap)(struct iom_engine *e, struct iom_io **done, unsigned max);
+	/* Paced runs only (docs/load.md): waits until a completion is available or timeout_ns
+	 * have passed, whichever is first; the queue was submitted before. 0 or -errno. NULL for
+	 * an engine whose I/O is complete when submit returns (psync, null). */
+	int (*wait)(struct iom_engine *e, uint64_t timeout_ns);
 	/* Frees what init set up; every I/O must have been reaped. */
 	void (*release)(struct iom_engine *e);
 };
@@ -220,6 +224,12 @@ static inline int iom_engine_submit(struct iom_engine *e, unsigned wait_nr)
 static inline unsigned iom_engine_reap(struct iom_engine *e, struct iom_io **done, unsigned max)
 {
 	return e->ops->reap(e, done, max);
+}
+
+/* The engine's wait with a timeout (ops.wait); 0 at once when it has none. */
+static inline int iom_engine_wait(struct iom_engine *e, uint64_t timeout_ns)
+{
+	return e->ops->wait ? e->ops->wait(e, timeout_ns) : 0;
 }
 
 /* Releases what iom_engine_init() set up; safe on a zeroed or already released engine. */

@@ -216,6 +216,27 @@ static unsigned aio_reap(struct iom_engine *e, struct iom_io **done, unsigned ma
 	return n;
 }
 
+/* A paced run's wait: io_getevents for one event with the timeout, into the held events. */
+static int aio_wait(struct iom_engine *e, uint64_t timeout_ns)
+{
+	struct aio_engine *a = e->priv;
+	struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000u),
+			       .tv_nsec = (long)(timeout_ns % 1000000000u) };
+	unsigned held = a->nevents - a->head;
+	int r;
+
+	if (held || a->nfailed)
+		return 0;
+	a->head = a->nevents = 0;
+	r = io_getevents(a->ctx, 1, (long)a->depth, a->events, &ts);
+	if (r == -EINTR)
+		return 0;
+	if (r < 0)
+		return r;
+	a->nevents = (unsigned)r;
+	return 0;
+}
+
 static void aio_release(struct iom_engine *e)
 {
 	struct aio_engine *a = e->priv;
@@ -231,5 +252,6 @@ const struct iom_engine_ops iom_engine_aio_ops = {
 	.queue = aio_queue,
 	.submit = aio_submit,
 	.reap = aio_reap,
+	.wait = aio_wait,
 	.release = aio_release,
 };

@@ -349,6 +349,22 @@ static unsigned uring_reap(struct iom_engine *e, struct iom_io **done, unsigned 
 	return n;
 }
 
+/* A paced run's wait: for one completion, or until the timeout (a timeout of the same
+ * io_uring_enter, so that nothing is reaped late while the worker waits for an I/O's time). */
+static int uring_wait(struct iom_engine *e, uint64_t timeout_ns)
+{
+	struct uring_engine *u = e->priv;
+	struct __kernel_timespec ts = { .tv_sec = (long long)(timeout_ns / 1000000000u),
+					.tv_nsec = (long long)(timeout_ns % 1000000000u) };
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (io_uring_cq_ready(&u->ring))
+		return 0;
+	ret = io_uring_wait_cqe_timeout(&u->ring, &cqe, &ts);
+	return ret == -ETIME || ret == -EINTR || ret == -EAGAIN || ret >= 0 ? 0 : ret;
+}
+
 static void uring_release(struct iom_engine *e)
 {
 	struct uring_engine *u = e->priv;
@@ -370,5 +386,6 @@ const struct iom_engine_ops iom_engine_uring_ops = {
 	.queue = uring_queue,
 	.submit = uring_submit,
 	.reap = uring_reap,
+	.wait = uring_wait,
 	.release = uring_release,
 };

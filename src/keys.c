@@ -45,6 +45,8 @@ static const char *const direct_words[] = { "buffered", "direct" }; /* false, tr
 static const char *const verify_words[] = { "", "verify" };         /* no word for off */
 static const char *const shared_words[] = { "", "si" };             /* issue 16a */
 static const char *const write_through_words[] = { "", "write-through" }; /* none for off */
+static const char *const arrivals_choices[] = { "fixed", "poisson", NULL };
+static const char *const arrivals_words[] = { "", "poisson" };      /* no word for fixed */
 
 #define MAX_LABEL 64  /* names and labels */
 #define MAX_TEXT 1024 /* one-line texts and option strings */
@@ -300,6 +302,42 @@ const struct iom_key iom_keys[] = {
 	  .flags = IOM_KEY_SPARSE,
 	  .help = "share of I/Os that discard their block (a device: a discard; a file: a hole "
 		  "punched), the rest split by read_pct; counted apart in the run's trim figures" },
+	/* the offered load (issue 17, docs/load.md) */
+	{ .name = "rate_iops", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_RATE,
+	  .dim = IOM_DIM_RATE_IOPS, IOM_AT(iom_workload, rate_iops),
+	  .unit = "I/O per s", .min = 1, .max = 100000000, .def = "none",
+	  .flags = IOM_KEY_SPARSE, .describe = "rate=%s", .word = "%siops",
+	  .help = "the offered load of the whole run, spread over its threads: an open loop, each "
+		  "I/O due at its time of the schedule (arrivals), queue_depth the most in "
+		  "flight; latency is response time from the due time (and service time from "
+		  "submission). A number, \"max\" (the cell unthrottled, recorded as a run) or a "
+		  "share of that max (\"50%\"), derived when the plan runs; \"none\": a closed "
+		  "loop (docs/load.md)" },
+	{ .name = "rate_mb_s", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_RATE,
+	  .dim = IOM_DIM_RATE_MB_S, IOM_AT(iom_workload, rate_mb_s),
+	  .unit = "MB/s", .min = 1, .max = 1000000000000ll, .def = "none", .scale = 1000000,
+	  .flags = IOM_KEY_SPARSE, .describe = "rate=%sMB/s", .word = "%sMBps",
+	  .help = "rate_iops in bytes: the offered load in MB/s (10^6 bytes per second; \"12.5\" "
+		  "too), as many I/Os of block_size per second (DiskSpd's -g); \"max\" and "
+		  "shares as rate_iops" },
+	{ .name = "arrivals", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_ENUM,
+	  .dim = IOM_DIM_ARRIVALS, IOM_AT(iom_workload, arrivals),
+	  .def = "fixed", .choices = arrivals_choices, .words = arrivals_words,
+	  .flags = IOM_KEY_SPARSE,
+	  .help = "when each I/O of a paced run is due: fixed, evenly spaced (1/rate apart in "
+		  "each thread); poisson, exponential gaps of the same mean from the run's seed" },
+	{ .name = "think_time", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_DURATION,
+	  .dim = IOM_DIM_THINK_TIME, IOM_AT(iom_workload, think_ns),
+	  .unit = "ns", .min = 0, .max = 3600 * SEC, .def = "0s", .flags = IOM_KEY_SPARSE,
+	  .describe = "think=%s", .word = "think%s",
+	  .help = "a closed loop with pauses (DiskSpd's -j): each thread waits this long after "
+		  "every burst of its I/Os has completed; 0: no pause. Not with a rate" },
+	{ .name = "burst", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_UINT,
+	  .dim = IOM_DIM_BURST, IOM_AT(iom_workload, burst),
+	  .min = 1, .max = 1000000, .def = "1", .flags = IOM_KEY_SPARSE,
+	  .describe = "burst=%s", .word = "burst%s",
+	  .help = "I/Os per burst of a thread between think_time pauses (DiskSpd's -i); at most "
+		  "queue_depth of them in flight" },
 
 	/* timing = { … } */
 	{ .name = "warmup", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, warmup_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,
@@ -608,6 +646,7 @@ const char *iom_type_name(enum iom_type type)
 	case IOM_TYPE_LIST: return "list";
 	case IOM_TYPE_GROUP: return "group";
 	case IOM_TYPE_SPEC: return "spec";
+	case IOM_TYPE_RATE: return "rate";
 	}
 	return "?";
 }
@@ -620,9 +659,29 @@ static bool choice_takes_pct(const char *choice)
 	return n > 2 && choice[n - 2] == ':' && choice[n - 1] == '%';
 }
 
+/* A rate's stored form as written: "none", "max", "25%", "2000", "12.5". */
+static void rate_format(const struct iom_key *k, int64_t v, char *buf, size_t len)
+{
+	int64_t scale = k->scale ? k->scale : 1;
+
+	if (v == IOM_RATE_NONE)
+		snprintf(buf, len, "none");
+	else if (v == IOM_RATE_MAX)
+		snprintf(buf, len, "max");
+	else if (IOM_RATE_IS_SHARE(v))
+		snprintf(buf, len, "%g%%", IOM_RATE_SHARE(v) * 100.0);
+	else if (v % scale == 0)
+		snprintf(buf, len, "%" PRId64, v / scale);
+	else
+		snprintf(buf, len, "%.10g", (double)v / (double)scale);
+}
+
 void iom_key_format(const struct iom_key *k, int64_t v, char *buf, size_t len)
 {
 	switch (k->type) {
+	case IOM_TYPE_RATE:
+		rate_format(k, v, buf, len);
+		break;
 	case IOM_TYPE_SIZE:
 		iom_size_format((uint64_t)v, buf, len);
 		break;
@@ -673,6 +732,11 @@ void iom_key_range_text(const struct iom_key *k, char *buf, size_t len)
 		else
 			snprintf(buf, len, "%s to %s", lo, hi);
 		break;
+	case IOM_TYPE_RATE:
+		snprintf(buf, len, "a rate above 0 (at most %" PRId64 " %s), \"max\", a share "
+			 "\"0.1%%\" to \"100%%\" or \"none\"",
+			 k->max / (k->scale ? k->scale : 1), k->unit ? k->unit : "");
+		break;
 	case IOM_TYPE_FLOAT:
 		snprintf(buf, len, "%g%s to %g%s", k->fmin, k->unit ? k->unit : "", k->fmax,
 			 k->unit ? k->unit : "");
@@ -709,6 +773,10 @@ int iom_key_check(const struct iom_key *k, int64_t v, char *err, size_t errlen)
 
 	if (k->type == IOM_TYPE_SPEC)
 		return 0; /* its parse checked it */
+	if (k->type == IOM_TYPE_RATE) {
+		if (v == IOM_RATE_NONE || v == IOM_RATE_MAX || IOM_RATE_IS_SHARE(v))
+			return 0;
+	}
 	if (k->type == IOM_TYPE_BOOL) {
 		lo = 0;
 		hi = 1;
@@ -746,6 +814,54 @@ static int parse_uint(const char *s, int64_t *v)
 	if (*s)
 		return -EINVAL;
 	*v = (int64_t)x;
+	return 0;
+}
+
+/* A rate as written (see rate_format) into its stored form; range-checked by the caller. */
+static int rate_parse(const struct iom_key *k, const char *text, int64_t *v, char *err,
+		      size_t errlen)
+{
+	int64_t scale = k->scale ? k->scale : 1;
+	size_t n = strlen(text);
+	char *end;
+	double x;
+
+	if (strcmp(text, "none") == 0) {
+		*v = IOM_RATE_NONE;
+		return 0;
+	}
+	if (strcmp(text, "max") == 0) {
+		*v = IOM_RATE_MAX;
+		return 0;
+	}
+	errno = 0;
+	x = strtod(text, &end);
+	if (end == text || !isdigit((unsigned char)*text) || errno || isnan(x) || isinf(x) ||
+	    (*end && !(*end == '%' && end[1] == '\0')))
+		return iom_err(err, errlen, EINVAL, "%s '%s' is not a rate (a number such as "
+			       "2000, \"max\", a share such as \"50%%\", or \"none\")", k->name,
+			       text);
+	if (n && text[n - 1] == '%') {
+		if (x <= 0 || x > 100)
+			return iom_err(err, errlen, ERANGE, "%s '%s' is not a share of the cell's "
+				       "maximum from 0.1%% to 100%%", k->name, text);
+		if (x * 10 < 1 || x * 10 != floor(x * 10))
+			return iom_err(err, errlen, EINVAL, "%s '%s': give a share in tenths of a "
+				       "percent at most (\"12.5%%\")", k->name, text);
+		*v = -(int64_t)(x * 10);
+		return 0;
+	}
+	if (x <= 0)
+		return iom_err(err, errlen, ERANGE, "%s %s is not a rate: give one above 0, or "
+			       "leave %s out (\"none\") for a closed loop", k->name, text, k->name);
+	if (x * (double)scale > (double)k->max || x * (double)scale < 1) {
+		char range[160];
+
+		iom_key_range_text(k, range, sizeof(range));
+		return iom_err(err, errlen, ERANGE, "%s '%s' is out of range (%s)", k->name, text,
+			       range);
+	}
+	*v = (int64_t)llround(x * (double)scale);
 	return 0;
 }
 
@@ -800,6 +916,11 @@ int iom_key_parse_text(const struct iom_key *k, const char *text, int64_t *v, ch
 			return iom_err(err, errlen, EINVAL, "%s '%s' is not a whole percentage",
 				       k->name, text);
 		x = (int64_t)pct;
+		break;
+	case IOM_TYPE_RATE:
+		ret = rate_parse(k, text, &x, err, errlen);
+		if (ret < 0)
+			return ret;
 		break;
 	case IOM_TYPE_BOOL:
 		if (strcmp(text, "true") == 0)
@@ -937,6 +1058,22 @@ void iom_dim_word(const char *dim, const char *value, char *buf, size_t len)
 	case IOM_TYPE_SPEC:
 		snprintf(buf, len, "%s", value);
 		return;
+	case IOM_TYPE_RATE: {
+		int64_t r;
+
+		if (rate_parse(k, value, &r, NULL, 0) < 0)
+			goto other;
+		iom_key_format(k, r, v, sizeof(v));
+		if (r == IOM_RATE_NONE)
+			snprintf(buf, len, "%s", "");
+		else if (r == IOM_RATE_MAX)
+			snprintf(buf, len, "%s", "max");
+		else if (IOM_RATE_IS_SHARE(r))
+			snprintf(buf, len, "%s-of-max", v);
+		else
+			fill(buf, len, k->word, v);
+		return;
+	}
 	case IOM_TYPE_BOOL:
 		if (!k->words)
 			break;

@@ -68,6 +68,8 @@ enum iom_type {
 	IOM_TYPE_GROUP,    /* a group or list of groups (targets, workload, timing, …) */
 	IOM_TYPE_SPEC,     /* a string the key's own parse turns into one number, and its format
 			    * back ("zipf:1.2"): a dimension whose values are not plain numbers */
+	IOM_TYPE_RATE,     /* a rate: 2000, "12.5", "none", "max" or a share "50%" (model.h,
+			    * IOM_RATE_*); stored in the key's unit times the row's scale */
 };
 
 
@@ -114,6 +116,7 @@ struct iom_key {
 	int (*parse)(const char *text, int64_t *v, char *err, size_t errlen);
 	void (*format)(int64_t v, char *buf, size_t len);
 	const char *forms;
+	int64_t scale;              /* IOM_TYPE_RATE: stored units per unit written (0: 1) */
 };
 
 /* The offset and size of field f of struct s, for a row's landing: IOM_AT(iom_timing, repeat). */

@@ -172,6 +172,7 @@ static const char *wanted(const struct iom_key *k)
 	case IOM_TYPE_LIST: return "a list of names such as [ \"target\", \"block_size\" ]";
 	case IOM_TYPE_GROUP: return "a group { ... }";
 	case IOM_TYPE_SPEC: return "a string such as \"zipf:1.2\"";
+	case IOM_TYPE_RATE: return "a rate such as 2000, \"max\" or \"50%\"";
 	}
 	return "?";
 }
@@ -747,6 +748,14 @@ static int read_scalar(struct ctx *c, const struct iom_key *k, const config_sett
 		if (k->type == IOM_TYPE_BOOL || k->type == IOM_TYPE_ENUM ||
 		    k->type == IOM_TYPE_SPEC)
 			return wrong_type(c, s, k);
+		if (k->type == IOM_TYPE_RATE) {
+			char num[32];
+
+			snprintf(num, sizeof(num), "%lld", x);
+			if (iom_key_parse_text(k, num, v, sub, sizeof(sub)) < 0)
+				return fail(c, s, "%s", sub);
+			return 0;
+		}
 		if (x < 0)
 			return fail(c, s, "%s %lld cannot be negative", k->name, x);
 		if (k->type == IOM_TYPE_DURATION) {
@@ -769,6 +778,14 @@ static int read_scalar(struct ctx *c, const struct iom_key *k, const config_sett
 		double x = config_setting_get_float(s);
 		uint64_t ns;
 
+		if (k->type == IOM_TYPE_RATE) {
+			char num[40];
+
+			snprintf(num, sizeof(num), "%.10g", x);
+			if (iom_key_parse_text(k, num, v, sub, sizeof(sub)) < 0)
+				return fail(c, s, "%s", sub);
+			return 0;
+		}
 		if (k->type != IOM_TYPE_DURATION) {
 			if (k->type == IOM_TYPE_SIZE)
 				return fail(c, s, "%s must be a whole number of bytes or a size in "
@@ -2129,12 +2146,80 @@ static int read_excludes(struct ctx *c)
 	return 0;
 }
 
+bool iom_matrix_dim_shown(const struct iom_matrix *m, enum iom_dim d)
+{
+	const struct iom_key *k = d == IOM_DIM_TARGET ? NULL : iom_dim_key(d);
+	int64_t def = 0;
+
+	if (!k || !(k->flags & IOM_KEY_SPARSE))
+		return true;
+	if (k->def)
+		iom_key_parse_text(k, k->def, &def, NULL, 0);
+	for (size_t t = 0; t < m->ntargets; t++)
+		for (size_t j = 0; j < m->targets[t].dim[d].n; j++)
+			if (m->targets[t].dim[d].v[j] != def)
+				return true;
+	return false;
+}
+
+/* Where a dimension of target i was given (its own key, or the workload's). */
+static const config_setting_t *dim_where(const struct ctx *c, size_t i, int d)
+{
+	return c->t_set[i][d] ? c->t_set[i][d] : c->wl_set[d];
+}
+
+/* The offered load of target i (issue 17): a rate needs a duration-bound window (a bytes-bound
+ * one ends when the bytes are done, which a rate only stretches), and rate_iops and rate_mb_s
+ * are one rate said two ways. */
+static int load_checks(struct ctx *c, size_t i, const config_setting_t *sb)
+{
+	const struct iom_target *t = &c->m->targets[i];
+	const struct iom_values *ri = &t->dim[IOM_DIM_RATE_IOPS], *rb = &t->dim[IOM_DIM_RATE_MB_S];
+	bool iops = false, mbs = false;
+
+	for (int r = 0; r < 2; r++) {
+		const struct iom_values *rv = r ? rb : ri;
+		bool share = false, max = false;
+
+		for (size_t j = 0; j < rv->n; j++) {
+			share |= IOM_RATE_IS_SHARE(rv->v[j]);
+			max |= rv->v[j] == IOM_RATE_MAX;
+		}
+		if (share && !max)
+			return fail(c, dim_where(c, i, r ? IOM_DIM_RATE_MB_S : IOM_DIM_RATE_IOPS),
+				    "%s has shares of the cell's maximum but no \"max\" (target "
+				    "'%s'): list \"max\" first, e.g. [ \"max\", \"50%%\" ]",
+				    r ? "rate_mb_s" : "rate_iops", t->label);
+	}
+	for (size_t j = 0; j < ri->n; j++)
+		iops |= ri->v[j] != IOM_RATE_NONE;
+	for (size_t j = 0; j < rb->n; j++)
+		mbs |= rb->v[j] != IOM_RATE_NONE;
+	if (iops && mbs)
+		return fail(c, dim_where(c, i, IOM_DIM_RATE_MB_S),
+			    "rate_mb_s and rate_iops are both given (target '%s'): give the "
+			    "offered load one way", t->label);
+	for (size_t j = 0; (iops || mbs) && j < t->dim[IOM_DIM_THINK_TIME].n; j++)
+		if (t->dim[IOM_DIM_THINK_TIME].v[j])
+			return fail(c, dim_where(c, i, IOM_DIM_THINK_TIME),
+				    "think_time pauses a closed loop, and %s makes an open one "
+				    "(target '%s'): give one of them", iops ? "rate_iops" : "rate_mb_s",
+				    t->label);
+	if ((iops || mbs) && c->m->timing.bytes)
+		return fail(c, dim_where(c, i, iops ? IOM_DIM_RATE_IOPS : IOM_DIM_RATE_MB_S),
+			    "%s paces a run, but timing.bytes%s ends it after a number of bytes: a "
+			    "rate only makes it longer; give timing.duration with a rate",
+			    iops ? "rate_iops" : "rate_mb_s", sb ? "" : " (set)");
+	return 0;
+}
+
 /* Checks across keys: direct I/O alignment, block size against target size and bytes. */
 static int cross_checks(struct ctx *c)
 {
 	struct iom_matrix *m = c->m;
 	const config_setting_t *sb = NULL;
 	char a[32], b[32];
+	int ret;
 
 	if (config_setting_get_member(config_root_setting(&c->cfg), "timing"))
 		sb = config_setting_get_member(
@@ -2256,6 +2341,8 @@ static int cross_checks(struct ctx *c)
 			return fail(c, sb, "bytes %s is less than block_size %s: a run would do "
 					   "no measured I/O", b, a);
 		}
+		if ((ret = load_checks(c, i, sb)) < 0)
+			return ret;
 	}
 	return 0;
 }

@@ -41,4 +41,10 @@ void iom_matrix_free(struct iom_matrix *m);
 /* Index of the target labelled label, or -1. */
 int iom_matrix_target_index(const struct iom_matrix *m, const char *label);
 
+/* Whether files written for m show dimension d: every dimension but a quiet key (keys.h,
+ * IOM_KEY_SPARSE) that every target of m leaves at its default. The plan's TSV and JSON and each
+ * result's cell follow it, so that a study that does not use a key added later writes them as
+ * before. */
+bool iom_matrix_dim_shown(const struct iom_matrix *m, enum iom_dim d);
+
 #endif

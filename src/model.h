@@ -35,6 +35,12 @@ enum iom_dim {
 	IOM_DIM_DATA,
 	IOM_DIM_FSYNC_EVERY,
 	IOM_DIM_TRIM_PCT,
+	/* the offered load (issue 17; docs/load.md) */
+	IOM_DIM_RATE_IOPS,
+	IOM_DIM_RATE_MB_S,
+	IOM_DIM_ARRIVALS,
+	IOM_DIM_THINK_TIME,
+	IOM_DIM_BURST,
 	IOM_DIM_COUNT
 };
 
@@ -43,6 +49,19 @@ enum iom_pattern { IOM_PATTERN_RANDOM, IOM_PATTERN_SEQUENTIAL };
 /* What writes carry (key data): the choice's index (IOM_CHOICE_INDEX of keys.h); compressible
  * and dedupe take a percentage (IOM_CHOICE_PCT). */
 enum iom_data { IOM_DATA_RANDOM, IOM_DATA_ZEROS, IOM_DATA_COMPRESSIBLE, IOM_DATA_DEDUPE };
+/* When each I/O of a paced run is due: evenly spaced, or a Poisson process. */
+enum iom_arrivals { IOM_ARRIVALS_FIXED, IOM_ARRIVALS_POISSON };
+
+/*
+ * A rate (rate_iops, rate_mb_s) in its stored form: 0 none (a closed loop, as fast as the
+ * target answers); > 0 a rate in the key's stored unit (I/Os per second; bytes per second);
+ * IOM_RATE_MAX the cell unthrottled, recorded as the base of its shares; -1 … -1000 a share of
+ * that measured maximum in tenths of a percent ("25%" is -250), derived when the plan runs.
+ */
+#define IOM_RATE_NONE 0
+#define IOM_RATE_MAX (-1000000)
+#define IOM_RATE_IS_SHARE(v) ((v) < 0 && (v) >= -1000)
+#define IOM_RATE_SHARE(v) ((double)-(v) / 1000.0)
 /* The engines, in the order of the engine key's choices and of engine.h's registry (a unit test
  * holds the three together). */
 enum iom_engine_kind {
@@ -81,6 +100,16 @@ struct iom_workload {
 	uint32_t data;             /* what writes carry: enum iom_data + its percentage << 8 */
 	uint32_t fsync_every;      /* a flush after every N writes of a thread; 0: none */
 	uint32_t trim_pct;         /* share of I/Os that are discards (0 … 100) */
+	/* The offered load (docs/load.md): a rate (IOM_RATE_*; rate_mb_s in bytes per second) —
+	 * 0 for both is a closed loop — and when each I/O is due. The worker sees only absolute
+	 * rates: a share is derived before the run (sweep.c). */
+	int64_t rate_iops;
+	int64_t rate_mb_s;
+	enum iom_arrivals arrivals;
+	/* DiskSpd's -j and -i: a closed loop that pauses think_ns after every burst I/Os of a
+	 * thread have completed (0: no pause). */
+	uint64_t think_ns;
+	uint32_t burst;
 };
 
 /*

@@ -334,23 +334,6 @@ static int enumerate(struct builder *b, struct iom_plan *p, uint64_t ncells, boo
 	return 0;
 }
 
-/* The TSV's columns: every dimension, but a sparse one only when a cell is off its default. */
-static void mark_shown(struct iom_plan *p)
-{
-	for (int d = 0; d < IOM_DIM_COUNT; d++) {
-		const struct iom_key *k = d == IOM_DIM_TARGET ? NULL : iom_dim_key((enum iom_dim)d);
-		int64_t def = 0;
-
-		p->shown[d] = !k || !(k->flags & IOM_KEY_SPARSE);
-		if (p->shown[d])
-			continue;
-		if (k->def)
-			iom_key_parse_text(k, k->def, &def, NULL, 0);
-		for (size_t i = 0; i < p->ncells && !p->shown[d]; i++)
-			p->shown[d] = p->cells[i].v[d] != def;
-	}
-}
-
 /* What a run's seed takes of each dimension: its default value (def[IOM_DIM_TARGET] unused) and
  * the hash of its name, worked out once per plan. */
 struct seed_dims {
@@ -399,6 +382,13 @@ static uint64_t run_seed(const struct iom_matrix *m, const struct iom_cell *c, u
 static size_t format_tsv_row(const struct iom_plan *p, const struct iom_run *r, char *buf,
 			     size_t len);
 static size_t format_tsv_header(const struct iom_plan *p, char *buf, size_t len);
+
+/* Which dimensions the TSV and JSON show (plan.h, shown[]). */
+static void mark_shown(struct iom_plan *p)
+{
+	for (int d = 0; d < IOM_DIM_COUNT; d++)
+		p->shown[d] = iom_matrix_dim_shown(p->m, (enum iom_dim)d);
+}
 
 static uint64_t plan_hash(const struct iom_plan *p)
 {
@@ -749,8 +739,9 @@ static void write_json(FILE *out, const struct iom_plan *p)
 	else
 		fprintf(out, "  \"shuffle\": null,\n");
 	fprintf(out, "  \"order\": [");
-	for (int i = 0; i < IOM_DIM_COUNT; i++)
-		fprintf(out, "%s\"%s\"", i ? ", " : "", iom_dim_name(m->order[i]));
+	for (int i = 0, n = 0; i < IOM_DIM_COUNT; i++)
+		if (p->shown[m->order[i]])
+			fprintf(out, "%s\"%s\"", n++ ? ", " : "", iom_dim_name(m->order[i]));
 	fprintf(out, "],\n  \"varies\": [");
 	for (int i = 0, n = 0; i < IOM_DIM_COUNT; i++)
 		if (p->varies[m->order[i]])
@@ -771,6 +762,8 @@ static void write_json(FILE *out, const struct iom_plan *p)
 		fprintf(out, "    {\"index\": %" PRIu32 ", \"repetition\": %" PRIu32
 			     ", \"cell\": %" PRIu32, r->index, r->repetition, r->cell);
 		for (int d = 0; d < IOM_DIM_COUNT; d++) {
+			if (!p->shown[d])
+				continue;
 			fprintf(out, ", \"%s\": ", iom_dim_name((enum iom_dim)d));
 			if (dim_is_number(d)) {
 				fprintf(out, "%" PRId64, c->v[d]);

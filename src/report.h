@@ -66,7 +66,16 @@ enum iom_report_x {
 	IOM_X_READ_IOPS,
 	IOM_X_WRITE_IOPS,
 	IOM_X_PCT,              /* IOM_X_PCT + i: total latency at iom_percentiles[i], ns */
-	IOM_NX = IOM_X_PCT + IOM_NPCT
+	/* the offered load of a paced run (result.h, struct iom_run_load; docs/load.md): offered
+	 * IOPS (0 for a closed loop), 1 when the schedule held, and the run's response and service
+	 * time, mean and p99 (a closed loop's response time is its service time) */
+	IOM_X_OFFERED = IOM_X_PCT + IOM_NPCT,
+	IOM_X_HELD,
+	IOM_X_RESP_MEAN,
+	IOM_X_RESP_P99,
+	IOM_X_SVC_MEAN,
+	IOM_X_SVC_P99,
+	IOM_NX
 };
 
 /* The repetitions of one cell for one compared value (ok runs only). */

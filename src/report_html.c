@@ -541,6 +541,143 @@ static void qd_charts(FILE *out, const struct iom_report *m, size_t first)
 	free(ignore);
 }
 
+/* ---- latency against achieved IOPS: the hockey stick (issue 17, docs/load.md) ---- */
+
+/* One point of a target's curve. */
+struct load_pt {
+	double x, resp_mean, resp_p99, svc_mean, svc_p99;
+	bool saturated;
+};
+
+/* Mean of chart figure x over r's repetitions; NaN when there are none. */
+static double mean_x(const struct iom_report_reps *r, enum iom_report_x x)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		sum += r->x[x][i];
+	return r->n ? sum / (double)r->n : NAN;
+}
+
+static int load_pt_cmp(const void *a, const void *b)
+{
+	const struct load_pt *p = a, *q = b;
+
+	return (p->x > q->x) - (p->x < q->x);
+}
+
+/*
+ * Latency against achieved IOPS, one curve per compared value per slice: the offered load
+ * (rate_iops or rate_mb_s) is the parameter when it varies, else queue depth. Mean and p99 of
+ * response time (due → completion; a closed loop's is its service time) and of service time
+ * (submission → completion), saturated points marked.
+ */
+static void load_charts(FILE *out, const struct iom_report *m, size_t first)
+{
+	static const char *const params[] = { "rate_iops", "rate_mb_s", "queue_depth" };
+	int pd = -1;
+	bool *ignore;
+	struct slice *sl;
+	size_t ns, drawn = 0;
+
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(params) && pd < 0; i++) {
+		int d = dim_index(m, params[i]);
+
+		if (d >= 0 && m->varies[d])
+			pd = d;
+	}
+	fputs("<h3>Load view: latency against achieved IOPS</h3>\n", out);
+	if (pd < 0) {
+		note(out, "not drawn: it needs rate_iops, rate_mb_s or queue_depth to vary");
+		return;
+	}
+	ignore = xcalloc(m->ndims + 1, sizeof(*ignore));
+	ignore[pd] = true;
+	ns = make_slices(m, ignore, first, &sl);
+	for (size_t i = 0; i < ns && drawn < MAX_SLICES; i++) {
+		const struct slice *s = &sl[i];
+		size_t n = s->n, nv = m->ncompared, nse = 0;
+		struct load_pt *pt = xcalloc(nv * n + 1, sizeof(*pt));
+		double *v = xcalloc(6 * nv * n + 1, sizeof(*v));
+		struct iom_chart_series *se = xcalloc(5 * nv + 1, sizeof(*se));
+		char *words, *title, *id;
+
+		if (n < 2) {
+			free(pt);
+			free(v);
+			free(se);
+			continue;
+		}
+		for (size_t g = 0; g < nv; g++) {
+			struct load_pt *p = &pt[g * n];
+			double *x = &v[(6 * g) * n], *y = x + n;
+
+			for (size_t j = 0; j < n; j++) {
+				const struct iom_report_reps *r = &m->cells[s->cells[j]].by[g];
+				double held = mean_x(r, IOM_X_HELD);
+
+				p[j] = (struct load_pt){
+					.x = iom_report_mean(r, IOM_METRIC_IOPS),
+					.resp_mean = mean_x(r, IOM_X_RESP_MEAN),
+					.resp_p99 = mean_x(r, IOM_X_RESP_P99),
+					.svc_mean = mean_x(r, IOM_X_SVC_MEAN),
+					.svc_p99 = mean_x(r, IOM_X_SVC_P99),
+					.saturated = isfinite(held) && held < 1,
+				};
+			}
+			qsort(p, n, sizeof(*p), load_pt_cmp);
+			for (size_t j = 0; j < n; j++) {
+				x[j] = p[j].x;
+				y[0 * n + j] = p[j].resp_mean;
+				y[1 * n + j] = p[j].resp_p99;
+				y[2 * n + j] = p[j].svc_mean;
+				y[3 * n + j] = p[j].svc_p99;
+				y[4 * n + j] = p[j].saturated ? p[j].resp_p99 : NAN;
+			}
+			for (int k = 0; k < 4; k++)
+				se[nse++] = (struct iom_chart_series){
+					.name = m->compared[g], .x = x, .y = &y[k * n], .n = n,
+					.color = k < 2 ? g : g + nv, .dashed = k & 1, .markers = true };
+		}
+		for (size_t g = 0; g < nv; g++)
+			se[nse++] = (struct iom_chart_series){
+				.name = "saturated", .x = &v[(6 * g) * n],
+				.y = &v[(6 * g) * n + 5 * n], .n = n, .color = 3, .markers = true };
+		words = slice_words(m, s, ignore);
+		title = xasprintf("Latency vs achieved IOPS, by %s — %s", m->dims[pd], words);
+		id = xasprintf("chart-load-%zu", drawn + 1);
+		{
+			struct iom_line_chart c = {
+				.id = id, .title = title,
+				.subtitle = "mean over repetitions; log scale. Response time: from each "
+					    "I/O's due time (a closed loop: its service time); service "
+					    "time: from submission",
+				.x = { .title = "achieved IOPS", .kind = IOM_AXIS_LINEAR,
+				       .fmt = tick_count, .zero = true },
+				.y = { .title = "latency", .kind = IOM_AXIS_LOG, .fmt = tick_lat },
+				.series = se, .nseries = nse,
+				.legend_note = "first colour: response time, second: service time; "
+					       "solid: mean, dashed: p99; red dots: saturated",
+				.width = 2 * HALF_W, .height = 380,
+			};
+
+			iom_chart_line(out, &c);
+		}
+		drawn++;
+		free(words);
+		free(title);
+		free(id);
+		free(pt);
+		free(v);
+		free(se);
+	}
+	if (!drawn)
+		note(out, "not drawn: no slice has two loads");
+	more_slices(out, m, sl, ns, MAX_SLICES, ignore);
+	slices_free(sl, ns);
+	free(ignore);
+}
+
 /* ---- percentiles of the chosen cell ---- */
 
 static void pct_chart(FILE *out, const struct iom_report *m, size_t cell)
@@ -1140,6 +1277,7 @@ static void page_body(void *ctx, const struct iom_report *m)
 	if (m->ncells) {
 		atto_chart(out, m, h->cell);
 		qd_charts(out, m, h->cell);
+		load_charts(out, m, h->cell);
 		pct_chart(out, m, h->cell);
 		time_chart(out, m, h->runs, h->nr, h->title);
 	} else {

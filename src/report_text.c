@@ -170,6 +170,61 @@ static void best_margin(char *buf, size_t len, enum iom_metric k, double pct)
 	snprintf(buf, len, "%s", strncmp(mg, "better by ", 10) == 0 ? mg + 10 : mg);
 }
 
+/* Beneath the table, for a study with paced runs (issue 17, docs/load.md): that their latency
+ * is response time, and which offered loads each compared value held — "a held 2.00K, 4.00K;
+ * saturated at 8.00K (achieved 6.10K)" — over the mean of each cell's repetitions. */
+static void load_note(FILE *out, const struct iom_report *m, unsigned width)
+{
+	bool any = false;
+
+	for (size_t cv = 0; cv < m->ncompared; cv++) {
+		struct iom_strbuf held = { 0 }, sat = { 0 };
+		size_t nh = 0, ns = 0;
+
+		for (size_t c = 0; c < m->ncells; c++) {
+			const struct iom_report_reps *r = &m->cells[c].by[cv];
+			double off = 0, ach = 0, hl = 0;
+			char a[32], b[32], *w;
+
+			for (size_t i = 0; i < r->n; i++) {
+				off += r->x[IOM_X_OFFERED][i];
+				ach += r->v[IOM_METRIC_IOPS][i];
+				hl += r->x[IOM_X_HELD][i];
+			}
+			if (!r->n || !(off > 0))
+				continue;
+			iom_count_format(off / (double)r->n, a, sizeof(a));
+			iom_count_format(ach / (double)r->n, b, sizeof(b));
+			w = iom_report_cell_label(m, c);
+			if (hl == (double)r->n)
+				iom_strbuf_printf(&held, "%s%s (%s)", nh++ ? ", " : "", a, w);
+			else
+				iom_strbuf_printf(&sat, "%s%s (%s; achieved %s)", ns++ ? ", " : "", a,
+						  w, b);
+			free(w);
+		}
+		if (nh || ns) {
+			char *line;
+
+			if (!any) {
+				fputc('\n', out);
+				print_wrapped(out, "lat avg and lat p99 of paced runs (rate_iops, "
+					      "rate_mb_s) are response times, from each I/O's due "
+					      "time (docs/load.md)", width, 2);
+			}
+			any = true;
+			line = xasprintf("%s: held %s%s%s%s", m->compared[cv],
+					 nh ? iom_strbuf_get(&held) : "none", ns ? "; saturated at " : "",
+					 ns ? iom_strbuf_get(&sat) : "", "");
+			print_wrapped(out, line, width, 2);
+			free(line);
+		}
+		free(held.s);
+		free(sat.s);
+	}
+}
+
+
 /* What the line beneath a row shows under the best value: "20.8%", "same", "?" (undecided),
  * "(3.1%)". */
 static bool beneath_text(enum iom_metric k, const struct iom_report_verdict *vd, char *buf,
@@ -863,6 +918,7 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 	else
 		metric_tables(out, &t, width);
 	stalled_note(out, m, width);
+	load_note(out, m, width);
 	if (t.winners && nmax) {
 		fputc('\n', out);
 		verdict_block(out, &t, width);

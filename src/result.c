@@ -171,18 +171,7 @@ int iom_results_write_matrix(const char *dir, const char *text, char *err, size_
  * the run files and summary.csv of a matrix that does not use it stay as they were. */
 static bool cell_names(const struct iom_matrix *m, int d)
 {
-	const struct iom_key *k = d == IOM_DIM_TARGET ? NULL : iom_dim_key((enum iom_dim)d);
-	int64_t def = 0;
-
-	if (!m || !k || !(k->flags & IOM_KEY_SPARSE))
-		return true;
-	if (k->def)
-		iom_key_parse_text(k, k->def, &def, NULL, 0);
-	for (size_t i = 0; i < m->ntargets; i++)
-		for (size_t j = 0; j < m->targets[i].dim[d].n; j++)
-			if (m->targets[i].dim[d].v[j] != def)
-				return true;
-	return false;
+	return !m || iom_matrix_dim_shown(m, (enum iom_dim)d);
 }
 
 static json_object *cell_json(const struct iom_matrix *m, const struct iom_cell *c)
@@ -215,6 +204,9 @@ static json_object *cell_json(const struct iom_matrix *m, const struct iom_cell 
 			continue;
 		}
 		k = iom_dim_key((enum iom_dim)d);
+		/* a key added later that the study leaves at its default: the cell as before */
+		if (m && !iom_matrix_dim_shown(m, (enum iom_dim)d))
+			continue;
 		switch (k ? k->type : IOM_TYPE_UINT) {
 		case IOM_TYPE_BOOL:
 			iom_json_add(o, name, json_object_new_boolean(v != 0));
@@ -224,6 +216,7 @@ static json_object *cell_json(const struct iom_matrix *m, const struct iom_cell 
 		case IOM_TYPE_STRING:
 		case IOM_TYPE_LIST:
 		case IOM_TYPE_GROUP:
+		case IOM_TYPE_RATE:
 			iom_dim_format((enum iom_dim)d, v, buf, sizeof(buf));
 			iom_json_add(o, name, json_object_new_string(buf));
 			break;
@@ -417,6 +410,58 @@ static json_object *disk_json(const struct iom_run_disk *d)
 	return iom_json_one_line(o);
 }
 
+/* "load": { offered_iops, achieved_iops, arrivals, held, late_ios, max_lag_s, response_ns:
+ * { read, write, total } }, or null for a closed loop. */
+static json_object *load_json(const struct iom_run_load *l)
+{
+	json_object *o, *resp;
+
+	if (!l->paced)
+		return NULL;
+	o = json_object_new_object();
+	resp = json_object_new_object();
+	iom_json_add(o, "offered_iops", iom_json_num(l->offered_iops));
+	iom_json_add(o, "achieved_iops", iom_json_num(l->achieved_iops));
+	iom_json_add(o, "arrivals", json_object_new_string(l->poisson ? "poisson" : "fixed"));
+	iom_json_add(o, "held", json_object_new_boolean(l->held));
+	iom_json_add(o, "late_ios", json_object_new_uint64(l->late_ios));
+	iom_json_add(o, "max_lag_s", iom_json_num(l->max_lag_s));
+	for (int d = 0; d < IOM_NDIR; d++)
+		iom_json_add(resp, dir_names[d], lat_json(&l->response[d]));
+	iom_json_add(o, "response_ns", resp);
+	return o;
+}
+
+/* A rate with three significant digits: "812", "2.00K", "31.2K", "754K", "5.00M". */
+static void rate3(double x, char *buf, size_t len)
+{
+	static const char *const unit[] = { "", "K", "M", "G" };
+	int u = 0;
+
+	while (x >= 999.5 && u < 3) {
+		x /= 1000;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%.0f", x);
+	else
+		snprintf(buf, len, "%.*f%s", x < 9.995 ? 2 : x < 99.95 ? 1 : 0, x, unit[u]);
+}
+
+void iom_run_load_describe(const struct iom_run_load *l, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	if (!l->paced) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	rate3(l->offered_iops, a, sizeof(a));
+	rate3(l->achieved_iops, b, sizeof(b));
+	snprintf(buf, len, "offered %s IOPS, achieved %s: %s", a, b,
+		 l->held ? "held" : "saturated");
+}
+
 static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *c,
 			     const struct iom_run_result *r)
 {
@@ -511,6 +556,7 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 		iom_json_add(x, "spread_pct", iom_json_num(r->steady.spread_pct));
 		iom_json_add(o, "steady", iom_json_one_line(x));
 	}
+	iom_json_add(o, "load", load_json(&r->load));
 	return o;
 }
 
@@ -1135,6 +1181,32 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 			rd_double(&c, v, "steady", "warmup_s", &r->steady.warmup_s);
 			rd_double(&c, v, "steady", "spread_pct", &r->steady.spread_pct);
 			rd_str(&c, v, "steady", "criterion", &r->steady.criterion);
+		}
+	}
+	{
+		/* absent or null: a closed loop (and every file written before rates) */
+		json_object *v = rd_obj(&c, root, "", "load");
+
+		if (v) {
+			char *arr = NULL;
+			json_object *resp = rd_obj(&c, v, "load.", "response_ns");
+
+			r->load.paced = true;
+			rd_double(&c, v, "load.", "offered_iops", &r->load.offered_iops);
+			rd_double(&c, v, "load.", "achieved_iops", &r->load.achieved_iops);
+			rd_bool(&c, v, "load.", "held", &r->load.held);
+			rd_u64(&c, v, "load.", "late_ios", &r->load.late_ios);
+			rd_double(&c, v, "load.", "max_lag_s", &r->load.max_lag_s);
+			rd_str(&c, v, "load.", "arrivals", &arr);
+			r->load.poisson = arr && strcmp(arr, "poisson") == 0;
+			free(arr);
+			for (int d = 0; d < IOM_NDIR && resp; d++) {
+				char p[48];
+
+				snprintf(p, sizeof(p), "load.response_ns.%s", dir_names[d]);
+				read_lat(&c, rd_obj(&c, resp, "load.response_ns.", dir_names[d]), p,
+					 &r->load.response[d]);
+			}
 		}
 	}
 	json_object_put(root);

@@ -150,6 +150,24 @@ struct iom_run_cpu {
 	uint64_t busy_jiffies, all_jiffies; /* the sampled window's, as /proc/stat counts them */
 };
 
+/*
+ * The offered load of a paced run (rate_iops or rate_mb_s; docs/load.md). The service time of
+ * each I/O (submission → completion) is the run's ordinary latency (dir[].lat); the response
+ * time (due → completion: what the application waits, a queue-full delay included) is here.
+ * JSON "load": an object, or null for a closed-loop run (and in files written before).
+ */
+#define IOM_LOAD_HELD_PCT 1.0  /* achieved within this of offered: the schedule held */
+struct iom_run_load {
+	bool paced;
+	bool poisson;            /* arrivals = "poisson" (else fixed) */
+	double offered_iops;     /* the rate asked, in I/O per second (rate_mb_s: over bs) */
+	double achieved_iops;    /* counted I/Os over the measured window */
+	uint64_t late_ios;       /* counted I/Os submitted more than IOM_LATE_NS after due */
+	double max_lag_s;        /* the largest delay from due to submission */
+	bool held;               /* achieved within IOM_LOAD_HELD_PCT % of offered */
+	struct iom_lat response[IOM_NDIR];
+};
+
 struct iom_run_result {
 	uint32_t index, repetition;
 	uint64_t seed;
@@ -213,7 +231,12 @@ struct iom_run_result {
 		double spread_pct;   /* the last window's range (or slope) in % of its mean */
 		char *criterion;     /* heap: "iops 2% 10s" */
 	} steady;
+	struct iom_run_load load;            /* paced false: a closed loop */
 };
+
+/* "offered 50.0K IOPS, achieved 31.2K: saturated" or "offered 2.00K IOPS, achieved 2.00K:
+ * held" for a paced run; "" for a closed loop. */
+void iom_run_load_describe(const struct iom_run_load *l, char *buf, size_t len);
 
 /* Frees what the result owns (not r itself). */
 void iom_run_result_release(struct iom_run_result *r);

@@ -723,6 +723,45 @@ static void fill_lines(const struct ctl *c, struct iom_run_result *r, struct iom
 	}
 }
 
+/* A paced run's load (result.h, struct iom_run_load): the threads' response-time histograms
+ * merged exactly, the late I/Os, the largest lag, and whether the schedule held. */
+static void fill_load(const struct ctl *c, struct iom_run_result *r, double secs)
+{
+	struct iom_run_load *l = &r->load;
+	struct iom_hist *h[IOM_NDIR];
+	unsigned i, d;
+
+	l->offered_iops = iom_worker_rate(&c->conf);
+	if (!(l->offered_iops > 0) || !c->nstarted || !c->w[0].resp[0])
+		return;
+	l->paced = true;
+	l->poisson = c->conf.wl.arrivals == IOM_ARRIVALS_POISSON;
+	for (d = 0; d < IOM_NDIR; d++) {
+		h[d] = xmalloc(sizeof(*h[d]));
+		iom_hist_init(h[d]);
+	}
+	for (i = 0; i < c->nstarted; i++) {
+		const struct iom_worker *w = &c->w[i];
+
+		for (d = 0; d < 2; d++) {
+			iom_hist_merge(h[d], w->resp[d]);
+			iom_hist_merge(h[IOM_DIR_TOTAL], w->resp[d]);
+		}
+		l->late_ios += w->late_ios;
+		l->max_lag_s = IOM_MAX(l->max_lag_s, (double)w->max_lag_ns / 1e9);
+	}
+	for (d = 0; d < IOM_NDIR; d++) {
+		fill_lat(&l->response[d], h[d]);
+		free(h[d]);
+	}
+	/* the schedule's I/Os: reads and writes, and the flushes and trims in their places */
+	l->achieved_iops = secs > 0 ? (double)(r->dir[IOM_DIR_TOTAL].ios + r->xops[0].ios +
+					       r->xops[1].ios) / secs
+				    : 0;
+	l->held = fabs(l->achieved_iops - l->offered_iops) <=
+		  l->offered_iops * IOM_LOAD_HELD_PCT / 100.0;
+}
+
 static void fill_result(const struct ctl *c, struct iom_run_result *r)
 {
 	struct iom_hist *h[IOM_NDIR], *tmp = xmalloc(sizeof(*tmp));
@@ -799,6 +838,7 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 			depth = c->spec->wl.threads;
 		r->qd_mean = IOM_MIN(r->qd_mean, depth);
 	}
+	fill_load(c, r, secs);
 	interval_spread(c, &r->iops_stddev, &r->mb_s_stddev);
 	if (c->measured) {
 		uint64_t lo, hi;
@@ -854,6 +894,12 @@ static int check_spec(const struct iom_run_spec *s, char *err, size_t errlen)
 			       s->wl.queue_depth);
 	if (s->wl.read_pct > 100)
 		return iom_err(err, errlen, EINVAL, "read_pct %u is above 100", s->wl.read_pct);
+	if ((s->wl.rate_iops || s->wl.rate_mb_s || s->wl.think_ns) && s->timing.bytes)
+		return iom_err(err, errlen, EINVAL, "a paced run (rate_iops, rate_mb_s, think_time) "
+			       "needs a duration, not timing.bytes");
+	if (s->wl.rate_iops < 0 || s->wl.rate_mb_s < 0)
+		return iom_err(err, errlen, EINVAL, "the run's rate is a share of the cell's max, "
+			       "not derived before the run");
 	if (!s->timing.duration_ns == !s->timing.bytes)
 		return iom_err(err, errlen, EINVAL,
 			       "the timing needs exactly one of duration and bytes");
@@ -932,6 +978,7 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 			.run_index = spec->index, .cell = spec->cell_text,
 			.start_wall_ns = iom_wall_ns(), .start_mono_ns = iom_now_ns(),
 			.nthreads = spec->wl.threads, .phases = true,
+			.lags = iom_worker_rate(&c->conf) > 0,
 		};
 
 		ret = iom_trace_open(spec->trace_path, &ti, &c->trace, msg, sizeof(msg));
@@ -942,6 +989,8 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		if (spec->hooks)
 			c->hooks = *spec->hooks;
 		c->hooks.record = iom_trace_record;
+		if (ti.lags)
+			c->hooks.record_due = iom_trace_record_due;
 		c->hooks.record_ctx = c->trace;
 		c->conf.hooks = &c->hooks;
 	}

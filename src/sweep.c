@@ -652,6 +652,9 @@ static void mark_written_before(struct sweep *s)
 
 /* ---- runs -------------------------------------------------------------------------------- */
 
+static int derive_rate(struct sweep *s, const struct iom_run *run, const struct iom_cell *c,
+		       struct iom_run_spec *spec, char *err, size_t errlen);
+
 /* Executes one run of the plan into r. Never fails the sweep: a failure is r's status. */
 static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_run_result *r)
 {
@@ -703,6 +706,12 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	iom_run_spec_set_cell(&spec, c);
 	if (spec.wl.access && spec.wl.access <= s->m->naccess_specs)
 		spec.access = &s->m->access_specs[spec.wl.access - 1];
+	if (derive_rate(s, run, c, &spec, err, sizeof(err)) < 0) {
+		r->status = IOM_RUN_FAILED;
+		r->error = xstrdup(err);
+		close(fd);
+		return;
+	}
 	spec.timing = s->m->timing;
 	spec.timing.timeout_ns = timeout;
 	spec.seed = run->seed;
@@ -751,6 +760,65 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	}
 }
 
+/* ---- the offered load's shares (issue 17, docs/load.md) --------------------------------- */
+
+/*
+ * A cell's rate given as a share of its maximum ("50%") is derived here, before the run, from
+ * the recorded result of the same cell's "max" run (the same cell with rate "max", of the same
+ * repetition): its measured IOPS (rate_iops) or bytes per second (rate_mb_s) times the share.
+ * The max run's file is what a resumed study reads too, so it derives the same rates. "max"
+ * itself runs unthrottled (a closed loop). 0, or -ENOENT with why in err when the max run has
+ * no ok result (not run yet, or failed).
+ */
+static int derive_rate(struct sweep *s, const struct iom_run *run, const struct iom_cell *c,
+		       struct iom_run_spec *spec, char *err, size_t errlen)
+{
+	int d = spec->wl.rate_iops != IOM_RATE_NONE ? IOM_DIM_RATE_IOPS : IOM_DIM_RATE_MB_S;
+	int64_t *rate = d == IOM_DIM_RATE_IOPS ? &spec->wl.rate_iops : &spec->wl.rate_mb_s;
+	const struct iom_run *max = NULL;
+	struct iom_result_file f;
+	char *path;
+	int ret;
+
+	if (*rate == IOM_RATE_MAX)
+		*rate = IOM_RATE_NONE;
+	if (!IOM_RATE_IS_SHARE(*rate))
+		return 0;
+	for (size_t i = 0; i < s->p->nruns; i++) {
+		const struct iom_run *o = &s->p->runs[i];
+		const struct iom_cell *oc = &s->p->cells[o->cell];
+		bool same = oc->v[d] == IOM_RATE_MAX;
+
+		for (int k = 0; same && k < IOM_DIM_COUNT; k++)
+			same = k == d || oc->v[k] == c->v[k];
+		if (same && (!max || o->repetition == run->repetition))
+			max = o;
+	}
+	if (!max)
+		return iom_err(err, errlen, ENOENT, "run %u: rate %g%% of the cell's max, but the "
+			       "plan has no \"max\" run of the cell", run->index,
+			       IOM_RATE_SHARE(*rate) * 100);
+	path = iom_result_path(s->o->dir, max->index);
+	ret = iom_result_read(path, &f, err, errlen);
+	free(path);
+	if (ret < 0 || f.r.status != IOM_RUN_OK) {
+		iom_result_file_release(&f);
+		return iom_err(err, errlen, ENOENT, "run %u: its rate is a share of the cell's "
+			       "max, measured by run %u, which has no ok result (it has not run "
+			       "yet or failed: keep the \"max\" run first, rate_iops inside the "
+			       "loop order and the plan unshuffled)", run->index, max->index);
+	}
+	{
+		double base = d == IOM_DIM_RATE_IOPS ? f.r.dir[IOM_DIR_TOTAL].iops
+						      : f.r.dir[IOM_DIR_TOTAL].mb_s * 1e6;
+		double v = IOM_RATE_SHARE(*rate) * base;
+
+		*rate = v >= 1 ? (int64_t)llround(v) : 1;
+	}
+	iom_result_file_release(&f);
+	return 0;
+}
+
 static void print_progress(struct sweep *s, const struct iom_run *run,
 			   const struct iom_run_result *r)
 {
@@ -776,6 +844,12 @@ static void print_progress(struct sweep *s, const struct iom_run *run,
 			 r->trace.dropped ? " (records dropped)" : "");
 	say(s, false, "%s run %u/%zu rep %u  %s  %s IOPS  %s MB/s  p99 %s%s\n", when, run->index,
 	    s->p->nruns, run->repetition, desc, s->last_iops, mbs, p99, trace);
+	if (r->load.paced) {
+		char load[128];
+
+		iom_run_load_describe(&r->load, load, sizeof(load));
+		say(s, !r->load.held, "  run %u %s\n", run->index, load);
+	}
 	if (r->stall.stalled)
 		say(s, true, "  run %u stalled: %s; the report leaves it out of the verdicts\n",
 		    run->index, r->stall.reason ? r->stall.reason : "the window stalled");

@@ -78,7 +78,9 @@ static const char magic[8] = { 'I', 'O', 'M', 'T', 'R', 'A', 'C', 'E' };
 #define F_KNOWN 0x3fu
 
 /* Columns of a block, in order. */
-enum { COL_FLAGS, COL_OFF, COL_TIME, COL_LAT, COL_STAMP, COL_EXTRA, NCOLS };
+enum { COL_FLAGS, COL_OFF, COL_TIME, COL_LAT, COL_STAMP, COL_EXTRA, COL_LAG, NCOLS };
+/* Columns of a block without lags (version 1, and version 2 without IOM_TRACE_HAS_LAG). */
+#define NCOLS_V1 COL_LAG
 /* The most bytes a block header takes: tag, mode, shift and nine varints. */
 #define BLK_HDR_MAX (3 + 9 * 10)
 #define VARINT_MAX 10
@@ -109,6 +111,7 @@ struct ring {
 	_Atomic uint64_t dropped;
 	bool gap;                  /* a record was dropped since the last one that got through */
 	struct slot *slots;        /* read-only after open */
+	uint64_t *due;             /* with lags: each slot's due time */
 	uint64_t mask;
 	/* The consumer's line. */
 	_Alignas(64) _Atomic uint64_t tail;
@@ -143,6 +146,9 @@ struct iom_trace {
 	uint64_t bytes_out;
 	bool dirty;                /* data given to deflate since the last flush */
 	uint8_t *col[NCOLS];       /* a block's columns */
+	unsigned ncols;            /* NCOLS with lags, else NCOLS_V1 */
+	bool lags;
+	uint64_t *due;             /* every ring's due times (with lags) */
 	uint8_t *refs;             /* a block's stamp positions, from the first look */
 	int werr;                  /* first failure of the writer, -errno */
 	char werr_msg[IOM_ERRLEN];
@@ -208,8 +214,9 @@ static __attribute__((noinline, cold)) void wake_writer(struct iom_trace *t)
 		futex_wake(&t->sleeping);
 }
 
-static inline void put(struct iom_trace *t, unsigned thread, const struct iom_io *io,
-		       unsigned phase)
+static inline __attribute__((always_inline)) void put(struct iom_trace *t, unsigned thread,
+							const struct iom_io *io, unsigned phase,
+							bool with_due, uint64_t due)
 {
 	struct ring *r;
 	struct slot *s;
@@ -231,6 +238,8 @@ static inline void put(struct iom_trace *t, unsigned thread, const struct iom_io
 		}
 	}
 	s = &r->slots[head & r->mask];
+	if (with_due && r->due)
+		r->due[head & r->mask] = due;
 	s->submit_ns = io->submit_ns;
 	s->complete_ns = io->complete_ns;
 	s->off_flags = (io->offset & SLOT_OFF_MASK) | (io->op == IOM_OP_WRITE ? SLOT_WRITE : 0) |
@@ -251,13 +260,18 @@ _Static_assert((int)IOM_IO_UNCOUNTED == (int)IOM_TRACE_PHASE_UNKNOWN &&
 
 void iom_trace_record(void *ctx, unsigned thread, const struct iom_io *io)
 {
-	put(ctx, thread, io, (enum iom_trace_phase)io->phase);
+	put(ctx, thread, io, (enum iom_trace_phase)io->phase, false, 0);
+}
+
+void iom_trace_record_due(void *ctx, unsigned thread, const struct iom_io *io, uint64_t due_ns)
+{
+	put(ctx, thread, io, (enum iom_trace_phase)io->phase, true, due_ns);
 }
 
 void iom_trace_put(struct iom_trace *t, unsigned thread, const struct iom_io *io,
 		   enum iom_trace_phase phase)
 {
-	put(t, thread, io, phase);
+	put(t, thread, io, phase, false, 0);
 }
 
 void iom_trace_resume(struct iom_trace *t)
@@ -427,6 +441,11 @@ static int encode_block(struct iom_trace *t, unsigned thread, const struct ring 
 			c[COL_EXTRA] = put_uv(c[COL_EXTRA], zz(s->res));
 		}
 		*c[COL_FLAGS]++ = f;
+		if (t->lags) {
+			uint64_t due = r->due[(first + i) & r->mask];
+
+			c[COL_LAG] = put_uv(c[COL_LAG], s->submit_ns > due ? s->submit_ns - due : 0);
+		}
 		c[COL_OFF] = put_uv(c[COL_OFF], mode & MODE_OFF_ABS ? u :
 					       zz((int64_t)(u - prev_end_u)));
 		prev_end_u = (o + s->len) >> shift;
@@ -452,13 +471,13 @@ static int encode_block(struct iom_trace *t, unsigned thread, const struct ring 
 	*h++ = (uint8_t)shift;
 	h = put_uv(h, zz((int64_t)base));
 	h = put_uv(h, bytes0);
-	for (i = 1; i < NCOLS; i++)
+	for (i = 1; i < t->ncols; i++)
 		h = put_uv(h, (uint64_t)(c[i] - t->col[i]));
 
 	crc = (uint32_t)crc32(0L, hdr, (uInt)(h - hdr));
 	if (deflate_feed(t, hdr, (size_t)(h - hdr), FEED_MORE) < 0)
 		return t->werr;
-	for (i = 0; i < NCOLS; i++) {
+	for (i = 0; i < t->ncols; i++) {
 		size_t len = (size_t)(c[i] - t->col[i]);
 
 		if (len == 0)
@@ -633,6 +652,7 @@ static void trace_free(struct iom_trace *t)
 	for (int i = 0; i < NCOLS; i++)
 		free(t->col[i]);
 	free(t->refs);
+	free(t->due);
 	free(t->out);
 	free(t->path);
 	free(t);
@@ -709,8 +729,22 @@ int iom_trace_open(const char *path, const struct iom_trace_info *info, struct i
 	}
 	memset(slots, 0, nslots * sizeof(struct slot));
 	memset(t->rings, 0, sizeof(struct ring) * t->nthreads);
+	t->lags = info->lags;
+	t->ncols = t->lags ? NCOLS : NCOLS_V1;
+	if (t->lags) {
+		t->due = iom_try_calloc(nslots, sizeof(*t->due));
+		if (!t->due) {
+			free(slots);
+			free(t->rings);
+			t->rings = NULL;
+			ret = iom_err(err, errlen, ENOMEM, "cannot allocate %llu bytes of trace "
+				      "rings", (unsigned long long)(nslots * sizeof(*t->due)));
+			goto fail;
+		}
+	}
 	for (unsigned i = 0; i < t->nthreads; i++) {
 		t->rings[i].slots = slots + (uint64_t)i * t->ring_records;
+		t->rings[i].due = t->due ? t->due + (uint64_t)i * t->ring_records : NULL;
 		t->rings[i].mask = t->ring_records - 1;
 	}
 	for (int i = 0; i < NCOLS; i++)
@@ -745,7 +779,7 @@ int iom_trace_open(const char *path, const struct iom_trace_info *info, struct i
 	hlen = HDR_FIXED + cell_len + 4;
 	hdr = xcalloc(1, hlen);
 	memcpy(hdr, magic, 8);
-	put_le32(hdr + 8, IOM_TRACE_VERSION);
+	put_le32(hdr + 8, info->lags ? 2 : 1);
 	put_le32(hdr + 12, (uint32_t)hlen);
 	put_le32(hdr + 16, info->run_index);
 	put_le32(hdr + 20, t->nthreads);
@@ -753,7 +787,8 @@ int iom_trace_open(const char *path, const struct iom_trace_info *info, struct i
 	put_le32(hdr + 28, (uint32_t)t->ring_records);
 	put_le64(hdr + 32, info->start_wall_ns);
 	put_le64(hdr + 40, info->start_mono_ns);
-	put_le32(hdr + 48, info->phases ? IOM_TRACE_HAS_PHASES : 0);
+	put_le32(hdr + 48, (info->phases ? IOM_TRACE_HAS_PHASES : 0) |
+			   (info->lags ? IOM_TRACE_HAS_LAG : 0));
 	put_le32(hdr + 52, (uint32_t)cell_len);
 	memcpy(hdr + HDR_FIXED, cell, cell_len);
 	put_le32(hdr + HDR_FIXED + cell_len, (uint32_t)crc32(0L, hdr, (uInt)(hlen - 4)));
@@ -1044,6 +1079,8 @@ static int read_header(struct iom_trace_reader *r, char *err, size_t errlen)
 	r->hdr.start_wall_ns = get_le64(b + 32);
 	r->hdr.start_mono_ns = get_le64(b + 40);
 	r->hdr.flags = get_le32(b + 48);
+	if ((r->hdr.flags & IOM_TRACE_HAS_LAG) && version < 2)
+		return reader_fail(r, EBADMSG, err, errlen, "corrupt header (lags in version 1)");
 	r->hdr.cell = xmalloc(cell_len + 1);
 	memcpy(r->hdr.cell, b + HDR_FIXED, cell_len);
 	r->hdr.cell[cell_len] = '\0';
@@ -1128,6 +1165,7 @@ struct blk {
 	unsigned mode, shift;
 	uint64_t base, bytes0;
 	uint64_t collen[NCOLS];    /* collen[COL_FLAGS] is n */
+	unsigned ncols;            /* NCOLS with lags, else NCOLS_V1 (collen[COL_LAG] 0) */
 };
 
 /* Decodes the columns of block b (payload: its NCOLS columns back to back) into r->recs. NULL,
@@ -1144,6 +1182,7 @@ static const char *decode_block(struct iom_trace_reader *r, const uint8_t *paylo
 		p += b->collen[k];
 		end[k] = p;
 	}
+	(void)b->ncols;
 	if (b->n > r->recs_cap) {
 		r->recs_cap = b->n;
 		r->recs = xrealloc(r->recs, b->n * sizeof(*r->recs));
@@ -1198,6 +1237,9 @@ static const char *decode_block(struct iom_trace_reader *r, const uint8_t *paylo
 			}
 		}
 		prev_c = cpl;
+		rec->lag_ns = 0;
+		if (b->ncols > COL_LAG && get_uv(&cur[COL_LAG], end[COL_LAG], &rec->lag_ns) < 0)
+			return "bad lag";
 		rec->time_ns = (int64_t)sub;
 		rec->latency_ns = cpl - sub;
 		rec->bytes = (uint32_t)bytes;
@@ -1230,7 +1272,9 @@ static int read_block(struct iom_trace_reader *r, char *err, size_t errlen)
 	p += 2;
 	if (get_uv(&p, e, &zbase) < 0 || get_uv(&p, e, &b.bytes0) < 0)
 		goto short_hdr;
-	for (int k = 1; k < NCOLS; k++)
+	b.ncols = r->hdr.flags & IOM_TRACE_HAS_LAG ? NCOLS : NCOLS_V1;
+	b.collen[COL_LAG] = 0;
+	for (unsigned k = 1; k < b.ncols; k++)
 		if (get_uv(&p, e, &b.collen[k]) < 0)
 			goto short_hdr;
 	if (thread >= r->hdr.nthreads)
@@ -1447,7 +1491,9 @@ int iom_trace_export(const char *in, const struct iom_trace_export *x, uint64_t 
 	const struct iom_trace_header *h;
 	struct iom_trace_rec rec;
 	bool to_stdout = x->format == IOM_TRACE_CSV && (!x->out || strcmp(x->out, "-") == 0);
+	static const char *const fio_logs[] = { "lat", "clat", "resp" };
 	FILE *csv = NULL, **fio = NULL;
+	unsigned nlogs = 1;
 	char *prefix = NULL, rerr[IOM_ERRLEN] = "";
 	uint64_t n = 0;
 	int ret, rret, cret = 0;
@@ -1471,38 +1517,54 @@ int iom_trace_export(const char *in, const struct iom_trace_export *x, uint64_t 
 				      strerror(errno));
 			goto out;
 		}
-		fputs("time_ns,latency_ns,op,offset,bytes,thread\n", csv);
+		fputs(h->flags & IOM_TRACE_HAS_LAG ? "time_ns,latency_ns,op,offset,bytes,thread,due_ns,"
+						     "response_ns\n"
+						   : "time_ns,latency_ns,op,offset,bytes,thread\n", csv);
 	} else {
 		prefix = x->out ? xstrdup(x->out) : default_prefix(in);
-		fio = xcalloc(h->nthreads, sizeof(*fio));
+		nlogs = h->flags & IOM_TRACE_HAS_LAG ? 3 : 1;
+		fio = xcalloc((size_t)h->nthreads * nlogs, sizeof(*fio));
 	}
 	while ((rret = iom_trace_reader_next(r, &rec, rerr, sizeof(rerr))) > 0) {
 		if (x->measured_only && rec.phase != IOM_TRACE_PHASE_MEASURED)
 			continue;
 		if (csv) {
-			fprintf(csv, "%lld,%llu,%s,%llu,%u,%u\n", (long long)rec.time_ns,
+			fprintf(csv, "%lld,%llu,%s,%llu,%u,%u", (long long)rec.time_ns,
 				(unsigned long long)rec.latency_ns,
 				rec.op == IOM_OP_WRITE ? "write" : "read",
 				(unsigned long long)rec.offset, rec.bytes, rec.thread);
+			if (h->flags & IOM_TRACE_HAS_LAG)
+				fprintf(csv, ",%lld,%llu", (long long)rec.time_ns - (long long)rec.lag_ns,
+					(unsigned long long)(rec.lag_ns + rec.latency_ns));
+			fputc('\n', csv);
 		} else {
 			int64_t done = rec.time_ns + (int64_t)rec.latency_ns;
 
-			if (!fio[rec.thread]) {
-				char *name = xasprintf("%s_lat.%u.log", prefix, rec.thread + 1);
+			for (unsigned k = 0; k < nlogs; k++) {
+				FILE **f = &fio[k * h->nthreads + rec.thread];
 
-				fio[rec.thread] = fopen(name, "w");
-				if (!fio[rec.thread]) {
-					ret = iom_err(err, errlen, errno, "cannot create '%s': %s",
-						      name, strerror(errno));
+				if (!*f) {
+					char *name = xasprintf("%s_%s.%u.log", prefix, fio_logs[k],
+							       rec.thread + 1);
+
+					*f = fopen(name, "w");
+					if (!*f) {
+						ret = iom_err(err, errlen, errno,
+							      "cannot create '%s': %s", name,
+							      strerror(errno));
+						free(name);
+						goto out;
+					}
 					free(name);
-					goto out;
 				}
-				free(name);
+				/* _lat and _clat: service time; _resp: response time */
+				fprintf(*f, "%llu, %llu, %u, %u, %llu, 0\n",
+					(unsigned long long)(done > 0 ? done / 1000000 : 0),
+					(unsigned long long)(rec.latency_ns +
+							     (k == 2 ? rec.lag_ns : 0)),
+					(unsigned)rec.op, rec.bytes,
+					(unsigned long long)rec.offset);
 			}
-			fprintf(fio[rec.thread], "%llu, %llu, %u, %u, %llu, 0\n",
-				(unsigned long long)(done > 0 ? done / 1000000 : 0),
-				(unsigned long long)rec.latency_ns, (unsigned)rec.op, rec.bytes,
-				(unsigned long long)rec.offset);
 		}
 		n++;
 	}
@@ -1512,12 +1574,13 @@ out:
 				     rerr, sizeof(rerr))) < 0 && ret == 0)
 		ret = iom_err(err, errlen, -cret, "%s", rerr);
 	if (fio) {
-		for (unsigned i = 0; i < h->nthreads; i++) {
+		for (unsigned i = 0; i < h->nthreads * nlogs; i++) {
 			char *name;
 
 			if (!fio[i])
 				continue;
-			name = xasprintf("%s_lat.%u.log", prefix, i + 1);
+			name = xasprintf("%s_%s.%u.log", prefix, fio_logs[i / h->nthreads],
+					 i % h->nthreads + 1);
 			cret = close_out(fio[i], name, false, rerr, sizeof(rerr));
 			if (cret < 0 && ret == 0)
 				ret = iom_err(err, errlen, -cret, "%s", rerr);

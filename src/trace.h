@@ -38,7 +38,10 @@
 
 #include "engine.h"
 
-#define IOM_TRACE_VERSION 1
+/* Version 1: every trace of a closed-loop run (written as before). Version 2: a paced run's
+ * (docs/load.md), whose header has IOM_TRACE_HAS_LAG and whose blocks carry a lag column.
+ * The reader reads both. */
+#define IOM_TRACE_VERSION 2
 #define IOM_TRACE_SUFFIX ".trace.gz"
 
 /* Ring size per thread (records) when the caller leaves it 0 — for up to 16 threads; more share
@@ -76,6 +79,8 @@ struct iom_trace_info {
 	unsigned flush_ms;       /* sync flush interval; 0: IOM_TRACE_FLUSH_MS_DEFAULT */
 	int level;               /* ISA-L igzip level 1 … 3; 0: IOM_TRACE_LEVEL_DEFAULT */
 	bool phases;             /* the caller will pass phases with iom_trace_put() */
+	bool lags;               /* a paced run: records carry their due time
+				  * (iom_trace_record_due); the file is version 2 */
 	unsigned flags;          /* IOM_TRACE_PAUSED */
 };
 
@@ -104,6 +109,11 @@ int iom_trace_open(const char *path, const struct iom_trace_info *info, struct i
  * the worker set in io->phase (0, UNKNOWN, when it set none).
  */
 void iom_trace_record(void *ctx, unsigned thread, const struct iom_io *io);
+
+/* As iom_trace_record(), for a paced run: due_ns is when the I/O was due (≤ its submit stamp),
+ * recorded as its lag in a trace opened with info.lags (ignored otherwise). The signature is
+ * struct iom_worker_hooks' `record_due`. */
+void iom_trace_record_due(void *ctx, unsigned thread, const struct iom_io *io, uint64_t due_ns);
 
 /* As iom_trace_record(), with the phase the worker counted the I/O in. */
 void iom_trace_put(struct iom_trace *t, unsigned thread, const struct iom_io *io,
@@ -137,6 +147,7 @@ struct iom_trace_header {
 	char *cell;              /* NUL-terminated, owned by the reader */
 };
 #define IOM_TRACE_HAS_PHASES 1u
+#define IOM_TRACE_HAS_LAG 2u     /* version 2: records carry lag_ns */
 
 /* One I/O, as read back. */
 struct iom_trace_rec {
@@ -149,6 +160,8 @@ struct iom_trace_rec {
 	uint8_t op;              /* enum iom_op: 0 read, 1 write */
 	uint8_t phase;           /* enum iom_trace_phase */
 	bool gap;                /* records of this thread were dropped just before this one */
+	uint64_t lag_ns;         /* a paced run's: submitted − due (0 in a trace without lags);
+				  * response time = lag_ns + latency_ns */
 };
 
 /* The end record: per-thread counts the writer wrote and dropped. */
@@ -210,7 +223,9 @@ struct iom_trace_export {
 	/*
 	 * csv: the output file; NULL or "-" for standard output. fio: the prefix of the files
 	 * PREFIX_lat.N.log, one per thread (N = thread + 1, as fio numbers jobs); NULL: the input's
-	 * file name without ".trace.gz" (or ".gz"), in the current directory.
+	 * file name without ".trace.gz" (or ".gz"), in the current directory. A trace with lags
+	 * (a paced run) also gets PREFIX_clat.N.log (service time, as in _lat) and
+	 * PREFIX_resp.N.log (response time, due → completion).
 	 */
 	const char *out;
 	bool measured_only;      /* only records of the measured window (needs a trace with phases) */
@@ -218,8 +233,8 @@ struct iom_trace_export {
 
 /*
  * Writes the records of trace `in` as x says. csv: a header row
- * "time_ns,latency_ns,op,offset,bytes,thread" then one row per record in file order (op is
- * "read" or "write"). fio: fio's latency log with log_offset=1 — "msec, lat_ns, ddir, bs,
+ * "time_ns,latency_ns,op,offset,bytes,thread" (a trace with lags adds ",due_ns,response_ns")
+ * then one row per record in file order (op is "read" or "write"). fio: fio's latency log with log_offset=1 — "msec, lat_ns, ddir, bs,
  * offset, 0" with msec the completion time in whole milliseconds after the start. On a
  * truncated or corrupt input the intact records are written, then the reader's error returned.
  * *nrecords (may be NULL) gets the number of records written. 0 or -errno with err.

@@ -15,11 +15,14 @@
 #include "worker.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -316,6 +319,18 @@ int iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, un
 			iom_hist_init(w->xhist[d]);
 		}
 	}
+	if (iom_worker_rate(conf) > 0 || conf->wl.think_ns) {
+		for (d = 0; d < 2; d++) {
+			w->resp[d] = iom_try_calloc(1, sizeof(*w->resp[d]));
+			if (!w->resp[d]) {
+				iom_worker_release(w);
+				return -ENOMEM;
+			}
+			iom_hist_init(w->resp[d]);
+		}
+		if (iom_worker_rate(conf) > 0)
+			w->pace_gap_ns = 1e9 * conf->wl.threads / iom_worker_rate(conf);
+	}
 	if (conf->bytes && conf->wl.block_size && conf->wl.threads) {
 		uint64_t bs = conf->wl.block_size;
 		uint64_t total = conf->bytes / bs + !!(conf->bytes % bs);
@@ -340,9 +355,11 @@ static void free_io(struct iom_worker *w)
 	free(w->slots);
 	free(w->free_slots);
 	free(w->done);
+	free(w->due);
 	w->buf = NULL;
 	w->slots = NULL;
 	w->free_slots = w->done = NULL;
+	w->due = NULL;
 }
 
 void iom_worker_release(struct iom_worker *w)
@@ -355,6 +372,18 @@ void iom_worker_release(struct iom_worker *w)
 	free(w->xhist[0]);
 	free(w->xhist[1]);
 	w->xhist[0] = w->xhist[1] = NULL;
+	free(w->resp[0]);
+	free(w->resp[1]);
+	w->hist[0] = w->hist[1] = w->resp[0] = w->resp[1] = NULL;
+}
+
+double iom_worker_rate(const struct iom_worker_conf *c)
+{
+	if (c->wl.rate_iops > 0)
+		return (double)c->wl.rate_iops;
+	if (c->wl.rate_mb_s > 0 && c->wl.block_size)
+		return (double)c->wl.rate_mb_s / c->wl.block_size;
+	return 0;
 }
 
 static void fail(struct iom_worker *w, int code, const char *fmt, ...)
@@ -429,7 +458,9 @@ static int prepare(struct iom_worker *w)
 	w->slots = iom_try_calloc(depth, sizeof(*w->slots));
 	w->free_slots = iom_try_calloc(depth, sizeof(*w->free_slots));
 	w->done = iom_try_calloc(depth, sizeof(*w->done));
-	if (!w->slots || !w->free_slots || !w->done) {
+	if (w->resp[0])
+		w->due = iom_try_calloc(depth, sizeof(*w->due));
+	if (!w->slots || !w->free_slots || !w->done || (w->resp[0] && !w->due)) {
 		snprintf(w->error, sizeof(w->error), "its table of %u I/O slots", depth);
 		return -ENOMEM;
 	}
@@ -640,6 +671,55 @@ static int observe_phase(struct iom_worker *w, bool *stopping, bool share_comple
 	return phase;
 }
 
+/* Where the thread's next I/O goes: with an access spec its line first (by share), then that
+ * line's offset, size and direction; else the workload's (the branch is on a per-run constant). */
+static inline void place_io(struct iom_worker *w, struct iom_io *io)
+{
+	if (__builtin_expect(w->nlines != 0, 0)) {
+		unsigned l = w->pick[iom_rng_below(&w->line_rng, 100)];
+		struct iom_worker_gen *g = &w->lines[l];
+
+		io->line = (uint8_t)l;
+		io->len = g->bs;
+		io->offset = iom_worker_gen_offset(g);
+		io->op = iom_worker_gen_is_read(g) ? IOM_OP_READ : IOM_OP_WRITE;
+	} else {
+		io->offset = iom_worker_gen_offset(&w->gen);
+		io->op = iom_worker_gen_is_read(&w->gen) ? IOM_OP_READ : IOM_OP_WRITE;
+	}
+}
+
+/* What a placed I/O carries: a flush or a trim in its place (special: fsync_every or trim_pct;
+ * a bytes-bound share gets its I/O back), then a write's data (shaped: data other than random),
+ * else today's stamp. */
+static inline void ready_io(struct iom_worker *w, struct iom_io *io, bool special, bool shaped,
+			    uint64_t *share_issue)
+{
+	const struct iom_worker_hooks *hooks = w->conf->hooks;
+
+	if (__builtin_expect(special, 0))
+		special_op(w, io, share_issue);
+	if (__builtin_expect(shaped, 0)) {
+		shape_io(w, io, hooks);
+	} else if (io->op == IOM_OP_WRITE) {
+		if (hooks && hooks->prepare_write)
+			hooks->prepare_write(hooks->ctx, w->id, io);
+		else
+			stamp_write(io, w->write_seq);
+		w->write_seq++;
+	}
+}
+
+/* A counted I/O of an access spec's line d-direction: the line's own figures. */
+static inline void count_line(struct iom_worker *w, const struct iom_io *io, unsigned d)
+{
+	struct iom_worker_line *la = &w->line_acc[io->line];
+
+	iom_hist_record(la->hist, io->complete_ns - io->submit_ns);
+	la->ios[d]++;
+	la->bytes[d] += io->len;
+}
+
 static int run_loop(struct iom_worker *w)
 {
 	const struct iom_worker_conf *c = w->conf;
@@ -672,36 +752,13 @@ static int run_loop(struct iom_worker *w)
 			while (nfree) {
 				struct iom_io *io = free_slots[--nfree];
 
-				if (__builtin_expect(w->nlines != 0, 0)) {
-					/* an access spec: the line first, then its I/O */
-					unsigned l = w->pick[iom_rng_below(&w->line_rng, 100)];
-					struct iom_worker_gen *g = &w->lines[l];
-
-					io->line = (uint8_t)l;
-					io->len = g->bs;
-					io->offset = iom_worker_gen_offset(g);
-					io->op = iom_worker_gen_is_read(g) ? IOM_OP_READ : IOM_OP_WRITE;
-				} else {
-					io->offset = iom_worker_gen_offset(&w->gen);
-					io->op = iom_worker_gen_is_read(&w->gen) ? IOM_OP_READ
-										 : IOM_OP_WRITE;
-				}
+				place_io(w, io);
 				io->tag = 0;
 				if (bytes_bound && phase == IOM_PHASE_MEASURE && share_issue) {
 					io->tag = 1;
 					share_issue--;
 				}
-				if (__builtin_expect(special, 0))
-					special_op(w, io, &share_issue);
-				if (__builtin_expect(shaped, 0)) {
-					shape_io(w, io, hooks);
-				} else if (io->op == IOM_OP_WRITE) {
-					if (hooks && hooks->prepare_write)
-						hooks->prepare_write(hooks->ctx, w->id, io);
-					else
-						stamp_write(io, w->write_seq);
-					w->write_seq++;
-				}
+				ready_io(w, io, special, shaped, &share_issue);
 				iom_engine_queue(e, io);
 			}
 		}
@@ -744,13 +801,8 @@ static int run_loop(struct iom_worker *w)
 				iom_hist_record(w->hist[d], io->complete_ns - io->submit_ns);
 				ios[d]++;
 				bytes[d] += io->len;
-				if (__builtin_expect(w->nlines != 0, 0)) {
-					struct iom_worker_line *la = &w->line_acc[io->line];
-
-					iom_hist_record(la->hist, io->complete_ns - io->submit_ns);
-					la->ios[d]++;
-					la->bytes[d] += io->len;
-				}
+				if (__builtin_expect(w->nlines != 0, 0))
+					count_line(w, io, d);
 				counted++;
 				stamp = IOM_MAX(stamp, io->complete_ns);
 				if (bytes_bound && --share_left == 0)
@@ -791,6 +843,213 @@ static int run_loop(struct iom_worker *w)
 	}
 }
 
+/* ---- the paced loop (docs/load.md) ---------------------------------------------------- */
+
+/*
+ * How a paced worker waits for the next I/O's time: it sleeps (clock_nanosleep with a timer
+ * slack of 1 ns, or the engine's wait with a timeout when I/O is in flight, so that completions
+ * are reaped while it waits) until PACE_SPIN_NS before the time, then spins on the clock (with
+ * I/O in flight: on the engine's reap, so completions are stamped as they come). A time less
+ * than PACE_SPIN_NS away is spun for, not slept for: a wake-up on a busy VM comes 50-100 µs
+ * late and costs the CPU that a rate near the target's capacity needs (measured: psync 64K at
+ * 90 % of its max fell 5 % behind when every short wait slept). The price is CPU at high rates:
+ * a thread whose I/Os are less than PACE_SPIN_NS apart spins between them (docs/load.md). No
+ * turn waits longer than PACE_MAX_WAIT_NS, so the phase is seen in time at any rate.
+ */
+#define PACE_SPIN_NS 20000u
+#if defined(__x86_64__) || defined(__i386__)
+#define cpu_relax() __builtin_ia32_pause()
+#else
+#define cpu_relax() ((void)0)
+#endif
+#define PACE_MAX_WAIT_NS 10000000u
+
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000u),
+			       .tv_nsec = (long)(t % 1000000000u) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* The next due time after *k I/Os of a schedule that starts at start. */
+static inline uint64_t pace_next(struct iom_worker *w, struct iom_rng *arr, uint64_t start,
+				 uint64_t prev, uint64_t *k)
+{
+	if (w->conf->wl.arrivals == IOM_ARRIVALS_POISSON) {
+		/* an exponential gap: -ln(1 - u) × mean, u uniform in [0, 1) with 53 bits */
+		double u = (double)(iom_rng_next(arr) >> 11) * (1.0 / 9007199254740992.0);
+
+		return prev + (uint64_t)(-log1p(-u) * w->pace_gap_ns);
+	}
+	++*k;
+	return start + (uint64_t)((double)*k * w->pace_gap_ns);
+}
+
+/*
+ * The open loop: like run_loop, but an I/O is issued only when it is due (and a slot is free:
+ * queue_depth is the most in flight), submitted at once, and each counted completion records
+ * its service time (submission → completion) in hist and its response time (due → completion)
+ * in resp. A paced run is duration-bound (matrix.c refuses timing.bytes with a rate).
+ */
+static int run_paced(struct iom_worker *w)
+{
+	const struct iom_worker_conf *c = w->conf;
+	const struct iom_worker_hooks *hooks = c->hooks;
+	struct iom_engine *e = &w->engine;
+	struct iom_io **free_slots = w->free_slots, **done = w->done;
+	const unsigned depth = e->depth;
+	/* think_time (no rate): bursts of `burst` I/Os, each due when its burst starts; the next
+	 * burst is due think_ns after the last I/O of this one completed */
+	const bool shaped = w->data_tmpl != NULL; /* data other than random */
+	const bool special = w->xhist[0] != NULL; /* fsync_every or trim_pct */
+	const bool think = !(w->pace_gap_ns > 0);
+	const unsigned burst = c->wl.burst ? c->wl.burst : 1;
+	unsigned burst_left = burst;
+	uint64_t ios[2] = { 0, 0 }, bytes[2] = { 0, 0 };
+	unsigned nfree = depth, in_flight = 0;
+	struct iom_rng arr;
+	uint64_t start, next, k = 0;
+	char msg[200];
+	bool stopping = false;
+	int phase;
+
+	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	iom_rng_seed(&arr, iom_mix64(iom_mix64(c->seed + w->id) ^ UINT64_C(0xa77177a15)));
+	/* the threads' schedules interleave: thread t starts t/threads of a gap later */
+	start = iom_now_ns() + (uint64_t)(w->pace_gap_ns * w->id / c->wl.threads);
+	next = start;
+	if (c->wl.arrivals == IOM_ARRIVALS_POISSON && !think)
+		next = pace_next(w, &arr, start, start, &k);
+	phase = observe_phase(w, &stopping, false);
+	for (;;) {
+		unsigned n, i, queued = 0, counted = 0;
+		uint64_t now = iom_now_ns(), stamp = 0;
+		int ret;
+
+		/* 1. issue what is due */
+		while (!stopping && nfree && next <= now) {
+			struct iom_io *io = free_slots[--nfree];
+
+			uint64_t no_share = 0;
+
+			place_io(w, io);
+			io->tag = 0;
+			ready_io(w, io, special, shaped, &no_share);
+			w->due[io->slot] = next;
+			iom_engine_queue(e, io);
+			queued++;
+			if (!think)
+				next = pace_next(w, &arr, start, next, &k);
+			else if (--burst_left == 0)
+				next = UINT64_MAX; /* until the burst has completed */
+		}
+		in_flight += queued;
+		if (in_flight == 0 && stopping)
+			return 0;
+
+		/* 2. submit, then wait: for a completion when the queue is full (or draining),
+		 * else for the next I/O's time, reaping what completes meanwhile */
+		ret = iom_engine_submit(e, 0);
+		if (ret == 0 && in_flight && (stopping || !nfree || !e->ops->wait)) {
+			ret = iom_engine_submit(e, 1);
+		} else if (ret == 0 && !stopping) {
+			now = iom_now_ns();
+			if (next > now) {
+				uint64_t wait = IOM_MIN(next - now, (uint64_t)PACE_MAX_WAIT_NS);
+				bool to_next = wait == next - now;
+
+				if (to_next)
+					wait = wait > PACE_SPIN_NS ? wait - PACE_SPIN_NS : 0;
+				if (in_flight && wait)
+					ret = iom_engine_wait(e, wait);
+				else if (wait)
+					sleep_until(now + wait);
+				if (in_flight == 0 && to_next)
+					while (iom_now_ns() < next)
+						cpu_relax();
+			}
+		}
+		if (ret < 0) {
+			fail(w, -ret, "%s engine failed: %s", e->ops->name, strerror(-ret));
+			return ret;
+		}
+
+		/* 3. reap and account */
+		n = iom_engine_reap(e, done, depth);
+		if (atomic_load_explicit(w->phase, RELAXED) != phase)
+			phase = observe_phase(w, &stopping, false);
+		for (i = 0; i < n; i++) {
+			struct iom_io *io = done[i];
+			unsigned d = io->op;
+
+			free_slots[nfree++] = io;
+			io->phase = IOM_IO_UNCOUNTED;
+			if (__builtin_expect(special, 0) && io->op > IOM_OP_WRITE) {
+				stopping |= account_special(w, io, phase);
+				continue;
+			}
+			if (__builtin_expect(io->res != (int32_t)io->len, 0)) {
+				io_failed(w, io);
+				stopping = true;
+			} else if (d == IOM_OP_READ && hooks && hooks->check_read &&
+				   hooks->check_read(hooks->ctx, w->id, io, msg, sizeof(msg)) < 0) {
+				fail(w, EILSEQ, "%s", msg);
+				stopping = true;
+			} else if (phase == IOM_PHASE_MEASURE) {
+				uint64_t due = w->due[io->slot];
+				uint64_t lag = io->submit_ns > due ? io->submit_ns - due : 0;
+
+				io->phase = IOM_IO_MEASURED;
+				iom_hist_record(w->hist[d], io->complete_ns - io->submit_ns);
+				iom_hist_record(w->resp[d], io->complete_ns - IOM_MIN(due, io->submit_ns));
+				if (lag > IOM_LATE_NS)
+					w->late_ios++;
+				w->max_lag_ns = IOM_MAX(w->max_lag_ns, lag);
+				ios[d]++;
+				bytes[d] += io->len;
+				if (__builtin_expect(w->nlines != 0, 0))
+					count_line(w, io, d);
+				counted++;
+				stamp = IOM_MAX(stamp, io->complete_ns);
+			} else if (phase == IOM_PHASE_WARMUP) {
+				io->phase = IOM_IO_WARMUP;
+				w->warmup_ios++;
+			} else {
+				io->phase = IOM_IO_COOLDOWN;
+				w->cooldown_ios++;
+			}
+			if (hooks && hooks->record_due)
+				hooks->record_due(hooks->record_ctx, w->id, io,
+						  IOM_MIN(w->due[io->slot], io->submit_ns));
+			else if (hooks && hooks->record)
+				hooks->record(hooks->record_ctx, w->id, io);
+		}
+		in_flight -= n;
+		if (think && burst_left == 0 && in_flight == 0) {
+			next = iom_now_ns() + c->wl.think_ns;
+			burst_left = burst;
+		}
+
+		/* 4. publish */
+		if (counted) {
+			if (!w->first_ns) {
+				w->first_ns = stamp;
+			} else if (stamp > w->last_ns &&
+				   stamp - w->last_ns > w->gap_hi - w->gap_lo) {
+				w->gap_lo = w->last_ns;
+				w->gap_hi = stamp;
+			}
+			w->last_ns = IOM_MAX(w->last_ns, stamp);
+			atomic_store_explicit(&w->live.ios[0], ios[0], RELAXED);
+			atomic_store_explicit(&w->live.ios[1], ios[1], RELAXED);
+			atomic_store_explicit(&w->live.bytes[0], bytes[0], RELAXED);
+			atomic_store_explicit(&w->live.bytes[1], bytes[1], RELAXED);
+		}
+	}
+}
+
 void *iom_worker_main(void *arg)
 {
 	struct iom_worker *w = arg;
@@ -804,7 +1063,7 @@ void *iom_worker_main(void *arg)
 	}
 	gate_arrive(w->gate);
 	if (ret == 0 && atomic_load_explicit(w->phase, memory_order_acquire) != IOM_PHASE_STOP)
-		ret = run_loop(w);
+		ret = w->resp[0] ? run_paced(w) : run_loop(w);
 	iom_engine_release(&w->engine);
 	free_io(w);
 	if (ret == 0 && atomic_load_explicit(&w->live.state, RELAXED) != IOM_WORKER_FAILED)

@@ -34,6 +34,12 @@
  *
  * The submit/reap policy (struct iom_policy) is explicit: refill the free slots only when at
  * least submit_batch are free, and let each submit wait for a number of completions.
+ *
+ * A paced run (wl.rate_iops or rate_mb_s, and think_time; docs/load.md) has a loop of its own,
+ * chosen once per run, so the closed loop above costs what it did: each I/O is due at a time of
+ * the thread's schedule and issued then when a slot is free (queue_depth is the most in
+ * flight); service time (submission → completion) goes into hist, response time (due →
+ * completion) into resp; think_time pauses a thread after each burst of I/Os.
  */
 #ifndef IOM_WORKER_H
 #define IOM_WORKER_H
@@ -122,6 +128,9 @@ struct iom_worker_hooks {
 	 * verifier can each keep their own state. */
 	void *record_ctx;
 	void (*record)(void *ctx, unsigned thread, const struct iom_io *io);
+	/* A paced run's (docs/load.md) record, with when the I/O was due; called instead of
+	 * record when set, with record_ctx. */
+	void (*record_due)(void *ctx, unsigned thread, const struct iom_io *io, uint64_t due_ns);
 	/* A write about to be queued: may write a header into each block of io->buf. When NULL
 	 * the worker stamps each 4 KiB of the buffer with the offset and a write sequence so that
 	 * deduplicating storage sees unique blocks. */
@@ -131,6 +140,14 @@ struct iom_worker_hooks {
 	int (*check_read)(void *ctx, unsigned thread, const struct iom_io *io, char *err,
 			  size_t errlen);
 };
+
+/* A paced I/O submitted more than this after it was due is late (docs/load.md). */
+#define IOM_LATE_NS 100000u
+
+/* The offered rate of conf in I/O per second (rate_iops, or rate_mb_s over the block size);
+ * 0 for a closed loop. */
+struct iom_worker_conf;
+double iom_worker_rate(const struct iom_worker_conf *c);
 
 /* What every worker of a run shares, read-only while they run. */
 struct iom_worker_conf {
@@ -326,6 +343,16 @@ struct iom_worker {
 	} *line_acc;
 	char error[256];               /* why the worker failed … */
 	int error_code;                /* … and the errno that goes with it */
+
+	/* A paced run (c->wl.rate_iops or rate_mb_s; docs/load.md), NULL/0 otherwise. Each I/O
+	 * is due at a time of the thread's schedule (due[slot] while it is in flight); resp holds
+	 * the counted response times, due → completion (hist holds service times, submission →
+	 * completion). late_ios counts the counted I/Os submitted more than IOM_LATE_NS after they
+	 * were due, max_lag_ns is the largest such delay. */
+	double pace_gap_ns;            /* the mean time between two I/Os of this thread */
+	uint64_t *due;
+	struct iom_hist *resp[2];
+	uint64_t late_ios, max_lag_ns;
 
 	_Alignas(64) struct iom_worker_live live;
 	char pad_[64];                 /* keeps the next worker's hot data off this line */

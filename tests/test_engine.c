@@ -380,6 +380,49 @@ static void test_engine_io_errors(void **state)
 	close(ro);
 }
 
+/* A paced run's wait (ops.wait, docs/load.md): with an I/O in flight it returns once the
+ * completion is there (reaped next); with nothing in flight it returns after its timeout. An
+ * engine without it (psync, null) completes its I/O in submit. */
+static void test_engine_wait_with_timeout(void **state)
+{
+	struct fixture *f = *state;
+	int fd = open(f->path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	for (size_t k = 0; k < IOM_ENGINE_COUNT; k++) {
+		struct iom_engine_setup s = { .fd = fd, .depth = 2, .block_size = BS, .buf = f->buf };
+		struct iom_io slots[DEPTH], *done[DEPTH];
+		struct iom_engine e;
+		char err[IOM_ERRLEN];
+		uint64_t t0;
+		unsigned n = 0;
+
+		if (!iom_engine_has((enum iom_engine_kind)k, IOM_ENGINE_CAP_DATA))
+			continue;
+		assert_int_equal(iom_engine_init(&e, (enum iom_engine_kind)k, &s, err, sizeof(err)),
+				 0);
+		init_slots(slots, f->buf);
+		slots[0].op = IOM_OP_READ;
+		slots[0].offset = 0;
+		iom_engine_queue(&e, &slots[0]);
+		assert_int_equal(iom_engine_submit(&e, 0), 0);
+		for (int i = 0; i < 1000 && n == 0; i++) {
+			assert_int_equal(iom_engine_wait(&e, 100000000u), 0);
+			n = iom_engine_reap(&e, done, DEPTH);
+		}
+		assert_int_equal(n, 1);
+		assert_int_equal(done[0]->res, BS);
+		assert_true(done[0]->complete_ns >= done[0]->submit_ns);
+		t0 = iom_now_ns();
+		assert_int_equal(iom_engine_wait(&e, 2000000u), 0); /* nothing in flight */
+		if (e.ops->wait)
+			assert_true(iom_now_ns() - t0 >= 1000000u);
+		assert_int_equal(iom_engine_reap(&e, done, DEPTH), 0);
+		iom_engine_release(&e);
+	}
+	close(fd);
+}
+
 static void test_engine_init_errors(void **state)
 {
 	struct fixture *f = *state;
@@ -861,6 +904,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_engine_null_no_io, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_engine_io_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_engine_init_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_engine_wait_with_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_engine_uring_memlock_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_engine_uring_refused, setup, teardown),
 		cmocka_unit_test(test_engine_registry_matches_keys),

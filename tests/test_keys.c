@@ -54,6 +54,54 @@ static void test_keys_every_dimension_has_one_key(void **state)
 	assert_int_equal(iom_dim_from_name(NULL), -1);
 }
 
+/* A rate as written ↔ its stored form (model.h, IOM_RATE_*), and the rates refused. */
+static void test_keys_rate_values(void **state)
+{
+	static const struct {
+		const char *key, *text;
+		int64_t v;          /* stored; ignored when bad */
+		const char *back;   /* formatted back; NULL: the text */
+		bool bad;
+	} cases[] = {
+		{ "rate_iops", "2000", 2000, NULL, false },
+		{ "rate_iops", "none", IOM_RATE_NONE, NULL, false },
+		{ "rate_iops", "max", IOM_RATE_MAX, NULL, false },
+		{ "rate_iops", "50%", -500, NULL, false },
+		{ "rate_iops", "12.5%", -125, NULL, false },
+		{ "rate_iops", "100%", -1000, NULL, false },
+		{ "rate_mb_s", "12.5", 12500000, NULL, false },
+		{ "rate_mb_s", "4", 4000000, NULL, false },
+		{ "rate_iops", "0", 0, NULL, true },
+		{ "rate_iops", "150%", 0, NULL, true },
+		{ "rate_iops", "0%", 0, NULL, true },
+		{ "rate_iops", "12.55%", 0, NULL, true },
+		{ "rate_iops", "-5", 0, NULL, true },
+		{ "rate_iops", "fast", 0, NULL, true },
+		{ "rate_iops", "200000000", 0, NULL, true },
+	};
+	char err[IOM_ERRLEN], buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct iom_key *k = iom_key_find(IOM_SEC_WORKLOAD, cases[i].key);
+		int64_t v = 0;
+		int ret;
+
+		assert_non_null(k);
+		err[0] = '\0';
+		ret = iom_key_parse_text(k, cases[i].text, &v, err, sizeof(err));
+		if (cases[i].bad) {
+			assert_true(ret < 0);
+			assert_non_null(strstr(err, cases[i].key));
+			continue;
+		}
+		assert_int_equal(ret, 0);
+		assert_true(v == cases[i].v);
+		iom_key_format(k, v, buf, sizeof(buf));
+		assert_string_equal(buf, cases[i].back ? cases[i].back : cases[i].text);
+	}
+}
+
 static void test_keys_names_unique(void **state)
 {
 	(void)state;
@@ -434,6 +482,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys_every_dimension_has_one_key),
 		cmocka_unit_test(test_keys_names_unique),
+		cmocka_unit_test(test_keys_rate_values),
 		cmocka_unit_test(test_keys_defaults_parse_in_range),
 		cmocka_unit_test(test_keys_find_and_closest),
 		cmocka_unit_test(test_keys_parse_text),

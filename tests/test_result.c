@@ -208,6 +208,19 @@ static void assert_results_equal(const struct iom_run_result *a, const struct io
 	assert_true(a->cooldown_ios == b->cooldown_ios);
 	assert_int_equal(a->registered_buffers, b->registered_buffers);
 	assert_string_equal(a->engine_notes, b->engine_notes);
+	assert_int_equal(a->load.paced, b->load.paced);
+	assert_int_equal(a->load.poisson, b->load.poisson);
+	assert_int_equal(a->load.held, b->load.held);
+	assert_close(a->load.offered_iops, b->load.offered_iops);
+	assert_close(a->load.achieved_iops, b->load.achieved_iops);
+	assert_close(a->load.max_lag_s, b->load.max_lag_s);
+	assert_true(a->load.late_ios == b->load.late_ios);
+	for (int d = 0; d < IOM_NDIR; d++) {
+		assert_true(a->load.response[d].max == b->load.response[d].max);
+		assert_close(a->load.response[d].mean, b->load.response[d].mean);
+		for (int i = 0; i < IOM_NPCT; i++)
+			assert_true(a->load.response[d].pct[i] == b->load.response[d].pct[i]);
+	}
 	assert_int_equal(a->stall.stalled, b->stall.stalled);
 	assert_close(a->stall.gap_s, b->stall.gap_s);
 	assert_close(a->stall.at_s, b->stall.at_s);
@@ -345,6 +358,48 @@ static void test_result_stall_round_trip(void **state)
 			assert_non_null(strstr(text, "\"asked_s\": null"));
 		assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
 		assert_results_equal(&r, &f.r);
+		iom_result_file_release(&f);
+		iom_run_result_release(&r);
+		free(text);
+		free(path);
+	}
+}
+
+/* "load" goes out and comes back: a paced run's offered and achieved rates, late I/Os, lag and
+ * response times; null for a closed loop; and the sentence the progress line and report use. */
+static void test_result_load_round_trip(void **state)
+{
+	const char *dir = *state;
+	char line[128];
+
+	for (int paced = 0; paced < 2; paced++) {
+		struct iom_run_result r;
+		struct iom_result_file f;
+		char err[IOM_ERRLEN] = "", *path, *text;
+
+		fill_result(&r, 10);
+		if (paced) {
+			r.load = (struct iom_run_load){ .paced = true, .poisson = true,
+							.offered_iops = 50000, .achieved_iops = 31200,
+							.late_ios = 12345, .max_lag_s = 0.75 };
+			for (int d = 0; d < IOM_NDIR; d++) {
+				r.load.response[d].max = 900000000u + (unsigned)d;
+				r.load.response[d].mean = 1e6 * (d + 1);
+				for (int i = 0; i < IOM_NPCT; i++)
+					r.load.response[d].pct[i] = 1000u * (unsigned)(i + d + 1);
+			}
+		}
+		assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+		path = iom_result_path(dir, 10);
+		text = slurp(path);
+		if (!paced)
+			assert_non_null(strstr(text, "\"load\": null"));
+		else
+			assert_non_null(strstr(text, "\"arrivals\": \"poisson\""));
+		assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
+		assert_results_equal(&r, &f.r);
+		iom_run_load_describe(&f.r.load, line, sizeof(line));
+		assert_string_equal(line, paced ? "offered 50.0K IOPS, achieved 31.2K: saturated" : "");
 		iom_result_file_release(&f);
 		iom_run_result_release(&r);
 		free(text);
@@ -868,6 +923,7 @@ int main(void)
 		IN_RESULTS_DIR(test_result_stall_round_trip),
 		IN_RESULTS_DIR(test_result_disk_round_trip),
 		IN_RESULTS_DIR(test_result_writes_readable_numbers),
+		IN_RESULTS_DIR(test_result_load_round_trip),
 		cmocka_unit_test(test_result_path_digits),
 		IN_RESULTS_DIR(test_result_list_ignores_other_files),
 		IN_RESULTS_DIR(test_result_summary_csv),

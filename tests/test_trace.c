@@ -237,7 +237,7 @@ static void test_trace_round_trip(void **state)
 
 	assert_int_equal(iom_trace_reader_open(path, &r, err, sizeof(err)), 0);
 	h = iom_trace_reader_header(r);
-	assert_int_equal(h->version, IOM_TRACE_VERSION);
+	assert_int_equal(h->version, 1); /* no lags: written as version 1, as before */
 	assert_int_equal(h->run_index, 42);
 	assert_int_equal(h->nthreads, NT);
 	assert_int_equal(h->clock_id, CLOCK_MONOTONIC);
@@ -495,7 +495,7 @@ static void test_trace_foreign_files(void **state)
 		{ FIXTURES "/foreign.gz", -EINVAL, "/foreign.gz: not an iomatrix trace" },
 		{ FIXTURES "/plain.txt", -EINVAL, "/plain.txt: not an iomatrix trace" },
 		{ FIXTURES "/empty", -EINVAL, "/empty: not an iomatrix trace" },
-		{ FIXTURES "/v2.trace.gz", -ENOTSUP, "trace format version 2 is newer" },
+		{ FIXTURES "/v3.trace.gz", -ENOTSUP, "trace format version 3 is newer" },
 		{ FIXTURES "/missing.trace.gz", -ENOENT, "cannot open" },
 	};
 	struct iom_trace_reader *r;
@@ -765,6 +765,80 @@ static void test_trace_export(void **state)
 }
 
 /* An export of a truncated trace writes the intact records, then reports where it stopped. */
+/* Version 2: a paced run's records carry their lag (submitted − due); read back exactly, in
+ * the CSV as due_ns and response_ns, and in the fio export as a _resp log beside _clat. The v1
+ * fixture still reads (test_trace_golden_fixture, test_trace_export). */
+static void test_trace_lags_round_trip(void **state)
+{
+	enum { N = 3000 };
+	const char *dir = *state;
+	struct iom_trace_info info = info_for(1);
+	char err[IOM_ERRLEN], *path = xasprintf("%s/lag.trace.gz", dir);
+	char *csvp = xasprintf("%s/lag.csv", dir), *prefix = xasprintf("%s/lag", dir);
+	char *resp = xasprintf("%s_resp.1.log", prefix), *clat = xasprintf("%s_clat.1.log", prefix);
+	struct iom_trace *t;
+	struct iom_trace_reader *r;
+	struct iom_trace_rec rec;
+	struct iom_trace_export x = { .format = IOM_TRACE_CSV, .out = csvp };
+	char line[256];
+	uint64_t n = 0;
+	FILE *f;
+	int ret;
+
+	info.lags = true;
+	assert_int_equal(iom_trace_open(path, &info, &t, err, sizeof(err)), 0);
+	for (unsigned i = 0; i < N; i++) {
+		struct iom_io io = { .offset = (uint64_t)i * 4096, .len = 4096, .res = 4096,
+				     .op = IOM_OP_READ, .phase = IOM_IO_MEASURED };
+
+		io.submit_ns = START_NS + 500000ull * i + (i % 7) * 1000;
+		io.complete_ns = io.submit_ns + 20000 + i;
+		iom_trace_record_due(t, 0, &io, START_NS + 500000ull * i);
+	}
+	assert_int_equal(iom_trace_close(t, NULL, err, sizeof(err)), 0);
+	assert_int_equal(iom_trace_reader_open(path, &r, err, sizeof(err)), 0);
+	assert_int_equal(iom_trace_reader_header(r)->version, 2);
+	assert_true(iom_trace_reader_header(r)->flags & IOM_TRACE_HAS_LAG);
+	while ((ret = iom_trace_reader_next(r, &rec, err, sizeof(err))) == 1) {
+		assert_true(rec.lag_ns == (n % 7) * 1000);
+		assert_true(rec.time_ns == (int64_t)(500000ull * n + (n % 7) * 1000));
+		assert_true(rec.latency_ns == 20000 + n);
+		n++;
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(n, N);
+	iom_trace_reader_free(r);
+
+	assert_int_equal(iom_trace_export(path, &x, &n, err, sizeof(err)), 0);
+	f = fopen(csvp, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "time_ns,latency_ns,op,offset,bytes,thread,due_ns,response_ns\n");
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "501000,20001,read,4096,4096,0,500000,21001\n");
+	fclose(f);
+	x = (struct iom_trace_export){ .format = IOM_TRACE_FIO, .out = prefix };
+	assert_int_equal(iom_trace_export(path, &x, &n, err, sizeof(err)), 0);
+	f = fopen(resp, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "0, 21001, 0, 4096, 4096, 0\n");
+	fclose(f);
+	f = fopen(clat, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "0, 20001, 0, 4096, 4096, 0\n");
+	fclose(f);
+	free(path);
+	free(csvp);
+	free(prefix);
+	free(resp);
+	free(clat);
+}
+
 static void test_trace_export_truncated(void **state)
 {
 	enum { N = 3 * IOM_TRACE_BLOCK_RECORDS - 100 }; /* three blocks, the last not full */
@@ -875,6 +949,7 @@ int main(void)
 		cmocka_unit_test(test_trace_golden_fixture),
 		TEST_IN_TMPDIR(test_trace_export),
 		TEST_IN_TMPDIR(test_trace_export_truncated),
+		TEST_IN_TMPDIR(test_trace_lags_round_trip),
 		TEST_IN_TMPDIR(test_trace_enospc_names_the_trace),
 		TEST_IN_TMPDIR(test_trace_open_defaults_and_errors),
 	};

@@ -332,6 +332,24 @@ if [ -n "$EXTRA_TGT" ] && [ -n "$VARIANT" ]; then
 	progress ""
 fi
 
+# Pacing (issue 17, docs/load.md): rr4k-qd32 offered 100K IOPS (rate_iops as a target key)
+# against the same unthrottled, the order swapped every pair: IOPS (the paced run's is its
+# rate) and CPU µs per I/O, whose ratio says what pacing costs per I/O at 100K IOPS.
+if [ -n "$EXTRA_TGT" ] && [ "${BENCH_PACE:-1}" = 1 ]; then
+	for i in $(seq 1 "$TRACE_PAIRS"); do
+		ROUND=$i
+		progress "paced pair $i of $TRACE_PAIRS"
+		for v in $( [ $((i % 2)) = 1 ] && echo "0 1" || echo "1 0"); do
+			if [ "$v" = 1 ]; then
+				run_iomatrix "pace-$EXTRA_TGT-$i" "pace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS rate_iops = 100000;" io_uring rr4k-qd32 true "$IOM_KEYS" iompaced
+			else
+				run_iomatrix "free-$EXTRA_TGT-$i" "pace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 true
+			fi
+		done
+	done
+	progress ""
+fi
+
 # Peak RSS of a long run against a short one (traces on).
 RSS=
 if [ -n "$EXTRA_TGT" ] && [ -x /usr/bin/time ]; then
@@ -446,6 +464,7 @@ def pairs(prefix, a_tool, b_tool, title, how="", goal=""):
 
 pairs("trace-", "iomatrix", "iomnotr", "traces on / off", ", unpinned", " (goal IOPS ≥ 0.97×)")
 pairs("variant-", "iomvar", "iomatrix", "iomatrix with %s / without" % sys.argv[8])
+pairs("pace-", "iompaced", "iomatrix", "paced at 100K IOPS / unthrottled")
 rss = dict(x.split(":") for x in sys.argv[5].split())
 if len(rss) == 2:
     (s1, k1), (s2, k2) = sorted(rss.items(), key=lambda kv: int(kv[0]))

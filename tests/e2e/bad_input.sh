@@ -171,6 +171,6 @@ else
 	printf '\377\377\377\377\377\377\377\377' |
 		dd of=flipped.trace.gz bs=1 seek=$((size / 2)) conv=notrunc status=none
 	expect nz "flipped.trace.gz" trace flipped.trace.gz
-	expect nz "v2.trace.gz" trace "$TOP/tests/fixtures/trace/v2.trace.gz"
+	expect nz "v3.trace.gz" trace "$TOP/tests/fixtures/trace/v3.trace.gz"
 fi
 exit $fail
