@@ -372,7 +372,7 @@ const struct iom_key iom_keys[] = {
 	  .help = "with warmup = \"steady\": the longest warm-up; not steady by then, the run is flagged and left out of verdicts" },
 	{ .name = "until", .section = IOM_SEC_TIMING, .type = IOM_TYPE_STRING, .dim = NODIM,
 	  .max = 32, .def = "settled",
-	  .help = "what settles a cell with repeat_max: \"ci 2%\" (95 % CI of its IOPS within ± 2 % of the mean) or \"settled\" (its verdict is not undecided)" },
+	  .help = "what settles a cell with repeat_max: \"ci 2%\" (95 % CI of its IOPS within 2 % of the mean either way) or \"settled\" (its verdict is not undecided)" },
 
 	/* report = { … } */
 	{ .name = "alpha", .section = IOM_SEC_REPORT, IOM_AT(iom_report_opts, alpha), .type = IOM_TYPE_FLOAT, .dim = NODIM,

@@ -532,8 +532,15 @@ static void undecided_block(FILE *out, const struct table *t, unsigned width)
 	struct iom_strbuf b = { 0 };
 	size_t shown = 0;
 
-	fprintf(out, "\nundecided (%u): neither a win nor the same shown; more repetitions would "
-		     "settle them\n", t->nkind[IOM_VERDICT_UNDECIDED]);
+	{
+		char *head = xasprintf("undecided (%u): neither a win nor the same shown; more "
+				       "repetitions would settle them",
+				       t->nkind[IOM_VERDICT_UNDECIDED]);
+
+		fputc('\n', out);
+		print_wrapped(out, head, width, 2);
+		free(head);
+	}
 	for (size_t c = 0; c < m->ncells; c++) {
 		unsigned settle = 0;
 		size_t have = SIZE_MAX;

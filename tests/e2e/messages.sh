@@ -23,7 +23,7 @@ grep -qx "one.cfg: valid, 1 run" out.txt || die "check: $(cat out.txt)"
 # two targets, one cell
 sed 's/targets = ( { label = "a"; path = "a.scratch"; size = "1M"; } );/targets = ( { label = "a"; path = "a.scratch"; size = "1M"; }, { label = "b"; path = "b.scratch"; size = "1M"; } );/' one.cfg >two.cfg
 "$IOMATRIX" run two.cfg -o r2 >out.txt 2>err.txt || die "run two failed: $(cat err.txt)"
-grep -q "^verdict over 1 cell: won/tied/lost/single run, median margin$" out.txt ||
+grep -q "^verdict over 1 cell: won/same/undecided/lost/single run, median margin$" out.txt ||
     die "no 'verdict over 1 cell': $(grep verdict out.txt)"
 "$IOMATRIX" report r2 --format md >md.txt || die "report md failed"
 grep -q "over 1 cell\." md.txt || die "md: $(grep 'over ' md.txt)"
