@@ -37,10 +37,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "adapt.h"
 #include "engine.h"
 #include "hooks.h"
 #include "journal.h"
-#include "report.h"
 #include "result.h"
 #include "run.h"
 #include "stage.h"
@@ -1295,61 +1295,6 @@ static int open_dir(struct sweep *s, bool *complete, char *err, size_t errlen)
 /* ---- adaptive repetitions (issue 18) ------------------------------------------------------ */
 
 /*
- * Why plan cell pc needs another round, or has had enough, from the report of what the
- * directory holds so far: with until "ci X%", the 95 % CI of its IOPS within ± X % of the
- * mean; else its IOPS verdict (against the other compared values in its report cell) no longer
- * undecided. Writes "continue: …" or "stop: …" into buf; returns whether to continue.
- */
-static bool decide_cell(struct sweep *s, const struct iom_report *m, bool loaded, uint32_t pc,
-			char *buf, size_t len)
-{
-	const struct iom_timing *tm = &s->m->timing;
-
-	if (!loaded) {
-		snprintf(buf, len, "continue: no report of the rounds so far");
-		return true;
-	}
-	for (size_t c = 0; c < m->ncells; c++) {
-		for (size_t v = 0; v < m->ncompared; v++) {
-			const struct iom_report_reps *r = &m->cells[c].by[v];
-			struct iom_stats_summary sm;
-			struct iom_report_verdict vd;
-			bool mine = false;
-
-			for (size_t i = 0; i < r->n && !mine; i++)
-				mine = r->src[i] == 0 && r->run[i] >= 1 && r->run[i] <= s->p->nruns &&
-				       s->p->runs[r->run[i] - 1].cell == pc;
-			if (!mine)
-				continue;
-			iom_report_summary(r, IOM_METRIC_IOPS, &sm);
-			if (tm->until_ci_pct > 0) {
-				double w = sm.mean > 0 ? sm.ci95 / sm.mean * 100 : INFINITY;
-
-				if (sm.n >= 2 && w <= tm->until_ci_pct) {
-					snprintf(buf, len, "stop: ci %.2f%% within %g%% after %zu", w,
-						 tm->until_ci_pct, sm.n);
-					return false;
-				}
-				snprintf(buf, len, "continue: ci %.2f%% wider than %g%% after %zu", w,
-					 tm->until_ci_pct, sm.n);
-				return true;
-			}
-			iom_report_verdict(m, c, IOM_METRIC_IOPS, &vd);
-			if (vd.kind == IOM_VERDICT_UNDECIDED || vd.kind == IOM_VERDICT_SINGLE_RUN) {
-				snprintf(buf, len, "continue: %s after %zu", iom_verdict_name(vd.kind),
-					 sm.n);
-				return true;
-			}
-			snprintf(buf, len, "stop: %s after %zu", vd.kind == IOM_VERDICT_NONE ?
-				 "nothing to compare" : iom_verdict_name(vd.kind), sm.n);
-			return false;
-		}
-	}
-	snprintf(buf, len, "continue: no finished repetition yet");
-	return true;
-}
-
-/*
  * Before the first run of an adaptive round (repetition > repeat) that is not decided yet:
  * decides every cell's run of that round from the run files so far, journals each decision,
  * and journals the runs of a cell that stops (this round's and every later one's) as skipped.
@@ -1358,11 +1303,9 @@ static bool decide_cell(struct sweep *s, const struct iom_report *m, bool loaded
 static int decide_round(struct sweep *s, uint32_t round, char *err, size_t errlen)
 {
 	const struct iom_plan *p = s->p;
-	struct iom_report m;
-	char rerr[IOM_ERRLEN], why[160];
-	bool loaded = iom_report_load(s->o->dir, iom_dim_name(s->m->compare), &m, rerr,
-				      sizeof(rerr)) == 0;
-	int ret = 0;
+	struct iom_adapt *judge = iom_adapt_open(s->o->dir, p);
+	char why[160];
+	int ret = judge ? 0 : -ENOMEM;
 
 	for (size_t i = 0; i < p->nruns && ret == 0; i++) {
 		const struct iom_run *run = &p->runs[i];
@@ -1371,7 +1314,7 @@ static int decide_round(struct sweep *s, uint32_t round, char *err, size_t errle
 		if (run->repetition != round || s->st.decided[run->index] ||
 		    s->st.run[run->index] != IOM_RS_PENDING)
 			continue;
-		more = decide_cell(s, &m, loaded, run->cell, why, sizeof(why));
+		more = iom_adapt_more(judge, run->cell, why, sizeof(why));
 		ret = iom_journal_append(&s->j, IOM_J_DECIDE, run->index, why);
 		s->st.decided[run->index] = 1;
 		if (more || ret < 0)
@@ -1389,7 +1332,9 @@ static int decide_round(struct sweep *s, uint32_t round, char *err, size_t errle
 				s->remaining--;
 		}
 	}
-	iom_report_release(&m);
+	iom_adapt_close(judge);
+	if (ret == -ENOMEM)
+		return iom_err(err, errlen, ENOMEM, "cannot allocate the judge of an adaptive round");
 	if (ret < 0)
 		return iom_err(err, errlen, -ret, "cannot write the journal in '%s': %s", s->o->dir,
 			       strerror(-ret));
