@@ -1,7 +1,8 @@
 #!/bin/sh
 # The HTML charts of a three-target study: the ATTO view drawn twice, MB/s and IO/s side by
 # side (ATTO's layout), with a value beside (or, at the chart's edge, inside) every bar; the
-# system CPU per I/O against queue depth; a note where a chart leaves something out. Headless
+# system CPU per I/O against queue depth; latency against achieved IOPS (queue depth the
+# parameter); a note where a chart leaves something out. Headless
 # Chromium screenshots the page: the PNG exists and is not trivial. SHOT=FILE keeps a copy.
 # A run marked failed: the ATTO chart says it left its bar out.
 . "$TOP/tests/e2e/lib.sh"
@@ -28,7 +29,8 @@ CFG
 "$IOMATRIX" report r --format html -o r.html 2>err.txt || die "report html: $(cat err.txt)"
 for want in 'ATTO view: MB/s and IO/s by transfer size' 'ATTO: write and read MB/s by transfer size' \
     'ATTO: write and read IO/s by transfer size' 'id="chart-atto-1"' 'id="chart-atto-iops-1"' \
-    'System CPU per I/O vs queue depth' 'id="chart-qd-cpu-1"'; do
+    'System CPU per I/O vs queue depth' 'id="chart-qd-cpu-1"' \
+    'Load view: latency against achieved IOPS' 'id="chart-load-1"'; do
     grep -q "$want" r.html || die "the page lacks '$want'"
 done
 # the three targets in each ATTO chart's legend, and a value label for every bar
