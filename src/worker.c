@@ -720,6 +720,25 @@ static inline void count_line(struct iom_worker *w, const struct iom_io *io, uns
 	la->bytes[d] += io->len;
 }
 
+/* A completion that failed, or a read whose data did not check (msg: the check's words): the
+ * thread fails and must stop (true). */
+static inline bool went_wrong(struct iom_worker *w, struct iom_io *io, unsigned d, char *msg,
+			      size_t len)
+{
+	const struct iom_worker_hooks *hooks = w->conf->hooks;
+
+	if (__builtin_expect(io->res != (int32_t)io->len, 0)) {
+		io_failed(w, io);
+		return true;
+	}
+	if (d == IOM_OP_READ && hooks && hooks->check_read &&
+	    hooks->check_read(hooks->ctx, w->id, io, msg, len) < 0) {
+		fail(w, EILSEQ, "%s", msg);
+		return true;
+	}
+	return false;
+}
+
 static int run_loop(struct iom_worker *w)
 {
 	const struct iom_worker_conf *c = w->conf;
@@ -789,12 +808,7 @@ static int run_loop(struct iom_worker *w)
 				stopping |= account_special(w, io, phase);
 				continue;
 			}
-			if (__builtin_expect(io->res != (int32_t)io->len, 0)) {
-				io_failed(w, io);
-				stopping = true;
-			} else if (d == IOM_OP_READ && hooks && hooks->check_read &&
-				   hooks->check_read(hooks->ctx, w->id, io, msg, sizeof(msg)) < 0) {
-				fail(w, EILSEQ, "%s", msg);
+			if (went_wrong(w, io, d, msg, sizeof(msg))) {
 				stopping = true;
 			} else if (bytes_bound ? io->tag : phase == IOM_PHASE_MEASURE) {
 				io->phase = IOM_IO_MEASURED;
@@ -990,12 +1004,7 @@ static int run_paced(struct iom_worker *w)
 				stopping |= account_special(w, io, phase);
 				continue;
 			}
-			if (__builtin_expect(io->res != (int32_t)io->len, 0)) {
-				io_failed(w, io);
-				stopping = true;
-			} else if (d == IOM_OP_READ && hooks && hooks->check_read &&
-				   hooks->check_read(hooks->ctx, w->id, io, msg, sizeof(msg)) < 0) {
-				fail(w, EILSEQ, "%s", msg);
+			if (went_wrong(w, io, d, msg, sizeof(msg))) {
 				stopping = true;
 			} else if (phase == IOM_PHASE_MEASURE) {
 				uint64_t due = w->due[io->slot];
