@@ -720,6 +720,24 @@ static inline void count_line(struct iom_worker *w, const struct iom_io *io, uns
 	la->bytes[d] += io->len;
 }
 
+/* A batch with counted completions, the latest at stamp: the longest gap between counted
+ * completions so far (stall judgement, run.c), then the counts for the controller. */
+static inline void publish(struct iom_worker *w, uint64_t stamp, const uint64_t ios[2],
+			   const uint64_t bytes[2])
+{
+	if (!w->first_ns) {
+		w->first_ns = stamp;
+	} else if (stamp > w->last_ns && stamp - w->last_ns > w->gap_hi - w->gap_lo) {
+		w->gap_lo = w->last_ns;
+		w->gap_hi = stamp;
+	}
+	w->last_ns = IOM_MAX(w->last_ns, stamp);
+	atomic_store_explicit(&w->live.ios[0], ios[0], RELAXED);
+	atomic_store_explicit(&w->live.ios[1], ios[1], RELAXED);
+	atomic_store_explicit(&w->live.bytes[0], bytes[0], RELAXED);
+	atomic_store_explicit(&w->live.bytes[1], bytes[1], RELAXED);
+}
+
 /* A completion that failed, or a read whose data did not check (msg: the check's words): the
  * thread fails and must stop (true). */
 static inline bool went_wrong(struct iom_worker *w, struct iom_io *io, unsigned d, char *msg,
@@ -838,18 +856,7 @@ static int run_loop(struct iom_worker *w)
 
 		/* 4. publish */
 		if (counted) {
-			if (!w->first_ns) {
-				w->first_ns = stamp;
-			} else if (stamp > w->last_ns &&
-				   stamp - w->last_ns > w->gap_hi - w->gap_lo) {
-				w->gap_lo = w->last_ns;
-				w->gap_hi = stamp;
-			}
-			w->last_ns = IOM_MAX(w->last_ns, stamp);
-			atomic_store_explicit(&w->live.ios[0], ios[0], RELAXED);
-			atomic_store_explicit(&w->live.ios[1], ios[1], RELAXED);
-			atomic_store_explicit(&w->live.bytes[0], bytes[0], RELAXED);
-			atomic_store_explicit(&w->live.bytes[1], bytes[1], RELAXED);
+			publish(w, stamp, ios, bytes);
 			if (bytes_bound && share_left == 0 && !stopping)
 				atomic_store_explicit(&w->live.state, IOM_WORKER_DONE,
 						      memory_order_release);
@@ -1043,18 +1050,7 @@ static int run_paced(struct iom_worker *w)
 
 		/* 4. publish */
 		if (counted) {
-			if (!w->first_ns) {
-				w->first_ns = stamp;
-			} else if (stamp > w->last_ns &&
-				   stamp - w->last_ns > w->gap_hi - w->gap_lo) {
-				w->gap_lo = w->last_ns;
-				w->gap_hi = stamp;
-			}
-			w->last_ns = IOM_MAX(w->last_ns, stamp);
-			atomic_store_explicit(&w->live.ios[0], ios[0], RELAXED);
-			atomic_store_explicit(&w->live.ios[1], ios[1], RELAXED);
-			atomic_store_explicit(&w->live.bytes[0], bytes[0], RELAXED);
-			atomic_store_explicit(&w->live.bytes[1], bytes[1], RELAXED);
+			publish(w, stamp, ios, bytes);
 		}
 	}
 }
