@@ -162,6 +162,10 @@ const struct iom_key iom_keys[] = {
 	{ .name = "device", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
 	  .help = "a block device under /dev/, instead of path (with filesystems: the device "
 		  "iomatrix formats)" },
+	{ .name = "paths", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .help = "a list of scratch files or of block devices, instead of path: one run drives "
+		  "them all at once (worker thread i on path i mod N), size applies to each, and "
+		  "every path is checked and pinned as a single path is" },
 	{ .name = "filesystems", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING,
 	  .dim = NODIM,
 	  .help = "a list of \"ext4\", \"xfs\", \"btrfs\", \"raw\": one target per filesystem "

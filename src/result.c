@@ -80,6 +80,11 @@ void iom_run_result_release(struct iom_run_result *r)
 	r->verify.nfirst = 0;
 	free(r->stall.reason);
 	r->stall.reason = NULL;
+	for (size_t i = 0; i < r->npaths; i++)
+		free(r->paths[i].path);
+	free(r->paths);
+	r->paths = NULL;
+	r->npaths = 0;
 	free(r->access);
 	free(r->lines);
 	r->access = NULL;
@@ -275,6 +280,27 @@ static json_object *access_json(const struct iom_run_result *r)
 	return o;
 }
 
+/* "paths": [ { "path", "read", "write", "total" }, … ] (issue 16c): each with ios, bytes and
+ * rates, no latencies. */
+static json_object *paths_json(const struct iom_run_result *r)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < r->npaths; i++) {
+		json_object *e = json_object_new_object();
+
+		iom_json_add(e, "path", iom_json_str(r->paths[i].path));
+		for (int d = 0; d < IOM_NDIR; d++) {
+			json_object *x = io_json(&r->paths[i].dir[d]);
+
+			json_object_object_del(x, "lat_ns");
+			iom_json_add(e, dir_names[d], x);
+		}
+		json_object_array_add(a, e);
+	}
+	return a;
+}
+
 static json_object *cpu_pct_json(const struct iom_cpu_pct *c)
 {
 	json_object *o = json_object_new_object();
@@ -414,6 +440,8 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 	iom_json_add(o, "threads", threads_json(r));
 	if (r->access)
 		iom_json_add(o, "access", access_json(r));
+	if (r->npaths)
+		iom_json_add(o, "paths", paths_json(r));
 	iom_json_add(o, "cpu", cpu_json(&r->cpu));
 	iom_json_add(o, "intervals", intervals_json(r));
 	iom_json_add(o, "warmup_ios", json_object_new_uint64(r->warmup_ios));

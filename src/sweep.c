@@ -662,6 +662,7 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	char *trace_path = NULL;
 	uint64_t timeout = run_timeout_ns(&s->m->timing);
 	struct iom_worker_hooks hooks = { 0 };
+	struct iom_stage_paths paths = { 0 }; /* issue 16c */
 	int fd, ret;
 
 	memset(r, 0, sizeof(*r));
@@ -695,6 +696,15 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	}
 	spec.fd = fd;
 	spec.region = info->region;
+	/* issue 16c: a target with several paths: the others opened and checked the same way */
+	if (iom_stage_open_paths(&s->stage, t, fd, direct, writes,
+				 c->v[IOM_DIM_WRITE_THROUGH] != 0, &paths, &spec, err,
+				 sizeof(err)) < 0) {
+		r->status = IOM_RUN_FAILED;
+		r->error = xstrdup(err);
+		close(fd);
+		return;
+	}
 	spec.irq_drivers = info->facts.irq_names;
 	spec.disk = info->facts.device;
 	iom_run_spec_set_cell(&spec, c);
@@ -725,6 +735,7 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 		r->status = IOM_RUN_FAILED;
 		r->error = xstrdup(err);
 		free(trace_path);
+		iom_stage_close_paths(&paths);
 		close(fd);
 		return;
 	}
@@ -737,6 +748,7 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	}
 	iom_stage_after_run(&s->stage, r);
 	free(trace_path);
+	iom_stage_close_paths(&paths);
 	close(fd);
 	if (r->status == IOM_RUN_OK) {
 		ret = run_hook(s, IOM_HOOK_AFTER_RUN, what, (long)t, run, timeout, err,

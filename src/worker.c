@@ -221,7 +221,9 @@ static int prepare_lines(struct iom_worker *w)
 
 		lc.wl = iom_access_line_workload(&c->wl, &a->lines[l]);
 		lc.seed = iom_mix64(c->seed ^ (UINT64_C(0xacce55) + l));
-		ret = iom_worker_gen_init(&w->lines[l], &lc, w->id, w->error, sizeof(w->error));
+		ret = iom_worker_gen_init(&w->lines[l], &lc, c->path_div ? w->id / c->path_div
+									 : w->id,
+					  w->error, sizeof(w->error));
 		if (ret < 0)
 			return ret;
 		w->line_acc[l].hist = iom_try_calloc(1, sizeof(*w->line_acc[l].hist));
@@ -319,8 +321,9 @@ int iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, un
 	if (conf->bytes && conf->wl.block_size && conf->wl.threads) {
 		uint64_t bs = conf->wl.block_size;
 		uint64_t total = conf->bytes / bs + !!(conf->bytes % bs);
+		unsigned lid = conf->path_div ? id / conf->path_div : id; /* issue 16c */
 
-		w->share_ios = total / conf->wl.threads + (id < total % conf->wl.threads);
+		w->share_ios = total / conf->wl.threads + (lid < total % conf->wl.threads);
 	}
 	atomic_init(&w->live.state, IOM_WORKER_STARTING);
 	atomic_init(&w->live.phase_seen, -1);
@@ -383,7 +386,8 @@ static int prepare(struct iom_worker *w)
 	size_t len;
 	int ret;
 
-	ret = iom_worker_gen_init(&w->gen, c, w->id, w->error, sizeof(w->error));
+	ret = iom_worker_gen_init(&w->gen, c, c->path_div ? w->id / c->path_div : w->id, w->error,
+				  sizeof(w->error));
 	if (ret < 0)
 		return ret;
 	iom_rng_seed(&w->op_rng, iom_mix64(c->seed + w->id) ^ UINT64_C(0x7e1fdeadf1005));

@@ -152,6 +152,10 @@ struct iom_worker_conf {
 	/* issue 16a, wl.shared_sequential: the run's one sequential stream, the index of the next
 	 * block (run.c owns it; every worker takes blocks with a relaxed fetch-add). */
 	_Atomic uint64_t *shared_next;
+	/* issue 16c: a target with several paths: each path has a conf of its own (fd, region,
+	 * wl.threads the threads on it, seed, bytes), and worker id i is thread i / path_div of
+	 * it for offsets and shares (its seeds stay per id). 0: one path. */
+	unsigned path_div;
 };
 
 /*
