@@ -831,6 +831,50 @@ static void read_threads(struct rd *c, json_object *root, struct iom_run_result 
 	}
 }
 
+/* issue 16c: "paths", when there (a target with several paths; older files have none). */
+static void read_paths(struct rd *c, json_object *root, struct iom_run_result *r)
+{
+	json_object *a;
+	size_t n;
+
+	if (!json_object_object_get_ex(root, "paths", &a))
+		return;
+	if (!json_object_is_type(a, json_type_array)) {
+		rd_fail(c, "", "paths", "is not an array");
+		return;
+	}
+	n = json_object_array_length(a);
+	if (n > 1000000) {
+		rd_fail(c, "", "paths", "has too many entries");
+		return;
+	}
+	r->paths = xcalloc(n ? n : 1, sizeof(*r->paths));
+	r->npaths = n;
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(a, i);
+		char p[48];
+
+		snprintf(p, sizeof(p), "paths[%zu]", i);
+		if (!o || !json_object_is_type(o, json_type_object)) {
+			rd_fail(c, "", p, "is not an object");
+			return;
+		}
+		rd_str(c, o, p, "path", &r->paths[i].path);
+		for (int d = 0; d < IOM_NDIR; d++) {
+			json_object *x = rd_obj(c, o, p, dir_names[d]);
+			struct iom_io_stats *st = &r->paths[i].dir[d];
+			char q[64];
+
+			snprintf(q, sizeof(q), "%s.%s", p, dir_names[d]);
+			rd_u64(c, x, q, "ios", &st->ios);
+			rd_u64(c, x, q, "bytes", &st->bytes);
+			rd_double(c, x, q, "iops", &st->iops);
+			rd_double(c, x, q, "mb_s", &st->mb_s);
+			rd_double(c, x, q, "mib_s", &st->mib_s);
+		}
+	}
+}
+
 static void read_intervals(struct rd *c, json_object *root, struct iom_run_result *r)
 {
 	static const char *const keys[4] = { "read_ios", "write_ios", "read_bytes", "write_bytes" };
@@ -1016,6 +1060,7 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 	rd_double(&c, root, "", "mb_s_stddev", &r->mb_s_stddev);
 	rd_double(&c, root, "", "qd_mean", &r->qd_mean);
 	read_threads(&c, root, r);
+	read_paths(&c, root, r);
 	read_cpu(&c, rd_obj(&c, root, "", "cpu"), &r->cpu);
 	read_intervals(&c, root, r);
 	rd_u64(&c, root, "", "warmup_ios", &r->warmup_ios);
