@@ -142,7 +142,8 @@ const struct iom_key iom_keys[] = {
 	  .help = "unique name of the target (letters, digits, '.', '_', '-')" },
 	{ .name = "path", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
 	  .flags = IOM_KEY_REQUIRED,
-	  .help = "a scratch file (created when missing) or a block device under /dev/" },
+	  .help = "a scratch file (created when missing) or a block device under /dev/ (or paths: "
+		  "several at once)" },
 	{ .name = "size", .section = IOM_SEC_TARGET, .type = IOM_TYPE_SIZE, .dim = NODIM,
 	  .unit = "bytes", .min = 4 * KIB, .max = 1024 * TIB, IOM_AT(iom_target, size),
 	  .help = "size of the scratch file, or the region [0, size) of a device; required for "
