@@ -1468,6 +1468,23 @@ static json_object *targets_json(const struct iom_study_record *s)
 		iom_json_add(o, "overwrite", json_object_new_boolean(t->overwrite));
 		iom_json_add(o, "destructive", json_object_new_boolean(t->destructive));
 		iom_json_add(o, "facts", info ? facts_json(&info->facts) : NULL);
+		if (t->npaths) { /* issue 16c: every path, its region and device facts */
+			json_object *pa = json_object_new_array();
+
+			for (size_t k = 0; k < t->npaths; k++) {
+				const struct iom_target_info *pi =
+					info && k <= info->nmore ? iom_target_info_path(info, k) : NULL;
+				json_object *e = json_object_new_object();
+
+				iom_json_add(e, "path", iom_json_str(t->paths[k]));
+				iom_json_add(e, "resolved", iom_json_str(pi ? pi->path : NULL));
+				iom_json_add(e, "region",
+					     json_object_new_uint64(pi ? pi->region : 0));
+				iom_json_add(e, "facts", pi ? facts_json(&pi->facts) : NULL);
+				json_object_array_add(pa, e);
+			}
+			iom_json_add(o, "paths", pa);
+		}
 		json_object_array_add(a, o);
 	}
 	return a;
