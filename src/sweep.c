@@ -403,8 +403,13 @@ static void prepare_targets(struct sweep *s)
 			 * now */
 			ret = iom_stage_pin_device(&s->stage, i, err, sizeof(err));
 		} else {
-			say(s, false, "preparing target '%s' (%s)\n", m->targets[i].label,
-			    m->targets[i].path);
+			if (m->targets[i].npaths) /* issue 16c */
+				say(s, false, "preparing target '%s' (%s and %zu more path%s)\n",
+				    m->targets[i].label, m->targets[i].path,
+				    m->targets[i].npaths - 1, m->targets[i].npaths > 2 ? "s" : "");
+			else
+				say(s, false, "preparing target '%s' (%s)\n", m->targets[i].label,
+				    m->targets[i].path);
 			ret = iom_stage_prepare_target(&s->stage, i, err, sizeof(err));
 		}
 		if (ret < 0) {
