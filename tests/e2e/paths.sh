@@ -4,7 +4,8 @@
 # with I/O of its own, both in flight in the same window (the trace); a bytes-bound window is
 # exact across the paths. A bad path among several is refused naming it, before anything is
 # written to the good one; a symbolic link among them is refused as a single path is (#14);
-# `iomatrix diskspd` with two files runs one target with both. As root: two loop devices with
+# a path swapped for a link mid-sweep fails that target's later runs naming it (each path's
+# identity is pinned); `iomatrix diskspd` with two files runs one target with both. As root: two loop devices with
 # destructive = true, each device's own write counter seeing its writes.
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
@@ -101,6 +102,35 @@ sed "s#\"$here/b.scratch\"#\"$here/./a.scratch\"#" m.cfg >dup.cfg
 "$IOMATRIX" check dup.cfg >out.txt 2>err.txt; rc=$?
 [ "$rc" -eq 2 ] && grep -q "are the same file: give each path once" err.txt ||
     die "one file twice: exit $rc, $(cat err.txt)"
+
+# the second path replaced by a symbolic link mid-sweep: its own pinned identity catches it at
+# the next run's open, that run and the rest fail naming it, the link's file is not written
+head -c 65536 /dev/urandom >victim.txt
+cp victim.txt victim.orig
+sed 's/duration = "400ms"; rest = "0s";/duration = "200ms"; rest = "2s"; repeat = 3;/' m.cfg |
+    sed 's/read_pct = 50/read_pct = 0/' >swap.cfg
+grep -q "repeat = 3" swap.cfg || die "swap.cfg has no repeat"
+"$IOMATRIX" run swap.cfg -o swap -q --no-trace >swap.out 2>swap.err &
+pid=$!
+n=0
+while [ ! -e swap/runs/00001.json ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
+rm b.scratch
+ln -s victim.txt b.scratch
+wait "$pid"
+rc=$?
+[ "$rc" -eq 1 ] || die "the swapped sweep exited $rc, not 1: $(cat swap.err)"
+cmp victim.txt victim.orig || die "victim.txt was written through the link"
+python3 - "$here" <<'PY' || die "the swapped path's runs"
+import json, sys
+here = sys.argv[1]
+r = [json.load(open("swap/runs/%05d.json" % i)) for i in (1, 2, 3)]
+print("swapped:", [(x["status"], x.get("error")) for x in r])
+assert r[0]["status"] == "ok" and len(r[0]["paths"]) == 2, r[0].get("error")
+want = "'%s/b.scratch' is now a symbolic link to 'victim.txt'" % here
+assert r[1]["status"] == "failed" and want in r[1]["error"], r[1].get("error")
+assert r[2]["status"] == "failed" and want in r[2]["error"], r[2].get("error")
+PY
+rm b.scratch
 
 # diskspd with two files: one target with both paths, both driven
 "$IOMATRIX" diskspd -c8M -t1 -o2 -b4K -r -w50 -d1 -W0 --no-trace --output ds \
