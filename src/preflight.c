@@ -158,8 +158,12 @@ static void add_need(struct pf *s, size_t t, dev_t dev, const char *where, uint6
 	}
 	f->need = f->need > UINT64_MAX - need ? UINT64_MAX : f->need + need;
 	human(need, h, sizeof(h));
-	labels = f->labels ? xasprintf("%s, '%s' (%s)", f->labels, s->m->targets[t].label, h)
-			   : xasprintf("'%s' (%s)", s->m->targets[t].label, h);
+	if (s->view && s->view_t == t) /* issue 16c: one of its paths */
+		labels = xasprintf("%s%s'%s' at '%s' (%s)", f->labels ? f->labels : "",
+				   f->labels ? ", " : "", s->m->targets[t].label, s->view->path, h);
+	else
+		labels = f->labels ? xasprintf("%s, '%s' (%s)", f->labels, s->m->targets[t].label, h)
+				   : xasprintf("'%s' (%s)", s->m->targets[t].label, h);
 	free(f->labels);
 	f->labels = labels;
 	f->ntargets++;
