@@ -1753,6 +1753,31 @@ static int check_paths(const struct iom_target *t, char *err, size_t errlen)
 				    "file nor a block device", t->paths[p], t->label);
 			break;
 		}
+		if (exists[p] && S_ISREG(st[p].st_mode)) {
+			/* what prepare would refuse of an existing file, before another path of
+			 * the target is created or filled: a second hard link, no mark */
+			int fd = open(real[p], O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+			uint64_t filled = 0;
+
+			if (fd < 0) {
+				r = iom_err(err, errlen, errno, "cannot open '%s': %s", real[p],
+					    strerror(errno));
+				break;
+			}
+			if (st[p].st_nlink > 1)
+				r = iom_err(err, errlen, EMLINK, "'%s' of target '%s' is a file with "
+					    "%ju links: writing it would change the file under its "
+					    "other name too, so it is refused (overwrite = true "
+					    "included); give the path of a file of its own", real[p],
+					    t->label, (uintmax_t)st[p].st_nlink);
+			else if (!t->overwrite && !mark_read(real[p], fd, &filled))
+				r = iom_err(err, errlen, EEXIST, "'%s' exists and is not an iomatrix "
+					    "scratch file; set overwrite = true in target '%s' to use "
+					    "it", real[p], t->label);
+			close(fd);
+			if (r)
+				break;
+		}
 		for (size_t q = 0; q < p && !r; q++) {
 			bool blk_p = exists[p] && S_ISBLK(st[p].st_mode);
 			bool blk_q = exists[q] && S_ISBLK(st[q].st_mode);

@@ -105,8 +105,9 @@ struct iom_target_info {
 /*
  * Paths (issue 16c): a target with paths = [ … ] is every path prepared in turn as above, after
  * a first pass over all of them that writes nothing: each path must resolve as a single path
- * does (a symbolic link to a file refused), be of one kind (all files or all devices), and no
- * two may be the same file or device. The message names the path.
+ * does (a symbolic link to a file refused), an existing file must have one link and carry the
+ * mark (or overwrite be set), all must be of one kind (all files or all devices), and no two
+ * may be the same file or device. The message names the path.
  */
 int iom_target_prepare(const struct iom_target *t, bool will_write, struct iom_target_info *info,
 		       char *err, size_t errlen);

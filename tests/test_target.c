@@ -625,6 +625,17 @@ static void test_target_paths_each_prepared_and_pinned(void **state)
 	iom_target_info_release(&info);
 	assert_int_equal(access(c, F_OK), -1);
 
+	/* an existing file without iomatrix's mark: refused before c (new) is made */
+	paths[0] = c;
+	paths[1] = b; /* "someone", unmarked */
+	t.path = c;
+	assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), -EEXIST);
+	assert_contains(err, "is not an iomatrix scratch file");
+	assert_contains(err, b);
+	iom_target_info_release(&info);
+	assert_int_equal(access(c, F_OK), -1);
+	assert_int_equal(file_size(b), 8);
+
 	/* one file under two names */
 	paths[0] = o;
 	paths[1] = b2;
