@@ -154,6 +154,7 @@ void iom_diskspd_release(struct iom_diskspd *d)
 	free(d->notes);
 	free(d->command);
 	free(d->cpus);
+	free(d->targets);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -289,19 +290,22 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			return 0;
 		}
 		if (only_args || a[0] != '-' || a[1] == '\0') {
-			if (d->target) {
-				ret = iom_err(err, errlen, EINVAL, "one target only ('%s' and '%s'): "
-					      "iomatrix diskspd runs a one-cell study; compare targets "
-					      "with a matrix ('iomatrix new PATH PATH')", d->target, a);
-				goto fail;
-			}
 			if (windows_target(a)) {
 				ret = iom_err(err, errlen, EINVAL, "'%s' is a Windows target; give a "
 					      "Linux path (a file, or a block device such as /dev/sdb)",
 					      a);
 				goto fail;
 			}
-			d->target = a;
+			for (size_t k = 0; k < d->ntargets; k++)
+				if (strcmp(d->targets[k], a) == 0) {
+					ret = iom_err(err, errlen, EINVAL, "target '%s' is given twice",
+						      a);
+					goto fail;
+				}
+			if (!d->target)
+				d->target = a;
+			d->targets = xrealloc(d->targets, (d->ntargets + 1) * sizeof(*d->targets));
+			d->targets[d->ntargets++] = a;
 			append_arg(&d->command, a);
 			continue;
 		}
@@ -705,43 +709,68 @@ fail:
 }
 
 /* The scratch file size: -c, else the size of an existing file. */
-static int target_size(const struct iom_diskspd *d, bool *is_dev, uint64_t *size, char *err,
-		       size_t errlen)
+static int target_size(const struct iom_diskspd *d, const char *path, bool *is_dev,
+		       uint64_t *size, char *err, size_t errlen)
 {
 	struct stat st;
-	bool exists = stat(d->target, &st) == 0;
+	bool exists = stat(path, &st) == 0;
 
-	*is_dev = strncmp(d->target, "/dev/", 5) == 0 || (exists && S_ISBLK(st.st_mode));
+	*is_dev = strncmp(path, "/dev/", 5) == 0 || (exists && S_ISBLK(st.st_mode));
 	*size = d->max_size; /* -f: the region [0, size); 0: all of it */
 	if (*is_dev) {
 		if (d->create_size)
 			return iom_err(err, errlen, EINVAL, "-c creates files, and '%s' is a block "
-				       "device (as in DiskSpd, -c conflicts with a device)", d->target);
+				       "device (as in DiskSpd, -c conflicts with a device)", path);
 		if (d->write_pct && !d->destructive)
 			return iom_err(err, errlen, EINVAL, "'%s' is a block device and -w%u writes "
 				       "to it: add --destructive to let iomatrix destroy what is on "
-				       "it", d->target, d->write_pct);
+				       "it", path, d->write_pct);
 		return 0;
 	}
 	if (exists && S_ISDIR(st.st_mode))
 		return iom_err(err, errlen, EINVAL, "'%s' is a directory; give a file in it, e.g. "
-			       "'%s/iomatrix-diskspd.dat' with -c1G", d->target, d->target);
+			       "'%s/iomatrix-diskspd.dat' with -c1G", path, path);
 	if (d->create_size) {
 		*size = d->max_size ? d->max_size : d->create_size;
 		return 0;
 	}
 	if (!exists)
 		return iom_err(err, errlen, ENOENT, "'%s' does not exist: give -c<size> to create "
-			       "it, e.g. -c1G", d->target);
+			       "it, e.g. -c1G", path);
 	if (!S_ISREG(st.st_mode) || st.st_size <= 0)
 		return iom_err(err, errlen, EINVAL, "'%s' is not a regular file with data; give "
-			       "-c<size>", d->target);
+			       "-c<size>", path);
 	if (d->max_size > (uint64_t)st.st_size)
 		return iom_err(err, errlen, EINVAL, "-f: a region of %" PRIu64 " bytes is larger "
-			       "than '%s' (%lld bytes)", d->max_size, d->target,
+			       "than '%s' (%lld bytes)", d->max_size, path,
 			       (long long)st.st_size);
 	*size = d->max_size ? d->max_size : (uint64_t)st.st_size;
 	return 0;
+}
+
+/* issue 16c: the size and kind of every target: all files or all devices; the one size is
+ * each file's (the smallest existing file's without -c; a device's region with -f, else 0:
+ * each device whole). */
+static int targets_size(const struct iom_diskspd *d, bool *is_dev, uint64_t *size, char *err,
+			size_t errlen)
+{
+	int ret = target_size(d, d->targets[0], is_dev, size, err, errlen);
+
+	for (size_t k = 1; k < d->ntargets && ret == 0; k++) {
+		bool dev;
+		uint64_t sz;
+
+		ret = target_size(d, d->targets[k], &dev, &sz, err, errlen);
+		if (ret < 0)
+			break;
+		if (dev != *is_dev)
+			return iom_err(err, errlen, EINVAL, "'%s' is %s and '%s' is not: give all "
+				       "files or all block devices", d->targets[k],
+				       dev ? "a block device" : "a file", d->targets[0]);
+		if (sz < *size)
+			*size = sz;
+	}
+	return ret;
 }
 
 /* Appends a printf-formatted piece to the growing string *s. */
@@ -778,7 +807,7 @@ int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size
 	int ret;
 
 	*text = NULL;
-	if ((ret = target_size(d, &is_dev, &fsize, err, errlen)) < 0)
+	if ((ret = targets_size(d, &is_dev, &fsize, err, errlen)) < 0)
 		return ret;
 	iom_preset_label(d->target, label, sizeof(label));
 	fmt_size(d->block_size, bs, sizeof(bs));
@@ -799,7 +828,18 @@ int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size
 		add(&t, "seed = %" PRIu64 ";                         # -z\n", d->seed);
 	if (d->cpus)
 		add(&t, "cpus = \"%s\";   # -a: thread i on the i-th CPU, round-robin\n", d->cpus);
-	add(&t, "\ntargets = (\n  { label = \"%s\"; path = %s;", label, qpath);
+	if (d->ntargets > 1) { /* issue 16c: all at once, as DiskSpd runs them */
+		add(&t, "\ntargets = (\n  { label = \"%s\"; paths = [ %s", label, qpath);
+		for (size_t k = 1; k < d->ntargets; k++) {
+			char *q = iom_preset_quote(d->targets[k]);
+
+			add(&t, ", %s", q);
+			free(q);
+		}
+		add(&t, " ];");
+	} else {
+		add(&t, "\ntargets = (\n  { label = \"%s\"; path = %s;", label, qpath);
+	}
 	if (is_dev && d->max_size)
 		add(&t, " size = \"%s\";%s }   # a block device: -f, its first %s\n", size,
 		    d->destructive ? " destructive = true;" : "", size);
@@ -841,8 +881,14 @@ int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size
 	add_key(&t, kv, c);
 	snprintf(kv, sizeof(kv), "queue_depth = %" PRIu64 ";", d->outstanding);
 	add_key(&t, kv, "-o: I/Os outstanding per thread");
-	snprintf(kv, sizeof(kv), "threads = %" PRIu64 ";", d->threads);
-	add_key(&t, kv, "-t: threads on the target");
+	snprintf(kv, sizeof(kv), "threads = %" PRIu64 ";", d->threads * (d->ntargets ? d->ntargets : 1));
+	if (d->ntargets > 1) {
+		snprintf(c, sizeof(c), "-t%" PRIu64 " on each of the %zu targets (thread i on path i "
+			 "mod %zu)", d->threads, d->ntargets, d->ntargets);
+		add_key(&t, kv, c);
+	} else {
+		add_key(&t, kv, "-t: threads on the target");
+	}
 	snprintf(kv, sizeof(kv), "direct = %s;", d->direct ? "true" : "false");
 	add_key(&t, kv, d->direct ? "-Sh/-Su/-h: O_DIRECT, the OS cache bypassed"
 				  : "no -S: through the OS cache, DiskSpd's default");
@@ -909,7 +955,7 @@ void iom_diskspd_usage(FILE *out)
 	      "  -W<seconds>  warm-up (a bare -W is 0, as in DiskSpd)  warmup    [5]\n"
 	      "  -C<seconds>  cool-down                           cooldown       [0]\n"
 	      "  -o<count>    I/Os outstanding per thread         queue_depth    [2]\n"
-	      "  -t<count>    threads on the target               threads        [1]\n"
+	      "  -t<count>    threads on each target              threads (x targets) [1]\n"
 	      "  -r[align]    random, on multiples of align       pattern, align [sequential]\n"
 	      "  -rs<pct>     pct %% of the I/Os random, the rest sequential   random_pct\n"
 	      "  -s[stride]   sequential (stride = block size)    pattern\n"
@@ -936,8 +982,9 @@ void iom_diskspd_usage(FILE *out)
 	      "  --overwrite    may take over an existing file iomatrix did not create\n"
 	      "  --destructive  may write to a block device, destroying its contents\n"
 	      "\n"
-	      "other DiskSpd flags are refused; one target only (compare targets with a matrix:\n"
-	      "'iomatrix new PATH PATH')\n",
+	      "other DiskSpd flags are refused. Several targets (files or devices, not both) are\n"
+	      "driven at once as in DiskSpd: one target with paths = [ ... ], -t threads on each\n"
+	      "(to compare targets one after another, use a matrix: 'iomatrix new PATH PATH')\n",
 	      out);
 }
 

@@ -49,6 +49,10 @@ struct iom_diskspd {
 	uint64_t burst;        /* -i: I/Os per burst (0: none) */
 	uint64_t think_ms;     /* -j: milliseconds between bursts */
 	const char *target;
+	/* issue 16c: every target on the command line, targets[0] == target (heap array of argv
+	 * strings): DiskSpd drives them all at once, -t threads on each; one target with paths */
+	const char **targets;
+	size_t ntargets;
 	char *command;         /* the DiskSpd flags and target as given, space-separated (heap) */
 	char **notes;          /* what was accepted but is done differently (heap) */
 	size_t nnotes;

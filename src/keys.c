@@ -145,7 +145,8 @@ const struct iom_key iom_keys[] = {
 	  .help = "unique name of the target (letters, digits, '.', '_', '-')" },
 	{ .name = "path", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
 	  .flags = IOM_KEY_REQUIRED,
-	  .help = "a scratch file (created when missing) or a block device under /dev/" },
+	  .help = "a scratch file (created when missing) or a block device under /dev/ (or paths: "
+		  "several at once)" },
 	{ .name = "size", .section = IOM_SEC_TARGET, .type = IOM_TYPE_SIZE, .dim = NODIM,
 	  .unit = "bytes", .min = 4 * KIB, .max = 1024 * TIB, IOM_AT(iom_target, size),
 	  .help = "size of the scratch file, or the region [0, size) of a device; required for "
@@ -165,6 +166,10 @@ const struct iom_key iom_keys[] = {
 	{ .name = "device", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
 	  .help = "a block device under /dev/, instead of path (with filesystems: the device "
 		  "iomatrix formats)" },
+	{ .name = "paths", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .help = "a list of scratch files or of block devices, instead of path: one run drives "
+		  "them all at once (worker thread i on path i mod N), size applies to each, and "
+		  "every path is checked and pinned as a single path is" },
 	{ .name = "filesystems", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING,
 	  .dim = NODIM,
 	  .help = "a list of \"ext4\", \"xfs\", \"btrfs\", \"raw\": one target per filesystem "

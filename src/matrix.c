@@ -1189,6 +1189,57 @@ static bool is_device_path(const char *path)
 	return strncmp(path, "/dev/", 5) == 0;
 }
 
+/* issue 16c: paths = [ … ] of target idx (t->paths, t->npaths; t->path a copy of the first):
+ * not with path or device, not with filesystems, two or more, no path twice, all files or all
+ * devices (by the "/dev/" prefix, as size's requirement goes). */
+static int read_paths(struct ctx *c, const config_setting_t *g, size_t idx)
+{
+	struct iom_target *t = &c->m->targets[idx];
+	const config_setting_t *s = config_setting_get_member(g, "paths");
+	int n, ret;
+
+	if (!s)
+		return 0;
+	if (config_setting_get_member(g, "path") || config_setting_get_member(g, "device"))
+		return fail(c, s, "target '%s' has both paths and %s: give one", t->label,
+			    config_setting_get_member(g, "path") ? "path" : "device");
+	if (config_setting_get_member(g, "filesystems"))
+		return fail(c, s, "target '%s': paths and filesystems do not go together (a "
+			    "filesystem is made on one device)", t->label);
+	if (config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
+		return fail(c, s, "paths must be a list such as [ \"a.scratch\", \"b.scratch\" ]");
+	n = config_setting_length(s);
+	if (n == 0)
+		return fail(c, s, "target '%s': paths is empty (give two or more, or path for one)",
+			    t->label);
+	if (n > MAX_TARGETS)
+		return fail(c, s, "target '%s': %d paths, at most %d", t->label, n, MAX_TARGETS);
+	t->paths = xcalloc((size_t)n, sizeof(char *));
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+
+		if ((ret = read_string(c, e, "a path", MAX_PATH_LEN, CS_TEXT, &t->paths[i])) < 0)
+			return ret;
+		t->npaths = (size_t)i + 1;
+		for (int k = 0; k < i; k++)
+			if (strcmp(t->paths[k], t->paths[i]) == 0)
+				return fail(c, e, "target '%s': path '%s' is listed twice", t->label,
+					    t->paths[i]);
+		if (is_device_path(t->paths[i]) != is_device_path(t->paths[0]))
+			return fail(c, e, "target '%s' mixes files and devices ('%s' and '%s'): "
+				    "give all scratch files or all block devices", t->label,
+				    t->paths[0], t->paths[i]);
+	}
+	t->path = xstrdup(t->paths[0]);
+	if (n == 1) { /* one path is path = …; */
+		free(t->paths[0]);
+		free(t->paths);
+		t->paths = NULL;
+		t->npaths = 0;
+	}
+	return 0;
+}
+
 /* filesystems = [ … ] of target idx (into c->fs_list[idx]), with its mkfs and mount options
  * (already read). */
 static int read_filesystems(struct ctx *c, const config_setting_t *g, size_t idx)
@@ -1352,8 +1403,12 @@ static int read_target(struct ctx *c, const config_setting_t *g, size_t idx)
 		if (strcmp(m->targets[i].label, t->label) == 0)
 			return fail(c, s, "duplicate label '%s' (also the label of the target at "
 					  "line %d)", t->label, m->targets[i].line);
+	if ((ret = read_paths(c, g, idx)) < 0)
+		return ret;
 	s = config_setting_get_member(g, "path");
-	if (s && config_setting_get_member(g, "device"))
+	if (t->npaths)
+		s = config_setting_get_member(g, "paths");
+	if (s && !t->npaths && config_setting_get_member(g, "device"))
 		return fail(c, s, "target '%s' has both path and device: give one", t->label);
 	if (!s && (s = config_setting_get_member(g, "device"))) {
 		if ((ret = read_string(c, s, "device", MAX_PATH_LEN, CS_TEXT, &t->path)) < 0)
@@ -1367,9 +1422,18 @@ static int read_target(struct ctx *c, const config_setting_t *g, size_t idx)
 	if (!t->path && (ret = read_string(c, s, "path", MAX_PATH_LEN, CS_TEXT, &t->path)) < 0)
 		return ret;
 	for (size_t i = 0; i < idx; i++)
-		if (strcmp(m->targets[i].path, t->path) == 0)
-			return fail(c, s, "target '%s' has the same path as target '%s'", t->label,
-				    m->targets[i].label);
+		for (size_t p = 0; p < (t->npaths ? t->npaths : 1); p++)
+			for (size_t q = 0; q < (m->targets[i].npaths ? m->targets[i].npaths : 1);
+			     q++) {
+				const char *a = t->npaths ? t->paths[p] : t->path;
+				const char *b = m->targets[i].npaths ? m->targets[i].paths[q]
+								     : m->targets[i].path;
+
+				if (strcmp(a, b) == 0)
+					return fail(c, s, "target '%s' has the same path as target "
+						    "'%s' ('%s')", t->label,
+						    m->targets[i].label, a);
+			}
 	if (!config_setting_get_member(g, "size") && !is_device_path(t->path))
 		return fail(c, g, "target '%s' has no size (required for a scratch file, e.g. "
 				  "size = \"1G\";)", t->label);
@@ -2237,6 +2301,28 @@ static int cross_checks(struct ctx *c)
 			direct |= t->dim[IOM_DIM_DIRECT].v[j] != 0;
 		for (size_t j = 0; j < t->dim[IOM_DIM_VERIFY].n; j++)
 			verify |= t->dim[IOM_DIM_VERIFY].v[j] != 0;
+		if (t->npaths) { /* issue 16c */
+			const config_setting_t *tw = c->t_set[i][IOM_DIM_THREADS]
+							     ? c->t_set[i][IOM_DIM_THREADS]
+							     : c->wl_set[IOM_DIM_THREADS];
+
+			if (verify)
+				return fail_line(c, t->line, "target '%s': verify is not available for a "
+						 "target with several paths (give each path a target of "
+						 "its own to verify it)", t->label);
+			for (size_t j = 0; j < t->dim[IOM_DIM_THREADS].n; j++)
+				if ((uint64_t)t->dim[IOM_DIM_THREADS].v[j] < t->npaths) {
+					if (tw)
+						return fail(c, tw, "target '%s' has %zu paths but "
+							    "threads = %lld: give at least one "
+							    "thread per path", t->label, t->npaths,
+							    (long long)t->dim[IOM_DIM_THREADS].v[j]);
+					return fail_line(c, t->line, "target '%s' has %zu paths but "
+							 "threads = %lld: give at least one thread "
+							 "per path", t->label, t->npaths,
+							 (long long)t->dim[IOM_DIM_THREADS].v[j]);
+				}
+		}
 		{
 			/* fsync_every and trim_pct need an engine that can, writes allowed, and
 			 * trims no verified data */
@@ -2619,6 +2705,9 @@ void iom_matrix_free(struct iom_matrix *m)
 
 		free(t->label);
 		free(t->path);
+		for (size_t p = 0; p < t->npaths; p++)
+			free(t->paths[p]);
+		free(t->paths);
 		free(t->filesystem);
 		free(t->controller);
 		free(t->fs_type);

@@ -158,6 +158,12 @@ struct iom_target {
 	 * key, the workload's otherwise. dim[IOM_DIM_TARGET] is unused. */
 	struct iom_values dim[IOM_DIM_COUNT];
 	int line;
+	/* issue 16c: paths = [ … ] (two or more, all files or all devices): one run drives all
+	 * of them at once, worker thread i on paths[i % npaths], each prepared, pinned and
+	 * checked as a one-path target (target.h). path is a copy of paths[0]. npaths 0: the
+	 * target has the one path. */
+	char **paths;
+	size_t npaths;
 };
 
 struct iom_timing {

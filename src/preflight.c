@@ -36,6 +36,7 @@ struct fs_need {
 	uint64_t over_need;
 	char *labels;     /* "'a' (1.0 GiB), 'b' (2.0 GiB)" */
 	size_t ntargets;
+	char *over_path;  /* issue 16c: the path of target over that made it (heap) */
 };
 
 struct pf {
@@ -45,7 +46,17 @@ struct pf {
 	struct iom_preflight *out;
 	struct fs_need *fs;
 	size_t nfs;
+	/* issue 16c: while one path of a target with several is checked, the target with that
+	 * path in place of its own (view_t its index); NULL otherwise */
+	const struct iom_target *view;
+	size_t view_t;
 };
+
+/* Target t as the checks see it: the path being checked of one with several paths. */
+static const struct iom_target *target_of(const struct pf *s, size_t t)
+{
+	return s->view && s->view_t == t ? s->view : &s->m->targets[t];
+}
 
 __attribute__((format(printf, 4, 5)))
 static void diag(struct pf *s, bool error, int line, const char *fmt, ...)
@@ -143,11 +154,16 @@ static void add_need(struct pf *s, size_t t, dev_t dev, const char *where, uint6
 	if (f->over == SIZE_MAX && need > f->avail - IOM_MIN(f->need, f->avail)) {
 		f->over = t;
 		f->over_need = need;
+		f->over_path = xstrdup(target_of(s, t)->path);
 	}
 	f->need = f->need > UINT64_MAX - need ? UINT64_MAX : f->need + need;
 	human(need, h, sizeof(h));
-	labels = f->labels ? xasprintf("%s, '%s' (%s)", f->labels, s->m->targets[t].label, h)
-			   : xasprintf("'%s' (%s)", s->m->targets[t].label, h);
+	if (s->view && s->view_t == t) /* issue 16c: one of its paths */
+		labels = xasprintf("%s%s'%s' at '%s' (%s)", f->labels ? f->labels : "",
+				   f->labels ? ", " : "", s->m->targets[t].label, s->view->path, h);
+	else
+		labels = f->labels ? xasprintf("%s, '%s' (%s)", f->labels, s->m->targets[t].label, h)
+				   : xasprintf("'%s' (%s)", s->m->targets[t].label, h);
 	free(f->labels);
 	f->labels = labels;
 	f->ntargets++;
@@ -157,7 +173,7 @@ static void add_need(struct pf *s, size_t t, dev_t dev, const char *where, uint6
  * t) when it cannot be opened or asked. Read-only: nothing is written. */
 static bool device_size(struct pf *s, size_t t, const char *path, uint64_t *bytes)
 {
-	const struct iom_target *tg = &s->m->targets[t];
+	const struct iom_target *tg = target_of(s, t);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), e;
 
 	if (fd < 0) {
@@ -182,7 +198,7 @@ static bool device_size(struct pf *s, size_t t, const char *path, uint64_t *byte
 static bool device_region_fits(struct pf *s, size_t t, const char *path, uint64_t bytes,
 			       const char *what)
 {
-	const struct iom_target *tg = &s->m->targets[t];
+	const struct iom_target *tg = target_of(s, t);
 	char a[32], b[32];
 
 	if (bytes == 0) {
@@ -204,7 +220,7 @@ static bool device_region_fits(struct pf *s, size_t t, const char *path, uint64_
 static void check_block(struct pf *s, size_t t, const char *path, bool writes,
 			int64_t write_pct)
 {
-	const struct iom_target *tg = &s->m->targets[t];
+	const struct iom_target *tg = target_of(s, t);
 	uint64_t bytes;
 
 	if (!device_size(s, t, path, &bytes))
@@ -222,7 +238,7 @@ static void check_block(struct pf *s, size_t t, const char *path, bool writes,
 static void check_existing_file(struct pf *s, size_t t, const char *path, const struct stat *st,
 				bool writes)
 {
-	const struct iom_target *tg = &s->m->targets[t];
+	const struct iom_target *tg = target_of(s, t);
 	uint64_t want = tg->size ? tg->size : (uint64_t)st->st_size;
 	uint64_t alloc = (uint64_t)st->st_blocks * 512u;
 	uint64_t need = want > alloc ? want - alloc : 0;
@@ -242,7 +258,7 @@ static void check_existing_file(struct pf *s, size_t t, const char *path, const 
 /* A scratch file still to be created: its directory. */
 static void check_new_file(struct pf *s, size_t t)
 {
-	const struct iom_target *tg = &s->m->targets[t];
+	const struct iom_target *tg = target_of(s, t);
 	const char *base = iom_path_base(tg->path);
 	char *dir;
 	struct stat st;
@@ -287,7 +303,7 @@ static void check_new_file(struct pf *s, size_t t)
 
 static void check_target(struct pf *s, size_t t, bool writes, int64_t write_pct)
 {
-	const struct iom_target *tg = &s->m->targets[t];
+	const struct iom_target *tg = target_of(s, t);
 	struct stat st, lst;
 
 	if (stat(tg->path, &st) == 0) {
@@ -347,7 +363,7 @@ static void check_target(struct pf *s, size_t t, bool writes, int64_t write_pct)
  * filesystem does not exist yet, so its free space is not asked. */
 static void check_fs_target(struct pf *s, size_t t)
 {
-	const struct iom_target *tg = &s->m->targets[t];
+	const struct iom_target *tg = target_of(s, t);
 	bool raw = strcmp(tg->fs_type, "raw") == 0;
 	struct stat st;
 	uint64_t bytes;
@@ -387,7 +403,7 @@ struct use {
  */
 static void check_iopoll(struct pf *s, size_t t, const struct use *u)
 {
-	const struct iom_target *tg = &s->m->targets[t];
+	const struct iom_target *tg = target_of(s, t);
 	char err[IOM_ERRLEN], *dir = NULL;
 	int fd;
 
@@ -518,13 +534,57 @@ static void report_space(struct pf *s)
 		if (f->ntargets == 1)
 			diag(s, true, tg->line, "target '%s': scratch file '%s' needs %s more on its "
 			     "filesystem, which has %s free (at '%s'): make size smaller or free some "
-			     "space", tg->label, tg->path, one, avail, f->where);
+			     "space", tg->label, f->over_path, one, avail, f->where);
 		else
 			diag(s, true, tg->line, "target '%s': scratch file '%s' does not fit: the "
 			     "scratch files of targets %s on one filesystem need %s in all, and it "
 			     "has %s free (at '%s'): make them smaller or free some space", tg->label,
-			     tg->path, f->labels, need, avail, f->where);
+			     f->over_path, f->labels, need, avail, f->where);
 	}
+}
+
+/* issue 16c: the identity of a path for telling two paths apart: its device and inode (a
+ * block device: its rdev), or for a file still to be made its resolved directory and name
+ * (heap, into *name). */
+static void path_key(const char *path, struct stat *st, bool *exists, char **name)
+{
+	char *dir = iom_path_dir(path), *rdir;
+
+	*exists = stat(path, st) == 0;
+	rdir = realpath(dir, NULL);
+	*name = xasprintf("%s/%s", rdir ? rdir : dir, iom_path_base(path));
+	free(rdir);
+	free(dir);
+}
+
+/* issue 16c: no two paths of target t are one file or device. */
+static void check_paths_distinct(struct pf *s, size_t t)
+{
+	const struct iom_target *tg = &s->m->targets[t];
+
+	for (size_t a = 0; a < tg->npaths; a++)
+		for (size_t b = 0; b < a; b++) {
+			struct stat sa, sb;
+			bool ea, eb, same;
+			char *na, *nb;
+
+			path_key(tg->paths[a], &sa, &ea, &na);
+			path_key(tg->paths[b], &sb, &eb, &nb);
+			if (ea && eb)
+				same = S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode)
+					       ? sa.st_rdev == sb.st_rdev
+					       : sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+			else
+				same = !ea && !eb && strcmp(na, nb) == 0;
+			free(na);
+			free(nb);
+			if (same) {
+				diag(s, true, tg->line, "target '%s': '%s' and '%s' are the same %s: "
+				     "give each path once", tg->label, tg->paths[b], tg->paths[a],
+				     ea && S_ISBLK(sa.st_mode) ? "device" : "file");
+				return;
+			}
+		}
 }
 
 int iom_preflight_check(const struct iom_plan *p, const struct iom_preflight_opts *o,
@@ -558,11 +618,28 @@ int iom_preflight_check(const struct iom_plan *p, const struct iom_preflight_opt
 			continue;
 		if (!p->m->targets[t].path || !*p->m->targets[t].path)
 			continue; /* the matrix refuses it */
-		if (p->m->targets[t].fs_type)
+		if (p->m->targets[t].fs_type) {
 			check_fs_target(&s, t);
-		else
+			check_iopoll(&s, t, &u[t]);
+			continue;
+		}
+		/* issue 16c: each path of a target with several, as a target of its own */
+		check_paths_distinct(&s, t);
+		for (size_t k = 0; k < (p->m->targets[t].npaths ? p->m->targets[t].npaths : 1);
+		     k++) {
+			struct iom_target v = p->m->targets[t];
+
+			if (v.npaths) {
+				v.path = v.paths[k];
+				v.paths = NULL;
+				v.npaths = 0;
+				s.view = &v;
+				s.view_t = t;
+			}
 			check_target(&s, t, u[t].writes, u[t].min_read_pct);
-		check_iopoll(&s, t, &u[t]);
+			check_iopoll(&s, t, &u[t]);
+			s.view = NULL;
+		}
 	}
 	report_space(&s);
 	check_traces(&s);
@@ -590,6 +667,7 @@ int iom_preflight_check(const struct iom_plan *p, const struct iom_preflight_opt
 	for (size_t i = 0; i < s.nfs; i++) {
 		free(s.fs[i].where);
 		free(s.fs[i].labels);
+		free(s.fs[i].over_path);
 	}
 	free(s.fs);
 	free(u);

@@ -58,7 +58,11 @@ static void print_input(FILE *out, const struct iom_study_info *s, const struct 
 	}
 	fprintf(out, "measuring latency\n");
 	fprintf(out, "random seed: %" PRIu64 "\n", r->seed);
-	fprintf(out, "path: '%s'\n", t && t->path ? t->path : "?");
+	if (r->npaths) /* issue 16c: several at once */
+		for (size_t i = 0; i < r->npaths; i++)
+			fprintf(out, "path: '%s'\n", r->paths[i].path ? r->paths[i].path : "?");
+	else
+		fprintf(out, "path: '%s'\n", t && t->path ? t->path : "?");
 	if (label)
 		fprintf(out, "target: '%s'\n", label);
 	if (t && (t->controller || (t->has_facts && t->facts.driver)))
@@ -83,7 +87,12 @@ static void print_input(FILE *out, const struct iom_study_info *s, const struct 
 	else
 		fprintf(out, "using random I/O (alignment: %s)\n", bs);
 	fprintf(out, "number of outstanding I/O operations: %s\n", cell_get(f, "queue_depth", "?"));
-	fprintf(out, "threads per file: %s\n", cell_get(f, "threads", "?"));
+	if (r->npaths) /* issue 16c: thread i on path i mod npaths */
+		fprintf(out, "threads per file: %lld (of %s, thread i on path i mod %zu)\n",
+			atoll(cell_get(f, "threads", "0")) / (long long)r->npaths,
+			cell_get(f, "threads", "?"), r->npaths);
+	else
+		fprintf(out, "threads per file: %s\n", cell_get(f, "threads", "?"));
 	if (strcmp(engine, "io_uring") == 0)
 		fprintf(out, "using io_uring%s\n", r->registered_buffers ? " with registered buffers" :
 									    "");
@@ -138,6 +147,9 @@ static void print_io_table(FILE *out, const struct iom_study_info *s,
 		fprintf(out, "%6u | %15" PRIu64 " | %12" PRIu64 " | %10.2f | %10.2f | %8.3f | ", i,
 			x->bytes, x->ios, (double)x->bytes / secs / 1048576.0, (double)x->ios / secs,
 			x->ios ? x->lat_mean_ns / 1e6 : 0.0);
+		if (r->npaths) /* issue 16c: thread i's own path */
+			snprintf(file, sizeof(file), "%s", r->paths[i % r->npaths].path
+							       ? r->paths[i % r->npaths].path : "?");
 		if (x->ios)
 			fprintf(out, "%9.3f | %s\n", x->lat_stddev_ns / 1e6, file);
 		else

@@ -100,6 +100,11 @@ void iom_run_result_release(struct iom_run_result *r)
 	r->verify.nfirst = 0;
 	free(r->stall.reason);
 	r->stall.reason = NULL;
+	for (size_t i = 0; i < r->npaths; i++)
+		free(r->paths[i].path);
+	free(r->paths);
+	r->paths = NULL;
+	r->npaths = 0;
 	free(r->access);
 	free(r->lines);
 	r->access = NULL;
@@ -288,6 +293,27 @@ static json_object *access_json(const struct iom_run_result *r)
 	}
 	iom_json_add(o, "lines", a);
 	return o;
+}
+
+/* "paths": [ { "path", "read", "write", "total" }, … ] (issue 16c): each with ios, bytes and
+ * rates, no latencies. */
+static json_object *paths_json(const struct iom_run_result *r)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < r->npaths; i++) {
+		json_object *e = json_object_new_object();
+
+		iom_json_add(e, "path", iom_json_str(r->paths[i].path));
+		for (int d = 0; d < IOM_NDIR; d++) {
+			json_object *x = io_json(&r->paths[i].dir[d]);
+
+			json_object_object_del(x, "lat_ns");
+			iom_json_add(e, dir_names[d], x);
+		}
+		json_object_array_add(a, e);
+	}
+	return a;
 }
 
 static json_object *cpu_pct_json(const struct iom_cpu_pct *c)
@@ -494,6 +520,8 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 	iom_json_add(o, "threads", threads_json(r));
 	if (r->access)
 		iom_json_add(o, "access", access_json(r));
+	if (r->npaths)
+		iom_json_add(o, "paths", paths_json(r));
 	iom_json_add(o, "cpu", cpu_json(&r->cpu));
 	iom_json_add(o, "intervals", intervals_json(r));
 	iom_json_add(o, "warmup_ios", json_object_new_uint64(r->warmup_ios));
@@ -904,6 +932,50 @@ static void read_threads(struct rd *c, json_object *root, struct iom_run_result 
 	}
 }
 
+/* issue 16c: "paths", when there (a target with several paths; older files have none). */
+static void read_paths(struct rd *c, json_object *root, struct iom_run_result *r)
+{
+	json_object *a;
+	size_t n;
+
+	if (!json_object_object_get_ex(root, "paths", &a))
+		return;
+	if (!json_object_is_type(a, json_type_array)) {
+		rd_fail(c, "", "paths", "is not an array");
+		return;
+	}
+	n = json_object_array_length(a);
+	if (n > 1000000) {
+		rd_fail(c, "", "paths", "has too many entries");
+		return;
+	}
+	r->paths = xcalloc(n ? n : 1, sizeof(*r->paths));
+	r->npaths = n;
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(a, i);
+		char p[48];
+
+		snprintf(p, sizeof(p), "paths[%zu]", i);
+		if (!o || !json_object_is_type(o, json_type_object)) {
+			rd_fail(c, "", p, "is not an object");
+			return;
+		}
+		rd_str(c, o, p, "path", &r->paths[i].path);
+		for (int d = 0; d < IOM_NDIR; d++) {
+			json_object *x = rd_obj(c, o, p, dir_names[d]);
+			struct iom_io_stats *st = &r->paths[i].dir[d];
+			char q[64];
+
+			snprintf(q, sizeof(q), "%s.%s", p, dir_names[d]);
+			rd_u64(c, x, q, "ios", &st->ios);
+			rd_u64(c, x, q, "bytes", &st->bytes);
+			rd_double(c, x, q, "iops", &st->iops);
+			rd_double(c, x, q, "mb_s", &st->mb_s);
+			rd_double(c, x, q, "mib_s", &st->mib_s);
+		}
+	}
+}
+
 static void read_intervals(struct rd *c, json_object *root, struct iom_run_result *r)
 {
 	static const char *const keys[4] = { "read_ios", "write_ios", "read_bytes", "write_bytes" };
@@ -1099,6 +1171,7 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 	rd_double(&c, root, "", "mb_s_stddev", &r->mb_s_stddev);
 	rd_double(&c, root, "", "qd_mean", &r->qd_mean);
 	read_threads(&c, root, r);
+	read_paths(&c, root, r);
 	read_cpu(&c, rd_obj(&c, root, "", "cpu"), &r->cpu);
 	read_intervals(&c, root, r);
 	rd_u64(&c, root, "", "warmup_ios", &r->warmup_ios);
@@ -1545,6 +1618,23 @@ static json_object *targets_json(const struct iom_study_record *s)
 		iom_json_add(o, "overwrite", json_object_new_boolean(t->overwrite));
 		iom_json_add(o, "destructive", json_object_new_boolean(t->destructive));
 		iom_json_add(o, "facts", info ? facts_json(&info->facts) : NULL);
+		if (t->npaths) { /* issue 16c: every path, its region and device facts */
+			json_object *pa = json_object_new_array();
+
+			for (size_t k = 0; k < t->npaths; k++) {
+				const struct iom_target_info *pi =
+					info && k <= info->nmore ? iom_target_info_path(info, k) : NULL;
+				json_object *e = json_object_new_object();
+
+				iom_json_add(e, "path", iom_json_str(t->paths[k]));
+				iom_json_add(e, "resolved", iom_json_str(pi ? pi->path : NULL));
+				iom_json_add(e, "region",
+					     json_object_new_uint64(pi ? pi->region : 0));
+				iom_json_add(e, "facts", pi ? facts_json(&pi->facts) : NULL);
+				json_object_array_add(pa, e);
+			}
+			iom_json_add(o, "paths", pa);
+		}
 		json_object_array_add(a, o);
 	}
 	return a;

@@ -74,6 +74,14 @@ struct iom_line_stats {
 /* I/O completed in one interval of the measured window (IOM_INTERVAL_NS long, but for the
  * last, which ends with the window). */
 #define IOM_INTERVAL_NS 1000000000ull
+/* issue 16c: one path of a target with several: what the threads on it (thread i on path
+ * i % npaths) counted in the measured window, by direction and in total (rates, no
+ * latencies). */
+struct iom_path_stats {
+	char *path;              /* the resolved path (heap) */
+	struct iom_io_stats dir[IOM_NDIR];
+};
+
 struct iom_interval {
 	uint64_t ios[2], bytes[2];  /* [IOM_DIR_READ], [IOM_DIR_WRITE] */
 	uint64_t ns;                /* issue 18: its real length; 0 (a file from before): 1 s */
@@ -209,6 +217,11 @@ struct iom_run_result {
 	char *access;
 	struct iom_line_stats *lines;
 	size_t nlines;
+	/* issue 16c: a target with several paths: per-path figures (heap, npaths entries; JSON
+	 * "paths": [ { "path", "read", "write", "total" }, … ], left out for one path; the
+	 * totals above are the sum). */
+	struct iom_path_stats *paths;
+	size_t npaths;
 	/* fsync_every and trim_pct: the flushes and trims of the measured window ([0] flush, [1]
 	 * trim; bytes: those trimmed), apart from read, write and total; has_xops false when the
 	 * cell set neither. */

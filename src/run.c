@@ -108,6 +108,10 @@ struct ctl {
 	struct iom_worker_hooks hooks; /* the spec's, with the trace's record hook */
 	struct iom_trace *trace;
 	_Atomic uint64_t shared_next;  /* shared_sequential: the next block of the one stream */
+	/* issue 16c: several paths: a conf per path (heap; worker i takes pconf[i % npaths]),
+	 * and each path's sequential stream */
+	struct iom_worker_conf *pconf;
+	_Atomic uint64_t *pshared;
 
 	/* the measured window */
 	uint64_t t0, t1;           /* monotonic ns */
@@ -762,6 +766,61 @@ static void fill_load(const struct ctl *c, struct iom_run_result *r, double secs
 		  l->offered_iops * IOM_LOAD_HELD_PCT / 100.0;
 }
 
+/* issue 16c: a conf per path, from c->conf: its fd and region, the threads on it (threads i
+ * with i % n == p), its share of a bytes-bound window (the blocks its threads' shares of the
+ * whole would have been), its own sequential stream, and a seed of its own past path 0. */
+static void make_path_confs(struct ctl *c)
+{
+	const struct iom_run_spec *s = c->spec;
+	unsigned n = s->npaths, threads = c->conf.wl.threads;
+	uint64_t bs = c->conf.wl.block_size ? c->conf.wl.block_size : 1;
+	uint64_t total = c->conf.bytes / bs + !!(c->conf.bytes % bs);
+
+	c->pconf = xcalloc(n, sizeof(*c->pconf));
+	c->pshared = xcalloc(n, sizeof(*c->pshared));
+	for (unsigned p = 0; p < n; p++) {
+		struct iom_worker_conf *pc = &c->pconf[p];
+		uint64_t blocks = 0;
+
+		*pc = c->conf;
+		pc->fd = s->fds[p];
+		pc->region = s->regions[p];
+		pc->wl.threads = (threads - p + n - 1) / n;
+		pc->path_div = n;
+		pc->run_threads = threads; /* a rate is spread over every thread of the run */
+		if (p)
+			pc->seed = iom_mix64(c->conf.seed ^ (UINT64_C(0x9a7b5) * p));
+		for (unsigned i = p; i < threads; i += n)
+			blocks += total / threads + (i < total % threads);
+		pc->bytes = c->conf.bytes ? blocks * bs : 0;
+		atomic_init(&c->pshared[p], 0);
+		pc->shared_next = &c->pshared[p];
+	}
+}
+
+/* issue 16c: the per-path figures of r from its per-thread ones. */
+static void fill_paths(const struct ctl *c, struct iom_run_result *r, double secs)
+{
+	unsigned n = c->spec->npaths;
+
+	r->paths = iom_try_calloc(n, sizeof(*r->paths));
+	if (!r->paths || !r->threads)
+		return;
+	r->npaths = n;
+	for (unsigned p = 0; p < n; p++) {
+		struct iom_path_stats *ps = &r->paths[p];
+
+		ps->path = xstrdup(c->spec->paths[p]);
+		for (unsigned i = p; i < r->nthreads; i += n)
+			for (int d = 0; d < IOM_NDIR; d++) {
+				ps->dir[d].ios += r->threads[i].dir[d].ios;
+				ps->dir[d].bytes += r->threads[i].dir[d].bytes;
+			}
+		for (int d = 0; d < IOM_NDIR; d++)
+			fill_rates(&ps->dir[d], secs);
+	}
+}
+
 static void fill_result(const struct ctl *c, struct iom_run_result *r)
 {
 	struct iom_hist *h[IOM_NDIR], *tmp = xmalloc(sizeof(*tmp));
@@ -822,6 +881,8 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 	r->dir[IOM_DIR_TOTAL].bytes = r->dir[0].bytes + r->dir[1].bytes;
 	if (c->spec->access)
 		fill_lines(c, r, tmp, secs);
+	if (c->spec->npaths)
+		fill_paths(c, r, secs);
 	for (d = 0; d < IOM_NDIR; d++) {
 		r->dir[d].ios = h[d]->count;
 		fill_lat(&r->dir[d].lat, h[d]);
@@ -907,6 +968,26 @@ static int check_spec(const struct iom_run_spec *s, char *err, size_t errlen)
 		return iom_err(err, errlen, EINVAL,
 			       "the region of %llu bytes holds no block of %u bytes",
 			       (unsigned long long)s->region, s->wl.block_size);
+	if (s->npaths) { /* issue 16c */
+		int ret;
+
+		if (s->npaths < 2 || s->wl.threads < s->npaths)
+			return iom_err(err, errlen, EINVAL, "%u paths need at least as many threads "
+				       "(threads is %u)", s->npaths, s->wl.threads);
+		for (unsigned p = 0; p < s->npaths; p++) {
+			if (s->regions[p] < s->wl.block_size)
+				return iom_err(err, errlen, EINVAL, "the region of %llu bytes of "
+					       "'%s' holds no block of %u bytes",
+					       (unsigned long long)s->regions[p], s->paths[p],
+					       s->wl.block_size);
+			if (iom_engine_has(s->wl.engine, IOM_ENGINE_CAP_FD) && s->fds[p] < 0)
+				return iom_err(err, errlen, EBADF, "'%s' is not open", s->paths[p]);
+			ret = iom_engine_check(s->wl.engine, s->fds[p], s->engine_flags,
+					       s->wl.direct, NULL, err, errlen);
+			if (ret < 0)
+				return ret;
+		}
+	}
 	if (iom_engine_has(s->wl.engine, IOM_ENGINE_CAP_FD) && s->fd < 0)
 		return iom_err(err, errlen, EBADF, "the target is not open");
 	/* what the engine's setup flags need of the target (IOPOLL: poll queues), before any
@@ -1003,8 +1084,12 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		ret = out_of_memory(spec, -1, "the table of worker threads", msg, sizeof(msg));
 		goto failed;
 	}
+	if (spec->npaths)
+		make_path_confs(c);
 	for (i = 0; i < spec->wl.threads; i++) {
-		if (iom_worker_init(&c->w[i], &c->conf, i, &c->phase, &c->gate) == 0)
+		const struct iom_worker_conf *wc = c->pconf ? &c->pconf[i % spec->npaths] : &c->conf;
+
+		if (iom_worker_init(&c->w[i], wc, i, &c->phase, &c->gate) == 0)
 			continue;
 		while (i--)
 			iom_worker_release(&c->w[i]);
@@ -1166,6 +1251,8 @@ failed:
 			out->error = xstrdup(msg);
 		iom_err(err, errlen, -ret, "%s", msg);
 	}
+	free(c->pconf);
+	free(c->pshared);
 	free(c);
 	return ret;
 }

@@ -79,6 +79,15 @@ struct iom_run_spec {
 	 * NULL for none: each I/O picks one of its lines (worker.h); the result then has per-line
 	 * figures (result.h, lines). */
 	const struct iom_access_spec *access;
+
+	/* issue 16c: a target with several paths: npaths (>= 2) open fds, their regions and
+	 * their names (for the result); worker thread i works on path i % npaths, in its own
+	 * region, its sequential slice among that path's threads. fd and region above are path
+	 * 0's. npaths 0: the one fd. */
+	const int *fds;
+	const uint64_t *regions;
+	const char *const *paths;
+	unsigned npaths;
 };
 
 /* Copies the workload values of cell c into s->wl, by the key table (every workload key lands

@@ -212,9 +212,10 @@ void iom_stage_target_changed(struct iom_stage *st, size_t t, const char *reason
 /* Opens target t (prepared for writing) for writing as its runs open it (the pinned identity
  * checked; a device held O_EXCL and its write checks repeated), for a built-in that writes.
  * An fd, or -errno with the reason in err (-ESTALE: the target is now unusable). */
-static int open_for_builtin(struct iom_stage *st, size_t t, char *err, size_t errlen)
+static int open_for_builtin(struct iom_stage *st, size_t t, const struct iom_target_info *in,
+			    char *err, size_t errlen)
 {
-	int fd = iom_target_open(&st->info[t], false, true, err, errlen);
+	int fd = iom_target_open(in, false, true, err, errlen);
 
 	if (fd == -ESTALE)
 		iom_stage_target_changed(st, t, err);
@@ -313,9 +314,22 @@ static void forget_written(struct iom_stage *st, size_t t)
 /* fstrim of a file target's filesystem, or BLKDISCARD of a destructive device's region. 0, or
  * -errno when the target could not be opened for the discard (the visit fails, or the target
  * changed). */
+static int trim_path(struct iom_stage *st, size_t t, const struct iom_target_info *in);
+
+/* issue 16c: each path of target t in turn (one, for a target with one path). */
 static int trim(struct iom_stage *st, size_t t)
 {
-	const struct iom_target_info *in = &st->info[t];
+	for (size_t p = 0; p <= st->info[t].nmore; p++) {
+		int ret = trim_path(st, t, iom_target_info_path(&st->info[t], p));
+
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int trim_path(struct iom_stage *st, size_t t, const struct iom_target_info *in)
+{
 	const char *label = st->m->targets[t].label;
 	char err[IOM_ERRLEN], msg[IOM_ERRLEN];
 	uint64_t trimmed = 0;
@@ -327,7 +341,7 @@ static int trim(struct iom_stage *st, size_t t)
 			 in->path);
 		ret = IOM_STAGE_SKIP;
 	} else if (in->is_block && in->t->destructive) {
-		int fd = open_for_builtin(st, t, err, sizeof(err));
+		int fd = open_for_builtin(st, t, in, err, sizeof(err));
 
 		if (fd < 0) {
 			if (!st->target_error[t])
@@ -414,10 +428,30 @@ static void precondition_progress(void *arg, uint64_t done, uint64_t total)
 }
 
 /* The precondition of target t before run, when it is due. 0, or -errno with the reason. */
+static int precondition_path(struct iom_stage *st, const struct iom_run *run, size_t t,
+			     const struct iom_target_info *in, char *err, size_t errlen);
+
+/* issue 16c: each path of target t in turn (one, for a target with one path). */
 static int precondition(struct iom_stage *st, const struct iom_run *run, size_t t, char *err,
 			size_t errlen)
 {
-	const struct iom_target_info *in = &st->info[t];
+	if (st->written_before[t]) {
+		st->preconditioned[t] = true;
+		return 0;
+	}
+	for (size_t p = 0; p <= st->info[t].nmore; p++) {
+		int ret = precondition_path(st, run, t, iom_target_info_path(&st->info[t], p), err,
+					    errlen);
+
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int precondition_path(struct iom_stage *st, const struct iom_run *run, size_t t,
+			     const struct iom_target_info *in, char *err, size_t errlen)
+{
 	const char *label = st->m->targets[t].label;
 	struct iom_precondition pc = { .region = in->region, .seed = st->m->seed,
 				       .progress = precondition_progress, .arg = st,
@@ -426,12 +460,8 @@ static int precondition(struct iom_stage *st, const struct iom_run *run, size_t 
 	char bytes[32], msg[IOM_ERRLEN];
 	int ret, fd;
 
-	if (st->written_before[t]) {
-		st->preconditioned[t] = true;
-		return 0;
-	}
 	/* written through the run's own kind of descriptor: the target must still be itself */
-	fd = open_for_builtin(st, t, err, errlen);
+	fd = open_for_builtin(st, t, in, err, errlen);
 	if (fd < 0)
 		return fd;
 	st->preconditioned[t] = true;
@@ -439,8 +469,12 @@ static int precondition(struct iom_stage *st, const struct iom_run *run, size_t 
 				     sizeof(msg));
 	if (ret == 0) {
 		iom_size_format(pc.bytes, bytes, sizeof(bytes));
-		tellf(st, IOM_STAGE_SAY, t, "preconditioning target '%s': %s of sequential writes\n",
-		      label, bytes);
+		if (st->info[t].nmore)
+			tellf(st, IOM_STAGE_SAY, t, "preconditioning target '%s' ('%s'): %s of "
+			      "sequential writes\n", label, in->path, bytes);
+		else
+			tellf(st, IOM_STAGE_SAY, t, "preconditioning target '%s': %s of sequential "
+			      "writes\n", label, bytes);
 		ret = iom_stage_precondition(fd, in->path, &pc, &written, msg, sizeof(msg));
 	}
 	close(fd);
@@ -511,6 +545,51 @@ int iom_stage_start_run(struct iom_stage *st, const struct iom_run *run, struct 
 	spec->hooks = hooks;
 	st->cur_verify = st->verify[t];
 	return 0;
+}
+
+int iom_stage_open_paths(struct iom_stage *st, size_t t, int fd0, bool direct, bool writes,
+			 bool dsync, struct iom_stage_paths *ps, struct iom_run_spec *spec,
+			 char *err, size_t errlen)
+{
+	const struct iom_target_info *info = &st->info[t];
+	size_t n = info->nmore + 1;
+
+	memset(ps, 0, sizeof(*ps));
+	if (!info->nmore)
+		return 0;
+	ps->fds = xcalloc(n, sizeof(*ps->fds));
+	ps->regions = xcalloc(n, sizeof(*ps->regions));
+	ps->paths = xcalloc(n, sizeof(*ps->paths));
+	for (size_t p = 0; p < n; p++) {
+		const struct iom_target_info *in = iom_target_info_path(info, p);
+		int fd = p ? iom_target_open_sync(in, direct, writes, dsync, err, errlen) : fd0;
+
+		if (fd < 0) {
+			if (fd == -ESTALE)
+				iom_stage_target_changed(st, t, err);
+			iom_stage_close_paths(ps);
+			return fd;
+		}
+		ps->fds[p] = fd;
+		ps->regions[p] = in->region;
+		ps->paths[p] = in->path;
+		ps->n = (unsigned)p + 1;
+	}
+	spec->fds = ps->fds;
+	spec->regions = ps->regions;
+	spec->paths = ps->paths;
+	spec->npaths = ps->n;
+	return 0;
+}
+
+void iom_stage_close_paths(struct iom_stage_paths *ps)
+{
+	for (unsigned p = 1; p < ps->n; p++)
+		close(ps->fds[p]);
+	free(ps->fds);
+	free(ps->regions);
+	free(ps->paths);
+	memset(ps, 0, sizeof(*ps));
 }
 
 void iom_stage_after_run(struct iom_stage *st, struct iom_run_result *r)

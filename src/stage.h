@@ -180,6 +180,26 @@ int iom_stage_before_run(struct iom_stage *st, const struct iom_run *run, char *
 int iom_stage_start_run(struct iom_stage *st, const struct iom_run *run, struct iom_run_spec *spec,
 			struct iom_worker_hooks *hooks, char *err, size_t errlen);
 
+/* issue 16c: the descriptors of a target with several paths, for one run. */
+struct iom_stage_paths {
+	int *fds;                 /* fds[0] is the caller's (path 0's); the others are opened */
+	uint64_t *regions;
+	const char **paths;       /* the infos' resolved paths (borrowed) */
+	unsigned n;               /* 0: the target has one path (nothing opened) */
+};
+
+/*
+ * For a target t with several paths (issue 16c): opens paths 1.. as fd0 was opened for path 0
+ * (iom_target_open_sync with direct, writes and dsync: each checked against its pinned
+ * identity) and points spec's fds, regions, paths and npaths at ps. Nothing for a target with
+ * one path. 0, or -errno with err naming the path (-ESTALE: the target changed, marked so);
+ * then nothing is left open but fd0. Close with iom_stage_close_paths (not fd0).
+ */
+int iom_stage_open_paths(struct iom_stage *st, size_t t, int fd0, bool direct, bool writes,
+			 bool dsync, struct iom_stage_paths *ps, struct iom_run_spec *spec,
+			 char *err, size_t errlen);
+void iom_stage_close_paths(struct iom_stage_paths *ps);
+
 /* Puts the verification of the run just executed into r; mismatches fail it. */
 void iom_stage_after_run(struct iom_stage *st, struct iom_run_result *r);
 

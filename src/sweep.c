@@ -406,8 +406,13 @@ static void prepare_targets(struct sweep *s)
 			 * now */
 			ret = iom_stage_pin_device(&s->stage, i, err, sizeof(err));
 		} else {
-			say(s, false, "preparing target '%s' (%s)\n", m->targets[i].label,
-			    m->targets[i].path);
+			if (m->targets[i].npaths) /* issue 16c */
+				say(s, false, "preparing target '%s' (%s and %zu more path%s)\n",
+				    m->targets[i].label, m->targets[i].path,
+				    m->targets[i].npaths - 1, m->targets[i].npaths > 2 ? "s" : "");
+			else
+				say(s, false, "preparing target '%s' (%s)\n", m->targets[i].label,
+				    m->targets[i].path);
 			ret = iom_stage_prepare_target(&s->stage, i, err, sizeof(err));
 		}
 		if (ret < 0) {
@@ -668,6 +673,7 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	char *trace_path = NULL;
 	uint64_t timeout = run_timeout_ns(&s->m->timing);
 	struct iom_worker_hooks hooks = { 0 };
+	struct iom_stage_paths paths = { 0 }; /* issue 16c */
 	int fd, ret;
 
 	memset(r, 0, sizeof(*r));
@@ -701,6 +707,15 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	}
 	spec.fd = fd;
 	spec.region = info->region;
+	/* issue 16c: a target with several paths: the others opened and checked the same way */
+	if (iom_stage_open_paths(&s->stage, t, fd, direct, writes,
+				 c->v[IOM_DIM_WRITE_THROUGH] != 0, &paths, &spec, err,
+				 sizeof(err)) < 0) {
+		r->status = IOM_RUN_FAILED;
+		r->error = xstrdup(err);
+		close(fd);
+		return;
+	}
 	spec.irq_drivers = info->facts.irq_names;
 	spec.disk = info->facts.device;
 	iom_run_spec_set_cell(&spec, c);
@@ -737,6 +752,7 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 		r->status = IOM_RUN_FAILED;
 		r->error = xstrdup(err);
 		free(trace_path);
+		iom_stage_close_paths(&paths);
 		close(fd);
 		return;
 	}
@@ -749,6 +765,7 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	}
 	iom_stage_after_run(&s->stage, r);
 	free(trace_path);
+	iom_stage_close_paths(&paths);
 	close(fd);
 	if (r->status == IOM_RUN_OK) {
 		ret = run_hook(s, IOM_HOOK_AFTER_RUN, what, (long)t, run, timeout, err,

@@ -1677,9 +1677,8 @@ int iom_target_prepare(const struct iom_target *t, bool will_write, struct iom_t
 	return iom_target_prepare_stoppable(t, will_write, NULL, info, err, errlen);
 }
 
-int iom_target_prepare_stoppable(const struct iom_target *t, bool will_write,
-				 volatile sig_atomic_t *stop, struct iom_target_info *info,
-				 char *err, size_t errlen)
+static int prepare_one(const struct iom_target *t, bool will_write, volatile sig_atomic_t *stop,
+		       struct iom_target_info *info, char *err, size_t errlen)
 {
 	struct stat st;
 	bool exists;
@@ -1722,10 +1721,135 @@ int iom_target_prepare_stoppable(const struct iom_target *t, bool will_write,
 	return 0;
 }
 
+/* issue 16c: target t with path p of its paths in place of its own (borrowed strings). */
+static struct iom_target path_view(const struct iom_target *t, size_t p)
+{
+	struct iom_target v = *t;
+
+	v.path = t->paths[p];
+	v.paths = NULL;
+	v.npaths = 0;
+	return v;
+}
+
+/* issue 16c: the pass over a target's paths that writes nothing: each resolves as a single
+ * path does, all of one kind, none the same file or device as another. 0, or -errno naming
+ * the path. */
+static int check_paths(const struct iom_target *t, char *err, size_t errlen)
+{
+	char **real = xcalloc(t->npaths, sizeof(*real));
+	struct stat *st = xcalloc(t->npaths, sizeof(*st));
+	bool *exists = xcalloc(t->npaths, sizeof(*exists));
+	int r = 0;
+
+	for (size_t p = 0; p < t->npaths && !r; p++) {
+		struct iom_target v = path_view(t, p);
+
+		r = resolve(&v, &real[p], &st[p], &exists[p], err, errlen);
+		if (r)
+			break;
+		if (exists[p] && !S_ISBLK(st[p].st_mode) && !S_ISREG(st[p].st_mode)) {
+			r = iom_err(err, errlen, EINVAL, "'%s' of target '%s' is neither a regular "
+				    "file nor a block device", t->paths[p], t->label);
+			break;
+		}
+		if (exists[p] && S_ISREG(st[p].st_mode)) {
+			/* what prepare would refuse of an existing file, before another path of
+			 * the target is created or filled: a second hard link, no mark */
+			int fd = open(real[p], O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+			uint64_t filled = 0;
+
+			if (fd < 0) {
+				r = iom_err(err, errlen, errno, "cannot open '%s': %s", real[p],
+					    strerror(errno));
+				break;
+			}
+			if (st[p].st_nlink > 1)
+				r = iom_err(err, errlen, EMLINK, "'%s' of target '%s' is a file with "
+					    "%ju links: writing it would change the file under its "
+					    "other name too, so it is refused (overwrite = true "
+					    "included); give the path of a file of its own", real[p],
+					    t->label, (uintmax_t)st[p].st_nlink);
+			else if (!t->overwrite && !mark_read(real[p], fd, &filled))
+				r = iom_err(err, errlen, EEXIST, "'%s' exists and is not an iomatrix "
+					    "scratch file; set overwrite = true in target '%s' to use "
+					    "it", real[p], t->label);
+			close(fd);
+			if (r)
+				break;
+		}
+		for (size_t q = 0; q < p && !r; q++) {
+			bool blk_p = exists[p] && S_ISBLK(st[p].st_mode);
+			bool blk_q = exists[q] && S_ISBLK(st[q].st_mode);
+
+			if (blk_p != blk_q)
+				r = iom_err(err, errlen, EINVAL, "target '%s' mixes files and devices: "
+					    "'%s' is %s, '%s' is not", t->label, t->paths[p],
+					    blk_p ? "a block device" : "a file", t->paths[q]);
+			else if (strcmp(real[p], real[q]) == 0 ||
+				 (exists[p] && exists[q] &&
+				  (blk_p ? st[p].st_rdev == st[q].st_rdev
+					 : (st[p].st_dev == st[q].st_dev &&
+					    st[p].st_ino == st[q].st_ino))))
+				r = iom_err(err, errlen, EINVAL, "'%s' and '%s' of target '%s' are "
+					    "the same %s: give each path once", t->paths[q],
+					    t->paths[p], t->label, blk_p ? "device" : "file");
+		}
+	}
+	for (size_t p = 0; p < t->npaths; p++)
+		free(real[p]);
+	free(real);
+	free(st);
+	free(exists);
+	return r;
+}
+
+int iom_target_prepare_stoppable(const struct iom_target *t, bool will_write,
+				 volatile sig_atomic_t *stop, struct iom_target_info *info,
+				 char *err, size_t errlen)
+{
+	int r;
+
+	if (t->npaths < 2)
+		return prepare_one(t, will_write, stop, info, err, errlen);
+	/* issue 16c: every path checked before any is written, then each prepared in turn */
+	memset(info, 0, sizeof(*info));
+	info->t = t;
+	if ((r = check_paths(t, err, errlen)) < 0)
+		return r;
+	if ((r = prepare_one(t, will_write, stop, info, err, errlen)) < 0)
+		return r;
+	info->view = xcalloc(t->npaths - 1, sizeof(*info->view));
+	info->more = xcalloc(t->npaths - 1, sizeof(*info->more));
+	for (size_t k = 0; k + 1 < t->npaths; k++) {
+		info->view[k] = path_view(t, k + 1);
+		info->nmore = k + 1;
+		r = prepare_one(&info->view[k], will_write, stop, &info->more[k], err, errlen);
+		if (r < 0)
+			return r;
+		if (info->more[k].is_block != info->is_block)
+			return iom_err(err, errlen, EINVAL, "target '%s' mixes files and devices "
+				       "('%s' and '%s')", t->label, t->paths[0], t->paths[k + 1]);
+	}
+	return 0;
+}
+
+const struct iom_target_info *iom_target_info_path(const struct iom_target_info *info, size_t p)
+{
+	return p == 0 ? info : &info->more[p - 1];
+}
+
 void iom_target_info_release(struct iom_target_info *info)
 {
 	if (!info)
 		return;
+	for (size_t k = 0; k < info->nmore; k++)
+		iom_target_info_release(&info->more[k]);
+	free(info->more);
+	free(info->view);
+	info->more = NULL;
+	info->view = NULL;
+	info->nmore = 0;
 	free(info->path);
 	free(info->controller);
 	iom_device_facts_release(&info->facts);

@@ -72,6 +72,12 @@ struct iom_target_info {
 			       * NULL when neither is known (tmpfs) */
 	volatile sig_atomic_t *stop; /* during iom_target_prepare_stoppable only: its stop flag */
 	struct iom_target_identity id;
+	/* issue 16c: a target with paths = [ … ]: this info is paths[0], and more[k] is
+	 * paths[k + 1], prepared, pinned and opened as a one-path target whose t is view[k] (a
+	 * copy of the target with that path; owned, its strings borrowed). nmore 0: one path. */
+	struct iom_target_info *more;
+	struct iom_target *view;
+	size_t nmore;
 };
 
 /*
@@ -96,6 +102,13 @@ struct iom_target_info {
  * marked file's filled length is the region. info is the caller's; release it with
  * iom_target_info_release() whatever the result.
  */
+/*
+ * Paths (issue 16c): a target with paths = [ … ] is every path prepared in turn as above, after
+ * a first pass over all of them that writes nothing: each path must resolve as a single path
+ * does (a symbolic link to a file refused), an existing file must have one link and carry the
+ * mark (or overwrite be set), all must be of one kind (all files or all devices), and no two
+ * may be the same file or device. The message names the path.
+ */
 int iom_target_prepare(const struct iom_target *t, bool will_write, struct iom_target_info *info,
 		       char *err, size_t errlen);
 /*
@@ -108,6 +121,9 @@ int iom_target_prepare_stoppable(const struct iom_target *t, bool will_write,
 				 volatile sig_atomic_t *stop, struct iom_target_info *info,
 				 char *err, size_t errlen);
 void iom_target_info_release(struct iom_target_info *info);
+
+/* issue 16c: the info of path p of a prepared target (0: info itself; p < 1 + info->nmore). */
+const struct iom_target_info *iom_target_info_path(const struct iom_target_info *info, size_t p);
 
 /*
  * Opens a prepared target for I/O: O_RDWR or O_RDONLY, O_DIRECT when direct, O_CLOEXEC,

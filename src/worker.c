@@ -224,7 +224,9 @@ static int prepare_lines(struct iom_worker *w)
 
 		lc.wl = iom_access_line_workload(&c->wl, &a->lines[l]);
 		lc.seed = iom_mix64(c->seed ^ (UINT64_C(0xacce55) + l));
-		ret = iom_worker_gen_init(&w->lines[l], &lc, w->id, w->error, sizeof(w->error));
+		ret = iom_worker_gen_init(&w->lines[l], &lc, c->path_div ? w->id / c->path_div
+									 : w->id,
+					  w->error, sizeof(w->error));
 		if (ret < 0)
 			return ret;
 		w->line_acc[l].hist = iom_try_calloc(1, sizeof(*w->line_acc[l].hist));
@@ -329,13 +331,16 @@ int iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, un
 			iom_hist_init(w->resp[d]);
 		}
 		if (iom_worker_rate(conf) > 0)
-			w->pace_gap_ns = 1e9 * conf->wl.threads / iom_worker_rate(conf);
+			w->pace_gap_ns = 1e9 * (conf->run_threads ? conf->run_threads
+								   : conf->wl.threads) /
+					 iom_worker_rate(conf);
 	}
 	if (conf->bytes && conf->wl.block_size && conf->wl.threads) {
 		uint64_t bs = conf->wl.block_size;
 		uint64_t total = conf->bytes / bs + !!(conf->bytes % bs);
+		unsigned lid = conf->path_div ? id / conf->path_div : id; /* issue 16c */
 
-		w->share_ios = total / conf->wl.threads + (id < total % conf->wl.threads);
+		w->share_ios = total / conf->wl.threads + (lid < total % conf->wl.threads);
 	}
 	atomic_init(&w->live.state, IOM_WORKER_STARTING);
 	atomic_init(&w->live.phase_seen, -1);
@@ -412,7 +417,8 @@ static int prepare(struct iom_worker *w)
 	size_t len;
 	int ret;
 
-	ret = iom_worker_gen_init(&w->gen, c, w->id, w->error, sizeof(w->error));
+	ret = iom_worker_gen_init(&w->gen, c, c->path_div ? w->id / c->path_div : w->id, w->error,
+				  sizeof(w->error));
 	if (ret < 0)
 		return ret;
 	iom_rng_seed(&w->op_rng, iom_mix64(c->seed + w->id) ^ UINT64_C(0x7e1fdeadf1005));
@@ -939,7 +945,8 @@ static int run_paced(struct iom_worker *w)
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	iom_rng_seed(&arr, iom_mix64(iom_mix64(c->seed + w->id) ^ UINT64_C(0xa77177a15)));
 	/* the threads' schedules interleave: thread t starts t/threads of a gap later */
-	start = iom_now_ns() + (uint64_t)(w->pace_gap_ns * w->id / c->wl.threads);
+	start = iom_now_ns() + (uint64_t)(w->pace_gap_ns * w->id /
+					  (c->run_threads ? c->run_threads : c->wl.threads));
 	next = start;
 	if (c->wl.arrivals == IOM_ARRIVALS_POISSON && !think)
 		next = pace_next(w, &arr, start, start, &k);

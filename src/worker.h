@@ -170,6 +170,13 @@ struct iom_worker_conf {
 	 * block (run.c owns it; every worker takes blocks with a relaxed fetch-add). */
 	_Atomic uint64_t *shared_next;
 	bool live_warmup;          /* issue 18: publish warm-up counts in live.warm_ios (steady) */
+	/* issue 16c: a target with several paths: each path has a conf of its own (fd, region,
+	 * wl.threads the threads on it, seed, bytes), and worker id i is thread i / path_div of
+	 * it for offsets and shares (its seeds stay per id). 0: one path. */
+	unsigned path_div;
+	/* The run's threads over all its paths, over which a paced run spreads its rate (issue 17
+	 * with 16c); 0: wl.threads. */
+	unsigned run_threads;
 };
 
 /*

@@ -400,7 +400,7 @@ static void test_diskspd_refuses(void **state)
 		{ "-Lx t.dat", "unknown DiskSpd option '-Lx'" },
 		{ "-hx t.dat", "unknown DiskSpd option '-hx'" },
 		{ "-b4K", "needs a target" },
-		{ "a.dat b.dat", "one target only ('a.dat' and 'b.dat')" },
+		{ "-c1M a.dat b.dat a.dat", "target 'a.dat' is given twice" },
 		{ "C:\\io.dat", "'C:\\io.dat' is a Windows target" },
 		{ "#1", "'#1' is a Windows target" },
 		{ "--outpt=x t.dat", "unknown option '--outpt=x' for 'diskspd'" },
@@ -511,6 +511,53 @@ static void test_diskspd_targets(void **state)
 	iom_diskspd_release(&d);
 }
 
+/* issue 16c: several target files are one target with paths, all driven at once: -t threads
+ * on each; files and devices together are refused. */
+static void test_diskspd_several_files_one_target(void **state)
+{
+	char line[] = "-c8M -t2 -o4 -b4K -r -w30 a.dat b.dat c.dat", *argv[MAXARGS];
+	char err[IOM_ERRLEN], *text;
+	char file[] = "/tmp/iom-test-diskspd.XXXXXX";
+	int argc = split(line, argv), fd;
+	struct iom_diskspd d;
+	struct iom_matrix *m;
+
+	(void)state;
+	assert_int_equal(iom_diskspd_parse(argc, argv, &d, err, sizeof(err)), 0);
+	assert_int_equal(d.ntargets, 3);
+	assert_int_equal(iom_diskspd_matrix(&d, &text, err, sizeof(err)), 0);
+	if (iom_matrix_parse("d", text, NULL, 0, &m, err, sizeof(err)) != 0)
+		fail_msg("%s\n%s", err, text);
+	assert_int_equal(m->ntargets, 1);
+	assert_int_equal(m->targets[0].npaths, 3);
+	assert_string_equal(m->targets[0].paths[0], "a.dat");
+	assert_string_equal(m->targets[0].paths[1], "b.dat");
+	assert_string_equal(m->targets[0].paths[2], "c.dat");
+	assert_string_equal(m->targets[0].path, "a.dat");
+	assert_int_equal(m->targets[0].size, 8 << 20); /* each file's */
+	assert_int_equal(m->workload[IOM_DIM_THREADS].n, 1);
+	assert_int_equal(m->workload[IOM_DIM_THREADS].v[0], 6); /* -t2 on each of 3 */
+	assert_int_equal(m->workload[IOM_DIM_QUEUE_DEPTH].v[0], 4);
+	iom_matrix_free(m);
+	free(text);
+	iom_diskspd_release(&d);
+
+	/* a device (read only) and an existing file */
+	fd = mkstemp(file);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 1 << 20), 0);
+	close(fd);
+	argv[0] = (char *)"-w0";
+	argv[1] = (char *)"/dev/iomatrix-no-such-disk";
+	argv[2] = file;
+	assert_int_equal(iom_diskspd_parse(3, argv, &d, err, sizeof(err)), 0);
+	assert_int_equal(iom_diskspd_matrix(&d, &text, err, sizeof(err)), -EINVAL);
+	unlink(file);
+	if (!strstr(err, "give all files or all block devices"))
+		fail_msg("message '%s'", err);
+	iom_diskspd_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -524,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_diskspd_refuses),
 		cmocka_unit_test(test_diskspd_refuses_targets),
 		cmocka_unit_test(test_diskspd_targets),
+		cmocka_unit_test(test_diskspd_several_files_one_target),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

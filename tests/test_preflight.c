@@ -269,6 +269,40 @@ static void test_preflight_space_adds_up(void **state)
 	free(t);
 }
 
+/* issue 16c: each path of a target with several is checked as a target of its own (a missing
+ * directory named, the paths' space adding up on one filesystem), and one file under two
+ * names is refused; nothing is written. */
+static void test_preflight_each_path(void **state)
+{
+	struct fx *f = *state;
+	uint64_t each = avail_in(f->dir) / 10 * 7 / 4096 * 4096;
+	char *t = xasprintf("  { label = \"p\"; paths = [ \"%s/a.scratch\", \"%s/no/b.scratch\" ]; "
+			    "size = \"1M\"; }", f->dir, f->dir);
+
+	load(f, t, "read_pct = 100; threads = 2;", "false");
+	check(f, NULL);
+	expect_one(f, true, TARGET_LINE, "/no' does not exist");
+	assert_non_null(strstr(f->pf.d[0].msg, "/no/b.scratch"));
+	unload(f);
+	free(t);
+
+	t = xasprintf("  { label = \"p\"; paths = [ \"%s/a.scratch\", \"%s/b.scratch\" ]; "
+		      "size = %llu; }", f->dir, f->dir, (unsigned long long)each);
+	load(f, t, "read_pct = 100; threads = 2;", "false");
+	check(f, NULL);
+	expect_one(f, true, TARGET_LINE, "/b.scratch' does not fit");
+	assert_non_null(strstr(f->pf.d[0].msg, "/a.scratch' ("));
+	unload(f);
+	free(t);
+
+	t = xasprintf("  { label = \"p\"; paths = [ \"%s/a.scratch\", \"%s/./a.scratch\" ]; "
+		      "size = \"1M\"; }", f->dir, f->dir);
+	load(f, t, "read_pct = 100; threads = 2;", "false");
+	check(f, NULL);
+	expect_one(f, true, TARGET_LINE, "are the same file: give each path once");
+	free(t);
+}
+
 /* An existing file needs only what is not allocated yet: a written one nothing, a sparse one
  * its whole size. */
 static void test_preflight_existing_file_counts_what_is_missing(void **state)
@@ -472,6 +506,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_preflight_fine_when_all_fits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_preflight_missing_directory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_preflight_each_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_preflight_directory_is_a_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_preflight_directory_not_writable, setup,
 						teardown),

@@ -327,6 +327,55 @@ static void test_result_disk_round_trip(void **state)
 	}
 }
 
+/* issue 16c: "paths" goes out and comes back for a target with several paths, and is absent
+ * (none read back) for one path, as in older files. */
+static void test_result_paths_round_trip(void **state)
+{
+	const char *dir = *state;
+
+	for (int with = 0; with < 2; with++) {
+		struct iom_run_result r;
+		struct iom_result_file f;
+		char err[IOM_ERRLEN] = "", *path, *text;
+
+		fill_result(&r, 9);
+		if (with) {
+			r.npaths = 2;
+			r.paths = xcalloc(2, sizeof(*r.paths));
+			for (size_t p = 0; p < 2; p++) {
+				r.paths[p].path = xasprintf("/dev/loop%zu", p);
+				for (int d = 0; d < IOM_NDIR; d++) {
+					r.paths[p].dir[d].ios = 100 * (p + 1) + (uint64_t)d;
+					r.paths[p].dir[d].bytes = 4096 * r.paths[p].dir[d].ios;
+					r.paths[p].dir[d].iops = 1000.5 * (double)(p + 1);
+					r.paths[p].dir[d].mb_s = 4.25 * (double)(p + 1);
+					r.paths[p].dir[d].mib_s = 4.0 * (double)(p + 1);
+				}
+			}
+		}
+		assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+		path = iom_result_path(dir, 9);
+		text = slurp(path);
+		assert_int_equal(strstr(text, "\"paths\"") != NULL, with);
+		assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
+		assert_results_equal(&r, &f.r);
+		assert_int_equal(f.r.npaths, r.npaths);
+		for (size_t p = 0; p < r.npaths; p++) {
+			assert_string_equal(f.r.paths[p].path, r.paths[p].path);
+			for (int d = 0; d < IOM_NDIR; d++) {
+				assert_int_equal(f.r.paths[p].dir[d].ios, r.paths[p].dir[d].ios);
+				assert_int_equal(f.r.paths[p].dir[d].bytes, r.paths[p].dir[d].bytes);
+				assert_true(f.r.paths[p].dir[d].iops == r.paths[p].dir[d].iops);
+				assert_true(f.r.paths[p].dir[d].mb_s == r.paths[p].dir[d].mb_s);
+			}
+		}
+		iom_result_file_release(&f);
+		iom_run_result_release(&r);
+		free(text);
+		free(path);
+	}
+}
+
 /* "stalled" goes out and comes back: an object with the gap (asked_s null for a bytes-bound
  * window), or null for a run that did not stall. */
 static void test_result_stall_round_trip(void **state)
@@ -922,6 +971,7 @@ int main(void)
 		IN_RESULTS_DIR(test_result_round_trip),
 		IN_RESULTS_DIR(test_result_stall_round_trip),
 		IN_RESULTS_DIR(test_result_disk_round_trip),
+		IN_RESULTS_DIR(test_result_paths_round_trip),
 		IN_RESULTS_DIR(test_result_writes_readable_numbers),
 		IN_RESULTS_DIR(test_result_load_round_trip),
 		cmocka_unit_test(test_result_path_digits),

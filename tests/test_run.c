@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
@@ -462,6 +463,106 @@ static void test_run_on_file(void **state)
 		iom_run_result_release(&r);
 	}
 	tmp_remove(&tf);
+}
+
+/* issue 16c: what each thread of a several-path run did (offsets seen by the record hook). */
+struct paths_seen {
+	uint64_t lo[4], hi[4], n[4];
+};
+
+static void paths_record(void *ctx, unsigned thread, const struct iom_io *io)
+{
+	struct paths_seen *ps = ctx;
+
+	if (thread >= 4 || io->op > IOM_OP_WRITE)
+		return;
+	if (!ps->n[thread] || io->offset < ps->lo[thread])
+		ps->lo[thread] = io->offset;
+	if (io->offset + io->len > ps->hi[thread])
+		ps->hi[thread] = io->offset + io->len;
+	ps->n[thread]++;
+}
+
+/* issue 16c: two paths of different regions, three threads: threads 0 and 2 on path 0 (each
+ * its own half, sequentially), thread 1 on path 1 (within its 4 MiB); per-path figures add
+ * up to the totals, and a bytes-bound window gives each path its threads' shares exactly. */
+static void test_run_paths(void **state)
+{
+	static struct paths_seen ps;
+	const struct iom_worker_hooks hooks = { .record_ctx = &ps, .record = paths_record };
+	struct tmpfile a, b;
+	int fds[2];
+	uint64_t regions[2] = { 8 << 20, 4 << 20 };
+	const char *names[2] = { "a", "b" };
+	struct iom_run_spec s = spec_null();
+	struct iom_run_result r;
+	char err[IOM_ERRLEN];
+
+	(void)state;
+	tmp_create(&a, 8 << 20);
+	tmp_create(&b, 4 << 20);
+	fds[0] = a.fd;
+	fds[1] = b.fd;
+	s.wl.engine = IOM_ENGINE_PSYNC;
+	s.wl.pattern = IOM_PATTERN_SEQUENTIAL;
+	s.wl.random_pct = 0;
+	s.wl.read_pct = 50;
+	s.wl.threads = 3;
+	s.fd = a.fd;
+	s.region = regions[0];
+	s.fds = fds;
+	s.regions = regions;
+	s.paths = names;
+	s.npaths = 2;
+	s.hooks = &hooks;
+	s.timing = (struct iom_timing){ .duration_ns = 200 * MS };
+	memset(&ps, 0, sizeof(ps));
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.status, IOM_RUN_OK);
+	check_consistent(&r, 3);
+	assert_int_equal(r.npaths, 2);
+	assert_string_equal(r.paths[0].path, "a");
+	assert_string_equal(r.paths[1].path, "b");
+	for (int d = 0; d < IOM_NDIR; d++) {
+		assert_int_equal(r.paths[0].dir[d].ios + r.paths[1].dir[d].ios, r.dir[d].ios);
+		assert_int_equal(r.paths[0].dir[d].bytes + r.paths[1].dir[d].bytes, r.dir[d].bytes);
+	}
+	assert_int_equal(r.paths[0].dir[IOM_DIR_TOTAL].ios,
+			 r.threads[0].dir[IOM_DIR_TOTAL].ios + r.threads[2].dir[IOM_DIR_TOTAL].ios);
+	assert_int_equal(r.paths[1].dir[IOM_DIR_TOTAL].ios, r.threads[1].dir[IOM_DIR_TOTAL].ios);
+	assert_true(r.paths[0].dir[IOM_DIR_TOTAL].ios > 0 && r.paths[1].dir[IOM_DIR_TOTAL].ios > 0);
+	assert_true(r.paths[1].dir[IOM_DIR_TOTAL].iops > 0);
+	/* path 0's two threads each in their own half, path 1's thread within its region */
+	print_message("thread 0 [%" PRIu64 ", %" PRIu64 "), 1 [%" PRIu64 ", %" PRIu64 "), 2 [%" PRIu64
+		      ", %" PRIu64 ")\n", ps.lo[0], ps.hi[0], ps.lo[1], ps.hi[1], ps.lo[2],
+		      ps.hi[2]);
+	assert_true(ps.hi[0] <= 4 << 20);
+	assert_true(ps.lo[2] >= 4 << 20 && ps.hi[2] <= 8 << 20);
+	assert_true(ps.hi[1] <= 4 << 20);
+	iom_run_result_release(&r);
+
+	/* bytes-bound: 768 blocks, 256 a thread; path 0 has two threads' shares */
+	s.hooks = NULL;
+	s.timing = (struct iom_timing){ .bytes = 3 << 20 };
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.status, IOM_RUN_OK);
+	assert_int_equal(r.dir[IOM_DIR_TOTAL].bytes, 3 << 20);
+	assert_int_equal(r.paths[0].dir[IOM_DIR_TOTAL].bytes, 2 << 20);
+	assert_int_equal(r.paths[1].dir[IOM_DIR_TOTAL].bytes, 1 << 20);
+	iom_run_result_release(&r);
+
+	/* fewer threads than paths, and a path whose region holds no block: refused */
+	s.wl.threads = 1;
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "2 paths need at least as many threads"));
+	iom_run_result_release(&r);
+	s.wl.threads = 2;
+	regions[1] = 1024;
+	assert_int_equal(iom_run_execute(&s, &r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "of 'b' holds no block"));
+	iom_run_result_release(&r);
+	tmp_remove(&a);
+	tmp_remove(&b);
 }
 
 struct error_case {
@@ -1290,6 +1391,7 @@ int main(void)
 		cmocka_unit_test(test_run_bytes_bound_intervals),
 		cmocka_unit_test(test_run_steady_state),
 		cmocka_unit_test(test_run_on_file),
+		cmocka_unit_test(test_run_paths),
 		cmocka_unit_test(test_run_kernel_eio_fails),
 		cmocka_unit_test(test_run_io_error_fails),
 		cmocka_unit_test(test_run_setup_errors),

@@ -571,6 +571,92 @@ static char *slurp(const char *path, size_t *len)
  * where it points; the file behind it is untouched. A link among the directories above is
  * resolved (once, here) and the file opens read-only and O_DIRECT as asked.
  */
+/* issue 16c: a target with several paths — every path resolved before any is written (a link
+ * or one file under two names refused, naming it, nothing created), then each prepared and
+ * pinned on its own, and each opened checked against its own identity. */
+static void test_target_paths_each_prepared_and_pinned(void **state)
+{
+	const char *dir = *state;
+	char *a = xasprintf("%s/a.dat", dir), *b = xasprintf("%s/b.dat", dir);
+	char *c = xasprintf("%s/c.dat", dir), *l = xasprintf("%s/l.dat", dir);
+	char *b2 = xasprintf("%s/./b.dat", dir), *o = xasprintf("%s/other", dir);
+	char *paths[3] = { a, b, NULL };
+	char err[IOM_ERRLEN];
+	struct iom_target t = target("two", a, 1u << 20);
+	struct iom_target_info info;
+	const struct iom_target_info *pi;
+	int fd;
+
+	t.paths = paths;
+	t.npaths = 2;
+	assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), 0);
+	assert_int_equal(info.nmore, 1);
+	assert_string_equal(info.path, a);
+	pi = iom_target_info_path(&info, 1);
+	assert_string_equal(pi->path, b);
+	assert_string_equal(pi->t->path, b);
+	assert_string_equal(pi->t->label, "two");
+	assert_int_equal(pi->region, 1u << 20);
+	assert_int_equal(file_size(b), 1u << 20);
+	assert_true(info.id.ino != pi->id.ino);
+	fd = iom_target_open(pi, false, true, err, sizeof(err));
+	assert_true(fd >= 0);
+	close(fd);
+	/* path 1 replaced by another file: its own open sees it, path 0's does not */
+	assert_int_equal(rename(b, o), 0);
+	assert_int_equal(iom_write_file_atomic(b, "someone\n", 8), 0);
+	assert_int_equal(iom_target_open(pi, false, true, err, sizeof(err)), -ESTALE);
+	assert_contains(err, b);
+	fd = iom_target_open(&info, false, true, err, sizeof(err));
+	assert_true(fd >= 0);
+	close(fd);
+	iom_target_info_release(&info);
+	assert_null(info.more);
+	assert_int_equal(info.nmore, 0);
+
+	/* a link among the paths: refused before c (new) is made */
+	assert_int_equal(symlink(o, l), 0);
+	paths[0] = c;
+	paths[1] = l;
+	t.path = c;
+	assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), -ELOOP);
+	assert_contains(err, "is a symbolic link");
+	assert_contains(err, l);
+	iom_target_info_release(&info);
+	assert_int_equal(access(c, F_OK), -1);
+
+	/* an existing file without iomatrix's mark: refused before c (new) is made */
+	paths[0] = c;
+	paths[1] = b; /* "someone", unmarked */
+	t.path = c;
+	assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), -EEXIST);
+	assert_contains(err, "is not an iomatrix scratch file");
+	assert_contains(err, b);
+	iom_target_info_release(&info);
+	assert_int_equal(access(c, F_OK), -1);
+	assert_int_equal(file_size(b), 8);
+
+	/* one file under two names */
+	paths[0] = o;
+	paths[1] = b2;
+	paths[2] = NULL;
+	t.path = o;
+	t.overwrite = true;
+	assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), 0);
+	iom_target_info_release(&info);
+	paths[1] = xasprintf("%s/../%s/other", dir, strrchr(dir, '/') + 1);
+	assert_int_equal(iom_target_prepare(&t, true, &info, err, sizeof(err)), -EINVAL);
+	assert_contains(err, "are the same file");
+	iom_target_info_release(&info);
+	free(paths[1]);
+	free(a);
+	free(b);
+	free(c);
+	free(l);
+	free(b2);
+	free(o);
+}
+
 static void test_target_scratch_symlink_and_open(void **state)
 {
 	const char *dir = *state;
@@ -1630,6 +1716,8 @@ int main(void)
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_target_scratch_errors, scratch_setup,
 						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_target_paths_each_prepared_and_pinned,
+						scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_target_scratch_symlink_and_open, scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_target_scratch_hardlink_refused, scratch_setup,
