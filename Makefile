@@ -8,6 +8,7 @@
 #   make demo       the main job on the built-in quick matrix
 #   make bench      iomatrix side by side with fio (see docs/performance.md)
 #   make bench-ab   this build against AB_REV's (default HEAD~1), A B A B (tests/bench/ab.sh)
+#   make bench-knobs what write-through, a size mix and zipf cost, beside fio (tests/bench/knobs.sh)
 #   make profile    where the CPU time goes on a loop device, iomatrix and fio (root, perf)
 #   make install    PREFIX=/usr/local DESTDIR=
 #
@@ -69,7 +70,7 @@ FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 60
 
 .SECONDARY:
-.PHONY: all test unit e2e asan demo bench bench-ab profile install uninstall clean deps check-deps tidy docs fuzz fuzz-bins
+.PHONY: all test unit e2e asan demo bench bench-ab bench-knobs profile install uninstall clean deps check-deps tidy docs fuzz fuzz-bins
 .DEFAULT_GOAL := all
 
 all: check-deps $(BIN)
@@ -140,6 +141,9 @@ bench: check-deps $(BIN)
 AB_REV ?= HEAD~1
 bench-ab: check-deps $(BIN)
 	AB_B=$(abspath $(BIN)) AB_REV=$(AB_REV) tests/bench/ab.sh
+
+bench-knobs: check-deps $(BIN)
+	IOMATRIX=$(abspath $(BIN)) tests/bench/knobs.sh
 
 profile: check-deps $(BIN)
 	IOMATRIX=$(abspath $(BIN)) tests/bench/profile.sh

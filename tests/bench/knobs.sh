@@ -1,0 +1,83 @@
+#!/bin/bash
+# knobs.sh — what issue 16's knobs cost, iomatrix beside fio (docs/performance.md, "What the
+# knobs cost"): write-through against plain writes on a disk file, a 50/50 4K/64K mix and zipf:1.2
+# against plain 4K random reads on a loop device over /dev/shm. Each configuration is run by
+# both tools in turn, KNOB_PAIRS times (A B A B), KNOB_SECS measured seconds each; the medians
+# of IOPS and of CPU µs per I/O are printed. Root (the loop device), fio, python3.
+# Environment: IOMATRIX (binary), KNOB_PAIRS (3), KNOB_SECS (3), KNOB_DIR (/var/tmp: the disk).
+set -u
+IOM=${IOMATRIX:?set IOMATRIX to the iomatrix binary}
+PAIRS=${KNOB_PAIRS:-3}
+SECS=${KNOB_SECS:-3}
+DIR=${KNOB_DIR:-/var/tmp}
+die() { echo "knobs: $*" >&2; exit 2; }
+command -v fio >/dev/null || die "fio is not installed"
+[ "$(id -u)" = 0 ] || die "needs root (a loop device)"
+WORK=$(mktemp -d /dev/shm/iom-knobs.XXXXXX) || die "no work directory"
+DISK=$DIR/iom-knobs.scratch
+LOOP=
+cleanup() { [ -n "$LOOP" ] && losetup -d "$LOOP"; rm -rf "$WORK" "$DISK"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+truncate -s 1G "$WORK/loop.img" && LOOP=$(losetup -f --show --direct-io=on "$WORK/loop.img") ||
+	die "no loop device"
+dd if=/dev/zero of="$DISK" bs=1M count=256 oflag=direct status=none || die "cannot fill $DISK"
+
+# iom NAME PATH SIZE WORKLOAD [ACCESS]: one iomatrix run; prints "iops cpu_us_per_io"
+iom() {
+	local name=$1 path=$2 size=$3 wl=$4 acc=${5:-} dest=""
+	[ "${path#/dev/}" != "$path" ] && dest="destructive = true;" || dest="size = \"$size\"; overwrite = true;"
+	cat >"$WORK/$name.cfg" <<CFG
+iomatrix = 1;
+name = "$name";
+targets = ( { label = "t"; path = "$path"; $dest } );
+$acc
+workload = { engine = "io_uring"; direct = true; $wl };
+timing = { warmup = "1s"; duration = "${SECS}s"; rest = "0s"; repeat = 1; };
+trace = false;
+CFG
+	rm -rf "$WORK/out-$name"
+	"$IOM" run "$WORK/$name.cfg" -o "$WORK/out-$name" -q >"$WORK/$name.log" 2>&1 ||
+		{ tail -3 "$WORK/$name.log" >&2; echo "nan nan"; return; }
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["total"]["iops"], d["cpu"]["us_per_io"])' \
+		"$WORK/out-$name/runs/00001.json"
+}
+# fio_run NAME PATH SIZE ARGS...: one fio run; prints "iops cpu_us_per_io"
+fio_run() {
+	local name=$1 path=$2 size=$3
+	shift 3
+	fio --name="$name" --filename="$path" --size="$size" --ioengine=io_uring --direct=1 \
+	    --time_based --ramp_time=1 --runtime="$SECS" --output-format=json "$@" \
+	    >"$WORK/$name.json" 2>"$WORK/$name.err" || { tail -3 "$WORK/$name.err" >&2; echo "nan nan"; return; }
+	python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+ios = j["read"]["iops"] + j["write"]["iops"]
+cpu = (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * 1e6  # µs of CPU per second of run
+print(ios, cpu / ios if ios else float("nan"))' "$WORK/$name.json"
+}
+
+declare -A R
+add() { R[$1]="${R[$1]:-} $2"; }
+for i in $(seq 1 "$PAIRS"); do
+	echo "round $i of $PAIRS" >&2
+	add iom-plainw "$(iom pw "$DISK" 256M 'block_size = "4K"; read_pct = 0; queue_depth = 4;')"
+	add fio-plainw "$(fio_run pw "$DISK" 256M --rw=randwrite --bs=4k --iodepth=4)"
+	add iom-wt "$(iom wt "$DISK" 256M 'block_size = "4K"; read_pct = 0; queue_depth = 4; write_through = true;')"
+	add fio-wt "$(fio_run wt "$DISK" 256M --rw=randwrite --bs=4k --iodepth=4 --sync=dsync)"
+	add iom-plainr "$(iom pr "$LOOP" 1G 'block_size = "4K"; read_pct = 100; queue_depth = 32;')"
+	add fio-plainr "$(fio_run pr "$LOOP" 1G --rw=randread --bs=4k --iodepth=32)"
+	add iom-mix "$(iom mx "$LOOP" 1G 'block_size = "4K"; read_pct = 100; queue_depth = 32; access = "mix";' \
+		'access_specs = { mix = ( { share = 50; block_size = "4K"; }, { share = 50; block_size = "64K"; } ); };')"
+	add fio-mix "$(fio_run mx "$LOOP" 1G --rw=randread --bssplit=4k/50:64k/50 --iodepth=32)"
+	add iom-zipf "$(iom zf "$LOOP" 1G 'block_size = "4K"; read_pct = 100; queue_depth = 32; distribution = "zipf:1.2";')"
+	add fio-zipf "$(fio_run zf "$LOOP" 1G --rw=randread --bs=4k --iodepth=32 --random_distribution=zipf:1.2)"
+done
+med() { python3 -c 'import sys,statistics as s; v=[float(x) for x in sys.argv[1].split()]; print("%.0f %.2f" % (s.median(v[0::2]), s.median(v[1::2])))' "$1"; }
+printf '%-10s %-18s %12s %14s\n' tool workload "IOPS (median)" "CPU µs/IO"
+for w in plainw wt plainr mix zipf; do
+	for t in iom fio; do
+		read -r iops cpu <<<"$(med "${R[$t-$w]}")"
+		printf '%-10s %-18s %12s %14s\n' "$([ $t = iom ] && echo iomatrix || echo fio)" "$w" "$iops" "$cpu"
+	done
+done
