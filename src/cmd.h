@@ -52,6 +52,8 @@ enum opt_id {
 };
 
 /* A parsed command line (main.c fills it; the command reads it). */
+struct iom_hosts;
+
 struct cli {
 	const struct command *cmd;
 	char **args;                  /* positional arguments (not owned) */
@@ -60,6 +62,7 @@ struct cli {
 	const char *value[OPT_COUNT]; /* last value of each option */
 	struct iom_override *ov;      /* every --set, in order */
 	size_t nov;
+	struct iom_hosts *hosts;      /* iomatrix-mpi: the ranks (hosts.h); NULL: one host */
 };
 
 /*

@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "fsprep.h"
+#include "hosts.h"
 #include "journal.h"
 #include "matrix.h"
 #include "plan.h"
@@ -201,6 +202,19 @@ static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, boo
 	}
 	/* before anything is written: the results directory, the log, a scratch file */
 	preflight_sweep(p, dir, resume, o.no_trace, &pf);
+	if (cli->hosts && cli->hosts->size > 1) {
+		/* every rank's own targets: a refusal anywhere stops every rank */
+		char err[IOM_ERRLEN];
+
+		o.hosts = cli->hosts;
+		if (iom_hosts_agree_preflight(cli->hosts, p->m, &pf, err, sizeof(err)) < 0) {
+			if (pf.errors)
+				iom_cmd_print_preflight(p->m, &pf, NULL);
+			fprintf(stderr, "iomatrix: %s; nothing was written\n", err);
+			iom_preflight_release(&pf);
+			return IOM_EXIT_USAGE;
+		}
+	}
 	if (pf.errors) {
 		iom_cmd_print_preflight(p->m, &pf, NULL);
 		fprintf(stderr, "iomatrix: %zu problem%s above keep%s this sweep from running; "
@@ -266,6 +280,81 @@ static int sweep_logged(const struct iom_plan *p, const char *dir, const struct 
 	return iom_cmd_finish(iom_cmd_outcome(false, ret < 0 || res.failed));
 }
 
+/*
+ * A follower of iomatrix-mpi (rank > 0): the same checks as rank 0's sweep() (each rank's own
+ * targets), then the runs rank 0 names (hosts.h). The exit code.
+ */
+static int follow(struct cli *cli, const struct iom_plan *p)
+{
+	struct iom_hosts *h = cli->hosts;
+	struct iom_preflight pf;
+	char err[IOM_ERRLEN];
+	int ret;
+
+	if (iom_sweep_has_shell_hooks(p->m) && !cli->given[OPT_ALLOW_HOOKS])
+		return IOM_EXIT_USAGE; /* rank 0 says why */
+	preflight_sweep(p, h->private_dir, false, cli->given[OPT_NO_TRACE], &pf);
+	ret = iom_hosts_agree_preflight(h, p->m, &pf, err, sizeof(err));
+	if (pf.errors) {
+		fprintf(stderr, "iomatrix: rank %u (host %s):\n", h->rank, h->host);
+		iom_cmd_print_preflight(p->m, &pf, NULL);
+	}
+	iom_preflight_release(&pf);
+	if (ret < 0)
+		return IOM_EXIT_USAGE;
+	ret = iom_hosts_follow(h, p, iom_cmd_stop_on_signals(), cli->given[OPT_NO_TRACE], err,
+			       sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "iomatrix: rank %u (host %s): %s\n", h->rank, h->host, err);
+		return IOM_EXIT_FAIL;
+	}
+	return IOM_EXIT_OK;
+}
+
+/* `run` under iomatrix-mpi with several ranks: rank 0's matrix file shared, planned by every
+ * rank alike (the plan hashes agree), each rank's ${host} and ${rank}; then rank 0 sweeps and
+ * the others follow. */
+static int run_hosts(struct cli *cli)
+{
+	struct iom_hosts *h = cli->hosts;
+	struct iom_matrix *m;
+	struct iom_plan p;
+	char err[IOM_ERRLEN], *local, *dir;
+	int ret;
+
+	if (iom_hosts_share_file(h, cli->args[0], &local, err, sizeof(err)) < 0) {
+		iom_cmd_print_error(err);
+		return IOM_EXIT_USAGE;
+	}
+	ret = iom_cmd_load_plan(cli, local, &m, &p);
+	free(local);
+	if (ret != 0)
+		return ret;
+	if (iom_hosts_agree_plan(h, p.hash, err, sizeof(err)) < 0) {
+		iom_cmd_print_error(err);
+		iom_plan_release(&p);
+		iom_matrix_free(m);
+		return IOM_EXIT_USAGE;
+	}
+	iom_hosts_expand_paths(h, m);
+	if (h->rank > 0) {
+		/* messages name the file as given to rank 0, not the private copy */
+		free(m->file);
+		m->file = xstrdup(cli->args[0]);
+		ret = follow(cli, &p);
+	} else {
+		dir = cli->given[OPT_OUTPUT] ? xstrdup(cli->value[OPT_OUTPUT]) :
+		      iom_sweep_default_dir(m);
+		ret = sweep(cli, &p, dir, false);
+		if (h->agreed)
+			iom_hosts_next(h, 0); /* the end: the followers return */
+		free(dir);
+	}
+	iom_plan_release(&p);
+	iom_matrix_free(m);
+	return ret;
+}
+
 int iom_cmd_run(struct cli *cli)
 {
 	struct iom_matrix *m;
@@ -273,8 +362,11 @@ int iom_cmd_run(struct cli *cli)
 	char *dir;
 	int ret;
 
+	if (cli->hosts && cli->hosts->size > 1)
+		return run_hosts(cli);
 	if ((ret = iom_cmd_load_plan(cli, cli->args[0], &m, &p)) != 0)
 		return ret;
+	iom_hosts_expand_paths(NULL, m);
 	dir = cli->given[OPT_OUTPUT] ? xstrdup(cli->value[OPT_OUTPUT]) : iom_sweep_default_dir(m);
 	ret = sweep(cli, &p, dir, false);
 	free(dir);

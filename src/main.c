@@ -22,6 +22,10 @@
 #include "matrix.h"
 #include "diskspd.h"
 #include "util.h"
+#include "hosts.h"
+#ifdef IOM_HOSTS_MPI
+#include "host_mpi.h"
+#endif
 
 #ifndef IOM_VERSION
 #define IOM_VERSION "0.1"
@@ -326,10 +330,10 @@ static int cmd_version(struct cli *cli)
 	return iom_cmd_finish(IOM_EXIT_OK);
 }
 
-int main(int argc, char **argv)
+static int run_main(int argc, char **argv, struct iom_hosts *hosts)
 {
 	const struct command *c;
-	struct cli cli = { 0 };
+	struct cli cli = { .hosts = hosts };
 	int code;
 
 	if (argc < 2) {
@@ -368,6 +372,10 @@ int main(int argc, char **argv)
 		cli_release(&cli);
 		return code;
 	}
+	if (hosts && hosts->size > 1 && hosts->rank > 0 && c->fn != iom_cmd_run) {
+		cli_release(&cli);
+		return IOM_EXIT_OK; /* under mpirun only `run` needs every rank: rank 0 does it */
+	}
 	code = parse_args(c, argc - 2, argv + 2, &cli);
 	if (code == 0)
 		code = c->fn(&cli);
@@ -375,4 +383,28 @@ int main(int argc, char **argv)
 		code = iom_cmd_finish(IOM_EXIT_OK);
 	cli_release(&cli);
 	return code;
+}
+
+int main(int argc, char **argv)
+{
+#ifdef IOM_HOSTS_MPI
+	struct iom_hosts hosts;
+	int code;
+
+	if (iom_host_mpi_start(&argc, &argv, &hosts) < 0) {
+		fprintf(stderr, "iomatrix-mpi: cannot start MPI\n");
+		return IOM_EXIT_FAIL;
+	}
+	code = run_main(argc, argv, &hosts);
+	iom_host_mpi_finish(&hosts, code);
+	return code;
+#else
+	if (iom_hosts_launched_many()) {
+		fprintf(stderr, "iomatrix: this is the single-host build, started by mpirun or srun "
+			"with several ranks: each would run the whole study on its own. Build and "
+			"launch iomatrix-mpi ('make mpi', docs/hosts.md)\n");
+		return IOM_EXIT_USAGE;
+	}
+	return run_main(argc, argv, NULL);
+#endif
 }

@@ -69,6 +69,9 @@ void iom_run_result_release(struct iom_run_result *r)
 	free(r->cpu.per_cpu);
 	free(r->cpu.irq_drivers);
 	free(r->engine_notes);
+	free(r->hosts);
+	r->hosts = NULL;
+	r->nhosts = 0;
 	free(r->trace.file);
 	r->trace.file = NULL;
 	for (size_t i = 0; i < r->verify.nfirst; i++) {
@@ -306,6 +309,41 @@ static json_object *stall_json(const struct iom_run_stall *st)
 	return iom_json_one_line(o);
 }
 
+/* "hosts": one row per host of a run of many hosts (hosts.h); absent on one host. */
+static json_object *hosts_json(const struct iom_run_result *r)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < r->nhosts; i++) {
+		const struct iom_host_row *h = &r->hosts[i];
+		json_object *o = json_object_new_object();
+
+		iom_json_add(o, "rank", json_object_new_uint64(h->rank));
+		iom_json_add(o, "host", json_object_new_string(h->host));
+		iom_json_add(o, "status", json_object_new_string(
+				     iom_run_status_name((enum iom_run_status)h->status)));
+		iom_json_add(o, "error", h->error[0] ? json_object_new_string(h->error) : NULL);
+		iom_json_add(o, "ios", json_object_new_uint64(h->ios[IOM_DIR_TOTAL]));
+		iom_json_add(o, "bytes", json_object_new_uint64(h->bytes[IOM_DIR_TOTAL]));
+		iom_json_add(o, "read_ios", json_object_new_uint64(h->ios[IOM_DIR_READ]));
+		iom_json_add(o, "write_ios", json_object_new_uint64(h->ios[IOM_DIR_WRITE]));
+		iom_json_add(o, "iops", iom_json_num(h->iops));
+		iom_json_add(o, "mb_s", iom_json_num(h->mb_s));
+		iom_json_add(o, "lat_mean_ns", iom_json_num(h->lat_mean_ns));
+		iom_json_add(o, "p50_ns", json_object_new_uint64(h->p50_ns));
+		iom_json_add(o, "p99_ns", json_object_new_uint64(h->p99_ns));
+		iom_json_add(o, "offset_ns", json_object_new_int64(h->offset_ns));
+		iom_json_add(o, "window_start_ns", json_object_new_uint64(h->start_ns));
+		iom_json_add(o, "window_end_ns", json_object_new_uint64(h->end_ns));
+		iom_json_add(o, "busy_pct", iom_json_num(h->busy_pct));
+		iom_json_add(o, "proc_user_s", iom_json_num(h->user_s));
+		iom_json_add(o, "proc_sys_s", iom_json_num(h->sys_s));
+		iom_json_add(o, "straggler", json_object_new_boolean(h->straggler));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *c,
 			     const struct iom_run_result *r)
 {
@@ -382,6 +420,8 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 		iom_json_add(o, "verify", NULL);
 	}
 	iom_json_add(o, "stalled", stall_json(&r->stall));
+	if (r->nhosts)
+		iom_json_add(o, "hosts", hosts_json(r));
 	return o;
 }
 

@@ -120,6 +120,22 @@ struct iom_run_cpu {
 	char *irq_drivers;             /* which drivers' lines were counted (may be NULL) */
 };
 
+/* One host's part of a run of many hosts (hosts.h, docs/hosts.md). */
+struct iom_host_row {
+	uint32_t rank;
+	char host[64];
+	int32_t status;                /* enum iom_run_status */
+	char error[256];
+	uint64_t ios[IOM_NDIR], bytes[IOM_NDIR];
+	double iops, mb_s;             /* over its own window */
+	uint64_t p50_ns, p99_ns;
+	double lat_mean_ns;
+	int64_t offset_ns;             /* its monotonic clock minus rank 0's */
+	uint64_t start_ns, end_ns;     /* its measured window, in rank 0's monotonic clock */
+	double busy_pct, user_s, sys_s;
+	uint8_t straggler;             /* IOPS more than 10 % below the hosts' median */
+};
+
 struct iom_run_result {
 	uint32_t index, repetition;
 	uint64_t seed;
@@ -154,6 +170,9 @@ struct iom_run_result {
 	char *engine_notes;                  /* setup facts: "SINGLE_ISSUER DEFER_TASKRUN", fallbacks */
 	struct iom_run_verify verify;        /* enabled false when the cell does not verify */
 	struct iom_run_stall stall;          /* stalled false: the window ran as asked */
+
+	struct iom_host_row *hosts;          /* heap, nhosts rows: a run of many hosts */
+	size_t nhosts;
 };
 
 /* Frees what the result owns (not r itself). */

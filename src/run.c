@@ -673,6 +673,21 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 	free(tmp);
 }
 
+/* What a host backend's aggregate needs of the run (hosts.h): the merged histograms, the
+ * window. Only with spec->hosts_out. */
+static void hosts_out(const struct ctl *c, struct iom_run_hosts_out *o)
+{
+	for (unsigned d = 0; d < IOM_NDIR; d++)
+		iom_hist_init(&o->hist[d]);
+	for (unsigned i = 0; i < c->nstarted; i++)
+		for (unsigned d = 0; d < 2; d++) {
+			iom_hist_merge(&o->hist[d], c->w[i].hist[d]);
+			iom_hist_merge(&o->hist[IOM_DIR_TOTAL], c->w[i].hist[d]);
+		}
+	o->t0_ns = c->measured ? c->t0 : 0;
+	o->t1_ns = c->measured ? c->t1 : 0;
+}
+
 /* ---- the run ---------------------------------------------------------------------------- */
 
 static int check_spec(const struct iom_run_spec *s, char *err, size_t errlen)
@@ -805,6 +820,10 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	if (why != WAKE_TIME)
 		goto bad;
 
+	/* many hosts: every rank here before the warm-up (hosts.h) */
+	if (spec->sync && (ret = spec->sync(spec->sync_arg, 0, msg, sizeof(msg))) < 0)
+		goto sync_failed;
+
 	/* 2. warm-up */
 	if (tm->warmup_ns) {
 		open_gate(c);
@@ -812,6 +831,10 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		if (why != WAKE_TIME)
 			goto bad;
 	}
+
+	/* many hosts: the window starts at the instant agreed (hosts.h) */
+	if (spec->sync && (ret = spec->sync(spec->sync_arg, 1, msg, sizeof(msg))) < 0)
+		goto sync_failed;
 
 	/* 3. the measured window */
 	have_cpu = iom_cpu_sample(&cpu_a, spec->irq_drivers) == 0;
@@ -876,6 +899,12 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	ret = 0;
 	goto out;
 
+sync_failed:
+	/* another host did not reach the point: nothing of this run is measured */
+	stop_workers(c);
+	out->status = IOM_RUN_FAILED;
+	goto out;
+
 bad:
 	stop_workers(c);
 	if (c->measuring) {
@@ -900,6 +929,8 @@ out:
 		return ret;
 	}
 	fill_result(c, out);
+	if (spec->hosts_out)
+		hosts_out(c, spec->hosts_out);
 	if (have_cpu && c->measured)
 		fill_cpu(out, &cpu_a, &cpu_b, cpu_t1 - cpu_t0, spec->irq_drivers);
 	iom_cpu_sample_release(&cpu_a);

@@ -15,12 +15,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hist.h"
 #include "keys.h"
 #include "matrix.h"
 #include "result.h"
 #include "worker.h"
 
 struct iom_cell;
+
+/* What a run leaves for a host backend's aggregate (hosts.h): its merged histograms and its
+ * measured window in this host's monotonic clock. */
+struct iom_run_hosts_out {
+	struct iom_hist hist[IOM_NDIR];
+	uint64_t t0_ns, t1_ns;
+};
 
 /* What a run has measured so far (see iom_run_spec.live); read with __atomic_load_n. */
 struct iom_run_live {
@@ -70,6 +78,13 @@ struct iom_run_spec {
 	 * compressed trace (trace.h); cell_text describes the cell in its header. */
 	const char *trace_path;
 	const char *cell_text;
+
+	/* Many hosts (hosts.h); all NULL on one host. sync is called before the warm-up (point
+	 * 0) and before the measured window (point 1), on the calling thread; a failure fails
+	 * the run with its message. hosts_out, when set, gets the run's histograms and window. */
+	int (*sync)(void *arg, unsigned point, char *err, size_t errlen);
+	void *sync_arg;
+	struct iom_run_hosts_out *hosts_out;
 };
 
 /* Copies the workload values of cell c into s->wl, by the key table (every workload key lands
