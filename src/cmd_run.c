@@ -314,7 +314,7 @@ static int follow(struct cli *cli, const struct iom_plan *p)
 /* `run` under iomatrix-mpi with several ranks: rank 0's matrix file shared, planned by every
  * rank alike (the plan hashes agree), each rank's ${host} and ${rank}; then rank 0 sweeps and
  * the others follow. */
-static int run_hosts(struct cli *cli)
+static int run_hosts(struct cli *cli, const char *path, const char *resume_dir)
 {
 	struct iom_hosts *h = cli->hosts;
 	struct iom_matrix *m;
@@ -322,7 +322,7 @@ static int run_hosts(struct cli *cli)
 	char err[IOM_ERRLEN], *local, *dir;
 	int ret;
 
-	if (iom_hosts_share_file(h, cli->args[0], &local, err, sizeof(err)) < 0) {
+	if (iom_hosts_share_file(h, path, &local, err, sizeof(err)) < 0) {
 		iom_cmd_print_error(err);
 		return IOM_EXIT_USAGE;
 	}
@@ -340,12 +340,12 @@ static int run_hosts(struct cli *cli)
 	if (h->rank > 0) {
 		/* messages name the file as given to rank 0, not the private copy */
 		free(m->file);
-		m->file = xstrdup(cli->args[0]);
+		m->file = xstrdup(path);
 		ret = follow(cli, &p);
 	} else {
-		dir = cli->given[OPT_OUTPUT] ? xstrdup(cli->value[OPT_OUTPUT]) :
-		      iom_sweep_default_dir(m);
-		ret = sweep(cli, &p, dir, false);
+		dir = resume_dir ? xstrdup(resume_dir) : cli->given[OPT_OUTPUT] ?
+		      xstrdup(cli->value[OPT_OUTPUT]) : iom_sweep_default_dir(m);
+		ret = sweep(cli, &p, dir, resume_dir != NULL);
 		if (h->agreed)
 			iom_hosts_next(h, 0); /* the end: the followers return */
 		free(dir);
@@ -363,7 +363,7 @@ int iom_cmd_run(struct cli *cli)
 	int ret;
 
 	if (cli->hosts && cli->hosts->size > 1)
-		return run_hosts(cli);
+		return run_hosts(cli, cli->args[0], NULL);
 	if ((ret = iom_cmd_load_plan(cli, cli->args[0], &m, &p)) != 0)
 		return ret;
 	iom_hosts_expand_paths(NULL, m);
@@ -384,6 +384,24 @@ int iom_cmd_resume(struct cli *cli)
 	char *path;
 	int ret;
 
+	if (cli->hosts && cli->hosts->size > 1) {
+		/* rank 0's directory: its journal there or not, every rank hears it */
+		uint64_t missing = 0;
+
+		path = xasprintf("%s/journal", dir);
+		missing = cli->hosts->rank == 0 && stat(path, &st) < 0;
+		free(path);
+		if (cli->hosts->ops->allmax(cli->hosts->ctx, &missing) < 0 || missing) {
+			if (cli->hosts->rank == 0)
+				fprintf(stderr, "iomatrix: '%s' is not a results directory (no "
+					"journal)\n", dir);
+			return IOM_EXIT_USAGE;
+		}
+		path = xasprintf("%s/matrix.cfg", dir);
+		ret = run_hosts(cli, path, dir);
+		free(path);
+		return ret;
+	}
 	path = xasprintf("%s/journal", dir);
 	if (stat(path, &st) < 0) {
 		fprintf(stderr, "iomatrix: '%s' is not a results directory (no journal)\n", dir);

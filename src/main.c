@@ -372,9 +372,10 @@ static int run_main(int argc, char **argv, struct iom_hosts *hosts)
 		cli_release(&cli);
 		return code;
 	}
-	if (hosts && hosts->size > 1 && hosts->rank > 0 && c->fn != iom_cmd_run) {
+	if (hosts && hosts->size > 1 && hosts->rank > 0 && c->fn != iom_cmd_run &&
+	    c->fn != iom_cmd_resume) {
 		cli_release(&cli);
-		return IOM_EXIT_OK; /* under mpirun only `run` needs every rank: rank 0 does it */
+		return IOM_EXIT_OK; /* under mpirun only run and resume need every rank */
 	}
 	code = parse_args(c, argc - 2, argv + 2, &cli);
 	if (code == 0)

@@ -14,6 +14,8 @@ MPI_BIN=${IOMATRIX_MPI:-$(dirname "$IOMATRIX")/iomatrix-mpi}
 [ -x "$MPI_BIN" ] || skip "no iomatrix-mpi at $MPI_BIN (make mpi)"
 # Open MPI's own allocations are not ours to judge under ASan; ranks yield when idle (2 cores)
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" OMPI_MCA_mpi_yield_when_idle=1
+# the followers' private directories (a killed rank leaves its own) under the test's
+export TMPDIR="$WORK"
 mpi() { timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe "$@"; }
 
 # 1. the single-host build under mpirun
