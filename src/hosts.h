@@ -41,8 +41,9 @@ struct iom_hosts_ops {
 	/* n histograms merged bucket by bucket into rank 0's h */
 	int (*merge_hist)(void *ctx, struct iom_hist *h, size_t n);
 	/* a run's sync point (0: before the warm-up, 1: before the measured window): every rank
-	 * arrives, ok or not; -ECANCELED with err naming the rank that was not; clock offsets to
-	 * rank 0 measured; at point 1 every rank returns at the agreed start of the window */
+	 * arrives, ok or not (a rank that failed sits the run out, the others go on); clock
+	 * offsets to rank 0 measured; at point 1 every rank returns at the agreed start of the
+	 * window; -errno with err when the ranks lost each other */
 	int (*sync)(void *ctx, unsigned point, bool ok, char *err, size_t errlen);
 	/* this rank's clock minus rank 0's (monotonic), as last measured */
 	int64_t (*offset_ns)(void *ctx);
