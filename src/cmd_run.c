@@ -103,6 +103,37 @@ int iom_cmd_check(struct cli *cli)
 	return iom_cmd_finish(code);
 }
 
+/* `plan` under iomatrix-mpi with several ranks: rank 0 prints the plan, then where every
+ * target lives on each rank (its ${host} and ${rank} expanded there). */
+static int plan_hosts(struct cli *cli, enum iom_plan_format fmt)
+{
+	struct iom_hosts *h = cli->hosts;
+	struct iom_matrix *m;
+	struct iom_plan p;
+	char err[IOM_ERRLEN], *local;
+	int ret;
+
+	if (iom_hosts_share_file(h, cli->args[0], &local, err, sizeof(err)) < 0) {
+		iom_cmd_print_error(err);
+		return IOM_EXIT_USAGE;
+	}
+	ret = iom_cmd_load_plan(cli, local, &m, &p);
+	free(local);
+	if (ret != 0)
+		return ret;
+	ret = h->rank == 0 ? iom_plan_write(stdout, &p, fmt) : 0;
+	iom_hosts_expand_paths(h, m);
+	if (fmt == IOM_PLAN_TEXT && iom_hosts_describe_targets(h, m, stdout) < 0)
+		ret = -EIO;
+	iom_plan_release(&p);
+	iom_matrix_free(m);
+	if (ret < 0) {
+		fprintf(stderr, "iomatrix: cannot write the plan: %s\n", strerror(-ret));
+		return IOM_EXIT_FAIL;
+	}
+	return iom_cmd_finish(IOM_EXIT_OK);
+}
+
 int iom_cmd_plan(struct cli *cli)
 {
 	enum iom_plan_format fmt = IOM_PLAN_TEXT;
@@ -123,6 +154,8 @@ int iom_cmd_plan(struct cli *cli)
 			return iom_cmd_usage_error("unknown format '%s' (use text, tsv or json)",
 						   f);
 	}
+	if (cli->hosts && cli->hosts->size > 1)
+		return plan_hosts(cli, fmt);
 	if ((ret = iom_cmd_load_plan(cli, cli->args[0], &m, &p)) != 0)
 		return ret;
 	ret = iom_plan_write(stdout, &p, fmt);

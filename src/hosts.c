@@ -127,6 +127,29 @@ int iom_hosts_share_file(struct iom_hosts *h, const char *path, char **local, ch
 	return ret < 0 ? ret : 0;
 }
 
+int iom_hosts_describe_targets(struct iom_hosts *h, const struct iom_matrix *m, FILE *out)
+{
+	char mine[64 + 512], *all = NULL;
+	int ret = 0;
+
+	if (h->rank == 0) {
+		all = xcalloc(h->size, sizeof(mine));
+		fprintf(out, "\ntargets by rank:\n");
+	}
+	for (size_t t = 0; t < m->ntargets && ret == 0; t++) {
+		snprintf(mine, sizeof(mine), "%s", m->targets[t].path ? m->targets[t].path : "");
+		memcpy(mine + 512, h->host, 64);
+		mine[sizeof(mine) - 1] = '\0';
+		mine[511] = '\0';
+		ret = h->ops->gather(h->ctx, mine, sizeof(mine), all);
+		for (unsigned r = 0; ret == 0 && h->rank == 0 && r < h->size; r++)
+			fprintf(out, "  rank %u (host %s): %s %s\n", r, all + r * sizeof(mine) + 512,
+				m->targets[t].label, all + r * sizeof(mine));
+	}
+	free(all);
+	return ret;
+}
+
 int iom_hosts_agree_plan(struct iom_hosts *h, uint64_t hash, char *err, size_t errlen)
 {
 	uint64_t h0 = hash, differs;

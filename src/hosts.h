@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "hist.h"
 #include "plan.h"
@@ -80,6 +81,10 @@ void iom_hosts_expand_paths(const struct iom_hosts *h, struct iom_matrix *m);
  * directory, *local (heap) its name there; rank 0's *local is a copy of path. */
 int iom_hosts_share_file(struct iom_hosts *h, const char *path, char **local, char *err,
 			 size_t errlen);
+
+/* `plan` under MPI: where every target of m (paths expanded on each rank) lives, rank by rank,
+ * written by rank 0 to out ("targets by rank:" then "  rank R (host H): label path"). */
+int iom_hosts_describe_targets(struct iom_hosts *h, const struct iom_matrix *m, FILE *out);
 
 /* Whether every rank planned the same study (hash): -EINVAL with err when not. */
 int iom_hosts_agree_plan(struct iom_hosts *h, uint64_t hash, char *err, size_t errlen);

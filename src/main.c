@@ -373,9 +373,9 @@ static int run_main(int argc, char **argv, struct iom_hosts *hosts)
 		return code;
 	}
 	if (hosts && hosts->size > 1 && hosts->rank > 0 && c->fn != iom_cmd_run &&
-	    c->fn != iom_cmd_resume) {
+	    c->fn != iom_cmd_resume && c->fn != iom_cmd_plan) {
 		cli_release(&cli);
-		return IOM_EXIT_OK; /* under mpirun only run and resume need every rank */
+		return IOM_EXIT_OK; /* under mpirun only run, resume and plan need every rank */
 	}
 	code = parse_args(c, argc - 2, argv + 2, &cli);
 	if (code == 0)

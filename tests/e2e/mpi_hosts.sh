@@ -1,6 +1,7 @@
 #!/bin/sh
 # Many hosts under MPI (docs/hosts.md), on one machine: mpirun --oversubscribe -np 3.
 #   - a plain iomatrix started by mpirun says it is the single-host build and exits 2;
+#   - `plan` says where every rank's target lives;
 #   - a 4-run study on 3 ranks, each on its own scratch file through ${rank}: the aggregate's
 #     I/O count is the sum of the ranks' exactly, its IOPS the summed I/O over the agreed window
 #     (first start to last end), its percentiles those of the union of the three ranks' traces
@@ -38,6 +39,12 @@ workload = { engine = "io_uring"; direct = false; pattern = "random"; block_size
 timing = { warmup = "100ms"; duration = "500ms"; rest = "0s"; repeat = 2; };
 trace = true;
 CFG
+# plan under MPI: where every target lives, rank by rank
+mpi -np 3 "$MPI_BIN" plan m.cfg >plan.txt 2>&1 || die "mpirun plan: $(cat plan.txt)"
+for r in 0 1 2; do
+    grep -q "^  rank $r (host [^)]*): a $WORK/s$r.scratch\$" plan.txt || die "plan does not say where rank $r's target lives: $(cat plan.txt)"
+done
+[ "$(grep -c '^plan hash:' plan.txt)" -eq 1 ] || die "plan printed by more than rank 0"
 mpi -np 3 "$MPI_BIN" run m.cfg -o out -q >run.txt 2>&1 || die "mpirun run: $(tail -n 20 run.txt)"
 for r in 0 1 2; do [ -f "s$r.scratch" ] || die "rank $r did not prepare its own s$r.scratch"; done
 for i in 00001 00002 00003 00004; do
