@@ -48,6 +48,7 @@ enum opt_id {
 	OPT_PRESET,
 	OPT_MAN,
 	OPT_MATRIX_ONLY,
+	OPT_MERGE,
 	OPT_COUNT
 };
 

@@ -551,3 +551,117 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 	iom_stage_release(&f.stage);
 	return ret;
 }
+
+/* ---- trace --merge ----------------------------------------------------------------------- */
+
+struct mrec {
+	int64_t t;               /* submitted, rank 0's clock after its trace's start */
+	uint64_t lat, offset;
+	uint32_t bytes, thread, rank;
+	uint8_t op;
+};
+
+struct mload {
+	struct mrec *v;
+	size_t n, cap;
+	int64_t base;            /* start_mono - offset - rank 0's start_mono */
+	uint32_t rank;
+	bool measured_only;
+};
+
+static int mload_rec(void *ctx, const struct iom_trace_rec *rec)
+{
+	struct mload *l = ctx;
+
+	if (l->measured_only && rec->phase != IOM_TRACE_PHASE_MEASURED)
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 4096;
+		struct mrec *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM; /* every record of a long run: what memory holds */
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (struct mrec){ .t = l->base + rec->time_ns, .lat = rec->latency_ns,
+				      .offset = rec->offset, .bytes = rec->bytes,
+				      .thread = rec->thread, .rank = l->rank, .op = rec->op };
+	return 0;
+}
+
+static int cmp_mrec(const void *a, const void *b)
+{
+	const struct mrec *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+#define MERGE_MAX_RANKS 4096
+
+int iom_hosts_trace_merge(const char *path, const char *out, bool measured_only, char *err,
+			  size_t errlen)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t dirlen = (size_t)(base - path), digits = strspn(base, "0123456789"), nhosts = 0;
+	int64_t *off = xcalloc(MERGE_MAX_RANKS, sizeof(*off)), start0 = 0;
+	struct mload l = { .measured_only = measured_only };
+	char *json, e[IOM_ERRLEN];
+	FILE *f = NULL;
+	int ret = 0;
+
+	if (!digits || base[digits] != '.' || dirlen < strlen("traces/") ||
+	    strncmp(path + dirlen - strlen("traces/"), "traces/", strlen("traces/")) != 0) {
+		free(off);
+		return iom_err(err, errlen, EINVAL, "%s: --merge takes a trace in a results "
+			       "directory's traces/ (DIR/traces/NNNNN.rR.trace.gz)", path);
+	}
+	json = xasprintf("%.*sruns/%.*s.json", (int)(dirlen - strlen("traces/")), path,
+			 (int)digits, base);
+	ret = iom_result_host_offsets(json, off, MERGE_MAX_RANKS, &nhosts, e, sizeof(e));
+	if (ret == 0 && !nhosts)
+		ret = iom_err(e, sizeof(e), EINVAL, "%s: no hosts: not a run of many hosts", json);
+	if (ret < 0)
+		iom_err(err, errlen, -ret, "%s", e);
+	for (uint32_t r = 0; ret == 0 && r < nhosts && r < MERGE_MAX_RANKS; r++) {
+		char *tp = xasprintf("%.*s%.*s.r%u.trace.gz", (int)dirlen, path, (int)digits, base, r);
+		struct iom_trace_header hdr = { 0 };
+		struct iom_trace_reader *rd;
+
+		/* the header first: its start, for the base of its records */
+		ret = iom_trace_reader_open(tp, &rd, err, errlen);
+		if (ret == 0) {
+			hdr = *iom_trace_reader_header(rd);
+			if (r == 0)
+				start0 = (int64_t)hdr.start_mono_ns;
+			l.base = (int64_t)hdr.start_mono_ns - off[r] - start0;
+			l.rank = r;
+			iom_trace_reader_free(rd);
+			memset(&hdr, 0, sizeof(hdr));
+			ret = iom_trace_read(tp, &hdr, mload_rec, &l, err, errlen);
+			free(hdr.cell);
+		}
+		free(tp);
+	}
+	if (ret == 0) {
+		qsort(l.v, l.n, sizeof(*l.v), cmp_mrec);
+		f = !out || strcmp(out, "-") == 0 ? stdout : fopen(out, "w");
+		if (!f)
+			ret = iom_err(err, errlen, errno, "cannot write '%s': %s", out, strerror(errno));
+	}
+	if (ret == 0) {
+		fprintf(f, "time_ns,rank,latency_ns,op,offset,bytes,thread\n");
+		for (size_t i = 0; i < l.n; i++)
+			fprintf(f, "%" PRId64 ",%u,%" PRIu64 ",%s,%" PRIu64 ",%u,%u\n", l.v[i].t,
+				l.v[i].rank, l.v[i].lat, l.v[i].op ? "write" : "read", l.v[i].offset,
+				l.v[i].bytes, l.v[i].thread);
+		if ((f == stdout ? fflush(f) : fclose(f)) != 0)
+			ret = iom_err(err, errlen, EIO, "cannot write '%s'", out ? out : "-");
+	}
+	free(l.v);
+	free(json);
+	free(off);
+	return ret;
+}

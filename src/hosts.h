@@ -117,6 +117,16 @@ void iom_hosts_aggregate(struct iom_run_result *r, const struct iom_host_row *ro
 void iom_hosts_row_of(const struct iom_hosts *h, const struct iom_run_result *r, uint64_t t0,
 		      uint64_t t1, const struct iom_hist hist[IOM_NDIR], struct iom_host_row *row);
 
+/*
+ * `trace --merge`: the traces of every rank of the run whose trace path is (any rank's
+ * DIR/traces/NNNNN.rR.trace.gz), decoded in time order with the offsets recorded in
+ * DIR/runs/NNNNN.json, to out (NULL or "-": standard output) as CSV
+ * "time_ns,rank,latency_ns,op,offset,bytes,thread": time_ns in rank 0's monotonic clock, after
+ * the start of rank 0's trace. measured_only: only the measured window's records. 0 or -errno.
+ */
+int iom_hosts_trace_merge(const char *path, const char *out, bool measured_only, char *err,
+			  size_t errlen);
+
 /* A follower's sweep (rank > 0): prepares its targets, then runs what rank 0 names until it
  * names the end. 0 or -errno with err. */
 int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig_atomic_t *stop,

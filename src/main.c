@@ -72,6 +72,8 @@ static const struct option_def options[OPT_COUNT] = {
 	[OPT_ALLOW_HOOKS] = { "allow-hooks", 0, NULL,
 			      "run the shell commands of the matrix's hooks section" },
 	[OPT_LOG] = { "log", 0, "FILE", "append the per-run lines and warnings to FILE too" },
+	[OPT_MERGE] = { "merge", 0, NULL, "trace: every rank's trace of the run (iomatrix-mpi), "
+					  "in time order by the recorded clock offsets" },
 };
 
 struct command {
@@ -105,7 +107,8 @@ static const struct command commands[] = {
 		  O(OPT_MIN_EFFECT) | O(OPT_MAX_CV) | O(OPT_CELL),
 	  "the winners of one or more results directories (text, md, csv, json, html), or one "
 	  "run DiskSpd-style" },
-	{ "trace", iom_cmd_trace, "FILE", 1, 1, O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_MEASURED),
+	{ "trace", iom_cmd_trace, "FILE", 1, 1, O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_MEASURED) |
+	  O(OPT_MERGE),
 	  "decode a run's trace to CSV or to fio latency logs" },
 	{ "new", iom_cmd_new, "[PATH...]", 0, -1, O(OPT_PRESET) | O(OPT_OUTPUT),
 	  "write a commented matrix file to start from, one target per PATH" },

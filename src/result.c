@@ -1023,6 +1023,38 @@ int iom_result_read(const char *path, struct iom_result_file *out, char *err, si
 	return ret;
 }
 
+int iom_result_host_offsets(const char *path, int64_t *off, size_t max, size_t *n, char *err,
+			    size_t errlen)
+{
+	json_object *root, *a, *h, *v;
+	char *text;
+	int ret;
+
+	*n = 0;
+	ret = read_text(path, &text, err, errlen);
+	if (ret < 0)
+		return ret;
+	root = json_tokener_parse(text);
+	free(text);
+	if (!root)
+		return iom_err(err, errlen, EINVAL, "%s: invalid JSON", path);
+	if (json_object_object_get_ex(root, "hosts", &a) && json_object_is_type(a, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(a); i++) {
+			int64_t rank;
+
+			h = json_object_array_get_idx(a, i);
+			if (!json_object_object_get_ex(h, "rank", &v))
+				continue;
+			rank = json_object_get_int64(v);
+			if (rank >= 0 && (size_t)rank < max &&
+			    json_object_object_get_ex(h, "offset_ns", &v))
+				off[rank] = json_object_get_int64(v);
+			(*n)++;
+		}
+	json_object_put(root);
+	return 0;
+}
+
 void iom_result_file_release(struct iom_result_file *f)
 {
 	if (!f)

@@ -178,6 +178,11 @@ struct iom_run_result {
 /* Frees what the result owns (not r itself). */
 void iom_run_result_release(struct iom_run_result *r);
 
+/* The clock offsets of the hosts of run file path ("hosts": [ { "rank", "offset_ns" } ]) into
+ * off[rank] for ranks below max; *n the number of rows. 0 (no hosts: *n 0), or -errno with err. */
+int iom_result_host_offsets(const char *path, int64_t *off, size_t max, size_t *n, char *err,
+			    size_t errlen);
+
 /* "ok", "failed" or "interrupted"; iom_run_status_parse returns -1 for anything else. */
 const char *iom_run_status_name(enum iom_run_status s);
 int iom_run_status_parse(const char *name);

@@ -6,7 +6,8 @@
 #     I/O count is the sum of the ranks' exactly, its IOPS the summed I/O over the agreed window
 #     (first start to last end), its percentiles those of the union of the three ranks' traces
 #     (traces/NNNNN.rR.trace.gz, decoded by `iomatrix trace`) within 1 %, and the ranks'
-#     measured windows start together (from the recorded starts and clock offsets);
+#     measured windows start together (from the recorded starts and clock offsets, and from
+#     the first measured I/O of each rank in `trace --merge`'s time line);
 #   - a target refused on rank 2 stops the sweep before any rank writes, naming rank 2.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 . "$TOP/tests/e2e/lib.sh"
@@ -53,11 +54,14 @@ for i in 00001 00002 00003 00004; do
         [ -s "$tr" ] || { die "no $tr"; continue; }
         "$IOMATRIX" trace "$tr" --measured-only -o "$i.r$r.csv" 2>err || die "trace $tr: $(cat err)"
     done
+    # every rank's measured I/O in one time line, by the recorded clock offsets
+    "$IOMATRIX" trace "out/traces/$i.r1.trace.gz" --merge --measured-only -o "$i.merged.csv" 2>err ||
+        die "trace --merge run $i: $(cat err)"
 done
 python3 - out <<'PY' || die "the aggregate is not the sum of the ranks"
 import csv, json, math, os, sys
 d = sys.argv[1]
-spreads, compared = [], 0
+spreads, compared, trace_spreads = [], 0, []
 for i in range(1, 5):
     r = json.load(open("%s/runs/%05d.json" % (d, i)))
     assert r["status"] == "ok", r["error"]
@@ -82,6 +86,17 @@ for i in range(1, 5):
         lat += rows
     if lat is None:
         continue
+    # the merged time line: every rank's records, in time order; the first measured I/O of
+    # each rank (trace times and offsets) starts with the others
+    merged = list(csv.DictReader(open("%05d.merged.csv" % i)))
+    assert len(merged) == tot["ios"], (len(merged), tot["ios"])
+    times = [int(x["time_ns"]) for x in merged]
+    assert times == sorted(times)
+    firsts = {}
+    for x in merged:
+        firsts.setdefault(x["rank"], int(x["time_ns"]))
+    assert sorted(firsts) == ["0", "1", "2"], firsts
+    trace_spreads.append((max(firsts.values()) - min(firsts.values())) / 1e6)
     lat.sort()
     for p, want in tot["lat_ns"]["percentiles"].items():
         got = lat[max(1, math.ceil(float(p) / 100 * len(lat) - 1e-9)) - 1]
@@ -95,6 +110,10 @@ assert compared >= 1, "every run's traces dropped records"
 # machine the spread is under 1 ms (docs/hosts.md).
 assert (spreads[1] + spreads[2]) / 2 <= 10, spreads
 assert spreads[-1] <= 100, spreads
+trace_spreads.sort()
+print("first measured I/O spread per run, from the traces (ms):", trace_spreads)
+# a rank's first measured I/O also waits for its worker thread to run: a looser median here
+assert trace_spreads[len(trace_spreads) // 2] <= 25 and trace_spreads[-1] <= 100, trace_spreads
 PY
 
 # 3. a target refused on rank 2: nothing written on any rank
