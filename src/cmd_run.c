@@ -240,7 +240,7 @@ static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, boo
 		char err[IOM_ERRLEN];
 
 		o.hosts = cli->hosts;
-		if (iom_hosts_agree_preflight(cli->hosts, p->m, &pf, err, sizeof(err)) < 0) {
+		if (iom_hosts_agree_preflight(cli->hosts, p, &pf, err, sizeof(err)) < 0) {
 			if (pf.errors)
 				iom_cmd_print_preflight(p->m, &pf, NULL);
 			fprintf(stderr, "iomatrix: %s; nothing was written\n", err);
@@ -327,7 +327,7 @@ static int follow(struct cli *cli, const struct iom_plan *p)
 	if (iom_sweep_has_shell_hooks(p->m) && !cli->given[OPT_ALLOW_HOOKS])
 		return IOM_EXIT_USAGE; /* rank 0 says why */
 	preflight_sweep(p, h->private_dir, false, cli->given[OPT_NO_TRACE], &pf);
-	ret = iom_hosts_agree_preflight(h, p->m, &pf, err, sizeof(err));
+	ret = iom_hosts_agree_preflight(h, p, &pf, err, sizeof(err));
 	if (pf.errors) {
 		fprintf(stderr, "iomatrix: rank %u (host %s):\n", h->rank, h->host);
 		iom_cmd_print_preflight(p->m, &pf, NULL);

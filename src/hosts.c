@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -174,11 +175,42 @@ struct pf_word {
 	char first[448];
 };
 
-int iom_hosts_agree_preflight(struct iom_hosts *h, const struct iom_matrix *m,
+/* The write checks of this rank's block devices that will be written (not filesystem targets:
+ * those are checked at their visit); the number that fail, the first one's message in first
+ * (when empty). Reads only. */
+static uint32_t check_devices(const struct iom_plan *p, char *first, size_t len)
+{
+	const struct iom_matrix *m = p->m;
+	uint32_t n = 0;
+
+	for (size_t t = 0; t < m->ntargets; t++) {
+		const struct iom_target *tg = &m->targets[t];
+		char e[IOM_ERRLEN];
+		struct stat st;
+
+		if (tg->fs_type || !tg->destructive || !iom_stage_target_writes(p, t) ||
+		    stat(tg->path, &st) < 0 || !S_ISBLK(st.st_mode))
+			continue;
+		if (iom_target_check_writable("/", tg->path, NULL, e, sizeof(e)) < 0) {
+			if (!n && !*first) {
+				char *msg = xasprintf("%s:%d: target '%s': %s", m->file, tg->line,
+						      tg->label, e);
+
+				snprintf(first, len, "%s", msg); /* cut to what travels */
+				free(msg);
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+int iom_hosts_agree_preflight(struct iom_hosts *h, const struct iom_plan *p,
 			      const struct iom_preflight *pf, char *err, size_t errlen)
 {
+	const struct iom_matrix *m = p->m;
 	struct pf_word mine = { .errors = (uint32_t)pf->errors }, *all = NULL;
-	uint64_t any = pf->errors;
+	uint64_t any;
 	int ret = 0;
 
 	snprintf(mine.host, sizeof(mine.host), "%s", h->host);
@@ -188,6 +220,8 @@ int iom_hosts_agree_preflight(struct iom_hosts *h, const struct iom_matrix *m,
 				 pf->d[i].msg);
 			break;
 		}
+	mine.errors += check_devices(p, mine.first, sizeof(mine.first));
+	any = mine.errors;
 	if (h->rank == 0)
 		all = xcalloc(h->size, sizeof(*all));
 	if (h->ops->gather(h->ctx, &mine, sizeof(mine), all) < 0 ||

@@ -89,9 +89,12 @@ int iom_hosts_describe_targets(struct iom_hosts *h, const struct iom_matrix *m, 
 /* Whether every rank planned the same study (hash): -EINVAL with err when not. */
 int iom_hosts_agree_plan(struct iom_hosts *h, uint64_t hash, char *err, size_t errlen);
 
-/* The preflight outcomes of every rank (pf: this rank's): -EPERM with err naming each rank and
- * host that refused, and its first problem, on every rank; 0 when none did. */
-int iom_hosts_agree_preflight(struct iom_hosts *h, const struct iom_matrix *m,
+/* The preflight outcomes of every rank (pf: this rank's), with, on each rank, the write checks
+ * of its block devices that will be written (iom_target_check_writable: not mounted, no
+ * signature, …; read-only), which one host makes only when it prepares them: -EPERM with err
+ * naming each rank and host that refused, and its first problem, on every rank; 0 when none
+ * did. */
+int iom_hosts_agree_preflight(struct iom_hosts *h, const struct iom_plan *p,
 			      const struct iom_preflight *pf, char *err, size_t errlen);
 
 /* Tells the followers what to run next (rank 0): run index, or 0 for the end. */

@@ -8,7 +8,8 @@
 #     (traces/NNNNN.rR.trace.gz, decoded by `iomatrix trace`) within 1 %, and the ranks'
 #     measured windows start together (from the recorded starts and clock offsets, and from
 #     the first measured I/O of each rank in `trace --merge`'s time line);
-#   - a target refused on rank 2 stops the sweep before any rank writes, naming rank 2.
+#   - a target refused on rank 2 stops the sweep before any rank writes, naming rank 2: a
+#     missing directory, and (root) a mounted loop device.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 . "$TOP/tests/e2e/lib.sh"
 command -v mpirun >/dev/null 2>&1 || skip "mpirun is not installed (apt-get install openmpi-bin)"
@@ -130,4 +131,40 @@ grep -q "rank 2 (host [^)]*) refused" bad.txt || die "the refusal does not name 
 grep -q "nothing was written" bad.txt || die "the refusal does not say nothing was written"
 [ ! -e out-bad ] || die "a results directory was made despite the refusal"
 [ ! -e r0/s.scratch ] && [ ! -e r1/s.scratch ] || die "rank 0 or 1 wrote its target despite rank 2's refusal"
+
+# 4. (root) rank 2's device is a mounted loop device: refused before any rank writes a device
+root_or_finish
+need_cmd losetup mkfs.ext4 md5sum
+imgs="" loops="" mnt=""
+cleanup() {
+    [ -n "$mnt" ] && umount "$mnt" 2>/dev/null
+    for l in $loops; do losetup -d "$l" 2>/dev/null; done
+    for i in $imgs; do rm -f "$i"; done
+}
+on_exit cleanup
+for r in 0 1 2; do
+    img=$(mktemp /dev/shm/iom-mpi-hosts.XXXXXX)
+    imgs="$imgs $img"
+    truncate -s 32M "$img"
+    l=$(losetup -f --show "$img" 2>err) || skip "no loop device: $(cat err)"
+    loops="$loops $l"
+    ln -s "$l" "dev$r"
+done
+mkfs.ext4 -q -F "$WORK/dev2" >/dev/null 2>&1 || die "mkfs.ext4 on rank 2's loop device"
+mkdir mnt && mount "$WORK/dev2" mnt && mnt=$WORK/mnt || die "mount of rank 2's loop device"
+set -- $imgs
+sum0=$(md5sum <"$1") sum1=$(md5sum <"$2")
+cat >dev.cfg <<CFG
+iomatrix = 1;
+targets = ( { label = "d"; path = "$WORK/dev\${rank}"; destructive = true; size = "16M"; } );
+workload = { engine = "psync"; read_pct = 0; };
+timing = { warmup = "0s"; duration = "200ms"; repeat = 1; };
+CFG
+mpi -np 3 "$MPI_BIN" run dev.cfg -o out-dev >dev.txt 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || die "a mounted device on rank 2: exit $rc, not 2: $(cat dev.txt)"
+grep -q "rank 2 (host [^)]*) refused: .*mounted" dev.txt || die "the refusal does not name rank 2's mounted device: $(cat dev.txt)"
+[ ! -e out-dev ] || die "a results directory was made despite rank 2's mounted device"
+[ "$(md5sum <"$1")" = "$sum0" ] && [ "$(md5sum <"$2")" = "$sum1" ] ||
+    die "rank 0 or 1 wrote its device despite rank 2's refusal"
 exit $fail
