@@ -23,6 +23,11 @@ struct mpi_ctx {
 	int64_t offset_ns;           /* this rank's monotonic clock minus rank 0's */
 	bool *same_clock;            /* per rank: on rank 0's kernel (same boot_id), so on its
 				      * very CLOCK_MONOTONIC: offset 0 exactly, nothing measured */
+	/* stonewalling, of the current run */
+	bool sw_sent;                /* this rank announced its share complete */
+	int *sw_got;                 /* per rank: its announcement received */
+	int sw_token;
+	MPI_Request *sw_req;         /* the announcement to each rank */
 	MPI_Datatype hist_type;
 	MPI_Op hist_op;
 };
@@ -206,10 +211,60 @@ static int m_recv_file(void *ctx, unsigned from, const char *path, bool *got)
 	return ret;
 }
 
+#define TAG_STONEWALL 11
+
+static bool m_stonewall(void *ctx, bool self_done)
+{
+	struct mpi_ctx *c = ctx;
+	int flag = 0;
+	MPI_Status st;
+
+	if (self_done && !c->sw_sent) {
+		for (int r = 0; r < c->size; r++)
+			if (r == c->rank)
+				c->sw_req[r] = MPI_REQUEST_NULL;
+			else
+				MPI_Isend(&c->sw_token, 1, MPI_INT, r, TAG_STONEWALL, MPI_COMM_WORLD,
+					  &c->sw_req[r]);
+		c->sw_sent = true;
+		return false;
+	}
+	if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_STONEWALL, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS ||
+	    !flag)
+		return false;
+	MPI_Recv(&flag, 1, MPI_INT, st.MPI_SOURCE, TAG_STONEWALL, MPI_COMM_WORLD,
+		 MPI_STATUS_IGNORE);
+	c->sw_got[st.MPI_SOURCE] = 1;
+	return true;
+}
+
+/* After a run: every rank learns who announced, receives what it has not yet, and waits for
+ * its own announcements to be delivered; the next run starts clean. */
+static int m_stonewall_end(void *ctx)
+{
+	struct mpi_ctx *c = ctx;
+	int sent = c->sw_sent, *all = xcalloc((size_t)c->size, sizeof(*all)), ret;
+
+	ret = MPI_Allgather(&sent, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+	for (int r = 0; ret == MPI_SUCCESS && r < c->size; r++)
+		if (r != c->rank && all[r] && !c->sw_got[r]) {
+			int token;
+
+			ret = MPI_Recv(&token, 1, MPI_INT, r, TAG_STONEWALL, MPI_COMM_WORLD,
+				       MPI_STATUS_IGNORE);
+		}
+	if (ret == MPI_SUCCESS && c->sw_sent)
+		ret = MPI_Waitall(c->size, c->sw_req, MPI_STATUSES_IGNORE);
+	c->sw_sent = false;
+	memset(c->sw_got, 0, (size_t)c->size * sizeof(*c->sw_got));
+	free(all);
+	return ret == MPI_SUCCESS ? 0 : -EIO;
+}
+
 static const struct iom_hosts_ops mpi_ops = {
 	.bcast = m_bcast, .allmax = m_allmax, .gather = m_gather, .merge_hist = m_merge_hist,
 	.sync = m_sync, .offset_ns = m_offset, .send_file = m_send_file,
-	.recv_file = m_recv_file,
+	.recv_file = m_recv_file, .stonewall = m_stonewall, .stonewall_end = m_stonewall_end,
 };
 
 int iom_host_mpi_start(int *argc, char ***argv, struct iom_hosts *h)
@@ -245,6 +300,8 @@ int iom_host_mpi_start(int *argc, char ***argv, struct iom_hosts *h)
 	}
 	h->rank = (unsigned)c->rank;
 	h->size = (unsigned)c->size;
+	c->sw_got = xcalloc((size_t)c->size, sizeof(*c->sw_got));
+	c->sw_req = xcalloc((size_t)c->size, sizeof(*c->sw_req));
 	if (gethostname(h->host, sizeof(h->host)) < 0)
 		snprintf(h->host, sizeof(h->host), "localhost");
 	h->host[sizeof(h->host) - 1] = '\0';
@@ -292,6 +349,8 @@ void iom_host_mpi_finish(struct iom_hosts *h, int code)
 	MPI_Type_free(&c->hist_type);
 	MPI_Finalize();
 	free(c->same_clock);
+	free(c->sw_got);
+	free(c->sw_req);
 	free(c);
 	h->ctx = NULL;
 }

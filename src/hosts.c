@@ -267,11 +267,21 @@ static int arm_sync(void *arg, unsigned point, char *err, size_t errlen)
 	return ret;
 }
 
+static bool arm_stonewall(void *arg, bool self_done)
+{
+	struct iom_hosts *h = arg;
+
+	return h->ops->stonewall(h->ctx, self_done);
+}
+
 void iom_hosts_arm(struct iom_hosts *h, struct iom_run_spec *spec)
 {
 	spec->sync = arm_sync;
 	spec->sync_arg = h;
 	spec->hosts_out = &h->out;
+	/* IOR's stonewalling: a bytes-bound window ends for all when the first rank is done */
+	if (spec->timing.bytes && h->ops->stonewall)
+		spec->stonewall = arm_stonewall;
 }
 
 void iom_hosts_row_of(const struct iom_hosts *h, const struct iom_run_result *r, uint64_t t0,
@@ -300,6 +310,7 @@ void iom_hosts_row_of(const struct iom_hosts *h, const struct iom_run_result *r,
 	row->busy_pct = r->cpu.busy_pct;
 	row->user_s = r->cpu.proc_user_s;
 	row->sys_s = r->cpu.proc_sys_s;
+	row->stonewalled = r->stonewalled;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -333,6 +344,7 @@ void iom_hosts_aggregate(struct iom_run_result *r, const struct iom_host_row *ro
 		last = IOM_MAX(last, rows[i].end_ns);
 		r->cpu.proc_user_s += rows[i].user_s;
 		r->cpu.proc_sys_s += rows[i].sys_s;
+		r->stonewalled |= rows[i].stonewalled != 0;
 		v[i] = rows[i].iops;
 		if (rows[i].status != IOM_RUN_OK && !failed && r->status == IOM_RUN_OK) {
 			char *e = xasprintf("rank %u (host %s): %s", rows[i].rank, rows[i].host,
@@ -387,6 +399,8 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 		h->synced++;
 	}
 	h->synced = 0;
+	if (h->ops->stonewall_end && h->ops->stonewall_end(h->ctx) < 0)
+		ret = -EIO;
 	if (!h->out.t0_ns) /* no window measured (run.c left nothing, or what it left is old) */
 		for (unsigned d = 0; d < IOM_NDIR; d++)
 			iom_hist_init(&h->out.hist[d]);

@@ -52,6 +52,11 @@ struct iom_hosts_ops {
 	 * (nothing written when the follower sent none: *got false) */
 	int (*send_file)(void *ctx, const char *path);
 	int (*recv_file)(void *ctx, unsigned from, const char *path, bool *got);
+	/* stonewalling (a bytes-bound window): self_done announces this rank's share complete to
+	 * the others (once); true when another rank's announcement has arrived. stonewall_end,
+	 * after every run on every rank, collects what is still in flight. */
+	bool (*stonewall)(void *ctx, bool self_done);
+	int (*stonewall_end)(void *ctx);
 };
 
 /* The hosts of a study: this rank among size. NULL (or size 1): this host alone. */

@@ -339,6 +339,7 @@ static json_object *hosts_json(const struct iom_run_result *r)
 		iom_json_add(o, "proc_user_s", iom_json_num(h->user_s));
 		iom_json_add(o, "proc_sys_s", iom_json_num(h->sys_s));
 		iom_json_add(o, "straggler", json_object_new_boolean(h->straggler));
+		iom_json_add(o, "stonewalled", json_object_new_boolean(h->stonewalled));
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -422,6 +423,8 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 	iom_json_add(o, "stalled", stall_json(&r->stall));
 	if (r->nhosts)
 		iom_json_add(o, "hosts", hosts_json(r));
+	if (r->nhosts && r->stonewalled)
+		iom_json_add(o, "stonewalled", json_object_new_boolean(true));
 	return o;
 }
 

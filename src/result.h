@@ -134,6 +134,7 @@ struct iom_host_row {
 	uint64_t start_ns, end_ns;     /* its measured window, in rank 0's monotonic clock */
 	double busy_pct, user_s, sys_s;
 	uint8_t straggler;             /* IOPS more than 10 % below the hosts' median */
+	uint8_t stonewalled;           /* its window ended when another host's share was done */
 };
 
 struct iom_run_result {
@@ -173,6 +174,8 @@ struct iom_run_result {
 
 	struct iom_host_row *hosts;          /* heap, nhosts rows: a run of many hosts */
 	size_t nhosts;
+	bool stonewalled;                    /* a bytes-bound window of many hosts ended when the
+					      * first host completed its share */
 };
 
 /* Frees what the result owns (not r itself). */

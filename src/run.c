@@ -849,7 +849,18 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		uint64_t tick = c->t0 + (uint64_t)(c->niv + 1) * IOM_INTERVAL_NS;
 		uint64_t end = bytes_bound ? UINT64_MAX : c->t0 + tm->duration_ns, now;
 
-		why = wait_until(c, IOM_MIN(tick, end), bytes_bound);
+		uint64_t wake = IOM_MIN(tick, end);
+
+		if (bytes_bound && spec->stonewall) /* many hosts: the others' shares polled */
+			wake = IOM_MIN(wake, iom_now_ns() + POLL_NS);
+		why = wait_until(c, wake, bytes_bound);
+		if (bytes_bound && spec->stonewall && why == WAKE_DONE)
+			spec->stonewall(spec->sync_arg, true);
+		if (bytes_bound && spec->stonewall && why == WAKE_TIME &&
+		    spec->stonewall(spec->sync_arg, false)) {
+			out->stonewalled = true;
+			break;
+		}
 		if (why != WAKE_TIME)
 			break;
 		now = iom_now_ns();
@@ -862,7 +873,7 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		goto bad;
 	}
 	c->t1 = iom_now_ns();
-	if (bytes_bound) {
+	if (bytes_bound && !out->stonewalled) {
 		uint64_t last = c->t0;
 
 		for (i = 0; i < c->nstarted; i++)

@@ -84,6 +84,10 @@ struct iom_run_spec {
 	 * the run with its message. hosts_out, when set, gets the run's histograms and window. */
 	int (*sync)(void *arg, unsigned point, char *err, size_t errlen);
 	void *sync_arg;
+	/* Stonewalling of a bytes-bound window (IOR's rule; hosts.h): called (with sync_arg) as
+	 * the window goes on, self_done once this host's share is complete; true when another host
+	 * has completed its share, which ends this host's window now (out->stonewalled). */
+	bool (*stonewall)(void *arg, bool self_done);
 	struct iom_run_hosts_out *hosts_out;
 };
 

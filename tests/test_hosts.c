@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "engine.h"
 #include "hosts.h"
 #include "util.h"
 
@@ -144,6 +145,65 @@ static void test_hosts_expand_paths(void **state)
 	free(t[1].path);
 }
 
+/* A fake other host for run.c's stonewall point: "done" after `after` polls. */
+struct fake_peer {
+	unsigned polls, after;
+	unsigned self_done;
+};
+
+static bool fake_stonewall(void *arg, bool self_done)
+{
+	struct fake_peer *f = arg;
+
+	if (self_done) {
+		f->self_done++;
+		return false;
+	}
+	return ++f->polls >= f->after;
+}
+
+static struct iom_run_spec bytes_spec(uint64_t bytes, struct fake_peer *f)
+{
+	return (struct iom_run_spec){
+		.fd = -1, .region = 1ull << 30,
+		.wl = { .block_size = 4096, .queue_depth = 8, .threads = 1, .read_pct = 100,
+			.pattern = IOM_PATTERN_RANDOM, .engine = IOM_ENGINE_NULL },
+		.timing = { .bytes = bytes },
+		.seed = 5, .index = 1, .repetition = 1,
+		.stonewall = fake_stonewall, .sync_arg = f,
+	};
+}
+
+static void test_hosts_stonewall_ends_the_window(void **state)
+{
+	/* another host is done after 5 polls (about 50 ms): this one's share of 1 TiB is not,
+	 * and its window ends then, marked */
+	struct fake_peer f = { .after = 5 };
+	struct iom_run_spec spec = bytes_spec(1ull << 40, &f);
+	struct iom_run_result r;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(iom_run_execute(&spec, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.status, IOM_RUN_OK);
+	assert_true(r.stonewalled);
+	assert_int_equal(f.polls, 5);
+	assert_int_equal(f.self_done, 0);
+	assert_true(r.dir[IOM_DIR_TOTAL].ios > 0);
+	assert_true(r.dir[IOM_DIR_TOTAL].bytes < (1ull << 40));
+	assert_true(r.elapsed_s > 0.02 && r.elapsed_s < 30);
+	iom_run_result_release(&r);
+
+	/* this host's share done first: it says so once, and is not stonewalled */
+	f = (struct fake_peer){ .after = 1u << 30 };
+	spec = bytes_spec(4ull << 20, &f);
+	assert_int_equal(iom_run_execute(&spec, &r, err, sizeof(err)), 0);
+	assert_false(r.stonewalled);
+	assert_int_equal(f.self_done, 1);
+	assert_int_equal(r.dir[IOM_DIR_TOTAL].bytes, 4ull << 20);
+	iom_run_result_release(&r);
+}
+
 static void test_hosts_launched_many(void **state)
 {
 	(void)state;
@@ -174,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_hosts_failed_rank_is_named),
 		cmocka_unit_test(test_hosts_expand_paths),
 		cmocka_unit_test(test_hosts_launched_many),
+		cmocka_unit_test(test_hosts_stonewall_ends_the_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
