@@ -296,8 +296,9 @@ static int sweep_logged(const struct iom_plan *p, const char *dir, const struct 
 		return iom_cmd_exit(ret, IOM_IN_REFUSED);
 	}
 	if (res.interrupted) {
-		fprintf(stderr, "iomatrix: interrupted after %zu runs; carry on with: iomatrix resume "
-			"%s%s\n", res.ok + res.failed, dir, o.allow_hooks ? " --allow-hooks" : "");
+		fprintf(stderr, "iomatrix: interrupted after %zu runs; carry on with: %siomatrix%s "
+			"resume %s%s\n", res.ok + res.failed, o.hosts ? "mpirun … " : "",
+			o.hosts ? "-mpi" : "", dir, o.allow_hooks ? " --allow-hooks" : "");
 		if (o.log)
 			fprintf(o.log, "interrupted after %zu runs; carry on with: iomatrix resume "
 				"%s%s\n", res.ok + res.failed, dir,
