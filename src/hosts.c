@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -311,6 +312,13 @@ void iom_hosts_row_of(const struct iom_hosts *h, const struct iom_run_result *r,
 	row->user_s = r->cpu.proc_user_s;
 	row->sys_s = r->cpu.proc_sys_s;
 	row->stonewalled = r->stonewalled;
+	{
+		struct utsname u;
+
+		if (uname(&u) == 0)
+			snprintf(row->kernel, sizeof(row->kernel), "%.60s %.60s", u.release,
+				 u.version);
+	}
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -340,6 +340,7 @@ static json_object *hosts_json(const struct iom_run_result *r)
 		iom_json_add(o, "proc_sys_s", iom_json_num(h->sys_s));
 		iom_json_add(o, "straggler", json_object_new_boolean(h->straggler));
 		iom_json_add(o, "stonewalled", json_object_new_boolean(h->stonewalled));
+		iom_json_add(o, "kernel", json_object_new_string(h->kernel));
 		json_object_array_add(a, o);
 	}
 	return a;

@@ -135,6 +135,7 @@ struct iom_host_row {
 	double busy_pct, user_s, sys_s;
 	uint8_t straggler;             /* IOPS more than 10 % below the hosts' median */
 	uint8_t stonewalled;           /* its window ended when another host's share was done */
+	char kernel[128];              /* uname: release and version (provenance per host) */
 };
 
 struct iom_run_result {

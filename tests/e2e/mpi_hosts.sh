@@ -68,6 +68,7 @@ for i in range(1, 5):
     assert r["status"] == "ok", r["error"]
     hosts = r["hosts"]
     assert [h["rank"] for h in hosts] == [0, 1, 2], hosts
+    assert all(h["kernel"] and h["host"] for h in hosts), hosts  # provenance per host
     tot = r["total"]
     assert tot["ios"] == sum(h["ios"] for h in hosts), (i, tot["ios"], [h["ios"] for h in hosts])
     assert tot["bytes"] == sum(h["bytes"] for h in hosts)
