@@ -74,8 +74,9 @@ int iom_cmd_check(struct cli *cli)
 		char err[IOM_ERRLEN];
 		size_t nruns = 0;
 
-		if (iom_matrix_load(cli->args[i], cli->ov, cli->nov, &m, err, sizeof(err)) < 0 ||
-		    iom_plan_count(m, &nruns, err, sizeof(err)) < 0 ||
+		if (iom_matrix_load(cli->args[i], cli->ov, cli->nov, &m, err, sizeof(err)) == 0)
+			iom_hosts_expand_paths(NULL, m); /* ${host}, ${rank}: this host's */
+		if (!m || iom_plan_count(m, &nruns, err, sizeof(err)) < 0 ||
 		    (!cli->given[OPT_MATRIX_ONLY] && check_machine(m, &pf, err, sizeof(err)) < 0)) {
 			iom_cmd_print_error(err);
 			iom_matrix_free(m);
@@ -449,6 +450,7 @@ int iom_cmd_resume(struct cli *cli)
 	free(path);
 	if (ret != 0)
 		return ret;
+	iom_hosts_expand_paths(NULL, m);
 	ret = sweep(cli, &p, dir, true);
 	iom_plan_release(&p);
 	iom_matrix_free(m);
