@@ -4,6 +4,7 @@
 #   make test       unit tests (cmocka) and end-to-end tests of the binary
 #   make asan       the whole suite under AddressSanitizer + UBSan (build/asan/)
 #   make fuzz       each libFuzzer harness of tests/fuzz/ for FUZZ_SECONDS (clang; build/fuzz/)
+#   make mpi        the MPI build too: build/<variant>/iomatrix-mpi (docs/hosts.md; mpicc)
 #   make tidy       clang-tidy (.clang-tidy) and cppcheck over src/
 #   make demo       the main job on the built-in quick matrix
 #   make bench      iomatrix side by side with fio (see docs/performance.md)
@@ -58,7 +59,8 @@ ALL_LDFLAGS = $(OPT) -pthread $(LDFLAGS)
 
 BUILD_ROOT ?= build
 B        := $(BUILD_ROOT)/$(VARIANT)
-SRCS     := $(wildcard src/*.c)
+# host_mpi.c is the MPI host backend: only iomatrix-mpi (make mpi) has it.
+SRCS     := $(filter-out src/host_mpi.c,$(wildcard src/*.c))
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/src/%.o)
 LIB      := $(B)/libiomatrix.a
@@ -70,6 +72,8 @@ FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 60
 
 .SECONDARY:
+
+.PHONY: mpi
 .PHONY: all test unit e2e asan demo bench bench-ab bench-knobs profile install uninstall clean deps check-deps tidy docs fuzz fuzz-bins
 .DEFAULT_GOAL := all
 
@@ -77,7 +81,7 @@ all: check-deps $(BIN)
 
 # Installs missing build dependencies (apt-get, with sudo when not root) or names them.
 deps:
-	@contrib/deps.sh --install
+	@contrib/deps.sh --install --mpi
 check-deps:
 	@contrib/deps.sh --install
 
@@ -101,6 +105,30 @@ $(LIB): $(LIB_OBJS)
 $(BIN): $(B)/src/main.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# iomatrix-mpi: the same library, main.c with the host backend, host_mpi.c (the only file that
+# includes <mpi.h>), with the flags mpicc gives. Built by `make test` when mpicc is installed.
+MPI_BIN    := $(B)/iomatrix-mpi
+MPI_CFLAGS  = $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS    = $(shell mpicc --showme:link 2>/dev/null)
+HAVE_MPICC := $(shell command -v mpicc 2>/dev/null)
+
+mpi: check-deps $(BIN)
+	@contrib/deps.sh --install --mpi
+	@$(MAKE) --no-print-directory $(MPI_BIN)
+
+$(B)/mpi/main.o: src/main.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -DIOM_HOSTS_MPI -c $< -o $@
+
+$(B)/mpi/host_mpi.o: src/host_mpi.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(MPI_CFLAGS) -c $< -o $@
+
+$(MPI_BIN): $(B)/mpi/main.o $(B)/mpi/host_mpi.o $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(MPI_LIBS)
+
+$(B)/mpi/main.o: $(VERSION_STAMP)
+
 $(B)/tests/test_%: $(B)/tests/test_%.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS)
 
@@ -108,12 +136,12 @@ $(B)/tests/test_%: $(B)/tests/test_%.o $(LIB)
 unit: check-deps $(TEST_BINS)
 	@tests/run-unit.sh $(TEST_BINS)
 
-e2e: check-deps $(BIN)
-	@IOMATRIX=$(abspath $(BIN)) tests/run-e2e.sh
+e2e: check-deps $(BIN) $(if $(HAVE_MPICC),$(MPI_BIN))
+	@IOMATRIX=$(abspath $(BIN)) IOMATRIX_MPI=$(abspath $(MPI_BIN)) tests/run-e2e.sh
 
-test: check-deps $(BIN) $(TEST_BINS)
+test: check-deps $(BIN) $(TEST_BINS) $(if $(HAVE_MPICC),$(MPI_BIN))
 	@tests/run-unit.sh $(TEST_BINS)
-	@IOMATRIX=$(abspath $(BIN)) tests/run-e2e.sh
+	@IOMATRIX=$(abspath $(BIN)) IOMATRIX_MPI=$(abspath $(MPI_BIN)) tests/run-e2e.sh
 
 # Each libFuzzer harness for FUZZ_SECONDS (tests/fuzz/run.sh; VARIANT=fuzz objects, clang).
 fuzz:
@@ -179,4 +207,4 @@ uninstall:
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(B)/src/main.d $(TEST_BINS:=.d) $(FUZZ_BINS:=.d)
+-include $(LIB_OBJS:.o=.d) $(B)/src/main.d $(B)/mpi/main.d $(B)/mpi/host_mpi.d $(TEST_BINS:=.d) $(FUZZ_BINS:=.d)

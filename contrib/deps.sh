@@ -1,8 +1,11 @@
 #!/bin/sh
 # Checks that everything iomatrix builds and tests with is installed. With --install, installs
 # what is missing with apt-get (through sudo when not root); otherwise, or where that is not
-# possible, names the Debian packages to install and fails.
+# possible, names the Debian packages to install and fails. With --mpi, also what iomatrix-mpi
+# builds and runs with (`make mpi`, docs/hosts.md): Open MPI's mpicc and mpirun.
 set -u
+mpi=false
+for a in "$@"; do [ "$a" = --mpi ] && mpi=true; done
 need=""
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
@@ -17,6 +20,10 @@ have_pc blkid     || need="$need libblkid-dev"
 have_pc cmocka    || need="$need libcmocka-dev"
 # libaio has no pkg-config file on Debian: its header says it is there
 have_pc libaio || [ -e /usr/include/libaio.h ] || need="$need libaio-dev"
+if $mpi; then
+    command -v mpicc >/dev/null 2>&1 || need="$need libopenmpi-dev"
+    command -v mpirun >/dev/null 2>&1 || need="$need openmpi-bin"
+fi
 [ -z "$need" ] && exit 0
 
 if [ "${1:-}" = "--install" ] && command -v apt-get >/dev/null 2>&1; then

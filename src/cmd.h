@@ -52,10 +52,13 @@ enum opt_id {
 	OPT_BASELINE,
 	OPT_LIKE,
 	OPT_CORRECTION,   /* issue 18 */
+	OPT_MERGE,
 	OPT_COUNT
 };
 
 /* A parsed command line (main.c fills it; the command reads it). */
+struct iom_hosts;
+
 struct cli {
 	const struct command *cmd;
 	char **args;                  /* positional arguments (not owned) */
@@ -64,6 +67,7 @@ struct cli {
 	const char *value[OPT_COUNT]; /* last value of each option */
 	struct iom_override *ov;      /* every --set, in order */
 	size_t nov;
+	struct iom_hosts *hosts;      /* iomatrix-mpi: the ranks (hosts.h); NULL: one host */
 };
 
 /*

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "cmd.h"
+#include "hosts.h"
 #include "report.h"
 #include "trace.h"
 #include "util.h"
@@ -68,7 +69,14 @@ int iom_cmd_trace(struct cli *cli)
 						   cli->value[OPT_FORMAT]);
 		x.format = (enum iom_trace_format)f;
 	}
-	ret = iom_trace_export(cli->args[0], &x, NULL, err, sizeof(err));
+	if (cli->given[OPT_MERGE]) {
+		if (x.format != IOM_TRACE_CSV)
+			return iom_cmd_usage_error("--merge writes csv");
+		ret = iom_hosts_trace_merge(cli->args[0], x.out, x.measured_only, err,
+					    sizeof(err));
+	} else {
+		ret = iom_trace_export(cli->args[0], &x, NULL, err, sizeof(err));
+	}
 	if (ret == 0)
 		return iom_cmd_finish(IOM_EXIT_OK);
 	fprintf(stderr, "iomatrix: %s\n", err);

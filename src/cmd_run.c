@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "fsprep.h"
+#include "hosts.h"
 #include "journal.h"
 #include "matrix.h"
 #include "plan.h"
@@ -76,8 +77,9 @@ int iom_cmd_check(struct cli *cli)
 		char err[IOM_ERRLEN];
 		size_t nruns = 0;
 
-		if (iom_matrix_load(cli->args[i], cli->ov, cli->nov, &m, err, sizeof(err)) < 0 ||
-		    iom_plan_count(m, &nruns, err, sizeof(err)) < 0 ||
+		if (iom_matrix_load(cli->args[i], cli->ov, cli->nov, &m, err, sizeof(err)) == 0)
+			iom_hosts_expand_paths(NULL, m); /* ${host}, ${rank}: this host's */
+		if (!m || iom_plan_count(m, &nruns, err, sizeof(err)) < 0 ||
 		    (!cli->given[OPT_MATRIX_ONLY] && check_machine(m, &pf, err, sizeof(err)) < 0)) {
 			iom_cmd_print_error(err);
 			iom_matrix_free(m);
@@ -281,6 +283,37 @@ static int print_costs(struct cli *cli, const struct iom_matrix *m, const struct
 	return 0;
 }
 
+/* `plan` under iomatrix-mpi with several ranks: rank 0 prints the plan, then where every
+ * target lives on each rank (its ${host} and ${rank} expanded there). */
+static int plan_hosts(struct cli *cli, enum iom_plan_format fmt)
+{
+	struct iom_hosts *h = cli->hosts;
+	struct iom_matrix *m;
+	struct iom_plan p;
+	char err[IOM_ERRLEN], *local;
+	int ret;
+
+	if (iom_hosts_share_file(h, cli->args[0], &local, err, sizeof(err)) < 0) {
+		iom_cmd_print_error(err);
+		return IOM_EXIT_USAGE;
+	}
+	ret = iom_cmd_load_plan(cli, local, &m, &p);
+	free(local);
+	if (ret != 0)
+		return ret;
+	ret = h->rank == 0 ? iom_plan_write(stdout, &p, fmt) : 0;
+	iom_hosts_expand_paths(h, m);
+	if (fmt == IOM_PLAN_TEXT && iom_hosts_describe_targets(h, m, stdout) < 0)
+		ret = -EIO;
+	iom_plan_release(&p);
+	iom_matrix_free(m);
+	if (ret < 0) {
+		fprintf(stderr, "iomatrix: cannot write the plan: %s\n", strerror(-ret));
+		return IOM_EXIT_FAIL;
+	}
+	return iom_cmd_finish(IOM_EXIT_OK);
+}
+
 int iom_cmd_plan(struct cli *cli)
 {
 	enum iom_plan_format fmt = IOM_PLAN_TEXT;
@@ -301,6 +334,8 @@ int iom_cmd_plan(struct cli *cli)
 			return iom_cmd_usage_error("unknown format '%s' (use text, tsv or json)",
 						   f);
 	}
+	if (cli->hosts && cli->hosts->size > 1)
+		return plan_hosts(cli, fmt);
 	if ((ret = iom_cmd_load_plan(cli, cli->args[0], &m, &p)) != 0)
 		return ret;
 	ret = iom_plan_write(stdout, &p, fmt);
@@ -391,6 +426,17 @@ static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, boo
 	}
 	/* before anything is written: the results directory, the log, a scratch file */
 	preflight_sweep(p, dir, resume, o.no_trace, &pf);
+	if (cli->hosts && cli->hosts->size > 1) {
+		/* every rank's own targets: a refusal anywhere stops every rank */
+		o.hosts = cli->hosts;
+		if (iom_hosts_agree_preflight(cli->hosts, p, &pf, err, sizeof(err)) < 0) {
+			if (pf.errors)
+				iom_cmd_print_preflight(p->m, &pf, NULL);
+			fprintf(stderr, "iomatrix: %s; nothing was written\n", err);
+			iom_preflight_release(&pf);
+			return IOM_EXIT_USAGE;
+		}
+	}
 	if (pf.errors) {
 		iom_cmd_print_preflight(p->m, &pf, NULL);
 		fprintf(stderr, "iomatrix: %zu problem%s above keep%s this sweep from running; "
@@ -441,9 +487,9 @@ static int sweep_logged(const struct iom_plan *p, const char *dir, const struct 
 	if (res.interrupted) {
 		size_t nd = res.ok + res.failed;
 
-		fprintf(stderr, "iomatrix: interrupted after %zu run%s; carry on with: iomatrix "
-			"resume %s%s\n", nd, nd == 1 ? "" : "s", dir,
-			o.allow_hooks ? " --allow-hooks" : "");
+		fprintf(stderr, "iomatrix: interrupted after %zu run%s; carry on with: %siomatrix%s "
+			"resume %s%s\n", nd, nd == 1 ? "" : "s", o.hosts ? "mpirun … " : "",
+			o.hosts ? "-mpi" : "", dir, o.allow_hooks ? " --allow-hooks" : "");
 		if (o.log)
 			fprintf(o.log, "interrupted after %zu run%s; carry on with: iomatrix resume "
 				"%s%s\n", nd, nd == 1 ? "" : "s", dir,
@@ -460,6 +506,81 @@ static int sweep_logged(const struct iom_plan *p, const char *dir, const struct 
 	return iom_cmd_finish(iom_cmd_outcome(false, ret < 0 || res.failed));
 }
 
+/*
+ * A follower of iomatrix-mpi (rank > 0): the same checks as rank 0's sweep() (each rank's own
+ * targets), then the runs rank 0 names (hosts.h). The exit code.
+ */
+static int follow(struct cli *cli, const struct iom_plan *p)
+{
+	struct iom_hosts *h = cli->hosts;
+	struct iom_preflight pf;
+	char err[IOM_ERRLEN];
+	int ret;
+
+	if (iom_sweep_has_shell_hooks(p->m) && !cli->given[OPT_ALLOW_HOOKS])
+		return IOM_EXIT_USAGE; /* rank 0 says why */
+	preflight_sweep(p, h->private_dir, false, cli->given[OPT_NO_TRACE], &pf);
+	ret = iom_hosts_agree_preflight(h, p, &pf, err, sizeof(err));
+	if (pf.errors) {
+		fprintf(stderr, "iomatrix: rank %u (host %s):\n", h->rank, h->host);
+		iom_cmd_print_preflight(p->m, &pf, NULL);
+	}
+	iom_preflight_release(&pf);
+	if (ret < 0)
+		return IOM_EXIT_USAGE;
+	ret = iom_hosts_follow(h, p, iom_cmd_stop_on_signals(), cli->given[OPT_NO_TRACE], err,
+			       sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "iomatrix: rank %u (host %s): %s\n", h->rank, h->host, err);
+		return IOM_EXIT_FAIL;
+	}
+	return IOM_EXIT_OK;
+}
+
+/* `run` under iomatrix-mpi with several ranks: rank 0's matrix file shared, planned by every
+ * rank alike (the plan hashes agree), each rank's ${host} and ${rank}; then rank 0 sweeps and
+ * the others follow. */
+static int run_hosts(struct cli *cli, const char *path, const char *resume_dir)
+{
+	struct iom_hosts *h = cli->hosts;
+	struct iom_matrix *m;
+	struct iom_plan p;
+	char err[IOM_ERRLEN], *local, *dir;
+	int ret;
+
+	if (iom_hosts_share_file(h, path, &local, err, sizeof(err)) < 0) {
+		iom_cmd_print_error(err);
+		return IOM_EXIT_USAGE;
+	}
+	ret = iom_cmd_load_plan(cli, local, &m, &p);
+	free(local);
+	if (ret != 0)
+		return ret;
+	if (iom_hosts_agree_plan(h, p.hash, err, sizeof(err)) < 0) {
+		iom_cmd_print_error(err);
+		iom_plan_release(&p);
+		iom_matrix_free(m);
+		return IOM_EXIT_USAGE;
+	}
+	iom_hosts_expand_paths(h, m);
+	if (h->rank > 0) {
+		/* messages name the file as given to rank 0, not the private copy */
+		free(m->file);
+		m->file = xstrdup(path);
+		ret = follow(cli, &p);
+	} else {
+		dir = resume_dir ? xstrdup(resume_dir) : cli->given[OPT_OUTPUT] ?
+		      xstrdup(cli->value[OPT_OUTPUT]) : iom_sweep_default_dir(m);
+		ret = sweep(cli, &p, dir, resume_dir != NULL);
+		if (h->agreed)
+			iom_hosts_next(h, 0); /* the end: the followers return */
+		free(dir);
+	}
+	iom_plan_release(&p);
+	iom_matrix_free(m);
+	return ret;
+}
+
 int iom_cmd_run(struct cli *cli)
 {
 	struct iom_matrix *m;
@@ -467,8 +588,11 @@ int iom_cmd_run(struct cli *cli)
 	char *dir;
 	int ret;
 
+	if (cli->hosts && cli->hosts->size > 1)
+		return run_hosts(cli, cli->args[0], NULL);
 	if ((ret = iom_cmd_load_plan(cli, cli->args[0], &m, &p)) != 0)
 		return ret;
+	iom_hosts_expand_paths(NULL, m);
 	dir = cli->given[OPT_OUTPUT] ? xstrdup(cli->value[OPT_OUTPUT]) : iom_sweep_default_dir(m);
 	ret = sweep(cli, &p, dir, false);
 	free(dir);
@@ -486,6 +610,24 @@ int iom_cmd_resume(struct cli *cli)
 	char *path;
 	int ret;
 
+	if (cli->hosts && cli->hosts->size > 1) {
+		/* rank 0's directory: its journal there or not, every rank hears it */
+		uint64_t missing = 0;
+
+		path = xasprintf("%s/journal", dir);
+		missing = cli->hosts->rank == 0 && stat(path, &st) < 0;
+		free(path);
+		if (cli->hosts->ops->allmax(cli->hosts->ctx, &missing) < 0 || missing) {
+			if (cli->hosts->rank == 0)
+				fprintf(stderr, "iomatrix: '%s' is not a results directory (no "
+					"journal)\n", dir);
+			return IOM_EXIT_USAGE;
+		}
+		path = xasprintf("%s/matrix.cfg", dir);
+		ret = run_hosts(cli, path, dir);
+		free(path);
+		return ret;
+	}
 	path = xasprintf("%s/journal", dir);
 	if (stat(path, &st) < 0) {
 		fprintf(stderr, "iomatrix: '%s' is not a results directory (no journal)\n", dir);
@@ -499,6 +641,7 @@ int iom_cmd_resume(struct cli *cli)
 	free(path);
 	if (ret != 0)
 		return ret;
+	iom_hosts_expand_paths(NULL, m);
 	ret = sweep(cli, &p, dir, true);
 	iom_plan_release(&p);
 	iom_matrix_free(m);

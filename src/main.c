@@ -22,6 +22,10 @@
 #include "matrix.h"
 #include "diskspd.h"
 #include "util.h"
+#include "hosts.h"
+#ifdef IOM_HOSTS_MPI
+#include "host_mpi.h"
+#endif
 
 #ifndef IOM_VERSION
 #define IOM_VERSION "0.1"
@@ -76,6 +80,8 @@ static const struct option_def options[OPT_COUNT] = {
 	[OPT_CORRECTION] = { "correction", 0, "HOW",
 			     "multiple-comparison correction: holm|bh|none (default: "
 			     "report.correction, holm)" },
+	[OPT_MERGE] = { "merge", 0, NULL, "trace: every rank's trace of the run (iomatrix-mpi), "
+					  "in time order by the recorded clock offsets" },
 };
 
 /* An option's help in one command's own words, where the generic line of options[] would
@@ -140,7 +146,8 @@ static const struct command commands[] = {
 		  O(OPT_CORRECTION),
 	  "the winners of one or more results directories (text, md, csv, json, html), or one "
 	  "run DiskSpd-style" },
-	{ "trace", iom_cmd_trace, "FILE", 1, 1, O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_MEASURED),
+	{ "trace", iom_cmd_trace, "FILE", 1, 1, O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_MEASURED) |
+	  O(OPT_MERGE),
 	  "decode a run's trace to CSV or to fio latency logs" },
 	{ "new", iom_cmd_new, "[PATH...]", 0, -1, O(OPT_PRESET) | O(OPT_OUTPUT),
 	  "write a commented matrix file to start from, one target per PATH" },
@@ -419,10 +426,10 @@ static int cmd_version(struct cli *cli)
 	return iom_cmd_finish(IOM_EXIT_OK);
 }
 
-int main(int argc, char **argv)
+static int run_main(int argc, char **argv, struct iom_hosts *hosts)
 {
 	const struct command *c;
-	struct cli cli = { 0 };
+	struct cli cli = { .hosts = hosts };
 	int code;
 
 	if (argc < 2) {
@@ -461,6 +468,11 @@ int main(int argc, char **argv)
 		cli_release(&cli);
 		return code;
 	}
+	if (hosts && hosts->size > 1 && hosts->rank > 0 && c->fn != iom_cmd_run &&
+	    c->fn != iom_cmd_resume && c->fn != iom_cmd_plan) {
+		cli_release(&cli);
+		return IOM_EXIT_OK; /* under mpirun only run, resume and plan need every rank */
+	}
 	code = parse_args(c, argc - 2, argv + 2, &cli);
 	if (code == 0)
 		code = c->fn(&cli);
@@ -468,4 +480,28 @@ int main(int argc, char **argv)
 		code = iom_cmd_finish(IOM_EXIT_OK);
 	cli_release(&cli);
 	return code;
+}
+
+int main(int argc, char **argv)
+{
+#ifdef IOM_HOSTS_MPI
+	struct iom_hosts hosts;
+	int code;
+
+	if (iom_host_mpi_start(&argc, &argv, &hosts) < 0) {
+		fprintf(stderr, "iomatrix-mpi: cannot start MPI\n");
+		return IOM_EXIT_FAIL;
+	}
+	code = run_main(argc, argv, &hosts);
+	iom_host_mpi_finish(&hosts, code);
+	return code;
+#else
+	if (iom_hosts_launched_many()) {
+		fprintf(stderr, "iomatrix: this is the single-host build, started by mpirun or srun "
+			"with several ranks: each would run the whole study on its own. Build and "
+			"launch iomatrix-mpi ('make mpi', docs/hosts.md)\n");
+		return IOM_EXIT_USAGE;
+	}
+	return run_main(argc, argv, NULL);
+#endif
 }

@@ -89,6 +89,9 @@ void iom_run_result_release(struct iom_run_result *r)
 	free(r->cpu.per_cpu);
 	free(r->cpu.irq_drivers);
 	free(r->engine_notes);
+	free(r->hosts);
+	r->hosts = NULL;
+	r->nhosts = 0;
 	free(r->trace.file);
 	r->trace.file = NULL;
 	for (size_t i = 0; i < r->verify.nfirst; i++) {
@@ -488,6 +491,43 @@ void iom_run_load_describe(const struct iom_run_load *l, char *buf, size_t len)
 		 l->held ? "held" : "saturated");
 }
 
+/* "hosts": one row per host of a run of many hosts (hosts.h); absent on one host. */
+static json_object *hosts_json(const struct iom_run_result *r)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < r->nhosts; i++) {
+		const struct iom_host_row *h = &r->hosts[i];
+		json_object *o = json_object_new_object();
+
+		iom_json_add(o, "rank", json_object_new_uint64(h->rank));
+		iom_json_add(o, "host", json_object_new_string(h->host));
+		iom_json_add(o, "status", json_object_new_string(
+				     iom_run_status_name((enum iom_run_status)h->status)));
+		iom_json_add(o, "error", h->error[0] ? json_object_new_string(h->error) : NULL);
+		iom_json_add(o, "ios", json_object_new_uint64(h->ios[IOM_DIR_TOTAL]));
+		iom_json_add(o, "bytes", json_object_new_uint64(h->bytes[IOM_DIR_TOTAL]));
+		iom_json_add(o, "read_ios", json_object_new_uint64(h->ios[IOM_DIR_READ]));
+		iom_json_add(o, "write_ios", json_object_new_uint64(h->ios[IOM_DIR_WRITE]));
+		iom_json_add(o, "iops", iom_json_num(h->iops));
+		iom_json_add(o, "mb_s", iom_json_num(h->mb_s));
+		iom_json_add(o, "lat_mean_ns", iom_json_num(h->lat_mean_ns));
+		iom_json_add(o, "p50_ns", json_object_new_uint64(h->p50_ns));
+		iom_json_add(o, "p99_ns", json_object_new_uint64(h->p99_ns));
+		iom_json_add(o, "offset_ns", json_object_new_int64(h->offset_ns));
+		iom_json_add(o, "window_start_ns", json_object_new_uint64(h->start_ns));
+		iom_json_add(o, "window_end_ns", json_object_new_uint64(h->end_ns));
+		iom_json_add(o, "busy_pct", iom_json_num(h->busy_pct));
+		iom_json_add(o, "proc_user_s", iom_json_num(h->user_s));
+		iom_json_add(o, "proc_sys_s", iom_json_num(h->sys_s));
+		iom_json_add(o, "straggler", json_object_new_boolean(h->straggler));
+		iom_json_add(o, "stonewalled", json_object_new_boolean(h->stonewalled));
+		iom_json_add(o, "kernel", json_object_new_string(h->kernel));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *c,
 			     const struct iom_run_result *r)
 {
@@ -585,6 +625,10 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 		iom_json_add(o, "steady", iom_json_one_line(x));
 	}
 	iom_json_add(o, "load", load_json(&r->load));
+	if (r->nhosts)
+		iom_json_add(o, "hosts", hosts_json(r));
+	if (r->nhosts && r->stonewalled)
+		iom_json_add(o, "stonewalled", json_object_new_boolean(true));
 	return o;
 }
 
@@ -1320,6 +1364,38 @@ int iom_result_read(const char *path, struct iom_result_file *out, char *err, si
 				      path, out->r.index, named);
 	}
 	return ret;
+}
+
+int iom_result_host_offsets(const char *path, int64_t *off, size_t max, size_t *n, char *err,
+			    size_t errlen)
+{
+	json_object *root, *a, *h, *v;
+	char *text;
+	int ret;
+
+	*n = 0;
+	ret = read_text(path, &text, err, errlen);
+	if (ret < 0)
+		return ret;
+	root = json_tokener_parse(text);
+	free(text);
+	if (!root)
+		return iom_err(err, errlen, EINVAL, "%s: invalid JSON", path);
+	if (json_object_object_get_ex(root, "hosts", &a) && json_object_is_type(a, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(a); i++) {
+			int64_t rank;
+
+			h = json_object_array_get_idx(a, i);
+			if (!json_object_object_get_ex(h, "rank", &v))
+				continue;
+			rank = json_object_get_int64(v);
+			if (rank >= 0 && (size_t)rank < max &&
+			    json_object_object_get_ex(h, "offset_ns", &v))
+				off[rank] = json_object_get_int64(v);
+			(*n)++;
+		}
+	json_object_put(root);
+	return 0;
 }
 
 void iom_result_file_release(struct iom_result_file *f)

@@ -176,6 +176,24 @@ struct iom_run_load {
 	struct iom_lat response[IOM_NDIR];
 };
 
+/* One host's part of a run of many hosts (hosts.h, docs/hosts.md). */
+struct iom_host_row {
+	uint32_t rank;
+	char host[64];
+	int32_t status;                /* enum iom_run_status */
+	char error[256];
+	uint64_t ios[IOM_NDIR], bytes[IOM_NDIR];
+	double iops, mb_s;             /* over its own window */
+	uint64_t p50_ns, p99_ns;
+	double lat_mean_ns;
+	int64_t offset_ns;             /* its monotonic clock minus rank 0's */
+	uint64_t start_ns, end_ns;     /* its measured window, in rank 0's monotonic clock */
+	double busy_pct, user_s, sys_s;
+	uint8_t straggler;             /* IOPS more than 10 % below the hosts' median */
+	uint8_t stonewalled;           /* its window ended when another host's share was done */
+	char kernel[128];              /* uname: release and version (provenance per host) */
+};
+
 struct iom_run_result {
 	uint32_t index, repetition;
 	uint64_t seed;
@@ -245,6 +263,11 @@ struct iom_run_result {
 		char *criterion;     /* heap: "iops 2% 10s" */
 	} steady;
 	struct iom_run_load load;            /* paced false: a closed loop */
+
+	struct iom_host_row *hosts;          /* heap, nhosts rows: a run of many hosts */
+	size_t nhosts;
+	bool stonewalled;                    /* a bytes-bound window of many hosts ended when the
+					      * first host completed its share */
 };
 
 /* "offered 50.0K IOPS, achieved 31.2K: saturated" or "offered 2.00K IOPS, achieved 2.00K:
@@ -253,6 +276,11 @@ void iom_run_load_describe(const struct iom_run_load *l, char *buf, size_t len);
 
 /* Frees what the result owns (not r itself). */
 void iom_run_result_release(struct iom_run_result *r);
+
+/* The clock offsets of the hosts of run file path ("hosts": [ { "rank", "offset_ns" } ]) into
+ * off[rank] for ranks below max; *n the number of rows. 0 (no hosts: *n 0), or -errno with err. */
+int iom_result_host_offsets(const char *path, int64_t *off, size_t max, size_t *n, char *err,
+			    size_t errlen);
 
 /* "ok", "failed" or "interrupted"; iom_run_status_parse returns -1 for anything else. */
 const char *iom_run_status_name(enum iom_run_status s);

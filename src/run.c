@@ -943,6 +943,21 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 	free(tmp);
 }
 
+/* What a host backend's aggregate needs of the run (hosts.h): the merged histograms, the
+ * window. Only with spec->hosts_out. */
+static void hosts_out(const struct ctl *c, struct iom_run_hosts_out *o)
+{
+	for (unsigned d = 0; d < IOM_NDIR; d++)
+		iom_hist_init(&o->hist[d]);
+	for (unsigned i = 0; i < c->nstarted; i++)
+		for (unsigned d = 0; d < 2; d++) {
+			iom_hist_merge(&o->hist[d], c->w[i].hist[d]);
+			iom_hist_merge(&o->hist[IOM_DIR_TOTAL], c->w[i].hist[d]);
+		}
+	o->t0_ns = c->measured ? c->t0 : 0;
+	o->t1_ns = c->measured ? c->t1 : 0;
+}
+
 /* ---- the run ---------------------------------------------------------------------------- */
 
 static int check_spec(const struct iom_run_spec *s, char *err, size_t errlen)
@@ -1110,6 +1125,10 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	if (why != WAKE_TIME)
 		goto bad;
 
+	/* many hosts: every rank here before the warm-up (hosts.h) */
+	if (spec->sync && (ret = spec->sync(spec->sync_arg, 0, msg, sizeof(msg))) < 0)
+		goto sync_failed;
+
 	/* 2. warm-up */
 	if (tm->warmup_steady) {
 		open_gate(c);
@@ -1122,6 +1141,10 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		if (why != WAKE_TIME)
 			goto bad;
 	}
+
+	/* many hosts: the window starts at the instant agreed (hosts.h) */
+	if (spec->sync && (ret = spec->sync(spec->sync_arg, 1, msg, sizeof(msg))) < 0)
+		goto sync_failed;
 
 	/* 3. the measured window */
 	have_disk = spec->disk && iom_disk_counters_read(NULL, spec->disk, &disk_a) == 0;
@@ -1137,7 +1160,18 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		uint64_t tick = c->t0 + (uint64_t)(c->niv + 1) * IOM_INTERVAL_NS;
 		uint64_t end = bytes_bound ? UINT64_MAX : c->t0 + tm->duration_ns, now;
 
-		why = wait_until(c, IOM_MIN(tick, end), bytes_bound);
+		uint64_t wake = IOM_MIN(tick, end);
+
+		if (bytes_bound && spec->stonewall) /* many hosts: the others' shares polled */
+			wake = IOM_MIN(wake, iom_now_ns() + POLL_NS);
+		why = wait_until(c, wake, bytes_bound);
+		if (bytes_bound && spec->stonewall && why == WAKE_DONE)
+			spec->stonewall(spec->sync_arg, true);
+		if (bytes_bound && spec->stonewall && why == WAKE_TIME &&
+		    spec->stonewall(spec->sync_arg, false)) {
+			out->stonewalled = true;
+			break;
+		}
 		if (why != WAKE_TIME)
 			break;
 		now = iom_now_ns();
@@ -1150,7 +1184,7 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		goto bad;
 	}
 	c->t1 = iom_now_ns();
-	if (bytes_bound) {
+	if (bytes_bound && !out->stonewalled) {
 		uint64_t last = c->t0;
 
 		for (i = 0; i < c->nstarted; i++)
@@ -1189,6 +1223,12 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	ret = 0;
 	goto out;
 
+sync_failed:
+	/* another host did not reach the point: nothing of this run is measured */
+	stop_workers(c);
+	out->status = IOM_RUN_FAILED;
+	goto out;
+
 bad:
 	stop_workers(c);
 	if (c->measuring) {
@@ -1213,6 +1253,8 @@ out:
 		return ret;
 	}
 	fill_result(c, out);
+	if (spec->hosts_out)
+		hosts_out(c, spec->hosts_out);
 	if (have_cpu && c->measured)
 		fill_cpu(out, &cpu_a, &cpu_b, cpu_t1 - cpu_t0, spec->irq_drivers);
 	if (have_disk && c->measured && out->status == IOM_RUN_OK)

@@ -15,12 +15,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hist.h"
 #include "keys.h"
 #include "matrix.h"
 #include "result.h"
 #include "worker.h"
 
 struct iom_cell;
+
+/* What a run leaves for a host backend's aggregate (hosts.h): its merged histograms and its
+ * measured window in this host's monotonic clock. */
+struct iom_run_hosts_out {
+	struct iom_hist hist[IOM_NDIR];
+	uint64_t t0_ns, t1_ns;
+};
 
 /* What a run has measured so far (see iom_run_spec.live); read with __atomic_load_n. */
 struct iom_run_live {
@@ -88,6 +96,17 @@ struct iom_run_spec {
 	const uint64_t *regions;
 	const char *const *paths;
 	unsigned npaths;
+
+	/* Many hosts (hosts.h); all NULL on one host. sync is called before the warm-up (point
+	 * 0) and before the measured window (point 1), on the calling thread; a failure fails
+	 * the run with its message. hosts_out, when set, gets the run's histograms and window. */
+	int (*sync)(void *arg, unsigned point, char *err, size_t errlen);
+	void *sync_arg;
+	/* Stonewalling of a bytes-bound window (IOR's rule; hosts.h): called (with sync_arg) as
+	 * the window goes on, self_done once this host's share is complete; true when another host
+	 * has completed its share, which ends this host's window now (out->stonewalled). */
+	bool (*stonewall)(void *arg, bool self_done);
+	struct iom_run_hosts_out *hosts_out;
 };
 
 /* Copies the workload values of cell c into s->wl, by the key table (every workload key lands

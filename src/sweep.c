@@ -40,6 +40,7 @@
 #include "adapt.h"
 #include "engine.h"
 #include "hooks.h"
+#include "hosts.h"
 #include "journal.h"
 #include "result.h"
 #include "run.h"
@@ -748,6 +749,8 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 		spec.trace_path = trace_path;
 		spec.cell_text = cell_text;
 	}
+	if (s->o->hosts)
+		iom_hosts_arm(s->o->hosts, &spec); /* the sync points of every rank */
 	if (iom_stage_start_run(&s->stage, run, &spec, &hooks, err, sizeof(err)) < 0) {
 		r->status = IOM_RUN_FAILED;
 		r->error = xstrdup(err);
@@ -1495,7 +1498,11 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 			goto done;
 		}
 		t0 = iom_now_ns();
+		if (o->hosts)
+			iom_hosts_next(o->hosts, run->index); /* the other ranks run it too */
 		execute_run(&s, run, &r);
+		if (o->hosts && iom_hosts_run_end(o->hosts, o->dir, &r) < 0)
+			warn(&s, "run %u: the other ranks' figures did not all arrive", run->index);
 		if (r.trace.error == -ENOSPC || r.trace.error == -EDQUOT) {
 			ret = trace_full(&s, run, err, errlen);
 			iom_run_result_release(&r);

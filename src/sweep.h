@@ -47,6 +47,8 @@
 #include "matrix.h"
 #include "plan.h"
 
+struct iom_hosts;
+
 struct iom_sweep_opts {
 	const char *dir;                /* the results directory */
 	bool resume;                    /* carry on in dir from its journal */
@@ -59,6 +61,8 @@ struct iom_sweep_opts {
 	bool allow_hooks;               /* run the matrix's shell hooks (else refused) */
 	FILE *log;                      /* also gets the per-run lines and warnings; may be NULL */
 	int tty;                        /* status line: 1 yes, 0 no, -1 when out is a terminal */
+	struct iom_hosts *hosts;           /* iomatrix-mpi, rank 0: the other ranks run each run
+					    * with this one (hosts.h); NULL: this host alone */
 };
 
 struct iom_sweep_outcome {

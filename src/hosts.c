@@ -1,0 +1,723 @@
+/*
+ * hosts — many hosts, one study: the logic above a host backend. See hosts.h.
+ */
+#include "hosts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "stage.h"
+#include "target.h"
+#include "trace.h"
+#include "util.h"
+
+bool iom_hosts_launched_many(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE" };
+	const char *v;
+
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(vars); i++)
+		if ((v = getenv(vars[i])) && atoi(v) > 1)
+			return true;
+	/* PMIx gives the rank, not the size: any rank but 0 says there are several */
+	v = getenv("PMIX_RANK");
+	return v && atoi(v) > 0;
+}
+
+static void short_host(char *buf, size_t len)
+{
+	char *dot;
+
+	if (gethostname(buf, len) < 0)
+		snprintf(buf, len, "localhost");
+	buf[len - 1] = '\0';
+	if ((dot = strchr(buf, '.')))
+		*dot = '\0';
+}
+
+/* s with every ${name} replaced by value (heap). */
+static char *replace_all(const char *s, const char *name, const char *value)
+{
+	struct { char *p; size_t n; } out = { xstrdup(""), 0 };
+	const char *at;
+
+	while ((at = strstr(s, name))) {
+		char *next = xasprintf("%s%.*s%s", out.p, (int)(at - s), s, value);
+
+		free(out.p);
+		out.p = next;
+		s = at + strlen(name);
+	}
+	{
+		char *next = xasprintf("%s%s", out.p, s);
+
+		free(out.p);
+		out.p = next;
+	}
+	return out.p;
+}
+
+void iom_hosts_expand_paths(const struct iom_hosts *h, struct iom_matrix *m)
+{
+	char host[64], rank[16];
+
+	if (h)
+		snprintf(host, sizeof(host), "%s", h->host);
+	else
+		short_host(host, sizeof(host));
+	snprintf(rank, sizeof(rank), "%u", h ? h->rank : 0);
+	for (size_t t = 0; t < m->ntargets; t++) {
+		char *a, *b;
+
+		if (!m->targets[t].path || !strstr(m->targets[t].path, "${"))
+			continue;
+		a = replace_all(m->targets[t].path, "${host}", host);
+		b = replace_all(a, "${rank}", rank);
+		free(a);
+		free(m->targets[t].path);
+		m->targets[t].path = b;
+	}
+}
+
+int iom_hosts_share_file(struct iom_hosts *h, const char *path, char **local, char *err,
+			 size_t errlen)
+{
+	char *text = NULL;
+	uint64_t len = 0;
+	size_t n = 0;
+	int ret = 0;
+
+	*local = NULL;
+	if (h->rank == 0) {
+		ret = iom_read_file(path, &text, &n);
+		len = ret < 0 ? UINT64_MAX : n;
+	}
+	if (h->ops->bcast(h->ctx, &len, sizeof(len)) < 0)
+		return iom_err(err, errlen, EIO, "cannot share '%s' with the other ranks", path);
+	if (len == UINT64_MAX) {
+		free(text);
+		return iom_err(err, errlen, ENOENT, "cannot read '%s' on rank 0: %s", path,
+			       h->rank == 0 ? strerror(-ret) : "see rank 0");
+	}
+	if (h->rank != 0)
+		text = xcalloc(len + 1, 1);
+	if (h->ops->bcast(h->ctx, text, len) < 0) {
+		free(text);
+		return iom_err(err, errlen, EIO, "cannot share '%s' with the other ranks", path);
+	}
+	if (h->rank == 0) {
+		*local = xstrdup(path);
+	} else {
+		const char *base = strrchr(path, '/');
+
+		*local = xasprintf("%s/%s", h->private_dir, base ? base + 1 : path);
+		if (iom_write_file_atomic(*local, text, len) < 0) {
+			ret = iom_err(err, errlen, errno ? errno : EIO, "cannot write '%s'", *local);
+			free(*local);
+			*local = NULL;
+		}
+	}
+	free(text);
+	return ret < 0 ? ret : 0;
+}
+
+int iom_hosts_describe_targets(struct iom_hosts *h, const struct iom_matrix *m, FILE *out)
+{
+	char mine[64 + 512], *all = NULL;
+	int ret = 0;
+
+	if (h->rank == 0) {
+		all = xcalloc(h->size, sizeof(mine));
+		fprintf(out, "\ntargets by rank:\n");
+	}
+	for (size_t t = 0; t < m->ntargets && ret == 0; t++) {
+		snprintf(mine, sizeof(mine), "%s", m->targets[t].path ? m->targets[t].path : "");
+		memcpy(mine + 512, h->host, 64);
+		mine[sizeof(mine) - 1] = '\0';
+		mine[511] = '\0';
+		ret = h->ops->gather(h->ctx, mine, sizeof(mine), all);
+		for (unsigned r = 0; ret == 0 && h->rank == 0 && r < h->size; r++)
+			fprintf(out, "  rank %u (host %s): %s %s\n", r, all + r * sizeof(mine) + 512,
+				m->targets[t].label, all + r * sizeof(mine));
+	}
+	free(all);
+	return ret;
+}
+
+int iom_hosts_agree_plan(struct iom_hosts *h, uint64_t hash, char *err, size_t errlen)
+{
+	uint64_t h0 = hash, differs;
+
+	if (h->ops->bcast(h->ctx, &h0, sizeof(h0)) < 0)
+		return iom_err(err, errlen, EIO, "cannot share the plan with the other ranks");
+	differs = h0 != hash;
+	if (h->ops->allmax(h->ctx, &differs) < 0)
+		return iom_err(err, errlen, EIO, "cannot share the plan with the other ranks");
+	if (differs)
+		return iom_err(err, errlen, EINVAL,
+			       "the ranks do not plan the same study (rank 0: plan %016" PRIx64
+			       "; this rank %u: %016" PRIx64 "): run the same iomatrix-mpi "
+			       "everywhere", h0, h->rank, hash);
+	return 0;
+}
+
+/* A rank's preflight outcome as it travels. */
+struct pf_word {
+	uint32_t errors;
+	char host[64];
+	char first[448];
+};
+
+/* The write checks of this rank's block devices that will be written (not filesystem targets:
+ * those are checked at their visit); the number that fail, the first one's message in first
+ * (when empty). Reads only. */
+static uint32_t check_devices(const struct iom_plan *p, char *first, size_t len)
+{
+	const struct iom_matrix *m = p->m;
+	uint32_t n = 0;
+
+	for (size_t t = 0; t < m->ntargets; t++) {
+		const struct iom_target *tg = &m->targets[t];
+		char e[IOM_ERRLEN];
+		struct stat st;
+
+		if (tg->fs_type || !tg->destructive || !iom_stage_target_writes(p, t) ||
+		    stat(tg->path, &st) < 0 || !S_ISBLK(st.st_mode))
+			continue;
+		if (iom_target_check_writable("/", tg->path, NULL, e, sizeof(e)) < 0) {
+			if (!n && !*first) {
+				char *msg = xasprintf("%s:%d: target '%s': %s", m->file, tg->line,
+						      tg->label, e);
+
+				snprintf(first, len, "%s", msg); /* cut to what travels */
+				free(msg);
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+int iom_hosts_agree_preflight(struct iom_hosts *h, const struct iom_plan *p,
+			      const struct iom_preflight *pf, char *err, size_t errlen)
+{
+	const struct iom_matrix *m = p->m;
+	struct pf_word mine = { .errors = (uint32_t)pf->errors }, *all = NULL;
+	uint64_t any;
+	int ret = 0;
+
+	snprintf(mine.host, sizeof(mine.host), "%s", h->host);
+	for (size_t i = 0; i < pf->n; i++)
+		if (pf->d[i].error) {
+			snprintf(mine.first, sizeof(mine.first), "%s:%d: %s", m->file, pf->d[i].line,
+				 pf->d[i].msg);
+			break;
+		}
+	mine.errors += check_devices(p, mine.first, sizeof(mine.first));
+	any = mine.errors;
+	if (h->rank == 0)
+		all = xcalloc(h->size, sizeof(*all));
+	if (h->ops->gather(h->ctx, &mine, sizeof(mine), all) < 0 ||
+	    h->ops->allmax(h->ctx, &any) < 0) {
+		free(all);
+		return iom_err(err, errlen, EIO, "cannot gather the ranks' preflight");
+	}
+	if (!any) {
+		free(all);
+		h->agreed = true;
+		return 0;
+	}
+	if (h->rank == 0) {
+		size_t off = 0;
+
+		err[0] = '\0';
+		for (unsigned r = 0; r < h->size; r++)
+			if (all[r].errors && off < errlen)
+				off += (size_t)snprintf(err + off, errlen - off,
+							"%srank %u (host %s) refused: %s%s",
+							off ? "; " : "", r, all[r].host,
+							all[r].first, all[r].errors > 1 ?
+							" (and more)" : "");
+		ret = -EPERM;
+	} else {
+		ret = iom_err(err, errlen, EPERM, "a rank refused the study (rank 0 says which)");
+	}
+	free(all);
+	return ret;
+}
+
+int iom_hosts_next(struct iom_hosts *h, uint32_t index)
+{
+	return h->ops->bcast(h->ctx, &index, sizeof(index));
+}
+
+static int arm_sync(void *arg, unsigned point, char *err, size_t errlen)
+{
+	struct iom_hosts *h = arg;
+	int ret = h->ops->sync(h->ctx, point, true, err, errlen);
+
+	h->synced = point + 1;
+	return ret;
+}
+
+static bool arm_stonewall(void *arg, bool self_done)
+{
+	struct iom_hosts *h = arg;
+
+	return h->ops->stonewall(h->ctx, self_done);
+}
+
+void iom_hosts_arm(struct iom_hosts *h, struct iom_run_spec *spec)
+{
+	spec->sync = arm_sync;
+	spec->sync_arg = h;
+	spec->hosts_out = &h->out;
+	/* IOR's stonewalling: a bytes-bound window ends for all when the first rank is done */
+	if (spec->timing.bytes && h->ops->stonewall)
+		spec->stonewall = arm_stonewall;
+}
+
+void iom_hosts_row_of(const struct iom_hosts *h, const struct iom_run_result *r, uint64_t t0,
+		      uint64_t t1, const struct iom_hist hist[IOM_NDIR], struct iom_host_row *row)
+{
+	int64_t off = h->ops ? h->ops->offset_ns(h->ctx) : 0;
+
+	memset(row, 0, sizeof(*row));
+	row->rank = h->rank;
+	snprintf(row->host, sizeof(row->host), "%s", h->host);
+	row->status = (int32_t)r->status;
+	if (r->error)
+		snprintf(row->error, sizeof(row->error), "%s", r->error);
+	for (unsigned d = 0; d < IOM_NDIR; d++) {
+		row->ios[d] = r->dir[d].ios;
+		row->bytes[d] = r->dir[d].bytes;
+	}
+	row->iops = r->dir[IOM_DIR_TOTAL].iops;
+	row->mb_s = r->dir[IOM_DIR_TOTAL].mb_s;
+	row->p50_ns = iom_hist_percentile(&hist[IOM_DIR_TOTAL], 50);
+	row->p99_ns = iom_hist_percentile(&hist[IOM_DIR_TOTAL], 99);
+	row->lat_mean_ns = iom_hist_mean(&hist[IOM_DIR_TOTAL]);
+	row->offset_ns = off;
+	row->start_ns = t0 ? (uint64_t)((int64_t)t0 - off) : 0;
+	row->end_ns = t1 ? (uint64_t)((int64_t)t1 - off) : 0;
+	row->busy_pct = r->cpu.busy_pct;
+	row->user_s = r->cpu.proc_user_s;
+	row->sys_s = r->cpu.proc_sys_s;
+	row->stonewalled = r->stonewalled;
+	{
+		struct utsname u;
+
+		if (uname(&u) == 0)
+			snprintf(row->kernel, sizeof(row->kernel), "%.60s %.60s", u.release,
+				 u.version);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void iom_hosts_aggregate(struct iom_run_result *r, const struct iom_host_row *rows, size_t n,
+			 const struct iom_hist hist[IOM_NDIR])
+{
+	uint64_t first = UINT64_MAX, last = 0;
+	double secs, median, *v = xcalloc(n ? n : 1, sizeof(*v)), cpu_s = 0;
+	bool failed = false;
+
+	free(r->hosts);
+	r->hosts = xcalloc(n ? n : 1, sizeof(*r->hosts));
+	memcpy(r->hosts, rows, n * sizeof(*rows));
+	r->nhosts = n;
+	for (unsigned d = 0; d < IOM_NDIR; d++)
+		r->dir[d].ios = r->dir[d].bytes = 0;
+	r->cpu.proc_user_s = r->cpu.proc_sys_s = 0;
+	for (size_t i = 0; i < n; i++) {
+		for (unsigned d = 0; d < IOM_NDIR; d++) {
+			r->dir[d].ios += rows[i].ios[d];
+			r->dir[d].bytes += rows[i].bytes[d];
+		}
+		if (rows[i].start_ns)
+			first = IOM_MIN(first, rows[i].start_ns);
+		last = IOM_MAX(last, rows[i].end_ns);
+		r->cpu.proc_user_s += rows[i].user_s;
+		r->cpu.proc_sys_s += rows[i].sys_s;
+		r->stonewalled |= rows[i].stonewalled != 0;
+		v[i] = rows[i].iops;
+		if (rows[i].status != IOM_RUN_OK && !failed && r->status == IOM_RUN_OK) {
+			char *e = xasprintf("rank %u (host %s): %s", rows[i].rank, rows[i].host,
+					    rows[i].error[0] ? rows[i].error : "failed");
+
+			free(r->error);
+			r->error = e;
+			r->status = (enum iom_run_status)rows[i].status;
+			failed = true;
+		}
+	}
+	/* the aggregate's window: the first start to the last end, as IOR computes bandwidth */
+	secs = first != UINT64_MAX && last > first ? (double)(last - first) / 1e9 : 0;
+	r->elapsed_s = secs;
+	for (unsigned d = 0; d < IOM_NDIR; d++) {
+		struct iom_io_stats *st = &r->dir[d];
+		const struct iom_hist *hh = &hist[d];
+
+		st->iops = secs > 0 ? (double)st->ios / secs : 0;
+		st->mb_s = secs > 0 ? (double)st->bytes / secs / 1e6 : 0;
+		st->mib_s = secs > 0 ? (double)st->bytes / secs / (1024.0 * 1024.0) : 0;
+		/* percentiles of the merged histogram: never an average of percentiles */
+		st->lat.min = hh->min;
+		st->lat.max = hh->max;
+		st->lat.mean = iom_hist_mean(hh);
+		st->lat.stddev = iom_hist_stddev(hh);
+		for (unsigned i = 0; i < IOM_NPCT; i++)
+			st->lat.pct[i] = iom_hist_percentile(hh, iom_percentiles[i]);
+	}
+	if (secs > 0)
+		r->qd_mean = (double)hist[IOM_DIR_TOTAL].sum / (secs * 1e9);
+	cpu_s = r->cpu.proc_user_s + r->cpu.proc_sys_s;
+	r->cpu.us_per_io = r->dir[IOM_DIR_TOTAL].ios ?
+			   cpu_s * 1e6 / (double)r->dir[IOM_DIR_TOTAL].ios : 0;
+	/* a straggler: more than 10 % below the hosts' median IOPS */
+	qsort(v, n, sizeof(*v), cmp_double);
+	median = n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
+	for (size_t i = 0; i < n; i++)
+		r->hosts[i].straggler = n > 1 && rows[i].iops < 0.9 * median;
+	free(v);
+}
+
+int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_result *r)
+{
+	struct iom_host_row mine, *rows = NULL;
+	char e[IOM_ERRLEN];
+	int ret = 0;
+
+	/* the sync points this run never reached: every rank must pass each of them */
+	while (h->synced < 2) {
+		h->ops->sync(h->ctx, h->synced, false, e, sizeof(e));
+		h->synced++;
+	}
+	h->synced = 0;
+	if (h->ops->stonewall_end && h->ops->stonewall_end(h->ctx) < 0)
+		ret = -EIO;
+	if (!h->out.t0_ns) /* no window measured (run.c left nothing, or what it left is old) */
+		for (unsigned d = 0; d < IOM_NDIR; d++)
+			iom_hist_init(&h->out.hist[d]);
+	iom_hosts_row_of(h, r, h->out.t0_ns, h->out.t1_ns, h->out.hist, &mine);
+	if (h->rank == 0)
+		rows = xcalloc(h->size, sizeof(*rows));
+	if (h->ops->gather(h->ctx, &mine, sizeof(mine), rows) < 0 ||
+	    h->ops->merge_hist(h->ctx, h->out.hist, IOM_NDIR) < 0)
+		ret = -EIO;
+	if (ret == 0 && h->rank == 0)
+		iom_hosts_aggregate(r, rows, h->size, h->out.hist);
+	free(rows);
+	/* the followers' traces, one after the other */
+	for (unsigned k = 1; k < h->size && ret == 0; k++) {
+		if (h->rank == 0) {
+			char *base = iom_trace_path(dir, r->index), *path;
+			bool got = false;
+
+			/* NNNNN.trace.gz → NNNNN.rK.trace.gz */
+			path = xasprintf("%.*s.r%u.trace.gz", (int)(strlen(base) -
+								    strlen(".trace.gz")), base, k);
+			ret = h->ops->recv_file(h->ctx, k, path, &got);
+			if (k == 1 && r->trace.file) {
+				char *p0 = xasprintf("%.*s.r0.trace.gz", (int)(strlen(base) -
+								  strlen(".trace.gz")), base);
+
+				unlink(p0);
+				if (link(r->trace.file, p0) < 0)
+					ret = ret ? ret : -errno;
+				free(p0);
+			}
+			free(path);
+			free(base);
+		} else if (h->rank == k) {
+			char *path = iom_trace_path(dir, r->index);
+
+			ret = h->ops->send_file(h->ctx, access(path, F_OK) == 0 ? path : NULL);
+			unlink(path);
+			free(path);
+		}
+	}
+	memset(&h->out.t0_ns, 0, sizeof(h->out.t0_ns) * 2);
+	return ret;
+}
+
+/* ---- a follower's sweep ------------------------------------------------------------------ */
+
+struct follower {
+	struct iom_hosts *h;
+	const struct iom_plan *p;
+	struct iom_stage stage;
+};
+
+static int follow_report(void *arg, const struct iom_stage_event *e)
+{
+	struct follower *f = arg;
+
+	switch (e->kind) {
+	case IOM_STAGE_WARN:
+	case IOM_STAGE_FAILED:
+	case IOM_STAGE_CHANGED:
+		fprintf(stderr, "iomatrix: rank %u (%s): target '%s': %s\n", f->h->rank, f->h->host,
+			f->p->m->targets[e->target].label, e->text);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* One run on this follower, as sweep.c's execute_run does it (no shell hooks: those are
+ * rank 0's). */
+static void follow_run(struct follower *f, const struct iom_run *run, bool no_trace,
+		       volatile sig_atomic_t *stop, struct iom_run_result *r)
+{
+	const struct iom_matrix *m = f->p->m;
+	const struct iom_cell *c = &f->p->cells[run->cell];
+	size_t t = (size_t)c->v[IOM_DIM_TARGET];
+	const struct iom_target_info *info = &f->stage.info[t];
+	struct iom_run_spec spec = { 0 };
+	struct iom_worker_hooks hooks = { 0 };
+	char err[IOM_ERRLEN], cell_text[256], *trace_path = NULL;
+	int fd, ret;
+
+	memset(r, 0, sizeof(*r));
+	r->index = run->index;
+	r->repetition = run->repetition;
+	r->seed = run->seed;
+	ret = iom_stage_before_run(&f->stage, run, err, sizeof(err));
+	if (ret < 0) {
+		r->status = ret == -EINTR ? IOM_RUN_INTERRUPTED : IOM_RUN_FAILED;
+		r->error = xstrdup(err);
+		return;
+	}
+	fd = iom_target_open(info, c->v[IOM_DIM_DIRECT] != 0, c->v[IOM_DIM_READ_PCT] < 100, err,
+			     sizeof(err));
+	if (fd < 0) {
+		r->status = IOM_RUN_FAILED;
+		r->error = xstrdup(err);
+		if (fd == -ESTALE)
+			iom_stage_target_changed(&f->stage, t, err);
+		return;
+	}
+	spec.fd = fd;
+	spec.region = info->region;
+	spec.irq_drivers = info->facts.irq_names;
+	iom_run_spec_set_cell(&spec, c);
+	spec.timing = m->timing;
+	if (!spec.timing.timeout_ns)
+		spec.timing.timeout_ns = 2 * (m->timing.warmup_ns + m->timing.cooldown_ns +
+					      (m->timing.duration_ns ? m->timing.duration_ns :
+					       m->timing.bytes / 1000000u * 1000000000u)) +
+					 60ull * 1000000000u;
+	spec.seed = run->seed;
+	spec.index = run->index;
+	spec.repetition = run->repetition;
+	spec.stop = stop;
+	spec.cpus = m->cpus;
+	spec.ncpus = m->ncpus;
+	spec.policy = (struct iom_policy){ .submit_batch = m->submit_batch,
+					   .wait_min = m->reap_wait,
+					   .wait_div = m->reap_wait_div };
+	spec.engine_flags = (m->sqpoll ? IOM_ENGINE_SQPOLL : 0u) |
+			    (m->iopoll ? IOM_ENGINE_IOPOLL : 0u);
+	if (m->trace && !no_trace) {
+		iom_cell_describe(f->p, c, cell_text, sizeof(cell_text));
+		trace_path = iom_trace_path(f->h->private_dir, run->index);
+		spec.trace_path = trace_path;
+		spec.cell_text = cell_text;
+	}
+	if (iom_stage_start_run(&f->stage, run, &spec, &hooks, err, sizeof(err)) < 0) {
+		r->status = IOM_RUN_FAILED;
+		r->error = xstrdup(err);
+		free(trace_path);
+		close(fd);
+		return;
+	}
+	iom_hosts_arm(f->h, &spec);
+	iom_run_execute(&spec, r, err, sizeof(err));
+	iom_stage_after_run(&f->stage, r);
+	free(trace_path);
+	close(fd);
+}
+
+int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig_atomic_t *stop,
+		     bool no_trace, char *err, size_t errlen)
+{
+	struct follower f = { .h = h, .p = p };
+	char e[IOM_ERRLEN];
+	int ret = 0;
+
+	iom_stage_init(&f.stage, p, h->private_dir, stop, false, follow_report, &f);
+	for (size_t t = 0; t < p->m->ntargets; t++) {
+		int r = p->m->targets[t].fs_type ?
+			iom_stage_pin_device(&f.stage, t, e, sizeof(e)) :
+			iom_stage_prepare_target(&f.stage, t, e, sizeof(e));
+
+		if (r < 0)
+			fprintf(stderr, "iomatrix: rank %u (%s): target '%s': %s\n", h->rank, h->host,
+				p->m->targets[t].label, e);
+	}
+	for (;;) {
+		uint32_t index = 0;
+		const struct iom_run *run = NULL;
+		struct iom_run_result r;
+		long t;
+
+		if (h->ops->bcast(h->ctx, &index, sizeof(index)) < 0) {
+			ret = iom_err(err, errlen, EIO, "lost rank 0");
+			break;
+		}
+		if (index == 0)
+			break;
+		for (size_t i = 0; i < p->nruns && !run; i++)
+			if (p->runs[i].index == index)
+				run = &p->runs[i];
+		if (!run) {
+			ret = iom_err(err, errlen, EINVAL, "rank 0 names run %u, not in this plan",
+				      index);
+			break;
+		}
+		t = (long)p->cells[run->cell].v[IOM_DIM_TARGET];
+		if (t != f.stage.cur) {
+			iom_stage_end_visit(&f.stage);
+			iom_stage_begin_visit(&f.stage, (size_t)t);
+		}
+		follow_run(&f, run, no_trace, stop, &r);
+		ret = iom_hosts_run_end(h, h->private_dir, &r);
+		iom_run_result_release(&r);
+		if (ret < 0) {
+			iom_err(err, errlen, -ret, "cannot send run %u's figures to rank 0", index);
+			break;
+		}
+	}
+	iom_stage_end_visit(&f.stage);
+	iom_stage_release(&f.stage);
+	return ret;
+}
+
+/* ---- trace --merge ----------------------------------------------------------------------- */
+
+struct mrec {
+	int64_t t;               /* submitted, rank 0's clock after its trace's start */
+	uint64_t lat, offset;
+	uint32_t bytes, thread, rank;
+	uint8_t op;
+};
+
+struct mload {
+	struct mrec *v;
+	size_t n, cap;
+	int64_t base;            /* start_mono - offset - rank 0's start_mono */
+	uint32_t rank;
+	bool measured_only;
+};
+
+static int mload_rec(void *ctx, const struct iom_trace_rec *rec)
+{
+	struct mload *l = ctx;
+
+	if (l->measured_only && rec->phase != IOM_TRACE_PHASE_MEASURED)
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 4096;
+		struct mrec *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM; /* every record of a long run: what memory holds */
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (struct mrec){ .t = l->base + rec->time_ns, .lat = rec->latency_ns,
+				      .offset = rec->offset, .bytes = rec->bytes,
+				      .thread = rec->thread, .rank = l->rank, .op = rec->op };
+	return 0;
+}
+
+static int cmp_mrec(const void *a, const void *b)
+{
+	const struct mrec *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+#define MERGE_MAX_RANKS 4096
+
+int iom_hosts_trace_merge(const char *path, const char *out, bool measured_only, char *err,
+			  size_t errlen)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t dirlen = (size_t)(base - path), digits = strspn(base, "0123456789"), nhosts = 0;
+	int64_t *off = xcalloc(MERGE_MAX_RANKS, sizeof(*off)), start0 = 0;
+	struct mload l = { .measured_only = measured_only };
+	char *json, e[IOM_ERRLEN];
+	FILE *f = NULL;
+	int ret = 0;
+
+	if (!digits || base[digits] != '.' || dirlen < strlen("traces/") ||
+	    strncmp(path + dirlen - strlen("traces/"), "traces/", strlen("traces/")) != 0) {
+		free(off);
+		return iom_err(err, errlen, EINVAL, "%s: --merge takes a trace in a results "
+			       "directory's traces/ (DIR/traces/NNNNN.rR.trace.gz)", path);
+	}
+	json = xasprintf("%.*sruns/%.*s.json", (int)(dirlen - strlen("traces/")), path,
+			 (int)digits, base);
+	ret = iom_result_host_offsets(json, off, MERGE_MAX_RANKS, &nhosts, e, sizeof(e));
+	if (ret == 0 && !nhosts)
+		ret = iom_err(e, sizeof(e), EINVAL, "%s: no hosts: not a run of many hosts", json);
+	if (ret < 0)
+		iom_err(err, errlen, -ret, "%s", e);
+	for (uint32_t r = 0; ret == 0 && r < nhosts && r < MERGE_MAX_RANKS; r++) {
+		char *tp = xasprintf("%.*s%.*s.r%u.trace.gz", (int)dirlen, path, (int)digits, base, r);
+		struct iom_trace_header hdr = { 0 };
+		struct iom_trace_reader *rd;
+
+		/* the header first: its start, for the base of its records */
+		ret = iom_trace_reader_open(tp, &rd, err, errlen);
+		if (ret == 0) {
+			hdr = *iom_trace_reader_header(rd);
+			if (r == 0)
+				start0 = (int64_t)hdr.start_mono_ns;
+			l.base = (int64_t)hdr.start_mono_ns - off[r] - start0;
+			l.rank = r;
+			iom_trace_reader_free(rd);
+			memset(&hdr, 0, sizeof(hdr));
+			ret = iom_trace_read(tp, &hdr, mload_rec, &l, err, errlen);
+			free(hdr.cell);
+		}
+		free(tp);
+	}
+	if (ret == 0) {
+		qsort(l.v, l.n, sizeof(*l.v), cmp_mrec);
+		f = !out || strcmp(out, "-") == 0 ? stdout : fopen(out, "w");
+		if (!f)
+			ret = iom_err(err, errlen, errno, "cannot write '%s': %s", out, strerror(errno));
+	}
+	if (ret == 0) {
+		fprintf(f, "time_ns,rank,latency_ns,op,offset,bytes,thread\n");
+		for (size_t i = 0; i < l.n; i++)
+			fprintf(f, "%" PRId64 ",%u,%" PRIu64 ",%s,%" PRIu64 ",%u,%u\n", l.v[i].t,
+				l.v[i].rank, l.v[i].lat, l.v[i].op ? "write" : "read", l.v[i].offset,
+				l.v[i].bytes, l.v[i].thread);
+		if ((f == stdout ? fflush(f) : fclose(f)) != 0)
+			ret = iom_err(err, errlen, EIO, "cannot write '%s'", out ? out : "-");
+	}
+	free(l.v);
+	free(json);
+	free(off);
+	return ret;
+}

@@ -1,0 +1,143 @@
+/*
+ * hosts — many hosts, one study (docs/hosts.md): what the sweep does through a host backend.
+ *
+ * A host backend (host_mpi.c, built only into iomatrix-mpi: the one file that includes
+ * <mpi.h>) gives a handful of collective operations (struct iom_hosts_ops); this module, which
+ * knows nothing of MPI, builds the study's logic on them:
+ *   - the matrix file of rank 0 shared with every rank (each parses and plans it the same way;
+ *     the plan hashes must agree), ${host} and ${rank} in target paths;
+ *   - the preflight outcome of every rank reduced: a refusal anywhere stops the sweep before
+ *     any write, naming the rank and host;
+ *   - the followers' sweep (ranks > 0): the same stage calls as sweep.c's, for the run rank 0
+ *     names next;
+ *   - each run's figures gathered: totals summed, histograms merged bucket by bucket, the
+ *     window from the first start to the last end, per-host rows with stragglers flagged, and
+ *     the followers' traces written into rank 0's traces/NNNNN.rR.trace.gz.
+ * Every rank makes the same collective calls in the same order: the two run.c sync points of
+ * a run are made up (as "failed") by iom_hosts_run_end when the run never reached them.
+ */
+#ifndef IOM_HOSTS_H
+#define IOM_HOSTS_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hist.h"
+#include "plan.h"
+#include "preflight.h"
+#include "result.h"
+#include "run.h"
+
+/* The collective operations of a backend; each returns 0 or -errno (message in err). */
+struct iom_hosts_ops {
+	/* rank 0's len bytes of buf to every rank */
+	int (*bcast)(void *ctx, void *buf, size_t len);
+	/* *v becomes the maximum of every rank's */
+	int (*allmax)(void *ctx, uint64_t *v);
+	/* every rank's len bytes of mine into rank 0's all (size × len; ignored elsewhere) */
+	int (*gather)(void *ctx, const void *mine, size_t len, void *all);
+	/* n histograms merged bucket by bucket into rank 0's h */
+	int (*merge_hist)(void *ctx, struct iom_hist *h, size_t n);
+	/* a run's sync point (0: before the warm-up, 1: before the measured window): every rank
+	 * arrives, ok or not (a rank that failed sits the run out, the others go on); clock
+	 * offsets to rank 0 measured; at point 1 every rank returns at the agreed start of the
+	 * window; -errno with err when the ranks lost each other */
+	int (*sync)(void *ctx, unsigned point, bool ok, char *err, size_t errlen);
+	/* this rank's clock minus rank 0's (monotonic), as last measured */
+	int64_t (*offset_ns)(void *ctx);
+	/* a follower's file to rank 0 (path NULL: none); rank 0 receives rank from's into path
+	 * (nothing written when the follower sent none: *got false) */
+	int (*send_file)(void *ctx, const char *path);
+	int (*recv_file)(void *ctx, unsigned from, const char *path, bool *got);
+	/* stonewalling (a bytes-bound window): self_done announces this rank's share complete to
+	 * the others (once); true when another rank's announcement has arrived. stonewall_end,
+	 * after every run on every rank, collects what is still in flight. */
+	bool (*stonewall)(void *ctx, bool self_done);
+	int (*stonewall_end)(void *ctx);
+};
+
+/* The hosts of a study: this rank among size. NULL (or size 1): this host alone. */
+struct iom_hosts {
+	unsigned rank, size;
+	char host[64];                /* the short hostname */
+	const struct iom_hosts_ops *ops;
+	void *ctx;
+	char *private_dir;            /* a follower's scratch directory (its traces, mkfs logs) */
+
+	bool agreed;                  /* every rank passed preflight: the followers wait */
+
+	/* private: of the current run */
+	unsigned synced;              /* sync points passed */
+	struct iom_run_hosts_out out; /* what run.c left for the aggregate */
+};
+
+/* Whether this process was started by mpirun/srun with more than one rank (the
+ * OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK environment). */
+bool iom_hosts_launched_many(void);
+
+/* Replaces ${host} and ${rank} in every target path of m with h's (h NULL: rank 0 and this
+ * host's short name). */
+void iom_hosts_expand_paths(const struct iom_hosts *h, struct iom_matrix *m);
+
+/* Rank 0's file at path shared with every rank: on the others it is written into their private
+ * directory, *local (heap) its name there; rank 0's *local is a copy of path. */
+int iom_hosts_share_file(struct iom_hosts *h, const char *path, char **local, char *err,
+			 size_t errlen);
+
+/* `plan` under MPI: where every target of m (paths expanded on each rank) lives, rank by rank,
+ * written by rank 0 to out ("targets by rank:" then "  rank R (host H): label path"). */
+int iom_hosts_describe_targets(struct iom_hosts *h, const struct iom_matrix *m, FILE *out);
+
+/* Whether every rank planned the same study (hash): -EINVAL with err when not. */
+int iom_hosts_agree_plan(struct iom_hosts *h, uint64_t hash, char *err, size_t errlen);
+
+/* The preflight outcomes of every rank (pf: this rank's), with, on each rank, the write checks
+ * of its block devices that will be written (iom_target_check_writable: not mounted, no
+ * signature, …; read-only), which one host makes only when it prepares them: -EPERM with err
+ * naming each rank and host that refused, and its first problem, on every rank; 0 when none
+ * did. */
+int iom_hosts_agree_preflight(struct iom_hosts *h, const struct iom_plan *p,
+			      const struct iom_preflight *pf, char *err, size_t errlen);
+
+/* Tells the followers what to run next (rank 0): run index, or 0 for the end. */
+int iom_hosts_next(struct iom_hosts *h, uint32_t index);
+
+/* Arms spec for a run under h: the sync points and what run.c leaves for the aggregate. */
+void iom_hosts_arm(struct iom_hosts *h, struct iom_run_spec *spec);
+
+/*
+ * After every rank's run (also one that failed before it started): the sync points it missed
+ * made up, the figures gathered; on rank 0, r becomes the aggregate with one row per host and
+ * the followers' traces land in dir/traces/NNNNN.rR.trace.gz. 0 or -errno.
+ */
+int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_result *r);
+
+/* Folds rows (n, one per host, rank order) and the merged histograms hist into r (rank 0's
+ * result): the aggregate's totals, window, rates, latency and CPU, stragglers flagged, r owns
+ * a copy of the rows. */
+void iom_hosts_aggregate(struct iom_run_result *r, const struct iom_host_row *rows, size_t n,
+			 const struct iom_hist hist[IOM_NDIR]);
+
+/* A host's row of its own result r, window [t0, t1] in its monotonic clock. */
+void iom_hosts_row_of(const struct iom_hosts *h, const struct iom_run_result *r, uint64_t t0,
+		      uint64_t t1, const struct iom_hist hist[IOM_NDIR], struct iom_host_row *row);
+
+/*
+ * `trace --merge`: the traces of every rank of the run whose trace path is (any rank's
+ * DIR/traces/NNNNN.rR.trace.gz), decoded in time order with the offsets recorded in
+ * DIR/runs/NNNNN.json, to out (NULL or "-": standard output) as CSV
+ * "time_ns,rank,latency_ns,op,offset,bytes,thread": time_ns in rank 0's monotonic clock, after
+ * the start of rank 0's trace. measured_only: only the measured window's records. 0 or -errno.
+ */
+int iom_hosts_trace_merge(const char *path, const char *out, bool measured_only, char *err,
+			  size_t errlen);
+
+/* A follower's sweep (rank > 0): prepares its targets, then runs what rank 0 names until it
+ * names the end. 0 or -errno with err. */
+int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig_atomic_t *stop,
+		     bool no_trace, char *err, size_t errlen);
+
+#endif

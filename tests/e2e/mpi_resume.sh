@@ -1,0 +1,63 @@
+#!/bin/sh
+# Resume under MPI (docs/hosts.md): kill -9 of mpirun in the middle of a 6-run study on 3
+# ranks, then `mpirun … iomatrix-mpi resume DIR`: every run exactly once in the journal, every
+# run file parses with three host rows, every rank's trace of every run is there.
+# Skips (77) when mpirun or iomatrix-mpi is missing.
+. "$TOP/tests/e2e/lib.sh"
+command -v mpirun >/dev/null 2>&1 || skip "mpirun is not installed (apt-get install openmpi-bin)"
+command -v pgrep >/dev/null 2>&1 || skip "pgrep is not installed"
+MPI_BIN=${IOMATRIX_MPI:-$(dirname "$IOMATRIX")/iomatrix-mpi}
+[ -x "$MPI_BIN" ] || skip "no iomatrix-mpi at $MPI_BIN (make mpi)"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" OMPI_MCA_mpi_yield_when_idle=1
+# the followers' private directories (a killed rank leaves its own) under the test's
+export TMPDIR="$WORK"
+
+cat >k.cfg <<CFG
+iomatrix = 1;
+name = "hosts-resume";
+targets = ( { label = "a"; path = "$WORK/s\${rank}.scratch"; size = "16M"; } );
+workload = { engine = "io_uring"; direct = false; pattern = "random"; block_size = "4K";
+             read_pct = [70, 100]; queue_depth = 4; threads = 1; };
+timing = { warmup = "100ms"; duration = "1s"; rest = "0s"; repeat = 3; };
+CFG
+# the ranks outlive a killed mpirun for a moment: wait for them (by their own command line)
+ranks_left() { pgrep -f "$MPI_BIN run $WORK/k.cfg" || true; }
+cleanup() {
+    for p in $(ranks_left); do kill -9 "$p" 2>/dev/null; done
+}
+on_exit cleanup
+
+mpirun --allow-run-as-root --oversubscribe -np 3 "$MPI_BIN" run "$WORK/k.cfg" -o out -q >run.txt 2>&1 &
+mp=$!
+# kill once the study is under way: two runs recorded
+for _ in $(seq 1 200); do
+    [ "$(grep -c run-done out/journal 2>/dev/null)" -ge 2 ] 2>/dev/null && break
+    sleep 0.1
+done
+kill -9 "$mp"
+wait "$mp" 2>/dev/null
+for _ in $(seq 1 300); do [ -z "$(ranks_left)" ] && break; sleep 0.1; done
+[ -z "$(ranks_left)" ] || die "the ranks did not end 30 s after mpirun was killed"
+cleanup
+done_before=$(grep -c run-done out/journal)
+[ "$done_before" -lt 6 ] || die "the study finished before the kill: nothing to resume"
+
+timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe -np 3 "$MPI_BIN" resume out -q \
+    >resume.txt 2>&1 || die "mpirun resume: $(tail -n 20 resume.txt)"
+python3 - out <<'PY' || die "the resumed study is not every run exactly once"
+import json, os, sys
+d = sys.argv[1]
+done = [int(l.split("\t")[2]) for l in open(d + "/journal") if l.split("\t")[1] == "run-done"]
+assert sorted(done) == [1, 2, 3, 4, 5, 6], done
+for i in range(1, 7):
+    r = json.load(open("%s/runs/%05d.json" % (d, i)))
+    assert r["status"] == "ok" and [h["rank"] for h in r["hosts"]] == [0, 1, 2], i
+    assert r["total"]["ios"] == sum(h["ios"] for h in r["hosts"])
+    for k in range(3):
+        assert os.path.getsize("%s/traces/%05d.r%d.trace.gz" % (d, i, k)) > 0, (i, k)
+PY
+for i in 1 2 3 4 5 6; do
+    "$IOMATRIX" trace "out/traces/0000$i.r2.trace.gz" -o t.csv 2>err || die "trace run $i rank 2: $(cat err)"
+done
+echo "runs done before the kill: $done_before"
+exit $fail

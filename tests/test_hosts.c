@@ -1,0 +1,241 @@
+/*
+ * test_hosts — the logic above a host backend (hosts.h), without MPI: the aggregate of a run's
+ * per-host rows (totals summed, the window first start to last end, percentiles of the merged
+ * histogram rather than an average of the hosts', stragglers, a failed host named), ${host} and
+ * ${rank} in target paths, and how a launch by mpirun/srun is recognised.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine.h"
+#include "hosts.h"
+#include "util.h"
+
+/* A row of host rank with ios I/Os in [start, start + len) ns and its iops over that. */
+static struct iom_host_row row(uint32_t rank, uint64_t ios, uint64_t start, uint64_t len)
+{
+	struct iom_host_row r = { .rank = rank, .status = IOM_RUN_OK };
+
+	snprintf(r.host, sizeof(r.host), "vm%u", rank);
+	r.ios[IOM_DIR_READ] = r.ios[IOM_DIR_TOTAL] = ios;
+	r.bytes[IOM_DIR_READ] = r.bytes[IOM_DIR_TOTAL] = ios * 4096;
+	r.start_ns = start;
+	r.end_ns = start + len;
+	r.iops = (double)ios / ((double)len / 1e9);
+	r.user_s = 0.25;
+	return r;
+}
+
+static void test_hosts_aggregate_sums_and_merges(void **state)
+{
+	struct iom_hist *h = calloc(IOM_NDIR, sizeof(*h)), *one = calloc(3, sizeof(*one));
+	struct iom_host_row rows[3];
+	struct iom_run_result r = { .status = IOM_RUN_OK };
+	double avg_p99 = 0;
+
+	(void)state;
+	for (unsigned d = 0; d < IOM_NDIR; d++)
+		iom_hist_init(&h[d]);
+	/* three hosts of very different latency: 1000 I/Os each at 10 µs, 100 µs, 1 ms */
+	for (unsigned k = 0; k < 3; k++) {
+		uint64_t ns = k == 0 ? 10000 : k == 1 ? 100000 : 1000000;
+
+		iom_hist_init(&one[k]);
+		for (unsigned i = 0; i < 1000; i++)
+			iom_hist_record(&one[k], ns + i);
+		iom_hist_merge(&h[IOM_DIR_READ], &one[k]);
+		iom_hist_merge(&h[IOM_DIR_TOTAL], &one[k]);
+		avg_p99 += (double)iom_hist_percentile(&one[k], 99) / 3;
+	}
+	rows[0] = row(0, 1000, 1000000000, 500000000);
+	rows[1] = row(1, 1000, 1002000000, 500000000);   /* 2 ms later */
+	rows[2] = row(2, 1000, 999000000, 501000000);    /* 1 ms earlier */
+	iom_hosts_aggregate(&r, rows, 3, h);
+	assert_int_equal(r.nhosts, 3);
+	assert_int_equal(r.dir[IOM_DIR_TOTAL].ios, 3000);
+	assert_int_equal(r.dir[IOM_DIR_TOTAL].bytes, 3000 * 4096);
+	/* the window: first start (rank 2) to last end (rank 1) */
+	assert_true(r.elapsed_s > 0.502999 && r.elapsed_s < 0.503001);
+	assert_true(r.dir[IOM_DIR_TOTAL].iops > 3000 / 0.503 - 0.01 &&
+		    r.dir[IOM_DIR_TOTAL].iops < 3000 / 0.503 + 0.01);
+	/* p99 of the union: the slowest host's, not the average of the three p99s */
+	assert_int_equal(r.dir[IOM_DIR_TOTAL].lat.pct[iom_percentile_index(99)],
+			 iom_hist_percentile(&h[IOM_DIR_TOTAL], 99));
+	assert_true(r.dir[IOM_DIR_TOTAL].lat.pct[iom_percentile_index(99)] > 990000);
+	assert_true(avg_p99 < 400000);
+	/* CPU summed */
+	assert_true(r.cpu.proc_user_s > 0.749 && r.cpu.proc_user_s < 0.751);
+	assert_int_equal(r.status, IOM_RUN_OK);
+	for (unsigned k = 0; k < 3; k++)
+		assert_false(r.hosts[k].straggler);
+	iom_run_result_release(&r);
+	free(h);
+	free(one);
+}
+
+static void test_hosts_straggler_below_median(void **state)
+{
+	struct iom_hist *h = calloc(IOM_NDIR, sizeof(*h));
+	struct iom_host_row rows[3];
+	struct iom_run_result r = { .status = IOM_RUN_OK };
+
+	(void)state;
+	for (unsigned d = 0; d < IOM_NDIR; d++)
+		iom_hist_init(&h[d]);
+	rows[0] = row(0, 1000, 1, 1000000000);
+	rows[1] = row(1, 890, 1, 1000000000);  /* 2 % below the median: not a straggler */
+	rows[2] = row(2, 910, 1, 1000000000);  /* the median itself */
+	iom_hosts_aggregate(&r, rows, 3, h);
+	assert_false(r.hosts[0].straggler);
+	assert_false(r.hosts[1].straggler);
+	assert_false(r.hosts[2].straggler);
+	iom_run_result_release(&r);
+	memset(&r, 0, sizeof(r));
+	rows[1] = row(1, 810, 1, 1000000000);  /* 11 % below 910 */
+	iom_hosts_aggregate(&r, rows, 3, h);
+	assert_true(r.hosts[1].straggler);
+	assert_false(r.hosts[0].straggler);
+	iom_run_result_release(&r);
+	free(h);
+}
+
+static void test_hosts_failed_rank_is_named(void **state)
+{
+	struct iom_hist *h = calloc(IOM_NDIR, sizeof(*h));
+	struct iom_host_row rows[2];
+	struct iom_run_result r = { .status = IOM_RUN_OK };
+
+	(void)state;
+	for (unsigned d = 0; d < IOM_NDIR; d++)
+		iom_hist_init(&h[d]);
+	rows[0] = row(0, 1000, 1, 1000000000);
+	rows[1] = row(1, 0, 0, 0);
+	rows[1].status = IOM_RUN_FAILED;
+	snprintf(rows[1].error, sizeof(rows[1].error), "write at offset 0 failed: EIO");
+	iom_hosts_aggregate(&r, rows, 2, h);
+	assert_int_equal(r.status, IOM_RUN_FAILED);
+	assert_non_null(strstr(r.error, "rank 1 (host vm1): write at offset 0 failed"));
+	/* the others' data kept */
+	assert_int_equal(r.hosts[0].ios[IOM_DIR_TOTAL], 1000);
+	assert_int_equal(r.dir[IOM_DIR_TOTAL].ios, 1000);
+	iom_run_result_release(&r);
+	free(h);
+}
+
+static void test_hosts_expand_paths(void **state)
+{
+	struct iom_target t[2] = { { .label = "a" }, { .label = "b" } };
+	struct iom_matrix m = { .targets = t, .ntargets = 2 };
+	struct iom_hosts h = { .rank = 12 };
+
+	(void)state;
+	snprintf(h.host, sizeof(h.host), "vm3");
+	t[0].path = xstrdup("/scratch/${host}/r${rank}.s${rank}");
+	t[1].path = xstrdup("/dev/sdb");
+	iom_hosts_expand_paths(&h, &m);
+	assert_string_equal(t[0].path, "/scratch/vm3/r12.s12");
+	assert_string_equal(t[1].path, "/dev/sdb");
+	free(t[0].path);
+	free(t[1].path);
+}
+
+/* A fake other host for run.c's stonewall point: "done" after `after` polls. */
+struct fake_peer {
+	unsigned polls, after;
+	unsigned self_done;
+};
+
+static bool fake_stonewall(void *arg, bool self_done)
+{
+	struct fake_peer *f = arg;
+
+	if (self_done) {
+		f->self_done++;
+		return false;
+	}
+	return ++f->polls >= f->after;
+}
+
+static struct iom_run_spec bytes_spec(uint64_t bytes, struct fake_peer *f)
+{
+	return (struct iom_run_spec){
+		.fd = -1, .region = 1ull << 30,
+		.wl = { .block_size = 4096, .queue_depth = 8, .threads = 1, .read_pct = 100,
+			.pattern = IOM_PATTERN_RANDOM, .engine = IOM_ENGINE_NULL },
+		.timing = { .bytes = bytes },
+		.seed = 5, .index = 1, .repetition = 1,
+		.stonewall = fake_stonewall, .sync_arg = f,
+	};
+}
+
+static void test_hosts_stonewall_ends_the_window(void **state)
+{
+	/* another host is done after 5 polls (about 50 ms): this one's share of 1 TiB is not,
+	 * and its window ends then, marked */
+	struct fake_peer f = { .after = 5 };
+	struct iom_run_spec spec = bytes_spec(1ull << 40, &f);
+	struct iom_run_result r;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(iom_run_execute(&spec, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.status, IOM_RUN_OK);
+	assert_true(r.stonewalled);
+	assert_int_equal(f.polls, 5);
+	assert_int_equal(f.self_done, 0);
+	assert_true(r.dir[IOM_DIR_TOTAL].ios > 0);
+	assert_true(r.dir[IOM_DIR_TOTAL].bytes < (1ull << 40));
+	assert_true(r.elapsed_s > 0.02 && r.elapsed_s < 30);
+	iom_run_result_release(&r);
+
+	/* this host's share done first: it says so once, and is not stonewalled */
+	f = (struct fake_peer){ .after = 1u << 30 };
+	spec = bytes_spec(4ull << 20, &f);
+	assert_int_equal(iom_run_execute(&spec, &r, err, sizeof(err)), 0);
+	assert_false(r.stonewalled);
+	assert_int_equal(f.self_done, 1);
+	assert_int_equal(r.dir[IOM_DIR_TOTAL].bytes, 4ull << 20);
+	iom_run_result_release(&r);
+}
+
+static void test_hosts_launched_many(void **state)
+{
+	(void)state;
+	unsetenv("OMPI_COMM_WORLD_SIZE");
+	unsetenv("PMI_SIZE");
+	unsetenv("PMIX_RANK");
+	assert_false(iom_hosts_launched_many());
+	setenv("OMPI_COMM_WORLD_SIZE", "1", 1);
+	assert_false(iom_hosts_launched_many()); /* mpirun -np 1: one host, fine */
+	setenv("OMPI_COMM_WORLD_SIZE", "3", 1);
+	assert_true(iom_hosts_launched_many());
+	unsetenv("OMPI_COMM_WORLD_SIZE");
+	setenv("PMI_SIZE", "2", 1);               /* srun, MPICH */
+	assert_true(iom_hosts_launched_many());
+	unsetenv("PMI_SIZE");
+	setenv("PMIX_RANK", "0", 1);
+	assert_false(iom_hosts_launched_many());
+	setenv("PMIX_RANK", "2", 1);
+	assert_true(iom_hosts_launched_many());
+	unsetenv("PMIX_RANK");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hosts_aggregate_sums_and_merges),
+		cmocka_unit_test(test_hosts_straggler_below_median),
+		cmocka_unit_test(test_hosts_failed_rank_is_named),
+		cmocka_unit_test(test_hosts_expand_paths),
+		cmocka_unit_test(test_hosts_launched_many),
+		cmocka_unit_test(test_hosts_stonewall_ends_the_window),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
