@@ -31,7 +31,7 @@ targets = ( { label = "d"; device = "$dev"; destructive = true; size = "16M";
               filesystems = [ "ext4" ]; },
             { label = "f"; path = "$PWD/f.scratch"; size = "1M"; } );
 workload = { engine = "psync"; direct = false; block_size = "4K"; read_pct = 0; };
-timing = { warmup = "0s"; duration = "300ms"; rest = "3s"; repeat = 2; };
+timing = { warmup = "0s"; duration = "300ms"; rest = "2s"; repeat = 2; };
 trace = false;
 CFG
 "$IOMATRIX" run m.cfg -o out -q >out.txt 2>err.txt &

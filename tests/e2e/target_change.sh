@@ -1,7 +1,7 @@
 #!/bin/sh
 # Targets that change under a sweep (issue 14, cases 1-3) and devices that still hold data
 # where a quick look sees none. Root only: loop devices over files in /dev/shm.
-#  1. a blank loop device, destructive = true, three 300 ms write runs with rest = "3s": after
+#  1. a blank loop device, destructive = true, three 300 ms write runs with rest = "2s": after
 #     run 1 it gets an ext4 filesystem and is mounted. Runs 2 and 3 fail naming the change, the
 #     sweep exits 1, and fsck.ext4 -fn finds the filesystem clean.
 #  2. a scratch file replaced by a symbolic link to victim.txt after run 1: runs 2 and 3 fail
@@ -55,7 +55,7 @@ iomatrix = 1;
 name = "reused";
 targets = ( { label = "lo"; path = "$dev"; destructive = true; } );
 workload = { engine = "psync"; block_size = "64K"; read_pct = 0; };
-timing = { warmup = "0s"; duration = "300ms"; rest = "3s"; repeat = 3; };
+timing = { warmup = "0s"; duration = "300ms"; rest = "2s"; repeat = 3; };
 trace = false;
 CFG
 "$IOMATRIX" run dev.cfg -o dev -q >dev.out 2>dev.err &
@@ -74,7 +74,7 @@ set -- $(run_of dev/runs/00001.json)
 r2=$(run_of dev/runs/00002.json) r3=$(run_of dev/runs/00003.json)
 echo "run 2: $r2"
 echo "run 3: $r3"
-# the mkfs may still hold the device when run 2 opens it (rest is 3 s on a loaded machine)
+# the mkfs may still hold the device when run 2 opens it (rest is 2 s on a loaded machine)
 case $r2 in
 "failed '$dev' now carries an ext4 filesystem; it held none when the sweep started") ;;
 "failed '$dev' is now in use"*) echo "note: run 2 met the mkfs still at work" ;;
@@ -100,7 +100,7 @@ name = "swapped";
 targets = ( { label = "s"; path = "$PWD/s.scratch"; size = "1M"; },
             { label = "k"; path = "$PWD/k.scratch"; size = "1M"; } );
 workload = { engine = "psync"; direct = false; block_size = "4K"; read_pct = 0; };
-timing = { warmup = "0s"; duration = "300ms"; rest = "3s"; repeat = 3; };
+timing = { warmup = "0s"; duration = "300ms"; rest = "2s"; repeat = 3; };
 trace = false;
 CFG
 "$IOMATRIX" run file.cfg -o file -q >file.out 2>file.err &

@@ -15,7 +15,7 @@ name = "trace";
 targets = ( { label = "a"; path = "a.scratch"; size = "16M"; } );
 workload = { engine = "$engine"; direct = false; pattern = "random"; block_size = "4K";
              read_pct = 70; queue_depth = 8; threads = 2; };
-timing = { warmup = "100ms"; duration = "500ms"; rest = "0s"; repeat = 1; };
+timing = { warmup = "50ms"; duration = "200ms"; rest = "0s"; repeat = 1; };
 CFG
 "$IOMATRIX" run m.cfg -o out-$engine >run.txt 2>&1 || die "$engine: run: $(cat run.txt)"   # LEAD: run's options
 grep -q "bytes per I/O" run.txt || die "$engine: the run summary does not print bytes per I/O"
