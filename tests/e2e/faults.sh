@@ -85,12 +85,12 @@ name = "midrun";
 targets = ( { label = "t"; path = "t.scratch"; size = "8M"; },
             { label = "g"; path = "g.scratch"; size = "4M"; } );
 workload = { engine = "psync"; direct = false; block_size = "4K"; read_pct = 100; };
-timing = { warmup = "0s"; duration = "1500ms"; repeat = 2; };
+timing = { warmup = "0s"; duration = "1000ms"; repeat = 2; };
 order = [ "target" ];
 CFG
 "$IOMATRIX" run mid.cfg -o trunc --no-trace >out.txt 2>&1 &
 pid=$!
-sleep 0.8
+sleep 0.5
 truncate -s 0 t.scratch
 wait $pid
 rc=$?
@@ -105,7 +105,7 @@ valid_runs trunc || die "truncated target: a run file is not valid JSON"
 rm -f t.scratch
 "$IOMATRIX" run mid.cfg -o deleted --no-trace >out.txt 2>&1 &
 pid=$!
-sleep 0.8
+sleep 0.5
 rm -f t.scratch
 wait $pid
 rc=$?
@@ -236,12 +236,12 @@ name = "readonly";
 targets = ( { label = "ro"; path = "$loop"; destructive = true; },
             { label = "g"; path = "g.scratch"; size = "4M"; } );
 workload = { engine = "io_uring"; direct = true; block_size = "4K"; read_pct = 0; };
-timing = { warmup = "0s"; duration = "1500ms"; repeat = 2; };
+timing = { warmup = "0s"; duration = "1000ms"; repeat = 2; };
 order = [ "target" ];
 CFG
 	"$IOMATRIX" run ro.cfg -o ro --no-trace >out.txt 2>err.txt &
 	pid=$!
-	sleep 0.8
+	sleep 0.5
 	blockdev --setro "$loop"
 	wait $pid
 	rc=$?
@@ -299,12 +299,12 @@ name = "gone";
 targets = ( { label = "gone"; path = "/dev/mapper/$dm"; },
             { label = "g"; path = "g.scratch"; size = "4M"; } );
 workload = { engine = "io_uring"; direct = true; block_size = "4K"; read_pct = 100; };
-timing = { warmup = "0s"; duration = "1500ms"; repeat = 2; };
+timing = { warmup = "0s"; duration = "1000ms"; repeat = 2; };
 order = [ "target" ];
 CFG
 "$IOMATRIX" run gone.cfg -o gone --no-trace >out.txt 2>err.txt &
 pid=$!
-sleep 0.8
+sleep 0.5
 dmsetup remove --force "$dm" && dm=
 wait $pid
 rc=$?
