@@ -128,10 +128,11 @@ struct iom_engine_ops {
 	int (*submit)(struct iom_engine *e, unsigned wait_nr);
 	/* Moves up to max completed I/Os into done[], stamped; never waits. Returns how many. */
 	unsigned (*reap)(struct iom_engine *e, struct iom_io **done, unsigned max);
-	/* Paced runs only (docs/load.md): waits until a completion is available or timeout_ns
-	 * have passed, whichever is first; the queue was submitted before. 0 or -errno. NULL for
-	 * an engine whose I/O is complete when submit returns (psync, null). */
-	int (*wait)(struct iom_engine *e, uint64_t timeout_ns);
+	/* Paced runs only (docs/load.md): waits until wait_nr completions are available (at least
+	 * 1, at most the number in flight) or timeout_ns have passed, whichever is first; the
+	 * queue was submitted before. 0 or -errno. NULL for an engine whose I/O is complete when
+	 * submit returns (psync, null). */
+	int (*wait)(struct iom_engine *e, unsigned wait_nr, uint64_t timeout_ns);
 	/* Frees what init set up; every I/O must have been reaped. */
 	void (*release)(struct iom_engine *e);
 };
@@ -226,10 +227,11 @@ static inline unsigned iom_engine_reap(struct iom_engine *e, struct iom_io **don
 	return e->ops->reap(e, done, max);
 }
 
-/* The engine's wait with a timeout (ops.wait); 0 at once when it has none. */
-static inline int iom_engine_wait(struct iom_engine *e, uint64_t timeout_ns)
+/* The engine's wait for wait_nr completions with a timeout (ops.wait); 0 at once when it has
+ * none. */
+static inline int iom_engine_wait(struct iom_engine *e, unsigned wait_nr, uint64_t timeout_ns)
 {
-	return e->ops->wait ? e->ops->wait(e, timeout_ns) : 0;
+	return e->ops->wait ? e->ops->wait(e, wait_nr, timeout_ns) : 0;
 }
 
 /* Releases what iom_engine_init() set up; safe on a zeroed or already released engine. */

@@ -217,7 +217,7 @@ static unsigned aio_reap(struct iom_engine *e, struct iom_io **done, unsigned ma
 }
 
 /* A paced run's wait: io_getevents for one event with the timeout, into the held events. */
-static int aio_wait(struct iom_engine *e, uint64_t timeout_ns)
+static int aio_wait(struct iom_engine *e, unsigned wait_nr, uint64_t timeout_ns)
 {
 	struct aio_engine *a = e->priv;
 	struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000u),
@@ -228,7 +228,7 @@ static int aio_wait(struct iom_engine *e, uint64_t timeout_ns)
 	if (held || a->nfailed)
 		return 0;
 	a->head = a->nevents = 0;
-	r = io_getevents(a->ctx, 1, (long)a->depth, a->events, &ts);
+	r = io_getevents(a->ctx, (long)IOM_MAX(wait_nr, 1u), (long)a->depth, a->events, &ts);
 	if (r == -EINTR)
 		return 0;
 	if (r < 0)

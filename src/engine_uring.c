@@ -351,7 +351,7 @@ static unsigned uring_reap(struct iom_engine *e, struct iom_io **done, unsigned 
 
 /* A paced run's wait: for one completion, or until the timeout (a timeout of the same
  * io_uring_enter, so that nothing is reaped late while the worker waits for an I/O's time). */
-static int uring_wait(struct iom_engine *e, uint64_t timeout_ns)
+static int uring_wait(struct iom_engine *e, unsigned wait_nr, uint64_t timeout_ns)
 {
 	struct uring_engine *u = e->priv;
 	struct __kernel_timespec ts = { .tv_sec = (long long)(timeout_ns / 1000000000u),
@@ -359,9 +359,9 @@ static int uring_wait(struct iom_engine *e, uint64_t timeout_ns)
 	struct io_uring_cqe *cqe;
 	int ret;
 
-	if (io_uring_cq_ready(&u->ring))
+	if (io_uring_cq_ready(&u->ring) >= wait_nr)
 		return 0;
-	ret = io_uring_wait_cqe_timeout(&u->ring, &cqe, &ts);
+	ret = io_uring_wait_cqes(&u->ring, &cqe, wait_nr, &ts, NULL);
 	return ret == -ETIME || ret == -EINTR || ret == -EAGAIN || ret >= 0 ? 0 : ret;
 }
 

@@ -875,15 +875,17 @@ static int run_loop(struct iom_worker *w)
 /*
  * How a paced worker waits for the next I/O's time: it sleeps (clock_nanosleep with a timer
  * slack of 1 ns, or the engine's wait with a timeout when I/O is in flight, so that completions
- * are reaped while it waits) until PACE_SPIN_NS before the time, then spins on the clock (with
- * I/O in flight: on the engine's reap, so completions are stamped as they come). A time less
- * than PACE_SPIN_NS away is spun for, not slept for: a wake-up on a busy VM comes 50-100 µs
- * late and costs the CPU that a rate near the target's capacity needs (measured: psync 64K at
- * 90 % of its max fell 5 % behind when every short wait slept). The price is CPU at high rates:
- * a thread whose I/Os are less than PACE_SPIN_NS apart spins between them (docs/load.md). No
- * turn waits longer than PACE_MAX_WAIT_NS, so the phase is seen in time at any rate.
+ * are reaped while it waits) until a spin before the time, then spins on the clock (with I/O in
+ * flight: on the engine's reap, so completions are stamped as they come). The spin is
+ * PACE_SPIN_NS (a wake-up on a busy VM comes 50-100 µs late, and a rate near the target's
+ * capacity needs that time: psync 64K at 90 % of its max fell 5 % behind when every short wait
+ * slept), but never more than 1/PACE_SPIN_SHARE of the gap between the thread's I/Os: at high
+ * rates the thread sleeps, wakes late, and issues together what fell due meanwhile (each I/O's
+ * response time counts its lag), instead of spinning a core away (docs/load.md). No turn waits
+ * longer than PACE_MAX_WAIT_NS, so the phase is seen in time at any rate.
  */
 #define PACE_SPIN_NS 20000u
+#define PACE_SPIN_SHARE 8
 #if defined(__x86_64__) || defined(__i386__)
 #define cpu_relax() __builtin_ia32_pause()
 #else
@@ -927,11 +929,19 @@ static int run_paced(struct iom_worker *w)
 	struct iom_engine *e = &w->engine;
 	struct iom_io **free_slots = w->free_slots, **done = w->done;
 	const unsigned depth = e->depth;
-	/* think_time (no rate): bursts of `burst` I/Os, each due when its burst starts; the next
-	 * burst is due think_ns after the last I/O of this one completed */
 	const bool shaped = w->data_tmpl != NULL; /* data other than random */
 	const bool special = w->xhist[0] != NULL; /* fsync_every or trim_pct */
+	/* think_time (no rate): bursts of `burst` I/Os, each due when its burst starts; the next
+	 * burst is due think_ns after the last I/O of this one completed */
 	const bool think = !(w->pace_gap_ns > 0);
+	/* how many completions a wait waits for: the closed loop's reap_wait (of those in flight) */
+	const struct iom_policy policy = iom_policy_resolve(c->policy);
+	/* the spin before each due time: PACE_SPIN_NS, but at most 1/PACE_SPIN_SHARE of the gap
+	 * between two I/Os, so that a high rate sleeps (and issues what fell due meanwhile
+	 * together) rather than spins a core away */
+	const uint64_t spin = think ? PACE_SPIN_NS
+				    : IOM_MIN((uint64_t)PACE_SPIN_NS,
+					      (uint64_t)(w->pace_gap_ns / PACE_SPIN_SHARE));
 	const unsigned burst = c->wl.burst ? c->wl.burst : 1;
 	unsigned burst_left = burst;
 	uint64_t ios[2] = { 0, 0 }, bytes[2] = { 0, 0 };
@@ -989,9 +999,11 @@ static int run_paced(struct iom_worker *w)
 				bool to_next = wait == next - now;
 
 				if (to_next)
-					wait = wait > PACE_SPIN_NS ? wait - PACE_SPIN_NS : 0;
+					wait = wait > spin ? wait - spin : 0;
 				if (in_flight && wait)
-					ret = iom_engine_wait(e, wait);
+					ret = iom_engine_wait(e, iom_policy_wait(&policy,
+										   in_flight),
+							      wait);
 				else if (wait)
 					sleep_until(now + wait);
 				if (in_flight == 0 && to_next)

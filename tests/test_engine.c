@@ -407,14 +407,14 @@ static void test_engine_wait_with_timeout(void **state)
 		iom_engine_queue(&e, &slots[0]);
 		assert_int_equal(iom_engine_submit(&e, 0), 0);
 		for (int i = 0; i < 1000 && n == 0; i++) {
-			assert_int_equal(iom_engine_wait(&e, 100000000u), 0);
+			assert_int_equal(iom_engine_wait(&e, 1, 100000000u), 0);
 			n = iom_engine_reap(&e, done, DEPTH);
 		}
 		assert_int_equal(n, 1);
 		assert_int_equal(done[0]->res, BS);
 		assert_true(done[0]->complete_ns >= done[0]->submit_ns);
 		t0 = iom_now_ns();
-		assert_int_equal(iom_engine_wait(&e, 2000000u), 0); /* nothing in flight */
+		assert_int_equal(iom_engine_wait(&e, 1, 2000000u), 0); /* nothing in flight */
 		if (e.ops->wait)
 			assert_true(iom_now_ns() - t0 >= 1000000u);
 		assert_int_equal(iom_engine_reap(&e, done, DEPTH), 0);
