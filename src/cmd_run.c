@@ -556,7 +556,13 @@ static int run_hosts(struct cli *cli, const char *path, const char *resume_dir)
 	free(local);
 	if (ret != 0)
 		return ret;
-	if (iom_hosts_agree_plan(h, p.hash, err, sizeof(err)) < 0) {
+	if (h->rank > 0) {
+		/* messages name the file as given to rank 0, not the private copy */
+		free(m->file);
+		m->file = xstrdup(path);
+	}
+	if (iom_hosts_agree_plan(h, p.hash, err, sizeof(err)) < 0 ||
+	    (h->size > 1 && iom_hosts_check_plan(&p, err, sizeof(err)) < 0)) {
 		iom_cmd_print_error(err);
 		iom_plan_release(&p);
 		iom_matrix_free(m);
@@ -564,9 +570,6 @@ static int run_hosts(struct cli *cli, const char *path, const char *resume_dir)
 	}
 	iom_hosts_expand_paths(h, m);
 	if (h->rank > 0) {
-		/* messages name the file as given to rank 0, not the private copy */
-		free(m->file);
-		m->file = xstrdup(path);
 		ret = follow(cli, &p);
 	} else {
 		dir = resume_dir ? xstrdup(resume_dir) : cli->given[OPT_OUTPUT] ?

@@ -129,6 +129,29 @@ int iom_hosts_share_file(struct iom_hosts *h, const char *path, char **local, ch
 	return ret < 0 ? ret : 0;
 }
 
+int iom_hosts_check_plan(const struct iom_plan *p, char *err, size_t errlen)
+{
+	static const enum iom_dim dims[] = { IOM_DIM_ACCESS, IOM_DIM_RATE_IOPS, IOM_DIM_RATE_MB_S,
+					     IOM_DIM_THINK_TIME, IOM_DIM_FSYNC_EVERY,
+					     IOM_DIM_TRIM_PCT };
+
+	for (size_t t = 0; t < p->m->ntargets; t++)
+		if (p->m->targets[t].npaths > 1)
+			return iom_err(err, errlen, ENOTSUP, "%s:%d: target '%s' has several paths, "
+				       "which iomatrix-mpi does not run on many hosts yet (give "
+				       "each rank one path, e.g. with ${rank})", p->m->file,
+				       p->m->targets[t].line, p->m->targets[t].label);
+	for (size_t i = 0; i < p->ncells; i++)
+		for (size_t k = 0; k < sizeof(dims) / sizeof(dims[0]); k++)
+			if (p->cells[i].v[dims[k]] != 0)
+				return iom_err(err, errlen, ENOTSUP, "%s: %s (target '%s') is not "
+					       "run on many hosts yet: iomatrix-mpi would measure it "
+					       "on rank 0 only (docs/hosts.md); run it with plain "
+					       "iomatrix", p->m->file, iom_dim_name(dims[k]),
+					       p->m->targets[p->cells[i].v[IOM_DIM_TARGET]].label);
+	return 0;
+}
+
 int iom_hosts_describe_targets(struct iom_hosts *h, const struct iom_matrix *m, FILE *out)
 {
 	char mine[64 + 512], *all = NULL;
@@ -503,8 +526,8 @@ static void follow_run(struct follower *f, const struct iom_run *run, bool no_tr
 		r->error = xstrdup(err);
 		return;
 	}
-	fd = iom_target_open(info, c->v[IOM_DIM_DIRECT] != 0, c->v[IOM_DIM_READ_PCT] < 100, err,
-			     sizeof(err));
+	fd = iom_target_open_sync(info, c->v[IOM_DIM_DIRECT] != 0, iom_cell_read_pct(m, c) < 100,
+				  c->v[IOM_DIM_WRITE_THROUGH] != 0, err, sizeof(err));
 	if (fd < 0) {
 		r->status = IOM_RUN_FAILED;
 		r->error = xstrdup(err);

@@ -91,6 +91,12 @@ int iom_hosts_share_file(struct iom_hosts *h, const char *path, char **local, ch
  * written by rank 0 to out ("targets by rank:" then "  rank R (host H): label path"). */
 int iom_hosts_describe_targets(struct iom_hosts *h, const struct iom_matrix *m, FILE *out);
 
+/* Whether plan p uses what a run of many hosts does not run on every rank yet: an access spec,
+ * a target with several paths, an offered load or think time, fsync_every or trim_pct (their
+ * figures would be rank 0's beside the summed totals). -ENOTSUP with the key and the cell's
+ * target in err, else 0. */
+int iom_hosts_check_plan(const struct iom_plan *p, char *err, size_t errlen);
+
 /* Whether every rank planned the same study (hash): -EINVAL with err when not. */
 int iom_hosts_agree_plan(struct iom_hosts *h, uint64_t hash, char *err, size_t errlen);
 

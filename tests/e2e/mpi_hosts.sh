@@ -16,7 +16,8 @@ command -v mpirun >/dev/null 2>&1 || skip "mpirun is not installed (apt-get inst
 MPI_BIN=${IOMATRIX_MPI:-$(dirname "$IOMATRIX")/iomatrix-mpi}
 [ -x "$MPI_BIN" ] || skip "no iomatrix-mpi at $MPI_BIN (make mpi)"
 # Open MPI's own allocations are not ours to judge under ASan; ranks yield when idle (2 cores)
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" OMPI_MCA_mpi_yield_when_idle=1
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" OMPI_MCA_mpi_yield_when_idle=1 \
+    OMPI_MCA_btl_vader_backing_directory="$WORK" # its shared memory goes with the scratch directory, even after a kill -9
 # the followers' private directories (a killed rank leaves its own) under the test's
 export TMPDIR="$WORK"
 mpi() { timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe "$@"; }
@@ -137,6 +138,20 @@ grep -q "rank 2 (host [^)]*) refused" bad.txt || die "the refusal does not name 
 grep -q "nothing was written" bad.txt || die "the refusal does not say nothing was written"
 [ ! -e out-bad ] || die "a results directory was made despite the refusal"
 [ ! -e r0/s.scratch ] && [ ! -e r1/s.scratch ] || die "rank 0 or 1 wrote its target despite rank 2's refusal"
+
+# 3b. what the followers do not run yet (a rate here) is refused up front, naming the file
+cat >rate.cfg <<CFG
+iomatrix = 1;
+targets = ( { label = "a"; path = "$WORK/q\${rank}.scratch"; size = "4M"; } );
+workload = { engine = "psync"; rate_iops = 1000; };
+timing = { duration = "200ms"; repeat = 1; };
+CFG
+mpi -np 2 "$MPI_BIN" run rate.cfg -o out-rate >rate.txt 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || die "a rate under MPI: exit $rc, not 2"
+grep -q "^rate.cfg: rate_iops (target 'a') is not run on many hosts yet" rate.txt ||
+    die "a rate under MPI: $(cat rate.txt)"
+[ ! -e out-rate ] && [ ! -e q0.scratch ] || die "a refused rate wrote something"
 
 # 4. (root) rank 2's device is a mounted loop device: refused before any rank writes a device
 root_or_finish
