@@ -871,7 +871,9 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 				if (c->w[i].xhist[d])
 					iom_hist_merge(tmp, c->w[i].xhist[d]);
 			r->xops[d].ios = tmp->count;
-			r->xops[d].bytes = d ? tmp->count * c->spec->wl.block_size : 0;
+			r->xops[d].bytes = 0;
+			for (i = 0; d && i < c->nstarted; i++)
+				r->xops[d].bytes += c->w[i].xbytes[d]; /* trims: each its own length */
 			fill_lat(&r->xops[d].lat, tmp);
 			fill_rates(&r->xops[d], secs);
 		}

@@ -386,6 +386,15 @@ double iom_worker_rate(const struct iom_worker_conf *c)
 {
 	if (c->wl.rate_iops > 0)
 		return (double)c->wl.rate_iops;
+	if (c->wl.rate_mb_s > 0 && c->access) {
+		/* an access spec: bytes per second over the lines' share-weighted mean size */
+		double mean = 0;
+
+		for (size_t l = 0; l < c->access->nlines; l++)
+			mean += c->access->lines[l].share / 100.0 *
+				iom_access_line_workload(&c->wl, &c->access->lines[l]).block_size;
+		return mean > 0 ? (double)c->wl.rate_mb_s / mean : 0;
+	}
 	if (c->wl.rate_mb_s > 0 && c->wl.block_size)
 		return (double)c->wl.rate_mb_s / c->wl.block_size;
 	return 0;
@@ -621,6 +630,7 @@ static bool account_special(struct iom_worker *w, struct iom_io *io, int phase)
 		io->phase = IOM_IO_MEASURED;
 		iom_hist_record(w->xhist[x], io->complete_ns - io->submit_ns);
 		w->xios[x]++;
+		w->xbytes[x] += io->len;
 	} else {
 		io->phase = phase == IOM_PHASE_WARMUP ? IOM_IO_WARMUP : IOM_IO_COOLDOWN;
 	}
@@ -1051,6 +1061,9 @@ static int run_paced(struct iom_worker *w)
 			} else if (phase == IOM_PHASE_WARMUP) {
 				io->phase = IOM_IO_WARMUP;
 				w->warmup_ios++;
+				if (w->conf->live_warmup) /* steady state watches it */
+					atomic_store_explicit(&w->live.warm_ios, w->warmup_ios,
+							      RELAXED);
 			} else {
 				io->phase = IOM_IO_COOLDOWN;
 				w->cooldown_ios++;

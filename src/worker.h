@@ -331,6 +331,7 @@ struct iom_worker {
 	 * that picks trims. */
 	struct iom_hist *xhist[2];
 	uint64_t xios[2];
+	uint64_t xbytes[2];            /* … and their bytes (a trim's its line's length) */
 	uint32_t since_flush;
 	struct iom_rng op_rng;
 	/* When counted I/O completed (reap stamps, monotonic ns; 0: none yet): the first, the
