@@ -459,14 +459,14 @@ static void rest(uint64_t ns, volatile sig_atomic_t *stop)
 }
 
 /* The watchdog of a run: timing.timeout, or twice the expected time plus 60 s (a bytes-bound
- * window counted at 1 MB/s). */
+ * window counted at 1 MB/s; a steady warm-up at its warmup_max). */
 static uint64_t run_timeout_ns(const struct iom_timing *tm)
 {
 	uint64_t expected;
 
 	if (tm->timeout_ns)
 		return tm->timeout_ns;
-	expected = tm->warmup_ns + tm->cooldown_ns +
+	expected = (tm->warmup_steady ? tm->warmup_max_ns : tm->warmup_ns) + tm->cooldown_ns +
 		   (tm->duration_ns ? tm->duration_ns : tm->bytes / 1000000u * 1000000000u);
 	return 2 * expected + 60ull * 1000000000u;
 }
@@ -725,6 +725,7 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	if (derive_rate(s, run, c, &spec, err, sizeof(err)) < 0) {
 		r->status = IOM_RUN_FAILED;
 		r->error = xstrdup(err);
+		iom_stage_close_paths(&paths); /* the other paths, held exclusively when written */
 		close(fd);
 		return;
 	}
@@ -811,7 +812,11 @@ static int derive_rate(struct sweep *s, const struct iom_run *run, const struct 
 
 		for (int k = 0; same && k < IOM_DIM_COUNT; k++)
 			same = k == d || oc->v[k] == c->v[k];
-		if (same && (!max || o->repetition == run->repetition))
+		/* this repetition's max run, else the latest before it (an adaptive round may
+		 * have stopped the max cell: its later runs are journalled run-skipped) */
+		if (same && o->repetition <= run->repetition &&
+		    s->st.run[o->index] != IOM_RS_SKIPPED &&
+		    (!max || o->repetition > max->repetition))
 			max = o;
 	}
 	if (!max)
