@@ -902,13 +902,16 @@ int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size
 			"media (FUA, or a flush of the device's cache)");
 	add_key(&t, "engine = \"io_uring\";", "asynchronous, as DiskSpd's completion ports");
 	if (d->rate_bpms) {
-		/* bytes per ms per thread → 10^6 bytes per s for the run */
+		/* bytes per ms per thread → 10^6 bytes per s for the run (every thread of every
+		 * target file) */
 		snprintf(kv, sizeof(kv), "rate_mb_s = \"%.10g\";",
-			 (double)d->rate_bpms * (double)d->threads / 1000.0);
+			 (double)d->rate_bpms * (double)(d->threads * (d->ntargets ? d->ntargets : 1)) /
+				 1000.0);
 		add_key(&t, kv, "-g: bytes per ms per thread, as MB/s of the whole run");
 	}
 	if (d->rate_iops) {
-		snprintf(kv, sizeof(kv), "rate_iops = %" PRIu64 ";", d->rate_iops * d->threads);
+		snprintf(kv, sizeof(kv), "rate_iops = %" PRIu64 ";",
+			 d->rate_iops * d->threads * (d->ntargets ? d->ntargets : 1));
 		add_key(&t, kv, "-g…i: I/Os per second per thread, for the whole run");
 	}
 	if (d->burst && d->think_ms) {

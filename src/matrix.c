@@ -1406,7 +1406,7 @@ static int read_target(struct ctx *c, const config_setting_t *g, size_t idx)
 	if ((ret = read_paths(c, g, idx)) < 0)
 		return ret;
 	s = config_setting_get_member(g, "path");
-	if (t->npaths)
+	if (!s) /* paths = [ … ], of several or of one (read as path) */
 		s = config_setting_get_member(g, "paths");
 	if (s && !t->npaths && config_setting_get_member(g, "device"))
 		return fail(c, s, "target '%s' has both path and device: give one", t->label);

@@ -588,9 +588,12 @@ int64_t iom_cell_read_pct(const struct iom_matrix *m, const struct iom_cell *c)
 {
 	int64_t lo = c->v[IOM_DIM_READ_PCT], a = c->v[IOM_DIM_ACCESS];
 
+	/* a trim changes the target as a write does (and needs it open for writing) */
+	if (c->v[IOM_DIM_TRIM_PCT] > 0)
+		lo = IOM_MIN(lo, 100 - c->v[IOM_DIM_TRIM_PCT]);
 	if (a <= 0 || (size_t)a > m->naccess_specs)
 		return lo;
-	lo = 100;
+	lo = c->v[IOM_DIM_TRIM_PCT] > 0 ? 100 - c->v[IOM_DIM_TRIM_PCT] : 100;
 	for (size_t l = 0; l < m->access_specs[a - 1].nlines; l++) {
 		int64_t r = m->access_specs[a - 1].lines[l].read_pct;
 
