@@ -3,7 +3,7 @@
 # file (256K reads from the page cache, QD4). rate_iops = 2000 achieves 2000 ± 1 % over the window, its I/Os due 500 µs apart in the
 # trace (coefficient of variation of the gaps of the due times below 0.1; the submissions'
 # median gap 500 µs); Poisson arrivals have a CV of the gaps between 0.8 and 1.2; well below capacity, response time ≈ service time (p50 within
-# 10 %); rate_mb_s paces in bytes; an overloaded run (psync QD1 at 5M IOPS) is saturated, says
+# 10 %, at least 10 µs); rate_mb_s paces in bytes; an overloaded run (psync QD1 at 5M IOPS) is saturated, says
 # so, counts late I/Os and its response-time median is at least 10× its service-time median.
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
@@ -68,8 +68,11 @@ for i, arr in ((1, "fixed"), (2, "poisson")):
         # Below capacity: response ≈ service. When the machine itself woke the worker late
         # for more than 5 % of the I/Os (a busy CI host), the lag is the machine's, not the
         # target's: printed, not asserted.
+        # The bound: 10 % of the service time, but never less than 10 µs — the pacer's own
+        # issue after the due time (a clock read, a queue, a system call) is a few µs, which
+        # a sanitizer build (make asan) stretches past 10 % of a 38 µs read (+6.4 µs seen).
         if l["late_ios"] <= 0.05 * r["total"]["ios"]:
-            assert resp >= serv and resp <= 1.1 * serv, ("below capacity", resp, serv)
+            assert resp >= serv and resp <= max(1.1 * serv, serv + 10000), ("below capacity", resp, serv)
         else:
             print("fixed: %d of %d I/Os late: the machine is busy; response %d vs service %d "
                   "not judged" % (l["late_ios"], r["total"]["ios"], resp, serv))
