@@ -258,6 +258,9 @@ int iom_dist_build(struct iom_dist *d, int64_t v, uint64_t slots, char *err, siz
 		n = 0;
 		while (n < IOM_DIST_MAX_ZONES && ((v >> (PARAM_SHIFT + ZONE_BITS * n + 7)) & 0x7f))
 			n++;
+		if (n == 0) /* the parse never makes one: a zoned code without zones */
+			return iom_err(err, errlen, EINVAL, "distribution %lld has no zones",
+				       (long long)v);
 	} else {
 		while ((uint64_t)n * 2 <= IOM_MIN(slots, (uint64_t)IOM_DIST_MAX_RANGES))
 			n *= 2;

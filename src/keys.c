@@ -1064,7 +1064,7 @@ void iom_dim_word(const char *dim, const char *value, char *buf, size_t len)
 		snprintf(buf, len, "%s", value);
 		return;
 	case IOM_TYPE_RATE: {
-		int64_t r;
+		int64_t r = 0;
 
 		if (rate_parse(k, value, &r, NULL, 0) < 0)
 			goto other;

@@ -36,7 +36,7 @@ enum iom_section {
  * the file writes "name:N%") the percentage N above it. A plain choice's value is its index. */
 #define IOM_CHOICE_VALUE(index, pct) ((int64_t)(index) + ((int64_t)(pct) << 8))
 #define IOM_CHOICE_INDEX(v) ((v) & 0xff)
-#define IOM_CHOICE_PCT(v) ((v) >> 8)
+#define IOM_CHOICE_PCT(v) ((int64_t)((uint64_t)(v) >> 8))
 
 /* Key flags. */
 #define IOM_KEY_REQUIRED 0x1u /* must be given (in its section; `size` only for files) */

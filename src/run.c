@@ -1104,7 +1104,9 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	if (spec->npaths)
 		make_path_confs(c);
 	for (i = 0; i < spec->wl.threads; i++) {
-		const struct iom_worker_conf *wc = c->pconf ? &c->pconf[i % spec->npaths] : &c->conf;
+		const struct iom_worker_conf *wc = c->pconf && spec->npaths
+							   ? &c->pconf[i % spec->npaths]
+							   : &c->conf;
 
 		if (iom_worker_init(&c->w[i], wc, i, &c->phase, &c->gate) == 0)
 			continue;
