@@ -754,6 +754,21 @@ static inline void publish(struct iom_worker *w, uint64_t stamp, const uint64_t 
 	atomic_store_explicit(&w->live.bytes[1], bytes[1], RELAXED);
 }
 
+/* A completion outside the measured window: counted as warm-up (published for steady state
+ * when it watches) or as cool-down. */
+static inline void count_outside(struct iom_worker *w, struct iom_io *io, int phase)
+{
+	if (phase == IOM_PHASE_WARMUP) {
+		io->phase = IOM_IO_WARMUP;
+		w->warmup_ios++;
+		if (w->conf->live_warmup) /* steady state watches it */
+			atomic_store_explicit(&w->live.warm_ios, w->warmup_ios, RELAXED);
+	} else {
+		io->phase = IOM_IO_COOLDOWN;
+		w->cooldown_ios++;
+	}
+}
+
 /* A completion that failed, or a read whose data did not check (msg: the check's words): the
  * thread fails and must stop (true). */
 static inline bool went_wrong(struct iom_worker *w, struct iom_io *io, unsigned d, char *msg,
@@ -855,15 +870,8 @@ static int run_loop(struct iom_worker *w)
 				stamp = IOM_MAX(stamp, io->complete_ns);
 				if (bytes_bound && --share_left == 0)
 					atomic_store_explicit(&w->live.done_ns, io->complete_ns, RELAXED);
-			} else if (phase == IOM_PHASE_WARMUP) {
-				io->phase = IOM_IO_WARMUP;
-				w->warmup_ios++;
-				if (w->conf->live_warmup) /* issue 18: steady state watches it */
-					atomic_store_explicit(&w->live.warm_ios, w->warmup_ios,
-							      RELAXED);
 			} else {
-				io->phase = IOM_IO_COOLDOWN;
-				w->cooldown_ios++;
+				count_outside(w, io, phase);
 			}
 			if (hooks && hooks->record)
 				hooks->record(hooks->record_ctx, w->id, io);
@@ -1058,15 +1066,8 @@ static int run_paced(struct iom_worker *w)
 					count_line(w, io, d);
 				counted++;
 				stamp = IOM_MAX(stamp, io->complete_ns);
-			} else if (phase == IOM_PHASE_WARMUP) {
-				io->phase = IOM_IO_WARMUP;
-				w->warmup_ios++;
-				if (w->conf->live_warmup) /* steady state watches it */
-					atomic_store_explicit(&w->live.warm_ios, w->warmup_ios,
-							      RELAXED);
 			} else {
-				io->phase = IOM_IO_COOLDOWN;
-				w->cooldown_ios++;
+				count_outside(w, io, phase);
 			}
 			if (hooks && hooks->record_due)
 				hooks->record_due(hooks->record_ctx, w->id, io,
