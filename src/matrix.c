@@ -2278,6 +2278,20 @@ static int load_checks(struct ctx *c, size_t i, const config_setting_t *sb)
 }
 
 /* Checks across keys: direct I/O alignment, block size against target size and bytes. */
+/* Whether a cell with access spec a (0: none) and workload read_pct rp does reads only. */
+static bool access_reads_only(const struct iom_matrix *m, int64_t a, int64_t rp)
+{
+	if (a <= 0 || (size_t)a > m->naccess_specs)
+		return rp == 100;
+	for (size_t l = 0; l < m->access_specs[a - 1].nlines; l++) {
+		int64_t r = m->access_specs[a - 1].lines[l].read_pct;
+
+		if ((r == IOM_ACCESS_INHERIT ? rp : r) < 100)
+			return false;
+	}
+	return true;
+}
+
 static int cross_checks(struct ctx *c)
 {
 	struct iom_matrix *m = c->m;
@@ -2336,8 +2350,12 @@ static int cross_checks(struct ctx *c)
 				flush |= fs->v[j] != 0;
 			for (size_t j = 0; j < tp->n; j++)
 				trim |= tp->v[j] != 0;
-			for (size_t j = 0; j < rp->n; j++)
-				ro |= rp->v[j] == 100;
+			/* read-only: a cell all of whose I/Os are reads (an access spec's lines
+			 * where one is picked, the workload's read_pct where a line leaves it) */
+			for (size_t k = 0; k < t->dim[IOM_DIM_ACCESS].n; k++)
+				for (size_t j = 0; j < rp->n; j++)
+					ro |= access_reads_only(m, t->dim[IOM_DIM_ACCESS].v[k],
+								rp->v[j]);
 			for (size_t j = 0; j < en->n && (flush || trim); j++) {
 				enum iom_engine_kind k = (enum iom_engine_kind)en->v[j];
 				int dim = flush && !iom_engine_has(k, IOM_ENGINE_CAP_FLUSH)
@@ -2364,7 +2382,8 @@ static int cross_checks(struct ctx *c)
 
 				return fail(c, w, "trim_pct discards data (target '%s'): %s", t->label,
 					    ro ? "a cell with read_pct = 100 opens the target "
-						 "read-only; give read_pct below 100"
+						 "read-only; give read_pct below 100 (the workload's "
+						 "or an access line's)"
 					       : "verify would find the trimmed sectors gone; set "
 						 "verify = false");
 			}

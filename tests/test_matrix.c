@@ -38,6 +38,30 @@ static struct iom_matrix *parse_ok(const char *text)
 	return m;
 }
 
+/*
+ * trim_pct on a cell that only reads is refused (the target would open read-only), but an
+ * access spec with a writing line writes whatever the workload's read_pct says.
+ */
+static void test_matrix_trim_with_access_lines(void **state)
+{
+	static const char spec_writes[] =
+		HEAD "access_specs = { w = ( { share = 50; block_size = \"4K\"; read_pct = 0; },\n"
+		     "                        { share = 50; block_size = \"8K\"; } ); };\n"
+		     "workload = { access = \"w\"; trim_pct = 10; };\n";
+	static const char spec_reads[] =
+		HEAD "access_specs = { r = ( { share = 100; block_size = \"4K\"; read_pct = 100; } ); };\n"
+		     "workload = { access = \"r\"; read_pct = 0; trim_pct = 10; };\n";
+	struct iom_matrix *m = parse_ok(spec_writes);
+	char err[IOM_ERRLEN] = "";
+
+	(void)state;
+	iom_matrix_free(m);
+	m = NULL;
+	assert_int_not_equal(iom_matrix_parse("t.cfg", spec_reads, NULL, 0, &m, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "trim_pct discards data"));
+	assert_null(m);
+}
+
 static void test_matrix_bad_inputs(void **state)
 {
 	static const struct {
@@ -776,6 +800,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matrix_bad_inputs),
+		cmocka_unit_test(test_matrix_trim_with_access_lines),
 		cmocka_unit_test(test_matrix_every_landed_key_lands),
 		cmocka_unit_test(test_matrix_bad_corpus),
 		cmocka_unit_test(test_matrix_good_model),
