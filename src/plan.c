@@ -642,9 +642,25 @@ uint64_t iom_plan_run_estimate_ns(const struct iom_plan *p, bool *size_bound)
 	return t->warmup_ns + t->duration_ns + t->cooldown_ns + t->rest_ns;
 }
 
-uint64_t iom_cell_buffer_bytes(const struct iom_cell *c)
+uint64_t iom_cell_max_block(const struct iom_matrix *m, const struct iom_cell *c)
 {
-	return (uint64_t)c->v[IOM_DIM_BLOCK_SIZE] * (uint64_t)c->v[IOM_DIM_QUEUE_DEPTH] *
+	int64_t bs = c->v[IOM_DIM_BLOCK_SIZE], a = c->v[IOM_DIM_ACCESS];
+
+	if (a > 0 && (size_t)a <= m->naccess_specs) {
+		const struct iom_access_spec *sp = &m->access_specs[a - 1];
+
+		bs = 0;
+		for (size_t l = 0; l < sp->nlines; l++)
+			bs = IOM_MAX(bs, sp->lines[l].block_size == IOM_ACCESS_INHERIT
+						 ? c->v[IOM_DIM_BLOCK_SIZE]
+						 : sp->lines[l].block_size);
+	}
+	return (uint64_t)bs;
+}
+
+uint64_t iom_cell_buffer_bytes(const struct iom_matrix *m, const struct iom_cell *c)
+{
+	return iom_cell_max_block(m, c) * (uint64_t)c->v[IOM_DIM_QUEUE_DEPTH] *
 	       (uint64_t)c->v[IOM_DIM_THREADS];
 }
 
@@ -654,7 +670,8 @@ static const struct iom_cell *largest_cell(const struct iom_plan *p)
 	const struct iom_cell *best = NULL;
 
 	for (size_t i = 0; i < p->ncells; i++)
-		if (!best || iom_cell_buffer_bytes(&p->cells[i]) > iom_cell_buffer_bytes(best))
+		if (!best || iom_cell_buffer_bytes(p->m, &p->cells[i]) >
+				     iom_cell_buffer_bytes(p->m, best))
 			best = &p->cells[i];
 	return best;
 }
@@ -663,7 +680,7 @@ uint64_t iom_plan_max_buffer_bytes(const struct iom_plan *p)
 {
 	const struct iom_cell *c = largest_cell(p);
 
-	return c ? iom_cell_buffer_bytes(c) : 0;
+	return c ? iom_cell_buffer_bytes(p->m, c) : 0;
 }
 
 /* ---- writing ------------------------------------------------------------------------------- */
@@ -895,8 +912,8 @@ static void write_text(FILE *out, const struct iom_plan *p)
 		fprintf(out, "estimated time: %s (%s per run)\n", a, b);
 	}
 	if (big) {
-		iom_size_format(iom_cell_buffer_bytes(big), a, sizeof(a));
-		iom_size_format((uint64_t)big->v[IOM_DIM_BLOCK_SIZE], b, sizeof(b));
+		iom_size_format(iom_cell_buffer_bytes(m, big), a, sizeof(a));
+		iom_size_format(iom_cell_max_block(m, big), b, sizeof(b));
 		snprintf(cc, sizeof(cc), "queue_depth %" PRId64 " x threads %" PRId64,
 			 big->v[IOM_DIM_QUEUE_DEPTH], big->v[IOM_DIM_THREADS]);
 		fprintf(out, "largest buffer memory per run: %s (block_size %s x %s)\n", a, b, cc);

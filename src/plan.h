@@ -99,8 +99,13 @@ void iom_cell_describe(const struct iom_plan *p, const struct iom_cell *c, char 
  * the measured window is a byte count and so unknown in advance (counted as 0 then). */
 uint64_t iom_plan_run_estimate_ns(const struct iom_plan *p, bool *size_bound);
 
-/* Largest I/O buffer memory one run needs: block size × queue depth × threads. */
-uint64_t iom_cell_buffer_bytes(const struct iom_cell *c);
+/* The largest block one of the cell's I/Os moves: its block size, or its access spec's
+ * largest line. */
+uint64_t iom_cell_max_block(const struct iom_matrix *m, const struct iom_cell *c);
+
+/* Largest I/O buffer memory one run needs: largest block × queue depth × threads (the worker
+ * gives every slot a buffer of the largest line's size). */
+uint64_t iom_cell_buffer_bytes(const struct iom_matrix *m, const struct iom_cell *c);
 uint64_t iom_plan_max_buffer_bytes(const struct iom_plan *p);
 
 #endif

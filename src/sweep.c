@@ -110,12 +110,13 @@ static int check_memory(const struct iom_plan *p, char *err, size_t errlen)
 		return 0;
 	for (size_t i = 0; i < p->ncells; i++) {
 		const struct iom_cell *c = &p->cells[i];
-		uint64_t need = iom_cell_buffer_bytes(c);
+		uint64_t need = iom_cell_buffer_bytes(p->m, c);
 
 		if (need > avail) {
 			char bs[32], need_s[32], avail_s[32], desc[256];
 
-			iom_dim_format(IOM_DIM_BLOCK_SIZE, c->v[IOM_DIM_BLOCK_SIZE], bs, sizeof(bs));
+			iom_dim_format(IOM_DIM_BLOCK_SIZE, (int64_t)iom_cell_max_block(p->m, c), bs,
+				       sizeof(bs));
 			iom_size_format(need, need_s, sizeof(need_s));
 			iom_size_format(avail, avail_s, sizeof(avail_s));
 			iom_cell_describe(p, c, desc, sizeof(desc));

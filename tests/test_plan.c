@@ -283,6 +283,30 @@ static void test_plan_seeds(void **state)
 	release(&h);
 }
 
+/* Buffer memory counts an access spec's largest line, since every slot gets a buffer that size. */
+static void test_plan_buffer_bytes_of_access_lines(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	build(&f, TARGETS2 "timing = { duration = \"1s\"; };\n"
+		  "access_specs = { mix = ( { share = 90; block_size = \"4K\"; },\n"
+		  "                         { share = 10; block_size = \"1M\"; } ),\n"
+		  "                 small = ( { share = 100; } ); };\n"
+		  "workload = { access = [ \"mix\", \"small\", \"none\" ]; block_size = \"8K\";\n"
+		  "             queue_depth = 4; threads = 2; };\n");
+	assert_int_equal(f.p.ncells, 6);
+	for (size_t i = 0; i < f.p.ncells; i++) {
+		const struct iom_cell *c = &f.p.cells[i];
+		uint64_t want = c->v[IOM_DIM_ACCESS] == 1 ? 1u << 20 : 8u << 10;
+
+		assert_true(iom_cell_max_block(f.m, c) == want);
+		assert_true(iom_cell_buffer_bytes(f.m, c) == want * 4 * 2);
+	}
+	assert_true(iom_plan_max_buffer_bytes(&f.p) == 8ull << 20);
+	release(&f);
+}
+
 static void test_plan_refuses_huge_before_allocating(void **state)
 {
 	struct iom_matrix *m = NULL;
@@ -532,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_plan_repeat_orders),
 		cmocka_unit_test(test_plan_shuffle_reproducible),
 		cmocka_unit_test(test_plan_seeds),
+		cmocka_unit_test(test_plan_buffer_bytes_of_access_lines),
 		cmocka_unit_test(test_plan_refuses_huge_before_allocating),
 		cmocka_unit_test(test_plan_exclude_everything),
 		cmocka_unit_test(test_plan_golden_atto),
