@@ -244,12 +244,18 @@ static int print_costs(struct cli *cli, const struct iom_matrix *m, const struct
 		printf("trace estimate: none (trace = false)\n");
 	}
 	for (size_t t = 0; t < m->ntargets; t++) {
-		struct stat st;
+		const struct iom_target *tg = &m->targets[t];
 
-		if (stat(m->targets[t].path, &st) == 0 && S_ISBLK(st.st_mode))
-			continue;
-		scratch += (double)m->targets[t].size;
-		nfiles++;
+		/* size applies to each of several paths */
+		for (size_t i = 0; i < (tg->npaths ? tg->npaths : 1); i++) {
+			struct stat st;
+
+			if (stat(tg->npaths ? tg->paths[i] : tg->path, &st) == 0 &&
+			    S_ISBLK(st.st_mode))
+				continue;
+			scratch += (double)tg->size;
+			nfiles++;
+		}
 	}
 	human(scratch, a, sizeof(a));
 	printf("scratch space: %s in %zu scratch file%s\n", a, nfiles, nfiles == 1 ? "" : "s");

@@ -13,6 +13,16 @@ grep -q "^trace estimate: [0-9.]* [KMGTP]iB for 6 runs (an assumed 8 bytes per I
 grep -q "^scratch space: 20.0 GiB in 2 scratch files$" plan.txt || die "no scratch space: $(tail -n 5 plan.txt)"
 grep -q "^free space: .* where the results go ('.*')$" plan.txt || die "no free space: $(tail -n 5 plan.txt)"
 
+# several paths: size applies to each
+cat >paths.cfg <<'EOF'
+iomatrix = 1;
+targets = ( { label = "trio"; paths = [ "p1.scratch", "p2.scratch", "p3.scratch" ]; size = "16M"; } );
+workload = { threads = 3; };
+timing = { duration = "1s"; };
+EOF
+"$IOMATRIX" plan paths.cfg >paths.txt 2>err.txt || die "plan paths.cfg: $(cat err.txt)"
+grep -q "^scratch space: 48.0 MiB in 3 scratch files$" paths.txt || die "paths' scratch space: $(grep scratch paths.txt)"
+
 # the same cells, short, on scratch files here
 sed -e 's#/mnt/lsi/#./lsi-#' -e 's#/mnt/pvs/#./pvs-#' -e 's/"10G"/"32M"/g' ds.cfg >short.cfg
 set -- --set duration=1s --set warmup=200ms --set rest=0s --set repeat=1 --set direct=false
