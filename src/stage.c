@@ -443,9 +443,16 @@ static int precondition(struct iom_stage *st, const struct iom_run *run, size_t 
 		int ret = precondition_path(st, run, t, iom_target_info_path(&st->info[t], p), err,
 					    errlen);
 
-		if (ret < 0)
+		if (ret < 0) {
+			/* not in the state the study asked for: none of its runs measures it
+			 * (a stop leaves it to resume, which preconditions again) */
+			st->preconditioned[t] = false;
+			if (ret != -EINTR && !st->target_error[t])
+				st->target_error[t] = xstrdup(err);
 			return ret;
+		}
 	}
+	st->preconditioned[t] = true;
 	return 0;
 }
 
@@ -464,7 +471,6 @@ static int precondition_path(struct iom_stage *st, const struct iom_run *run, si
 	fd = open_for_builtin(st, t, in, err, errlen);
 	if (fd < 0)
 		return fd;
-	st->preconditioned[t] = true;
 	ret = iom_precondition_bytes(st->m->hooks.precondition, in->region, &pc.bytes, msg,
 				     sizeof(msg));
 	if (ret == 0) {
