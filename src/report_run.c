@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "units.h"
 #include "util.h"
 
 static const char *cell_get(const struct iom_result_file *f, const char *name, const char *def)
@@ -205,6 +206,41 @@ static void print_pct_table(FILE *out, const struct iom_run_result *r)
 	}
 }
 
+/* issue 16a/16c: an access spec's lines and a multi-path target's paths, each with its figures. */
+static void print_lines_paths(FILE *out, const struct iom_run_result *r)
+{
+	int p99 = iom_percentile_index(99);
+
+	if (r->nlines) {
+		fprintf(out, "access spec '%s', line by line (MB/s decimal):\n",
+			r->access ? r->access : "?");
+		fprintf(out, "  %4s %5s %8s %5s %7s %10s %10s %9s %10s %10s\n", "line", "share",
+			"block", "read%", "random%", "I/Os", "IOPS", "MB/s", "mean", "p99");
+		for (size_t l = 0; l < r->nlines; l++) {
+			const struct iom_line_stats *ls = &r->lines[l];
+			const struct iom_io_stats *t = &ls->dir[IOM_DIR_TOTAL];
+			char bs[32], mean[32], p[32];
+
+			iom_size_format(ls->block_size, bs, sizeof(bs));
+			iom_lat_format(t->lat.mean, mean, sizeof(mean));
+			iom_lat_format(p99 >= 0 && t->ios ? (double)t->lat.pct[p99] : NAN, p,
+				       sizeof(p));
+			fprintf(out, "  %4zu %4u%% %8s %5u %7u %10" PRIu64 " %10.1f %9.2f %10s %10s\n",
+				l + 1, ls->share, bs, ls->read_pct, ls->random_pct, t->ios, t->iops,
+				t->mb_s, mean, p);
+		}
+	}
+	if (r->npaths) {
+		fprintf(out, "paths, one by one (MB/s decimal):\n");
+		for (size_t i = 0; i < r->npaths; i++) {
+			const struct iom_io_stats *t = &r->paths[i].dir[IOM_DIR_TOTAL];
+
+			fprintf(out, "  %s: %" PRIu64 " I/Os, %.1f IOPS, %.2f MB/s\n",
+				r->paths[i].path ? r->paths[i].path : "?", t->ios, t->iops, t->mb_s);
+		}
+	}
+}
+
 static void print_extras(FILE *out, const struct iom_run_result *r)
 {
 	const struct iom_run_cpu *c = &r->cpu;
@@ -245,6 +281,7 @@ static void print_extras(FILE *out, const struct iom_run_result *r)
 		     " cooling down\n", r->warmup_ios, r->cooldown_ios);
 	if (r->engine_notes && *r->engine_notes)
 		fprintf(out, "engine: %s\n", r->engine_notes);
+	print_lines_paths(out, r);
 }
 
 int iom_report_print_run(FILE *out, const struct iom_study_info *s,

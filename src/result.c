@@ -1020,6 +1020,57 @@ static void read_paths(struct rd *c, json_object *root, struct iom_run_result *r
 	}
 }
 
+/* issue 16a: "access", when there (a cell with an access spec; older files have none). */
+static void read_access(struct rd *c, json_object *root, struct iom_run_result *r)
+{
+	json_object *o, *a;
+	size_t n;
+
+	if (!json_object_object_get_ex(root, "access", &o))
+		return;
+	a = rd_arr(c, o, "access", "lines");
+	if (!a)
+		return;
+	n = json_object_array_length(a);
+	if (n > 1000) {
+		rd_fail(c, "access", "lines", "has too many entries");
+		return;
+	}
+	rd_str(c, o, "access", "name", &r->access);
+	r->lines = xcalloc(n ? n : 1, sizeof(*r->lines));
+	r->nlines = n;
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(a, i);
+		struct iom_line_stats *l = &r->lines[i];
+		char p[48];
+
+		snprintf(p, sizeof(p), "access.lines[%zu]", i);
+		if (!e || !json_object_is_type(e, json_type_object)) {
+			rd_fail(c, "", p, "is not an object");
+			return;
+		}
+		rd_u32(c, e, p, "share", &l->share);
+		rd_u32(c, e, p, "block_size", &l->block_size);
+		rd_u32(c, e, p, "read_pct", &l->read_pct);
+		rd_u32(c, e, p, "random_pct", &l->random_pct);
+		rd_u64(c, e, p, "align", &l->align);
+		for (int d = 0; d < IOM_NDIR; d++) {
+			json_object *x = rd_obj(c, e, p, dir_names[d]);
+			struct iom_io_stats *st = &l->dir[d];
+			char q[64];
+
+			snprintf(q, sizeof(q), "%s.%s", p, dir_names[d]);
+			rd_u64(c, x, q, "ios", &st->ios);
+			rd_u64(c, x, q, "bytes", &st->bytes);
+			rd_double(c, x, q, "iops", &st->iops);
+			rd_double(c, x, q, "mb_s", &st->mb_s);
+			rd_double(c, x, q, "mib_s", &st->mib_s);
+			if (d == IOM_DIR_TOTAL)
+				read_lat(c, rd_obj(c, x, q, "lat_ns"), q, &st->lat);
+		}
+	}
+}
+
 static void read_intervals(struct rd *c, json_object *root, struct iom_run_result *r)
 {
 	static const char *const keys[4] = { "read_ios", "write_ios", "read_bytes", "write_bytes" };
@@ -1216,6 +1267,7 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 	rd_double(&c, root, "", "qd_mean", &r->qd_mean);
 	read_threads(&c, root, r);
 	read_paths(&c, root, r);
+	read_access(&c, root, r);
 	read_cpu(&c, rd_obj(&c, root, "", "cpu"), &r->cpu);
 	read_intervals(&c, root, r);
 	rd_u64(&c, root, "", "warmup_ios", &r->warmup_ios);

@@ -376,6 +376,78 @@ static void test_result_paths_round_trip(void **state)
 	}
 }
 
+/* issue 16a: an access spec's per-line figures go out and come back (counts, rates, the total's
+ * latencies), and are absent for a cell without one. */
+static void test_result_access_round_trip(void **state)
+{
+	const char *dir = *state;
+
+	for (int with = 0; with < 2; with++) {
+		struct iom_run_result r;
+		struct iom_result_file f;
+		char err[IOM_ERRLEN] = "", *path, *text;
+
+		fill_result(&r, 11);
+		if (with) {
+			r.access = xstrdup("oltp");
+			r.nlines = 2;
+			r.lines = xcalloc(2, sizeof(*r.lines));
+			for (size_t l = 0; l < 2; l++) {
+				struct iom_line_stats *ls = &r.lines[l];
+
+				ls->share = l ? 30 : 70;
+				ls->block_size = l ? 65536 : 8192;
+				ls->read_pct = l ? 0 : 70;
+				ls->random_pct = l ? 0 : 100;
+				ls->align = ls->block_size;
+				for (int d = 0; d < IOM_NDIR; d++) {
+					ls->dir[d].ios = 1000 * (l + 1) + (uint64_t)d;
+					ls->dir[d].bytes = ls->block_size * ls->dir[d].ios;
+					ls->dir[d].iops = 250.5 * (double)(l + 1);
+					ls->dir[d].mb_s = 2.5 * (double)(l + 1);
+					ls->dir[d].mib_s = 2.25 * (double)(l + 1);
+				}
+				ls->dir[IOM_DIR_TOTAL].lat.mean = 1234.5 + (double)l;
+				ls->dir[IOM_DIR_TOTAL].lat.max = 99000 + l;
+				for (int i = 0; i < IOM_NPCT; i++)
+					ls->dir[IOM_DIR_TOTAL].lat.pct[i] = 1000 + 10 * (uint64_t)i + l;
+			}
+		}
+		assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+		path = iom_result_path(dir, 11);
+		text = slurp(path);
+		assert_int_equal(strstr(text, "\"access\"") != NULL, with);
+		assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
+		assert_results_equal(&r, &f.r);
+		assert_int_equal(f.r.nlines, r.nlines);
+		if (with)
+			assert_string_equal(f.r.access, "oltp");
+		for (size_t l = 0; l < r.nlines; l++) {
+			const struct iom_line_stats *a = &r.lines[l], *b = &f.r.lines[l];
+
+			assert_int_equal(b->share, a->share);
+			assert_int_equal(b->block_size, a->block_size);
+			assert_int_equal(b->read_pct, a->read_pct);
+			assert_int_equal(b->random_pct, a->random_pct);
+			assert_int_equal(b->align, a->align);
+			for (int d = 0; d < IOM_NDIR; d++) {
+				assert_int_equal(b->dir[d].ios, a->dir[d].ios);
+				assert_int_equal(b->dir[d].bytes, a->dir[d].bytes);
+				assert_true(b->dir[d].iops == a->dir[d].iops);
+			}
+			assert_true(b->dir[IOM_DIR_TOTAL].lat.mean == a->dir[IOM_DIR_TOTAL].lat.mean);
+			assert_int_equal(b->dir[IOM_DIR_TOTAL].lat.max, a->dir[IOM_DIR_TOTAL].lat.max);
+			for (int i = 0; i < IOM_NPCT; i++)
+				assert_int_equal(b->dir[IOM_DIR_TOTAL].lat.pct[i],
+						 a->dir[IOM_DIR_TOTAL].lat.pct[i]);
+		}
+		iom_result_file_release(&f);
+		iom_run_result_release(&r);
+		free(text);
+		free(path);
+	}
+}
+
 /* "stalled" goes out and comes back: an object with the gap (asked_s null for a bytes-bound
  * window), or null for a run that did not stall. */
 static void test_result_stall_round_trip(void **state)
@@ -972,6 +1044,7 @@ int main(void)
 		IN_RESULTS_DIR(test_result_stall_round_trip),
 		IN_RESULTS_DIR(test_result_disk_round_trip),
 		IN_RESULTS_DIR(test_result_paths_round_trip),
+		IN_RESULTS_DIR(test_result_access_round_trip),
 		IN_RESULTS_DIR(test_result_writes_readable_numbers),
 		IN_RESULTS_DIR(test_result_load_round_trip),
 		cmocka_unit_test(test_result_path_digits),

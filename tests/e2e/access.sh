@@ -2,7 +2,8 @@
 # Access specifications (issue 16a), end to end: a 50/50 mix of a 4K line and a 64K line shows
 # 45-55 % of each size in the trace; the 64K line, read_pct = 0, shows only writes; the run's
 # JSON has a figure per line and the lines' counts add up to the run's totals; the plan names
-# the spec; matrices/example-mix.cfg and iometer-default.cfg check.
+# the spec; `report --run` shows each line's figures; matrices/example-mix.cfg and
+# iometer-default.cfg check.
 . "$TOP/tests/e2e/lib.sh"
 
 cat >m.cfg <<'CFG'
@@ -49,6 +50,17 @@ assert l0["total"]["lat_ns"]["percentiles"]["99"] > 0 and l0["total"]["iops"] > 
 print("json: lines %d + %d = %d I/Os" % (l0["total"]["ios"], l1["total"]["ios"], r["total"]["ios"]))
 PY
 "$IOMATRIX" report out >report.txt 2>&1 || die "report: $(cat report.txt)"
+# the run's report reads the lines back: one row per line, its I/Os those of the JSON
+"$IOMATRIX" report out --run 1 >run1.txt 2>&1 || die "report --run: $(cat run1.txt)"
+grep -q "^access spec 'half', line by line" run1.txt || die "no lines in the run's report: $(tail -n 6 run1.txt)"
+python3 - run1.txt out/runs/00001.json <<'PY' || die "the run's report does not show the lines' I/Os"
+import json, re, sys
+rows = [l.split() for l in open(sys.argv[1]) if re.match(r"^ +[12] +50% ", l)]
+lines = json.load(open(sys.argv[2]))["access"]["lines"]
+assert len(rows) == 2, rows
+assert [int(r[5]) for r in rows] == [l["total"]["ios"] for l in lines], (rows, lines)
+assert rows[0][2] == "4K" and rows[1][2] == "64K", rows
+PY
 for f in example-mix iometer-default; do
     "$IOMATRIX" check "$TOP/matrices/$f.cfg" >out.txt 2>&1 || die "check $f: $(cat out.txt)"
 done

@@ -56,6 +56,11 @@ print("per path:", [(x["path"].rsplit("/", 1)[1], x["total"]["ios"]) for x in p]
 assert overlapped >= len(rows) // 4, (overlapped, len(rows))
 PY
 
+# the run's report lists each path with its own I/Os
+"$IOMATRIX" report out --run 1 >run1.txt 2>&1 || die "report --run: $(cat run1.txt)"
+n=$(grep -c "^  $here/[ab]\.scratch: [0-9]* I/Os" run1.txt)
+[ "$n" -eq 2 ] || die "the run's report does not list the paths: $(tail -n 5 run1.txt)"
+
 # a bytes-bound window: exactly its bytes, split over the paths by their threads
 sed 's/duration = "400ms"/bytes = "8M"/' m.cfg >bytes.cfg
 "$IOMATRIX" run bytes.cfg -o outb -q --no-trace >run.out 2>run.err || die "bytes run: $(cat run.err)"
