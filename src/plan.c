@@ -964,6 +964,12 @@ void iom_plan_cost(const struct iom_plan *p, const struct iom_plan_rate *rates, 
 			}
 		if (!measured && max_mb_s > 0 && bs && iops * (double)bs > max_mb_s * 1e6)
 			iops = max_mb_s * 1e6 / (double)bs;
+		/* an absolute offered load is the most a paced run does (a share of a max is
+		 * known only when the plan runs) */
+		if (c->v[IOM_DIM_RATE_IOPS] > 0)
+			iops = IOM_MIN(iops, (double)c->v[IOM_DIM_RATE_IOPS]);
+		if (c->v[IOM_DIM_RATE_MB_S] > 0 && bs)
+			iops = IOM_MIN(iops, (double)c->v[IOM_DIM_RATE_MB_S] / (double)bs);
 		if (tm->bytes) {
 			ios = (double)tm->bytes / (double)(bs ? bs : 1);
 			window = iops > 0 ? ios / iops : 0;

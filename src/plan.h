@@ -81,7 +81,8 @@ struct iom_plan_cost {
 /*
  * The cost of plan p: each run's I/O rate is that of its block size among rates[0..n) when
  * there, else default_iops; for a bytes-bound run also capped at max_mb_s (0: no cap) when the
- * rate is an assumption. bytes_per_io is the trace's size per I/O.
+ * rate is an assumption; a cell with an absolute offered load (rate_iops, rate_mb_s) at most
+ * that. bytes_per_io is the trace's size per I/O.
  */
 void iom_plan_cost(const struct iom_plan *p, const struct iom_plan_rate *rates, size_t n,
 		   double default_iops, double bytes_per_io, double max_mb_s,

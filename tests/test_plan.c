@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -307,6 +308,33 @@ static void test_plan_buffer_bytes_of_access_lines(void **state)
 	release(&f);
 }
 
+/* The trace estimate of a paced cell counts at most its offered rate; a closed loop the assumed
+ * IOPS (capped by the assumed MB/s). */
+static void test_plan_cost_of_offered_rates(void **state)
+{
+	struct fixture f;
+	struct iom_plan_cost cost;
+
+	(void)state;
+	build(&f, "iomatrix = 1;\n"
+		  "targets = ( { label = \"a\"; path = \"a\"; size = \"1G\"; } );\n"
+		  "timing = { warmup = \"0s\"; cooldown = \"0s\"; duration = \"10s\"; };\n"
+		  "workload = { block_size = \"4K\"; rate_iops = ( \"none\", 2000 ); };\n");
+	assert_int_equal(f.p.nruns, 2);
+	iom_plan_cost(&f.p, NULL, 0, 100000, 8, 1000, &cost);
+	/* 10 s × (100000 + 2000) I/Os × 8 bytes */
+	assert_true(fabs(cost.trace_bytes - 10.0 * 102000 * 8) < 1);
+	release(&f);
+	build(&f, "iomatrix = 1;\n"
+		  "targets = ( { label = \"a\"; path = \"a\"; size = \"1G\"; } );\n"
+		  "timing = { warmup = \"0s\"; cooldown = \"0s\"; duration = \"10s\"; };\n"
+		  "workload = { block_size = \"1M\"; rate_mb_s = 50; };\n");
+	iom_plan_cost(&f.p, NULL, 0, 100000, 8, 1000, &cost);
+	/* 50 MB/s of 1 MiB blocks: 47.7 I/Os per second, under 1000 MB/s's 954 */
+	assert_true(fabs(cost.trace_bytes - 10.0 * 50e6 / 1048576.0 * 8) < 1);
+	release(&f);
+}
+
 static void test_plan_refuses_huge_before_allocating(void **state)
 {
 	struct iom_matrix *m = NULL;
@@ -557,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_plan_shuffle_reproducible),
 		cmocka_unit_test(test_plan_seeds),
 		cmocka_unit_test(test_plan_buffer_bytes_of_access_lines),
+		cmocka_unit_test(test_plan_cost_of_offered_rates),
 		cmocka_unit_test(test_plan_refuses_huge_before_allocating),
 		cmocka_unit_test(test_plan_exclude_everything),
 		cmocka_unit_test(test_plan_golden_atto),
