@@ -282,6 +282,39 @@ int iom_hosts_next(struct iom_hosts *h, uint32_t index)
 	return h->ops->bcast(h->ctx, &index, sizeof(index));
 }
 
+/* ---- placement: which ranks do a run's I/O -------------------------------------------- */
+
+bool iom_hosts_takes_part(const struct iom_plan *p, const struct iom_cell *c, unsigned rank)
+{
+	if (p->m->placement == IOM_PLACE_EACH && c->v[IOM_DIM_HOST] != (int64_t)rank)
+		return false;
+	if (c->v[IOM_DIM_RANKS] > 0 && (int64_t)rank >= c->v[IOM_DIM_RANKS])
+		return false;
+	return true;
+}
+
+void iom_hosts_begin_run(struct iom_hosts *h, const struct iom_plan *p, const struct iom_run *run)
+{
+	h->plan = p;
+	h->cell = &p->cells[run->cell];
+}
+
+bool iom_hosts_sits_out(const struct iom_hosts *h)
+{
+	return h->plan && h->cell && !iom_hosts_takes_part(h->plan, h->cell, h->rank);
+}
+
+/* The rows of the ranks that took part in the current run, moved to the front: their number. */
+static size_t part_rows(const struct iom_hosts *h, struct iom_host_row *rows)
+{
+	size_t n = 0;
+
+	for (unsigned r = 0; r < h->size; r++)
+		if (!h->plan || !h->cell || iom_hosts_takes_part(h->plan, h->cell, r))
+			memmove(&rows[n++], &rows[r], sizeof(*rows));
+	return n;
+}
+
 static int arm_sync(void *arg, unsigned point, char *err, size_t errlen)
 {
 	struct iom_hosts *h = arg;
@@ -441,8 +474,16 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 	if (h->ops->gather(h->ctx, &mine, sizeof(mine), rows) < 0 ||
 	    h->ops->merge_hist(h->ctx, h->out.hist, IOM_NDIR) < 0)
 		ret = -EIO;
-	if (ret == 0 && h->rank == 0)
-		iom_hosts_aggregate(r, rows, h->size, h->out.hist);
+	if (ret == 0 && h->rank == 0) { /* the rows of the ranks that took part */
+		size_t n = part_rows(h, rows);
+
+		iom_hosts_aggregate(r, rows, n, h->out.hist);
+		if (iom_hosts_sits_out(h) && n) { /* rank 0 sat it out: their CPU, not its */
+			r->cpu.busy_pct = 0;
+			for (size_t i = 0; i < n; i++)
+				r->cpu.busy_pct += rows[i].busy_pct / (double)n;
+		}
+	}
 	free(rows);
 	/* the followers' traces, one after the other */
 	for (unsigned k = 1; k < h->size && ret == 0; k++) {
@@ -474,6 +515,8 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 		}
 	}
 	memset(&h->out.t0_ns, 0, sizeof(h->out.t0_ns) * 2);
+	h->plan = NULL;
+	h->cell = NULL;
 	return ret;
 }
 
@@ -618,7 +661,13 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 			iom_stage_end_visit(&f.stage);
 			iom_stage_begin_visit(&f.stage, (size_t)t);
 		}
-		follow_run(&f, run, no_trace, stop, &r);
+		iom_hosts_begin_run(h, p, run);
+		if (iom_hosts_sits_out(h)) { /* another rank's run: only the collective calls */
+			memset(&r, 0, sizeof(r));
+			r.index = run->index;
+		} else {
+			follow_run(&f, run, no_trace, stop, &r);
+		}
 		ret = iom_hosts_run_end(h, h->private_dir, &r);
 		iom_run_result_release(&r);
 		if (ret < 0) {

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "hooks.h"
@@ -2037,7 +2038,8 @@ static int read_top_scalars(struct ctx *c)
 /* Whether dimension d has more than one value somewhere (or was set from the command line). */
 static bool is_dimension(const struct ctx *c, int d)
 {
-	return d == IOM_DIM_TARGET || c->m->listed[d] || c->overridden[d];
+	return d == IOM_DIM_TARGET || c->m->listed[d] || c->overridden[d] ||
+	       (d == IOM_DIM_HOST && c->m->placement == IOM_PLACE_EACH); /* of every rank */
 }
 
 /* A dimension named by a string setting; an error names the closest dimension. */
@@ -2542,6 +2544,97 @@ static int check_access(struct ctx *c)
 	return 0;
 }
 
+/* ---- many hosts (docs/hosts.md) ----------------------------------------------------------- */
+
+/* hosts = "each" and ranks = N: the host dimension is made by iom_matrix_place, not by hand;
+ * each with ranks would say two placements; where the largest ranks value is given. */
+static int read_placement(struct ctx *c)
+{
+	struct iom_matrix *m = c->m;
+	const config_setting_t *root = config_root_setting(&c->cfg), *s;
+	int64_t most = 0;
+
+	s = config_setting_get_member(root, "hosts");
+	m->placement_line = s ? line_of(s) : 0;
+	for (size_t i = 0; i < m->ntargets; i++) {
+		const struct iom_values *rk = &m->targets[i].dim[IOM_DIM_RANKS];
+
+		if ((s = set_of(c, i, IOM_DIM_HOST)))
+			return fail(c, s, "host is not given by hand: hosts = \"each\" (at the top "
+					  "level) makes it the dimension of every rank (an exclude "
+					  "condition may name one)");
+		for (size_t j = 0; j < rk->n; j++)
+			if (rk->v[j] > most) {
+				most = rk->v[j];
+				m->ranks_line = line_of(set_of(c, i, IOM_DIM_RANKS));
+			}
+		if (rk->n && rk->v[0] && m->placement == IOM_PLACE_EACH)
+			return fail(c, set_of(c, i, IOM_DIM_RANKS),
+				    "ranks with hosts = \"each\": each runs a cell on one rank at a "
+				    "time; give one of them");
+	}
+	/* hosts = "each" compares the hosts, unless compare says otherwise (iom_matrix_place) */
+	m->compare_default = !config_setting_get_member(root, "compare");
+	return 0;
+}
+
+static void dim_set_all(struct iom_values *v, unsigned n)
+{
+	free(v->v);
+	v->v = xcalloc(n ? n : 1, sizeof(*v->v));
+	for (unsigned i = 0; i < n; i++)
+		v->v[i] = (int64_t)i;
+	v->n = n ? n : 1;
+}
+
+int iom_matrix_place(struct iom_matrix *m, unsigned nranks, const char *const *hosts, char *err,
+		     size_t errlen)
+{
+	char here[64];
+
+	if (!nranks)
+		nranks = 1;
+	m->nranks = nranks;
+	m->rank_hosts = xcalloc(nranks, sizeof(*m->rank_hosts));
+	for (unsigned r = 0; r < nranks; r++) {
+		if (hosts) {
+			m->rank_hosts[r] = xstrdup(hosts[r]);
+			continue;
+		}
+		if (gethostname(here, sizeof(here)) < 0)
+			snprintf(here, sizeof(here), "localhost");
+		here[sizeof(here) - 1] = '\0';
+		if (strchr(here, '.'))
+			*strchr(here, '.') = '\0';
+		m->rank_hosts[r] = xstrdup(here);
+	}
+	if (m->placement == IOM_PLACE_EACH) {
+		m->host_labels = xcalloc(nranks, sizeof(*m->host_labels));
+		for (unsigned r = 0; r < nranks; r++)
+			m->host_labels[r] = xasprintf("r%u@%s", r, m->rank_hosts[r]);
+		dim_set_all(&m->workload[IOM_DIM_HOST], nranks);
+		for (size_t t = 0; t < m->ntargets; t++)
+			dim_set_all(&m->targets[t].dim[IOM_DIM_HOST], nranks);
+		m->listed[IOM_DIM_HOST] = nranks > 1;
+		if (nranks > 1 && m->compare_default)
+			m->compare = IOM_DIM_HOST;
+	}
+	for (size_t t = 0; t < m->ntargets; t++) {
+		const struct iom_values *rk = &m->targets[t].dim[IOM_DIM_RANKS];
+
+		for (size_t j = 0; j < rk->n; j++)
+			if (rk->v[j] > (int64_t)nranks)
+				return iom_err(err, errlen, EINVAL, "%s:%d: ranks %lld is more than "
+					       "the %u rank%s of this job%s (target '%s')", m->file,
+					       m->ranks_line ? m->ranks_line : m->workload_line,
+					       (long long)rk->v[j], nranks, nranks == 1 ? "" : "s",
+					       hosts ? "" : ": plain iomatrix is one host; start "
+					       "iomatrix-mpi under mpirun with as many ranks",
+					       m->targets[t].label);
+	}
+	return 0;
+}
+
 /* ---- the whole ----------------------------------------------------------------------------- */
 
 static void note_line(struct ctx *c, int d, const config_setting_t *s)
@@ -2611,7 +2704,7 @@ static int validate(struct ctx *c)
 	    (ret = read_order(c)) < 0 || (ret = read_excludes(c)) < 0 ||
 	    (ret = read_report(c)) < 0 || (ret = read_hooks(c)) < 0 ||
 	    (ret = cross_checks(c)) < 0 || (ret = check_placement(c)) < 0 ||
-	    (ret = check_access(c)) < 0)
+	    (ret = check_access(c)) < 0 || (ret = read_placement(c)) < 0)
 		return ret;
 	return 0;
 }
@@ -2741,6 +2834,12 @@ void iom_matrix_free(struct iom_matrix *m)
 	free(m->description);
 	free(m->cpus);
 	free(m->notes);
+	for (unsigned r = 0; r < m->nranks; r++) {
+		free(m->rank_hosts ? m->rank_hosts[r] : NULL);
+		free(m->host_labels ? m->host_labels[r] : NULL);
+	}
+	free(m->rank_hosts);
+	free(m->host_labels);
 	free(m);
 }
 

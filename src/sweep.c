@@ -681,6 +681,11 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	r->index = run->index;
 	r->repetition = run->repetition;
 	r->seed = run->seed;
+	if (s->o->hosts && iom_hosts_sits_out(s->o->hosts)) {
+		/* many hosts: another rank's run (hosts = "each", ranks): the aggregate is theirs */
+		r->start_wall_ns = iom_wall_ns();
+		return;
+	}
 	snprintf(what, sizeof(what), "%05u", run->index);
 	ret = iom_stage_before_run(&s->stage, run, err, sizeof(err));
 	if (ret == 0)
@@ -1503,8 +1508,10 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 			goto done;
 		}
 		t0 = iom_now_ns();
-		if (o->hosts)
+		if (o->hosts) {
 			iom_hosts_next(o->hosts, run->index); /* the other ranks run it too */
+			iom_hosts_begin_run(o->hosts, p, run); /* … or sit it out */
+		}
 		execute_run(&s, run, &r);
 		if (o->hosts && iom_hosts_run_end(o->hosts, o->dir, &r) < 0)
 			warn(&s, "run %u: the other ranks' figures did not all arrive", run->index);
