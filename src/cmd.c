@@ -103,7 +103,8 @@ int iom_cmd_load_plan(const struct cli *cli, const char *path, struct iom_matrix
 	if (ret == 0)
 		ret = iom_plan_build(*m, p, err, sizeof(err));
 	if (ret < 0) {
-		iom_cmd_print_error(err);
+		if (!cli->hosts || cli->hosts->rank == 0) /* every rank plans alike: rank 0 says */
+			iom_cmd_print_error(err);
 		iom_matrix_free(*m);
 		*m = NULL;
 		return IOM_EXIT_USAGE;

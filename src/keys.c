@@ -387,7 +387,7 @@ const struct iom_key iom_keys[] = {
 	{ .name = "ranks", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_UINT,
 	  .dim = IOM_DIM_RANKS, IOM_AT(iom_workload, ranks),
 	  .min = 1, .max = 4096, .flags = IOM_KEY_SPARSE,
-	  .describe = "ranks=%s", .word = "%sranks",
+	  .describe = "ranks=%s", .word = "ranks%s",
 	  .help = "iomatrix-mpi: the cell runs on the first N ranks at once (the others wait), "
 		  "their aggregate summed; a list is how the figures scale with the number of "
 		  "clients. Default: every rank. More than the job's ranks is refused (on one host, "
