@@ -208,6 +208,11 @@ const struct iom_key iom_keys[] = {
 		  "(labelled LABEL-FSTYPE); iomatrix makes each on the device in turn (needs "
 		  "destructive = true), mounts it privately and runs the cells on a scratch file of "
 		  "size bytes there (raw: on the device)" },
+	/* many hosts (docs/hosts.md) */
+	{ .name = "hosts", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .help = "iomatrix-mpi: a list of short hostnames and rank:N selectors ([ \"vm1\", "
+		  "\"rank:2\" ]): the target exists only on the ranks they name; the others do "
+		  "not prepare or open it and sit its runs out. Default: on every rank" },
 	{ .name = "fill_data", .section = IOM_SEC_TARGET, .type = IOM_TYPE_BOOL,
 	  .dim = NODIM, IOM_AT(iom_target, fill_data), .def = "false",
 	  .help = "the scratch file's fill writes the target's data value (zeros, "

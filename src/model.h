@@ -173,6 +173,15 @@ struct iom_target {
 	 * target has the one path. */
 	char **paths;
 	size_t npaths;
+	/* Many hosts (docs/hosts.md): hosts = [ "vm1", "rank:2" ] — the target exists only on
+	 * those short hostnames and ranks (heap; nhosts 0: everywhere). iom_matrix_place fills
+	 * on_rank (heap, a byte per rank of the job: it lives there; NULL: everywhere) and
+	 * iom_hosts_expand_paths absent (this rank lacks it: nothing prepared, checked or run). */
+	char **hosts;
+	size_t nhosts;
+	int hosts_line;
+	uint8_t *on_rank;
+	bool absent;
 };
 
 struct iom_timing {

@@ -402,6 +402,8 @@ static void prepare_targets(struct sweep *s)
 
 		if (s->o->stop && *s->o->stop)
 			break; /* stopped (during a fill): no run follows, resume prepares the rest */
+		if (m->targets[i].absent)
+			continue; /* many hosts: its hosts leave this rank out */
 		if (fs) {
 			/* prepared once its filesystem is made, at its visit; its device is pinned
 			 * now */
@@ -622,6 +624,8 @@ static void begin_visit(struct sweep *s, long t)
 {
 	char err[IOM_ERRLEN];
 
+	if (s->m->targets[t].absent) /* many hosts: not on this rank, its runs sat out */
+		return;
 	if (iom_stage_begin_visit(&s->stage, (size_t)t) < 0)
 		return;
 	if (run_hook(s, IOM_HOOK_BEFORE_TARGET, s->m->targets[t].label, t, NULL,

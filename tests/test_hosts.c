@@ -297,6 +297,51 @@ static void test_hosts_placement(void **state)
 	iom_matrix_free(m);
 }
 
+/* A target's hosts = [ … ] (docs/hosts.md): on the ranks named by hostname or rank:N only, its
+ * cells sat out elsewhere (with hosts = "each", left out of the plan there); on no rank refused. */
+static void test_hosts_target_hosts(void **state)
+{
+	static const char *const names[] = { "vm0", "vm1", "vm1" };
+	const char *text = "iomatrix = 1;\n%s"
+			   "targets = ( { label = \"a\"; path = \"a\"; size = \"1M\"; hosts = "
+			   "[ %s ]; },\n  { label = \"b\"; path = \"b\"; size = \"1M\"; } );\n"
+			   "timing = { duration = \"1s\"; };\n";
+	struct iom_matrix *m;
+	struct iom_plan p;
+	char err[IOM_ERRLEN], cfg[512];
+
+	(void)state;
+	snprintf(cfg, sizeof(cfg), text, "", "\"vm1\"");
+	assert_int_equal(iom_matrix_parse("t.cfg", cfg, NULL, 0, &m, err, sizeof(err)), 0);
+	assert_int_equal(iom_matrix_place(m, 3, names, err, sizeof(err)), 0);
+	assert_int_equal(iom_plan_build(m, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.ncells, 2);
+	for (size_t c = 0; c < p.ncells; c++)
+		for (unsigned r = 0; r < 3; r++)
+			assert_int_equal(iom_hosts_takes_part(&p, &p.cells[c], r),
+					 p.cells[c].v[IOM_DIM_TARGET] == 1 || r > 0);
+	iom_plan_release(&p);
+	iom_matrix_free(m);
+
+	/* hosts = "each": a's cells only on ranks 0 and 2 (rank:0 and vm1's second rank) */
+	snprintf(cfg, sizeof(cfg), text, "hosts = \"each\";\n", "\"rank:0\", \"rank:2\"");
+	assert_int_equal(iom_matrix_parse("t.cfg", cfg, NULL, 0, &m, err, sizeof(err)), 0);
+	assert_int_equal(iom_matrix_place(m, 3, names, err, sizeof(err)), 0);
+	assert_int_equal(iom_plan_build(m, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.ncells, 5); /* a on r0, r2; b on r0, r1, r2 */
+	for (size_t c = 0; c < p.ncells; c++)
+		assert_false(p.cells[c].v[IOM_DIM_TARGET] == 0 && p.cells[c].v[IOM_DIM_HOST] == 1);
+	iom_plan_release(&p);
+	iom_matrix_free(m);
+
+	/* on no rank of the job */
+	snprintf(cfg, sizeof(cfg), text, "", "\"vm7\"");
+	assert_int_equal(iom_matrix_parse("t.cfg", cfg, NULL, 0, &m, err, sizeof(err)), 0);
+	assert_int_equal(iom_matrix_place(m, 3, names, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "t.cfg:2: target 'a' lives on no rank of this job"));
+	iom_matrix_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_hosts_launched_many),
 		cmocka_unit_test(test_hosts_stonewall_ends_the_window),
 		cmocka_unit_test(test_hosts_placement),
+		cmocka_unit_test(test_hosts_target_hosts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
