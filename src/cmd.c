@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hosts.h"
 #include "matrix.h"
 #include "plan.h"
 #include "preflight.h"
@@ -95,9 +96,15 @@ int iom_cmd_load_plan(const struct cli *cli, const char *path, struct iom_matrix
 		return IOM_EXIT_USAGE;
 	}
 	iom_cmd_print_matrix_notes(*m);
-	ret = iom_plan_build(*m, p, err, sizeof(err));
+	/* many hosts: the job's ranks, before the plan (hosts = "each", ranks = N) */
+	ret = iom_matrix_place(*m, cli->hosts ? cli->hosts->size : 1,
+			       cli->hosts && cli->hosts->names ?
+			       (const char *const *)cli->hosts->names : NULL, err, sizeof(err));
+	if (ret == 0)
+		ret = iom_plan_build(*m, p, err, sizeof(err));
 	if (ret < 0) {
-		iom_cmd_print_error(err);
+		if (!cli->hosts || cli->hosts->rank == 0) /* every rank plans alike: rank 0 says */
+			iom_cmd_print_error(err);
 		iom_matrix_free(*m);
 		*m = NULL;
 		return IOM_EXIT_USAGE;

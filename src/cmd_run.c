@@ -77,7 +77,15 @@ int iom_cmd_check(struct cli *cli)
 		char err[IOM_ERRLEN];
 		size_t nruns = 0;
 
-		if (iom_matrix_load(cli->args[i], cli->ov, cli->nov, &m, err, sizeof(err)) == 0)
+		iom_matrix_load(cli->args[i], cli->ov, cli->nov, &m, err, sizeof(err));
+		/* many hosts: the job's ranks (plain iomatrix: one), as the plan has them */
+		if (m && iom_matrix_place(m, cli->hosts ? cli->hosts->size : 1, cli->hosts &&
+					  cli->hosts->names ? (const char *const *)cli->hosts->names :
+					  NULL, err, sizeof(err)) < 0) {
+			iom_matrix_free(m);
+			m = NULL;
+		}
+		if (m)
 			iom_hosts_expand_paths(NULL, m); /* ${host}, ${rank}: this host's */
 		if (!m || iom_plan_count(m, &nruns, err, sizeof(err)) < 0 ||
 		    (!cli->given[OPT_MATRIX_ONLY] && check_machine(m, &pf, err, sizeof(err)) < 0)) {

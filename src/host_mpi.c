@@ -309,6 +309,20 @@ int iom_host_mpi_start(int *argc, char ***argv, struct iom_hosts *h)
 		*dot = '\0';
 	h->ops = &mpi_ops;
 	h->ctx = c;
+	{
+		/* every rank's short hostname, on every rank (the placement's labels) */
+		char *all = xcalloc((size_t)c->size, sizeof(h->host));
+
+		if (MPI_Allgather(h->host, (int)sizeof(h->host), MPI_CHAR, all,
+				  (int)sizeof(h->host), MPI_CHAR, MPI_COMM_WORLD) != MPI_SUCCESS) {
+			free(all);
+			return -EIO;
+		}
+		h->names = xcalloc((size_t)c->size, sizeof(*h->names));
+		for (int r = 0; r < c->size; r++)
+			h->names[r] = xstrdup(all + (size_t)r * sizeof(h->host));
+		free(all);
+	}
 	if (h->rank > 0) {
 		const char *tmp = getenv("TMPDIR");
 
@@ -344,6 +358,10 @@ void iom_host_mpi_finish(struct iom_hosts *h, int code)
 		return;
 	remove_tree(h->private_dir);
 	free(h->private_dir);
+	for (unsigned r = 0; h->names && r < h->size; r++)
+		free(h->names[r]);
+	free(h->names);
+	h->names = NULL;
 	(void)code; /* every rank finalizes, whatever its exit code: mpirun reports a non-zero one */
 	MPI_Op_free(&c->hist_op);
 	MPI_Type_free(&c->hist_type);

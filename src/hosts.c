@@ -77,6 +77,10 @@ void iom_hosts_expand_paths(const struct iom_hosts *h, struct iom_matrix *m)
 	for (size_t t = 0; t < m->ntargets; t++) {
 		char *a, *b;
 
+		/* a target's hosts: where it does not live, this rank leaves it alone */
+		m->targets[t].absent = m->targets[t].on_rank &&
+				       !m->targets[t].on_rank[h ? h->rank : 0];
+
 		if (!m->targets[t].path || !strstr(m->targets[t].path, "${"))
 			continue;
 		a = replace_all(m->targets[t].path, "${host}", host);
@@ -162,7 +166,11 @@ int iom_hosts_describe_targets(struct iom_hosts *h, const struct iom_matrix *m, 
 		fprintf(out, "\ntargets by rank:\n");
 	}
 	for (size_t t = 0; t < m->ntargets && ret == 0; t++) {
-		snprintf(mine, sizeof(mine), "%s", m->targets[t].path ? m->targets[t].path : "");
+		if (m->targets[t].absent) /* its hosts leave this rank out */
+			snprintf(mine, sizeof(mine), "(not here: hosts %s%s)", m->targets[t].hosts[0],
+				 m->targets[t].nhosts > 1 ? ", …" : "");
+		else
+			snprintf(mine, sizeof(mine), "%s", m->targets[t].path ? m->targets[t].path : "");
 		memcpy(mine + 512, h->host, 64);
 		mine[sizeof(mine) - 1] = '\0';
 		mine[511] = '\0';
@@ -212,7 +220,7 @@ static uint32_t check_devices(const struct iom_plan *p, char *first, size_t len)
 		char e[IOM_ERRLEN];
 		struct stat st;
 
-		if (tg->fs_type || !tg->destructive || !iom_stage_target_writes(p, t) ||
+		if (tg->absent || tg->fs_type || !tg->destructive || !iom_stage_target_writes(p, t) ||
 		    stat(tg->path, &st) < 0 || !S_ISBLK(st.st_mode))
 			continue;
 		if (iom_target_check_writable("/", tg->path, NULL, e, sizeof(e)) < 0) {
@@ -280,6 +288,42 @@ int iom_hosts_agree_preflight(struct iom_hosts *h, const struct iom_plan *p,
 int iom_hosts_next(struct iom_hosts *h, uint32_t index)
 {
 	return h->ops->bcast(h->ctx, &index, sizeof(index));
+}
+
+/* ---- placement: which ranks do a run's I/O -------------------------------------------- */
+
+bool iom_hosts_takes_part(const struct iom_plan *p, const struct iom_cell *c, unsigned rank)
+{
+	const struct iom_target *t;
+
+	if (p->m->placement == IOM_PLACE_EACH && c->v[IOM_DIM_HOST] != (int64_t)rank)
+		return false;
+	if (c->v[IOM_DIM_RANKS] > 0 && (int64_t)rank >= c->v[IOM_DIM_RANKS])
+		return false;
+	t = &p->m->targets[c->v[IOM_DIM_TARGET]];
+	return !t->on_rank || (rank < p->m->nranks && t->on_rank[rank]); /* where it lives */
+}
+
+void iom_hosts_begin_run(struct iom_hosts *h, const struct iom_plan *p, const struct iom_run *run)
+{
+	h->plan = p;
+	h->cell = &p->cells[run->cell];
+}
+
+bool iom_hosts_sits_out(const struct iom_hosts *h)
+{
+	return h->plan && h->cell && !iom_hosts_takes_part(h->plan, h->cell, h->rank);
+}
+
+/* The rows of the ranks that took part in the current run, moved to the front: their number. */
+static size_t part_rows(const struct iom_hosts *h, struct iom_host_row *rows)
+{
+	size_t n = 0;
+
+	for (unsigned r = 0; r < h->size; r++)
+		if (!h->plan || !h->cell || iom_hosts_takes_part(h->plan, h->cell, r))
+			memmove(&rows[n++], &rows[r], sizeof(*rows));
+	return n;
 }
 
 static int arm_sync(void *arg, unsigned point, char *err, size_t errlen)
@@ -441,10 +485,33 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 	if (h->ops->gather(h->ctx, &mine, sizeof(mine), rows) < 0 ||
 	    h->ops->merge_hist(h->ctx, h->out.hist, IOM_NDIR) < 0)
 		ret = -EIO;
-	if (ret == 0 && h->rank == 0)
-		iom_hosts_aggregate(r, rows, h->size, h->out.hist);
+	if (ret == 0 && h->rank == 0) { /* the rows of the ranks that took part */
+		size_t n = part_rows(h, rows);
+
+		iom_hosts_aggregate(r, rows, n, h->out.hist);
+		if (!n && r->status == IOM_RUN_OK) { /* a target's hosts and ranks = N disjoint */
+			free(r->error);
+			r->error = xasprintf("no rank of this job runs it: target '%s' lives on none "
+					     "of the first %lld ranks", h->plan->m->targets[
+					     h->cell->v[IOM_DIM_TARGET]].label,
+					     (long long)h->cell->v[IOM_DIM_RANKS]);
+			r->status = IOM_RUN_FAILED;
+		}
+		if (iom_hosts_sits_out(h) && n) { /* rank 0 sat it out: their CPU, not its */
+			r->cpu.busy_pct = 0;
+			for (size_t i = 0; i < n; i++)
+				r->cpu.busy_pct += rows[i].busy_pct / (double)n;
+		}
+	}
 	free(rows);
-	/* the followers' traces, one after the other */
+	/* the followers' traces, one after the other; their directory made here when rank 0
+	 * sat the run out (its own trace makes it otherwise) */
+	if (h->rank == 0 && h->size > 1 && ret == 0) {
+		char *tdir = xasprintf("%s/traces", dir);
+
+		(void)iom_mkdir_p(tdir); /* failing, the first trace's write says so */
+		free(tdir);
+	}
 	for (unsigned k = 1; k < h->size && ret == 0; k++) {
 		if (h->rank == 0) {
 			char *base = iom_trace_path(dir, r->index), *path;
@@ -474,6 +541,8 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 		}
 	}
 	memset(&h->out.t0_ns, 0, sizeof(h->out.t0_ns) * 2);
+	h->plan = NULL;
+	h->cell = NULL;
 	return ret;
 }
 
@@ -585,7 +654,7 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 
 	iom_stage_init(&f.stage, p, h->private_dir, stop, false, follow_report, &f);
 	for (size_t t = 0; t < p->m->ntargets; t++) {
-		int r = p->m->targets[t].fs_type ?
+		int r = p->m->targets[t].absent ? 0 : p->m->targets[t].fs_type ?
 			iom_stage_pin_device(&f.stage, t, e, sizeof(e)) :
 			iom_stage_prepare_target(&f.stage, t, e, sizeof(e));
 
@@ -616,9 +685,16 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 		t = (long)p->cells[run->cell].v[IOM_DIM_TARGET];
 		if (t != f.stage.cur) {
 			iom_stage_end_visit(&f.stage);
-			iom_stage_begin_visit(&f.stage, (size_t)t);
+			if (!p->m->targets[t].absent) /* a target not here: no visit */
+				iom_stage_begin_visit(&f.stage, (size_t)t);
 		}
-		follow_run(&f, run, no_trace, stop, &r);
+		iom_hosts_begin_run(h, p, run);
+		if (iom_hosts_sits_out(h)) { /* another rank's run: only the collective calls */
+			memset(&r, 0, sizeof(r));
+			r.index = run->index;
+		} else {
+			follow_run(&f, run, no_trace, stop, &r);
+		}
 		ret = iom_hosts_run_end(h, h->private_dir, &r);
 		iom_run_result_release(&r);
 		if (ret < 0) {

@@ -72,6 +72,12 @@ struct iom_hosts {
 	/* private: of the current run */
 	unsigned synced;              /* sync points passed */
 	struct iom_run_hosts_out out; /* what run.c left for the aggregate */
+
+	/* placement (hosts = "each", ranks, a target's hosts): every rank's short hostname
+	 * (heap, size; the backend fills it), and the current run's cell (iom_hosts_begin_run) */
+	char **names;
+	const struct iom_plan *plan;
+	const struct iom_cell *cell;
 };
 
 /* Whether this process was started by mpirun/srun with more than one rank (the
@@ -110,6 +116,16 @@ int iom_hosts_agree_preflight(struct iom_hosts *h, const struct iom_plan *p,
 
 /* Tells the followers what to run next (rank 0): run index, or 0 for the end. */
 int iom_hosts_next(struct iom_hosts *h, uint32_t index);
+
+/* Whether rank takes part in cell c of plan p: hosts = "each", when it is the cell's host;
+ * ranks = N, when it is one of the first N. (Every rank of a plain together cell.) */
+bool iom_hosts_takes_part(const struct iom_plan *p, const struct iom_cell *c, unsigned rank);
+
+/* The run every rank is about to make (before its stage calls): which ranks do its I/O. */
+void iom_hosts_begin_run(struct iom_hosts *h, const struct iom_plan *p, const struct iom_run *run);
+
+/* Whether this rank sits the current run out (it only keeps the collective calls in step). */
+bool iom_hosts_sits_out(const struct iom_hosts *h);
 
 /* Arms spec for a run under h: the sync points and what run.c leaves for the aggregate. */
 void iom_hosts_arm(struct iom_hosts *h, struct iom_run_spec *spec);

@@ -47,6 +47,7 @@ static const char *const shared_words[] = { "", "si" };             /* issue 16a
 static const char *const write_through_words[] = { "", "write-through" }; /* none for off */
 static const char *const arrivals_choices[] = { "fixed", "poisson", NULL };
 static const char *const arrivals_words[] = { "", "poisson" };      /* no word for fixed */
+static const char *const placement_choices[] = { "together", "each", NULL }; /* many hosts */
 
 #define MAX_LABEL 64  /* names and labels */
 #define MAX_TEXT 1024 /* one-line texts and option strings */
@@ -70,6 +71,30 @@ static void access_format(int64_t v, char *buf, size_t len)
 		snprintf(buf, len, "none");
 	else
 		snprintf(buf, len, "#%lld", (long long)v);
+}
+
+/* Many hosts (docs/hosts.md): a value of the host dimension without the matrix, "rN" (rank N);
+ * a label as the results record it, "rN@vm1", reads as rank N too (matrix.c, plan.c and
+ * result.c put the label in its place). */
+static int host_parse(const char *text, int64_t *v, char *err, size_t errlen)
+{
+	char *end;
+	long n;
+
+	if (text[0] == 'r' && text[1] >= '0' && text[1] <= '9') {
+		n = strtol(text + 1, &end, 10);
+		if ((*end == '\0' || *end == '@') && n >= 0 && n < 4096) {
+			*v = n;
+			return 0;
+		}
+	}
+	return iom_err(err, errlen, EINVAL, "host '%s' is not a rank such as \"r1\" (hosts = "
+		       "\"each\" makes the host dimension)", text);
+}
+
+static void host_format(int64_t v, char *buf, size_t len)
+{
+	snprintf(buf, len, "r%lld", (long long)v);
 }
 
 const struct iom_key iom_keys[] = {
@@ -138,6 +163,13 @@ const struct iom_key iom_keys[] = {
 	{ .name = "hooks", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
 	  .help = "shell commands run around the study, targets and runs (only with "
 		  "--allow-hooks), and the built-ins drop_caches, fstrim, precondition" },
+	/* many hosts (docs/hosts.md) */
+	{ .name = "hosts", .section = IOM_SEC_TOP, .type = IOM_TYPE_ENUM, .dim = NODIM,
+	  .def = "together", .choices = placement_choices, IOM_AT(iom_matrix, placement),
+	  .help = "iomatrix-mpi: together, each run on every rank at once (their aggregate); "
+		  "each, host is a dimension: every cell runs once per rank, on that rank alone "
+		  "while the others wait, and compare defaults to host (r1@vm2: rank 1 on host "
+		  "vm2). On one host (iomatrix) the dimension has the one value r0" },
 
 	/* targets = ( { … }, … ) — and every workload key, as a per-target override */
 	{ .name = "label", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
@@ -176,6 +208,11 @@ const struct iom_key iom_keys[] = {
 		  "(labelled LABEL-FSTYPE); iomatrix makes each on the device in turn (needs "
 		  "destructive = true), mounts it privately and runs the cells on a scratch file of "
 		  "size bytes there (raw: on the device)" },
+	/* many hosts (docs/hosts.md) */
+	{ .name = "hosts", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
+	  .help = "iomatrix-mpi: a list of short hostnames and rank:N selectors ([ \"vm1\", "
+		  "\"rank:2\" ]): the target exists only on the ranks they name; the others do "
+		  "not prepare or open it and sit its runs out. Default: on every rank" },
 	{ .name = "fill_data", .section = IOM_SEC_TARGET, .type = IOM_TYPE_BOOL,
 	  .dim = NODIM, IOM_AT(iom_target, fill_data), .def = "false",
 	  .help = "the scratch file's fill writes the target's data value (zeros, "
@@ -343,6 +380,23 @@ const struct iom_key iom_keys[] = {
 	  .describe = "burst=%s", .word = "burst%s",
 	  .help = "I/Os per burst of a thread between think_time pauses (DiskSpd's -i); at most "
 		  "queue_depth of them in flight" },
+	/* many hosts (docs/hosts.md) */
+	{ .name = "host", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_SPEC,
+	  .dim = IOM_DIM_HOST, IOM_AT(iom_workload, host),
+	  .def = "r0", .flags = IOM_KEY_SPARSE,
+	  .parse = host_parse, .format = host_format,
+	  .forms = "rN (a rank)",
+	  .help = "the rank that runs the cell alone: not given by hand, hosts = \"each\" makes "
+		  "it a dimension of every rank of the job (an exclude condition may name one, "
+		  "host = \"r2\")" },
+	{ .name = "ranks", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_UINT,
+	  .dim = IOM_DIM_RANKS, IOM_AT(iom_workload, ranks),
+	  .min = 1, .max = 4096, .flags = IOM_KEY_SPARSE,
+	  .describe = "ranks=%s", .word = "ranks%s",
+	  .help = "iomatrix-mpi: the cell runs on the first N ranks at once (the others wait), "
+		  "their aggregate summed; a list is how the figures scale with the number of "
+		  "clients. Default: every rank. More than the job's ranks is refused (on one host, "
+		  "iomatrix, more than 1)" },
 
 	/* timing = { … } */
 	{ .name = "warmup", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, warmup_ns), .type = IOM_TYPE_DURATION, .dim = NODIM,

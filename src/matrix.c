@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "hooks.h"
@@ -1345,6 +1346,9 @@ static int expand_filesystems(struct ctx *c, const config_setting_t *s)
 			x->fs_type = c->fs_list[i][f];
 			x->mkfs_options = t->mkfs_options ? xstrdup(t->mkfs_options) : NULL;
 			x->mount_options = t->mount_options ? xstrdup(t->mount_options) : NULL;
+			x->hosts = t->nhosts ? xcalloc(t->nhosts, sizeof(*x->hosts)) : NULL;
+			for (size_t h = 0; h < t->nhosts; h++) /* many hosts */
+				x->hosts[h] = xstrdup(t->hosts[h]);
 			memset(&x->dim[IOM_DIM_TARGET], 0, sizeof(x->dim[0])); /* unused */
 			for (int d = 1; d < IOM_DIM_COUNT; d++)
 				values_copy(&x->dim[d], &t->dim[d]);
@@ -1356,6 +1360,9 @@ static int expand_filesystems(struct ctx *c, const config_setting_t *s)
 		free(t->controller);
 		free(t->mkfs_options);
 		free(t->mount_options);
+		for (size_t h = 0; h < t->nhosts; h++)
+			free(t->hosts[h]);
+		free(t->hosts);
 		for (int d = 0; d < IOM_DIM_COUNT; d++)
 			values_free(&t->dim[d]);
 		free(c->fs_list[i]); /* the names now belong to the new targets */
@@ -1380,6 +1387,52 @@ static int expand_filesystems(struct ctx *c, const config_setting_t *s)
 	m->ntargets = total;
 	free(c->t_set);
 	c->t_set = ns;
+	return 0;
+}
+
+/* Many hosts: a target's hosts = [ "vm1", "rank:2" ] — short hostnames or rank selectors. */
+static int read_target_hosts(struct ctx *c, const config_setting_t *g, size_t idx)
+{
+	struct iom_target *t = &c->m->targets[idx];
+	const config_setting_t *s = config_setting_get_member(g, "hosts");
+	int n, type;
+
+	if (!s)
+		return 0;
+	type = config_setting_type(s);
+	if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST)
+		return fail(c, s, "hosts of target '%s' must be a list of short hostnames or "
+				  "rank:N selectors, such as [ \"vm1\", \"rank:2\" ], not %s",
+			    t->label, config_type_name(type));
+	n = config_setting_length(s);
+	if (n == 0)
+		return fail(c, s, "hosts of target '%s' is an empty list: the target would live "
+				  "nowhere", t->label);
+	t->hosts_line = line_of(s);
+	t->hosts = xcalloc((size_t)n, sizeof(*t->hosts));
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		const char *v;
+		char *end;
+		int ret;
+
+		if (config_setting_type(e) != CONFIG_TYPE_STRING)
+			return fail(c, e, "hosts of target '%s' are strings (a short hostname or "
+					  "rank:N), not %s", t->label,
+				    config_type_name(config_setting_type(e)));
+		v = config_setting_get_string(e);
+		if (strncmp(v, "rank:", 5) == 0) {
+			long r = strtol(v + 5, &end, 10);
+
+			if (!isdigit((unsigned char)v[5]) || *end || r < 0 || r > 4095)
+				return fail(c, e, "hosts of target '%s': '%s' is not a rank selector "
+						  "rank:N (N from 0 to 4095)", t->label, v);
+		}
+		if ((ret = read_string(c, e, "hosts", 63, strncmp(v, "rank:", 5) == 0 ? CS_TEXT :
+				       CS_NAME, &t->hosts[i])) < 0)
+			return ret;
+		t->nhosts = (size_t)i + 1;
+	}
 	return 0;
 }
 
@@ -1441,6 +1494,8 @@ static int read_target(struct ctx *c, const config_setting_t *g, size_t idx)
 	if ((ret = read_landed_section(c, IOM_SEC_TARGET, g, t)) < 0)
 		return ret;
 	if ((ret = read_filesystems(c, g, idx)) < 0)
+		return ret;
+	if ((ret = read_target_hosts(c, g, idx)) < 0) /* many hosts */
 		return ret;
 	for (int d = 1; d < IOM_DIM_COUNT; d++) {
 		const struct iom_key *k = iom_dim_key((enum iom_dim)d);
@@ -2037,7 +2092,8 @@ static int read_top_scalars(struct ctx *c)
 /* Whether dimension d has more than one value somewhere (or was set from the command line). */
 static bool is_dimension(const struct ctx *c, int d)
 {
-	return d == IOM_DIM_TARGET || c->m->listed[d] || c->overridden[d];
+	return d == IOM_DIM_TARGET || c->m->listed[d] || c->overridden[d] ||
+	       (d == IOM_DIM_HOST && c->m->placement == IOM_PLACE_EACH); /* of every rank */
 }
 
 /* A dimension named by a string setting; an error names the closest dimension. */
@@ -2561,6 +2617,139 @@ static int check_access(struct ctx *c)
 	return 0;
 }
 
+/* ---- many hosts (docs/hosts.md) ----------------------------------------------------------- */
+
+/* hosts = "each" and ranks = N: the host dimension is made by iom_matrix_place, not by hand;
+ * each with ranks would say two placements; where the largest ranks value is given. */
+static int read_placement(struct ctx *c)
+{
+	struct iom_matrix *m = c->m;
+	const config_setting_t *root = config_root_setting(&c->cfg), *s;
+	int64_t most = 0;
+
+	s = config_setting_get_member(root, "hosts");
+	m->placement_line = s ? line_of(s) : 0;
+	for (size_t i = 0; i < m->ntargets; i++) {
+		const struct iom_values *rk = &m->targets[i].dim[IOM_DIM_RANKS];
+
+		if ((s = set_of(c, i, IOM_DIM_HOST)))
+			return fail(c, s, "host is not given by hand: hosts = \"each\" (at the top "
+					  "level) makes it the dimension of every rank (an exclude "
+					  "condition may name one)");
+		for (size_t j = 0; j < rk->n; j++)
+			if (rk->v[j] > most) {
+				most = rk->v[j];
+				m->ranks_line = line_of(set_of(c, i, IOM_DIM_RANKS));
+			}
+		if (rk->n && rk->v[0] && m->placement == IOM_PLACE_EACH)
+			return fail(c, set_of(c, i, IOM_DIM_RANKS),
+				    "ranks with hosts = \"each\": each runs a cell on one rank at a "
+				    "time; give one of them");
+	}
+	/* hosts = "each" compares the hosts, unless compare says otherwise (iom_matrix_place) */
+	m->compare_default = !config_setting_get_member(root, "compare");
+	return 0;
+}
+
+static void dim_set_all(struct iom_values *v, unsigned n)
+{
+	free(v->v);
+	v->v = xcalloc(n ? n : 1, sizeof(*v->v));
+	for (unsigned i = 0; i < n; i++)
+		v->v[i] = (int64_t)i;
+	v->n = n ? n : 1;
+}
+
+int iom_matrix_place(struct iom_matrix *m, unsigned nranks, const char *const *hosts, char *err,
+		     size_t errlen)
+{
+	char here[64];
+
+	if (!nranks)
+		nranks = 1;
+	m->nranks = nranks;
+	m->rank_hosts = xcalloc(nranks, sizeof(*m->rank_hosts));
+	for (unsigned r = 0; r < nranks; r++) {
+		if (hosts) {
+			m->rank_hosts[r] = xstrdup(hosts[r]);
+			continue;
+		}
+		if (gethostname(here, sizeof(here)) < 0)
+			snprintf(here, sizeof(here), "localhost");
+		here[sizeof(here) - 1] = '\0';
+		if (strchr(here, '.'))
+			*strchr(here, '.') = '\0';
+		m->rank_hosts[r] = xstrdup(here);
+	}
+	for (size_t t = 0; t < m->ntargets; t++) {
+		struct iom_target *tg = &m->targets[t];
+		unsigned n = 0;
+
+		if (!tg->nhosts)
+			continue;
+		free(tg->on_rank);
+		tg->on_rank = xcalloc(nranks, 1);
+		for (unsigned r = 0; r < nranks; r++) {
+			char sel[32];
+
+			snprintf(sel, sizeof(sel), "rank:%u", r);
+			for (size_t k = 0; k < tg->nhosts && !tg->on_rank[r]; k++)
+				tg->on_rank[r] = strcmp(tg->hosts[k], sel) == 0 ||
+						 strcmp(tg->hosts[k], m->rank_hosts[r]) == 0;
+			n += tg->on_rank[r];
+		}
+		if (!n)
+			return iom_err(err, errlen, EINVAL, "%s:%d: target '%s' lives on no rank "
+				       "of this job (its hosts: %s%s; rank 0 is on %s)", m->file,
+				       tg->hosts_line, tg->label, tg->hosts[0],
+				       tg->nhosts > 1 ? ", …" : "", m->rank_hosts[0]);
+	}
+	if (m->placement == IOM_PLACE_EACH) {
+		m->host_labels = xcalloc(nranks, sizeof(*m->host_labels));
+		for (unsigned r = 0; r < nranks; r++)
+			m->host_labels[r] = xasprintf("r%u@%s", r, m->rank_hosts[r]);
+		dim_set_all(&m->workload[IOM_DIM_HOST], nranks);
+		for (size_t t = 0; t < m->ntargets; t++)
+			dim_set_all(&m->targets[t].dim[IOM_DIM_HOST], nranks);
+		m->listed[IOM_DIM_HOST] = nranks > 1;
+		if (nranks > 1 && m->compare_default)
+			m->compare = IOM_DIM_HOST;
+		/* a target's cells only on the ranks where it lives */
+		for (size_t t = 0; t < m->ntargets; t++)
+			for (unsigned r = 0; m->targets[t].on_rank && r < nranks; r++) {
+				struct iom_exclude *x;
+
+				if (m->targets[t].on_rank[r])
+					continue;
+				m->excludes = xrealloc(m->excludes, (m->nexcludes + 1) *
+						       sizeof(*m->excludes));
+				x = &m->excludes[m->nexcludes++];
+				memset(x, 0, sizeof(*x));
+				x->line = m->targets[t].hosts_line;
+				x->dim[IOM_DIM_TARGET].v = xcalloc(1, sizeof(int64_t));
+				x->dim[IOM_DIM_TARGET].v[0] = (int64_t)t;
+				x->dim[IOM_DIM_TARGET].n = 1;
+				x->dim[IOM_DIM_HOST].v = xcalloc(1, sizeof(int64_t));
+				x->dim[IOM_DIM_HOST].v[0] = (int64_t)r;
+				x->dim[IOM_DIM_HOST].n = 1;
+			}
+	}
+	for (size_t t = 0; t < m->ntargets; t++) {
+		const struct iom_values *rk = &m->targets[t].dim[IOM_DIM_RANKS];
+
+		for (size_t j = 0; j < rk->n; j++)
+			if (rk->v[j] > (int64_t)nranks)
+				return iom_err(err, errlen, EINVAL, "%s:%d: ranks %lld is more than "
+					       "the %u rank%s of this job%s (target '%s')", m->file,
+					       m->ranks_line ? m->ranks_line : m->workload_line,
+					       (long long)rk->v[j], nranks, nranks == 1 ? "" : "s",
+					       hosts ? "" : ": plain iomatrix is one host; start "
+					       "iomatrix-mpi under mpirun with as many ranks",
+					       m->targets[t].label);
+	}
+	return 0;
+}
+
 /* ---- the whole ----------------------------------------------------------------------------- */
 
 static void note_line(struct ctx *c, int d, const config_setting_t *s)
@@ -2630,7 +2819,7 @@ static int validate(struct ctx *c)
 	    (ret = read_order(c)) < 0 || (ret = read_excludes(c)) < 0 ||
 	    (ret = read_report(c)) < 0 || (ret = read_hooks(c)) < 0 ||
 	    (ret = cross_checks(c)) < 0 || (ret = check_placement(c)) < 0 ||
-	    (ret = check_access(c)) < 0)
+	    (ret = check_access(c)) < 0 || (ret = read_placement(c)) < 0)
 		return ret;
 	return 0;
 }
@@ -2732,6 +2921,10 @@ void iom_matrix_free(struct iom_matrix *m)
 		free(t->fs_type);
 		free(t->mkfs_options);
 		free(t->mount_options);
+		for (size_t h = 0; h < t->nhosts; h++)
+			free(t->hosts[h]);
+		free(t->hosts);
+		free(t->on_rank);
 		for (int d = 0; d < IOM_DIM_COUNT; d++)
 			values_free(&t->dim[d]);
 	}
@@ -2760,6 +2953,12 @@ void iom_matrix_free(struct iom_matrix *m)
 	free(m->description);
 	free(m->cpus);
 	free(m->notes);
+	for (unsigned r = 0; r < m->nranks; r++) {
+		free(m->rank_hosts ? m->rank_hosts[r] : NULL);
+		free(m->host_labels ? m->host_labels[r] : NULL);
+	}
+	free(m->rank_hosts);
+	free(m->host_labels);
 	free(m);
 }
 

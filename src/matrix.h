@@ -47,4 +47,13 @@ int iom_matrix_target_index(const struct iom_matrix *m, const char *label);
  * before. */
 bool iom_matrix_dim_shown(const struct iom_matrix *m, enum iom_dim d);
 
+/*
+ * Many hosts (docs/hosts.md): m learns the job it runs in, before it is planned — nranks ranks
+ * (0 or 1: this host alone) on the short hostnames hosts[rank] (NULL: this host's for each).
+ * hosts = "each" makes the host dimension one value per rank, labelled "r1@vm2"; a ranks value
+ * above nranks is refused: -EINVAL with "FILE:LINE: ranks 3 is more than the 2 ranks …".
+ */
+int iom_matrix_place(struct iom_matrix *m, unsigned nranks, const char *const *hosts, char *err,
+		     size_t errlen);
+
 #endif

@@ -41,6 +41,10 @@ enum iom_dim {
 	IOM_DIM_ARRIVALS,
 	IOM_DIM_THINK_TIME,
 	IOM_DIM_BURST,
+	/* many hosts (docs/hosts.md): hosts = "each" makes host (a rank) a dimension; ranks = N
+	 * runs a cell on the first N ranks */
+	IOM_DIM_HOST,
+	IOM_DIM_RANKS,
 	IOM_DIM_COUNT
 };
 
@@ -110,6 +114,11 @@ struct iom_workload {
 	 * thread have completed (0: no pause). */
 	uint64_t think_ns;
 	uint32_t burst;
+	/* many hosts (docs/hosts.md): the rank that runs the cell alone (hosts = "each"), and
+	 * the number of ranks that run it (the first ranks; 0: every rank). The hosts module
+	 * reads them from the cell, the worker never. */
+	uint32_t host;
+	uint32_t ranks;
 };
 
 /*
@@ -164,6 +173,15 @@ struct iom_target {
 	 * target has the one path. */
 	char **paths;
 	size_t npaths;
+	/* Many hosts (docs/hosts.md): hosts = [ "vm1", "rank:2" ] — the target exists only on
+	 * those short hostnames and ranks (heap; nhosts 0: everywhere). iom_matrix_place fills
+	 * on_rank (heap, a byte per rank of the job: it lives there; NULL: everywhere) and
+	 * iom_hosts_expand_paths absent (this rank lacks it: nothing prepared, checked or run). */
+	char **hosts;
+	size_t nhosts;
+	int hosts_line;
+	uint8_t *on_rank;
+	bool absent;
 };
 
 struct iom_timing {
@@ -199,6 +217,10 @@ static inline uint32_t iom_timing_plan_reps(const struct iom_timing *t)
 }
 
 enum iom_repeat_order { IOM_REPEAT_GROUPED, IOM_REPEAT_INTERLEAVED };
+
+/* hosts = "together" (every rank runs each run at once) or "each" (host is a dimension: one
+ * rank at a time); the order of keys.c's choices. */
+enum iom_placement { IOM_PLACE_TOGETHER, IOM_PLACE_EACH };
 
 /* One exclude condition: a cell is dropped when every dimension given here matches one of its
  * values. dim[d].n == 0 means "any". Target values are target indices. */
@@ -276,6 +298,17 @@ struct iom_matrix {
 	/* Lines of the sections in the file, for messages about the plan as a whole (1 when the
 	 * section is absent). */
 	int targets_line, workload_line, timing_line, exclude_line;
+
+	/* Many hosts (docs/hosts.md): the placement (hosts = "…"), and what iom_matrix_place
+	 * learnt of the job: its ranks' short hostnames (heap, nranks; NULL before) and the
+	 * labels of the host dimension's values, "r1@vm1" (heap, one per rank when hosts =
+	 * "each"). ranks_line: where the largest ranks value is given (0: nowhere). */
+	uint32_t placement;
+	bool compare_default;  /* compare not given: hosts = "each" on many ranks compares host */
+	int placement_line, ranks_line;
+	unsigned nranks;
+	char **rank_hosts;
+	char **host_labels;
 };
 
 #endif

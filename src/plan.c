@@ -610,6 +610,9 @@ void iom_cell_value(const struct iom_plan *p, const struct iom_cell *c, enum iom
 	else if (dim == IOM_DIM_ACCESS && c->v[dim] > 0 &&
 		 (size_t)c->v[dim] <= p->m->naccess_specs)
 		snprintf(buf, len, "%s", p->m->access_specs[c->v[dim] - 1].name);
+	else if (dim == IOM_DIM_HOST && p->m->host_labels && c->v[dim] >= 0 &&
+		 (uint64_t)c->v[dim] < p->m->nranks) /* many hosts: "r1@vm2" */
+		snprintf(buf, len, "%s", p->m->host_labels[c->v[dim]]);
 	else
 		iom_dim_format(dim, c->v[dim], buf, len);
 }
@@ -624,7 +627,7 @@ void iom_cell_describe(const struct iom_plan *p, const struct iom_cell *c, char 
 	for (int d = 1; d < IOM_DIM_COUNT && off < len; d++) {
 		if (!p->varies[d])
 			continue;
-		if (d == IOM_DIM_ACCESS) /* by its name */
+		if (d == IOM_DIM_ACCESS || d == IOM_DIM_HOST) /* by its name, its label */
 			iom_cell_value(p, c, (enum iom_dim)d, v, sizeof(v));
 		else
 			iom_dim_describe((enum iom_dim)d, c->v[d], v, sizeof(v));

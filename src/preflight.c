@@ -601,8 +601,8 @@ int iom_preflight_check(const struct iom_plan *p, const struct iom_preflight_opt
 		const struct iom_cell *c = &p->cells[r->cell];
 		size_t t = (size_t)c->v[IOM_DIM_TARGET];
 
-		if (t >= p->m->ntargets || !run_pending(&s, r))
-			continue;
+		if (t >= p->m->ntargets || !run_pending(&s, r) || p->m->targets[t].absent)
+			continue; /* absent: many hosts, the target does not live on this rank */
 		if (!u[t].used || iom_cell_read_pct(p->m, c) < u[t].min_read_pct)
 			u[t].min_read_pct = iom_cell_read_pct(p->m, c);
 		u[t].used = true;

@@ -211,6 +211,11 @@ static json_object *cell_json(const struct iom_matrix *m, const struct iom_cell 
 			iom_json_add(o, name, json_object_new_string(m->access_specs[v - 1].name));
 			continue;
 		}
+		if (d == IOM_DIM_HOST && m && m->host_labels && v >= 0 && (uint64_t)v < m->nranks) {
+			/* many hosts: the rank by its label, "r1@vm2" */
+			iom_json_add(o, name, json_object_new_string(m->host_labels[v]));
+			continue;
+		}
 		k = iom_dim_key((enum iom_dim)d);
 		/* a key added later that the study leaves at its default: the cell as before */
 		if (m && !iom_matrix_dim_shown(m, (enum iom_dim)d))

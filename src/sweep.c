@@ -403,6 +403,8 @@ static void prepare_targets(struct sweep *s)
 
 		if (s->o->stop && *s->o->stop)
 			break; /* stopped (during a fill): no run follows, resume prepares the rest */
+		if (m->targets[i].absent)
+			continue; /* many hosts: its hosts leave this rank out */
 		if (fs) {
 			/* prepared once its filesystem is made, at its visit; its device is pinned
 			 * now */
@@ -623,6 +625,8 @@ static void begin_visit(struct sweep *s, long t)
 {
 	char err[IOM_ERRLEN];
 
+	if (s->m->targets[t].absent) /* many hosts: not on this rank, its runs sat out */
+		return;
 	if (iom_stage_begin_visit(&s->stage, (size_t)t) < 0)
 		return;
 	if (run_hook(s, IOM_HOOK_BEFORE_TARGET, s->m->targets[t].label, t, NULL,
@@ -682,6 +686,11 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	r->index = run->index;
 	r->repetition = run->repetition;
 	r->seed = run->seed;
+	if (s->o->hosts && iom_hosts_sits_out(s->o->hosts)) {
+		/* many hosts: another rank's run (hosts = "each", ranks): the aggregate is theirs */
+		r->start_wall_ns = iom_wall_ns();
+		return;
+	}
 	snprintf(what, sizeof(what), "%05u", run->index);
 	ret = iom_stage_before_run(&s->stage, run, err, sizeof(err));
 	if (ret == 0)
@@ -1504,8 +1513,10 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 			goto done;
 		}
 		t0 = iom_now_ns();
-		if (o->hosts)
+		if (o->hosts) {
 			iom_hosts_next(o->hosts, run->index); /* the other ranks run it too */
+			iom_hosts_begin_run(o->hosts, p, run); /* … or sit it out */
+		}
 		execute_run(&s, run, &r);
 		if (o->hosts && iom_hosts_run_end(o->hosts, o->dir, &r) < 0)
 			warn(&s, "run %u: the other ranks' figures did not all arrive", run->index);

@@ -4,6 +4,7 @@
  * histogram rather than an average of the hosts', stragglers, a failed host named), ${host} and
  * ${rank} in target paths, and how a launch by mpirun/srun is recognised.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 
 #include "engine.h"
 #include "hosts.h"
+#include "matrix.h"
 #include "util.h"
 
 /* A row of host rank with ios I/Os in [start, start + len) ns and its iops over that. */
@@ -226,6 +228,120 @@ static void test_hosts_launched_many(void **state)
 	unsetenv("PMIX_RANK");
 }
 
+/* hosts = "each" and ranks = N (docs/hosts.md): the host dimension of every rank, labelled,
+ * compared by default; which ranks take part in a cell; ranks beyond the job refused. */
+static void test_hosts_placement(void **state)
+{
+	static const char *const names[] = { "vm0", "vm1", "vm2" };
+	const char *each = "iomatrix = 1;\nhosts = \"each\";\n"
+			   "targets = ( { label = \"a\"; path = \"a.scratch\"; size = \"1M\"; } );\n"
+			   "workload = { read_pct = [100, 0]; };\ntiming = { duration = \"1s\"; };\n";
+	const char *ranks = "iomatrix = 1;\n"
+			    "targets = ( { label = \"a\"; path = \"a.scratch\"; size = \"1M\"; } );\n"
+			    "workload = {\n  ranks = [1, 3];\n};\ntiming = { duration = \"1s\"; };\n";
+	struct iom_matrix *m;
+	struct iom_plan p;
+	char err[IOM_ERRLEN], v[64];
+	size_t on[3] = { 0 };
+
+	(void)state;
+	assert_int_equal(iom_matrix_parse("t.cfg", each, NULL, 0, &m, err, sizeof(err)), 0);
+	assert_int_equal(iom_matrix_place(m, 3, names, err, sizeof(err)), 0);
+	assert_int_equal(m->compare, IOM_DIM_HOST);
+	assert_int_equal(iom_plan_build(m, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.ncells, 6); /* 2 read_pct x 3 hosts */
+	for (size_t c = 0; c < p.ncells; c++) {
+		unsigned n = 0;
+
+		for (unsigned r = 0; r < 3; r++)
+			if (iom_hosts_takes_part(&p, &p.cells[c], r)) {
+				assert_int_equal(p.cells[c].v[IOM_DIM_HOST], r);
+				on[r]++;
+				n++;
+			}
+		assert_int_equal(n, 1); /* one rank alone */
+	}
+	assert_int_equal(on[0], 2);
+	assert_int_equal(on[2], 2);
+	for (size_t c = 0; c < p.ncells; c++) { /* each value by its label */
+		iom_cell_value(&p, &p.cells[c], IOM_DIM_HOST, v, sizeof(v));
+		assert_string_equal(v, p.cells[c].v[IOM_DIM_HOST] == 0 ? "r0@vm0" :
+				    p.cells[c].v[IOM_DIM_HOST] == 1 ? "r1@vm1" : "r2@vm2");
+	}
+	iom_plan_release(&p);
+	iom_matrix_free(m);
+
+	/* one host: one value, compared as before */
+	assert_int_equal(iom_matrix_parse("t.cfg", each, NULL, 0, &m, err, sizeof(err)), 0);
+	assert_int_equal(iom_matrix_place(m, 1, NULL, err, sizeof(err)), 0);
+	assert_int_equal(m->compare, IOM_DIM_TARGET);
+	assert_int_equal(iom_plan_build(m, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.ncells, 2);
+	iom_plan_release(&p);
+	iom_matrix_free(m);
+
+	/* ranks = [1, 3]: the first N ranks; 3 on a job of 2 is refused on its line */
+	assert_int_equal(iom_matrix_parse("t.cfg", ranks, NULL, 0, &m, err, sizeof(err)), 0);
+	assert_int_equal(iom_matrix_place(m, 2, names, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "t.cfg:4: ranks 3 is more than the 2 ranks of this job"));
+	iom_matrix_free(m);
+	assert_int_equal(iom_matrix_parse("t.cfg", ranks, NULL, 0, &m, err, sizeof(err)), 0);
+	assert_int_equal(iom_matrix_place(m, 3, names, err, sizeof(err)), 0);
+	assert_int_equal(iom_plan_build(m, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.ncells, 2);
+	for (size_t c = 0; c < p.ncells; c++)
+		for (unsigned r = 0; r < 3; r++)
+			assert_int_equal(iom_hosts_takes_part(&p, &p.cells[c], r),
+					 (int64_t)r < p.cells[c].v[IOM_DIM_RANKS]);
+	iom_plan_release(&p);
+	iom_matrix_free(m);
+}
+
+/* A target's hosts = [ … ] (docs/hosts.md): on the ranks named by hostname or rank:N only, its
+ * cells sat out elsewhere (with hosts = "each", left out of the plan there); on no rank refused. */
+static void test_hosts_target_hosts(void **state)
+{
+	static const char *const names[] = { "vm0", "vm1", "vm1" };
+	const char *text = "iomatrix = 1;\n%s"
+			   "targets = ( { label = \"a\"; path = \"a\"; size = \"1M\"; hosts = "
+			   "[ %s ]; },\n  { label = \"b\"; path = \"b\"; size = \"1M\"; } );\n"
+			   "timing = { duration = \"1s\"; };\n";
+	struct iom_matrix *m;
+	struct iom_plan p;
+	char err[IOM_ERRLEN], cfg[512];
+
+	(void)state;
+	snprintf(cfg, sizeof(cfg), text, "", "\"vm1\"");
+	assert_int_equal(iom_matrix_parse("t.cfg", cfg, NULL, 0, &m, err, sizeof(err)), 0);
+	assert_int_equal(iom_matrix_place(m, 3, names, err, sizeof(err)), 0);
+	assert_int_equal(iom_plan_build(m, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.ncells, 2);
+	for (size_t c = 0; c < p.ncells; c++)
+		for (unsigned r = 0; r < 3; r++)
+			assert_int_equal(iom_hosts_takes_part(&p, &p.cells[c], r),
+					 p.cells[c].v[IOM_DIM_TARGET] == 1 || r > 0);
+	iom_plan_release(&p);
+	iom_matrix_free(m);
+
+	/* hosts = "each": a's cells only on ranks 0 and 2 (rank:0 and vm1's second rank) */
+	snprintf(cfg, sizeof(cfg), text, "hosts = \"each\";\n", "\"rank:0\", \"rank:2\"");
+	assert_int_equal(iom_matrix_parse("t.cfg", cfg, NULL, 0, &m, err, sizeof(err)), 0);
+	assert_int_equal(iom_matrix_place(m, 3, names, err, sizeof(err)), 0);
+	assert_int_equal(iom_plan_build(m, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.ncells, 5); /* a on r0, r2; b on r0, r1, r2 */
+	for (size_t c = 0; c < p.ncells; c++)
+		assert_false(p.cells[c].v[IOM_DIM_TARGET] == 0 && p.cells[c].v[IOM_DIM_HOST] == 1);
+	iom_plan_release(&p);
+	iom_matrix_free(m);
+
+	/* on no rank of the job */
+	snprintf(cfg, sizeof(cfg), text, "", "\"vm7\"");
+	assert_int_equal(iom_matrix_parse("t.cfg", cfg, NULL, 0, &m, err, sizeof(err)), 0);
+	assert_int_equal(iom_matrix_place(m, 3, names, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "t.cfg:2: target 'a' lives on no rank of this job"));
+	iom_matrix_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +351,8 @@ int main(void)
 		cmocka_unit_test(test_hosts_expand_paths),
 		cmocka_unit_test(test_hosts_launched_many),
 		cmocka_unit_test(test_hosts_stonewall_ends_the_window),
+		cmocka_unit_test(test_hosts_placement),
+		cmocka_unit_test(test_hosts_target_hosts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
