@@ -7,10 +7,11 @@
 # null engine (no device: nothing but the pacer decides the figures) under SCHED_FIFO (chrt -f,
 # so that other processes do not stall the pacer), "quiet" at a fixed 4000 IOPS (1000 I/Os in
 # each window) and "noisy" at 600 IOPS with Poisson arrivals (about 150 I/Os, drawn from the
-# run's seed: the same in both studies). Their I/O counts agree within a few counts (thread
-# wake-ups shift a window against its schedule by a few ms), not exactly, so the CI figure in a decision's reason ("ci 60.07% wider than 2% after 2") is
-# compared apart, within a bound; the decision itself — which run, continue or stop, within or
-# wider, after how many — must be identical.
+# run's seed: the same in both studies). Their I/O counts agree within a few (thread wake-ups
+# shift a window against its schedule by a few ms), not exactly, so the CI figure in a
+# decision's reason ("ci 60.07% wider than 2% after 2") is compared apart, within a loose
+# bound; the decision itself — which run, continue or stop, within or wider, after how many —
+# must be identical.
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3 chrt
 rt="chrt -f 1"
@@ -51,8 +52,9 @@ for (ra, wa), (rb, wb) in zip(da, db):
     assert ma and mb, (wa, wb)
     assert (ra, ma.group(1, 3, 4)) == (rb, mb.group(1, 3, 4)), "run %d: '%s', run %d: '%s'" % (ra, wa, rb, wb)
     a, b = float(ma.group(2)), float(mb.group(2))
-    # the same counts give the same CI; a count or two more or less moves it a few %
-    assert abs(a - b) <= 0.5 or abs(a - b) <= 0.25 * max(a, b), (wa, wb)
+    # the same counts give the same CI; a few counts more or less move it (1000 against 1001
+    # I/Os: 0.00 % against 0.65 %; 8 more of 150 after 2 runs: a third)
+    assert abs(a - b) <= 1 or abs(a - b) <= 0.5 * max(a, b), (wa, wb)
     print("run %2d: %s | %s" % (ra, wa, wb))
 assert sa == sb, "skipped runs differ: %s, %s" % (sa, sb)
 assert set(ia) == set(ib), "run files differ: %s, %s" % (sorted(ia), sorted(ib))
