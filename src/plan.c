@@ -854,7 +854,8 @@ static void write_text(FILE *out, const struct iom_plan *p)
 	iom_duration_format(tm->cooldown_ns, a, sizeof(a));
 	iom_duration_format(tm->rest_ns, b, sizeof(b));
 	fprintf(out, " cooldown=%s rest=%s repeat=%" PRIu32 " (%s%s)\n\n", a, b, tm->repeat,
-		m->repeat_order == IOM_REPEAT_INTERLEAVED ? "interleaved" : "grouped",
+		m->repeat_order == IOM_REPEAT_INTERLEAVED ? "interleaved" :
+		tm->repeat_max ? "interleaved: adaptive" : "grouped", /* issue 18: see layout */
 		m->shuffle ? ", shuffled" : "");
 
 	fprintf(out, "%*s  %*s", wi, "run", wr, "rep");

@@ -1329,6 +1329,27 @@ static int open_dir(struct sweep *s, bool *complete, char *err, size_t errlen)
 
 /* ---- adaptive repetitions (issue 18) ------------------------------------------------------ */
 
+/* Journals the pending runs of plan cell cell from round on as skipped (why: the stop's reason). */
+static int skip_cell(struct sweep *s, uint32_t cell, uint32_t round, const char *why)
+{
+	const struct iom_plan *p = s->p;
+	int ret = 0;
+
+	for (size_t k = 0; k < p->nruns && ret == 0; k++) {
+		const struct iom_run *x = &p->runs[k];
+
+		if (x->cell != cell || x->repetition < round ||
+		    s->st.run[x->index] != IOM_RS_PENDING)
+			continue;
+		ret = iom_journal_append(&s->j, IOM_J_RUN_SKIPPED, x->index, why);
+		s->st.run[x->index] = IOM_RS_SKIPPED;
+		s->st.skipped++;
+		if (s->remaining)
+			s->remaining--;
+	}
+	return ret;
+}
+
 /*
  * Before the first run of an adaptive round (repetition > repeat) that is not decided yet:
  * decides every cell's run of that round from the run files so far, journals each decision,
@@ -1352,24 +1373,35 @@ static int decide_round(struct sweep *s, uint32_t round, char *err, size_t errle
 		more = iom_adapt_more(judge, run->cell, why, sizeof(why));
 		ret = iom_journal_append(&s->j, IOM_J_DECIDE, run->index, why);
 		s->st.decided[run->index] = 1;
-		if (more || ret < 0)
-			continue;
-		for (size_t k = i; k < p->nruns && ret == 0; k++) {
-			const struct iom_run *x = &p->runs[k];
-
-			if (x->cell != run->cell || x->repetition < round ||
-			    s->st.run[x->index] != IOM_RS_PENDING)
-				continue;
-			ret = iom_journal_append(&s->j, IOM_J_RUN_SKIPPED, x->index, why + 6);
-			s->st.run[x->index] = IOM_RS_SKIPPED;
-			s->st.skipped++;
-			if (s->remaining)
-				s->remaining--;
-		}
+		if (!more && ret == 0)
+			ret = skip_cell(s, run->cell, round, why + 6);
 	}
 	iom_adapt_close(judge);
 	if (ret == -ENOMEM)
 		return iom_err(err, errlen, ENOMEM, "cannot allocate the judge of an adaptive round");
+	if (ret < 0)
+		return iom_err(err, errlen, -ret, "cannot write the journal in '%s': %s", s->o->dir,
+			       strerror(-ret));
+	return 0;
+}
+
+/*
+ * On resume: a cell whose journal has a "stop" decision has its pending runs of that round and
+ * later journaled as skipped now, in case a kill came between the decision and those records
+ * (else the resumed sweep would run rounds the cell was decided not to need).
+ */
+static int skip_after_stops(struct sweep *s, char *err, size_t errlen)
+{
+	const struct iom_plan *p = s->p;
+	int ret = 0;
+
+	for (size_t i = 0; i < p->nruns && ret == 0; i++) {
+		const struct iom_run *run = &p->runs[i];
+		const char *why = s->st.decision ? s->st.decision[run->index] : NULL;
+
+		if (s->st.decided[run->index] && why && strncmp(why, "stop: ", 6) == 0)
+			ret = skip_cell(s, run->cell, run->repetition, why + 6);
+	}
 	if (ret < 0)
 		return iom_err(err, errlen, -ret, "cannot write the journal in '%s': %s", s->o->dir,
 			       strerror(-ret));
@@ -1455,6 +1487,8 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		goto done;
 	}
 	iom_stage_init(&s.stage, p, o->dir, o->stop, s.shell_hooks, stage_report, &s);
+	if (o->resume && s.m->timing.repeat_max && (ret = skip_after_stops(&s, err, errlen)) < 0)
+		goto done; /* issue 18 */
 	prepare_targets(&s);
 	iom_stage_own_from_journal(&s.stage, s.st.mkfs, s.st.nmkfs);
 	mark_written_before(&s);

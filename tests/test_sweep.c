@@ -1,10 +1,11 @@
 /*
  * Tests of the overnight machinery around a run: the watchdog (timing.timeout) that run.c keeps
  * for the sweep; iom_sweep_execute on a small plan — resume never repeats a finished run,
- * refuses a changed plan and a journal that lost its records without writing anything, and
- * redoes runs whose files are missing or damaged (setting the damaged aside); shell hooks are
- * refused without allow_hooks, a hook's failure fails its run; and the matrix keys of hooks,
- * built-ins and filesystems.
+ * refuses a changed plan and a journal that lost its records without writing anything, redoes
+ * runs whose files are missing or damaged (setting the damaged aside), and skips what an
+ * adaptive "stop" decided against when the kill came before its run-skipped records; shell
+ * hooks are refused without allow_hooks, a hook's failure fails its run; and the matrix keys of
+ * hooks, built-ins and filesystems.
  *
  * A hung I/O is simulated with the worker's prepare_write hook, which blocks its thread the way
  * a device that never answers would. The abandoned worker's memory is left to it by design, so
@@ -330,6 +331,75 @@ static void test_sweep_resume_redoes_missing_and_damaged_runs(void **state)
 	dir_remove(&d);
 }
 
+/* issue 18: a kill between a cell's "stop" decision and the run-skipped records after it; the
+ * resume skips that cell's runs of the round and later (none of them starts, none is decided
+ * again) and decides the other cell's round as usual. */
+static void test_sweep_resume_skips_what_a_stop_decided(void **state)
+{
+	static const char *adaptive_text =
+		"iomatrix = 1;\n"
+		"name = \"t\";\n"
+		"targets = ( { label = \"a\"; path = \"%s/a.scratch\"; size = \"1M\"; } );\n"
+		"workload = { engine = \"null\"; direct = false; block_size = [ \"4K\", \"8K\" ]; };\n"
+		"timing = { warmup = \"0s\"; duration = \"20ms\"; repeat = 2; repeat_max = 4; "
+		"until = \"ci 100%%\"; };\n"
+		"trace = false;\n";
+	struct iom_sweep_outcome out;
+	char err[IOM_ERRLEN], *text, *res, *journal, *reps, *cmd;
+	FILE *devnull = fopen("/dev/null", "w");
+	struct iom_matrix *m;
+	struct iom_plan p;
+	struct dir d;
+	FILE *f;
+
+	(void)state;
+	dir_make(&d);
+	text = xasprintf(adaptive_text, d.path);
+	res = xasprintf("%s/res", d.path);
+	journal = xasprintf("%s/journal", res);
+	reps = xasprintf("%s/repetitions.tsv", res);
+	assert_int_equal(iom_matrix_parse("m.cfg", text, NULL, 0, &m, err, sizeof(err)), 0);
+	assert_int_equal(iom_plan_build(m, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.nruns, 8); /* runs 1, 3, 5, 7: 4K, rounds 1 to 4; 2, 4, 6, 8: 8K */
+	{
+		struct iom_sweep_opts o = { .dir = res, .quiet = true, .out = devnull, .tty = 0 };
+
+		assert_int_equal(iom_sweep_execute(&p, &o, &out, err, sizeof(err)), 0);
+	}
+	/* the journal as a kill right after 4K's decision for round 3 leaves it */
+	cmd = xasprintf("sed -i '/\trun-done\t4\t/q' '%s' && rm -f '%s'/runs/0000[5-8].json '%s'",
+			journal, res, reps);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	f = fopen(journal, "a");
+	assert_non_null(f);
+	fprintf(f, "2026-01-01T00:00:00Z\tdecide\t5\tstop: by hand after 2\n");
+	fclose(f);
+	{
+		struct iom_sweep_opts o = { .dir = res, .resume = true, .quiet = true,
+					    .out = devnull, .tty = 0 };
+
+		assert_int_equal(iom_sweep_execute(&p, &o, &out, err, sizeof(err)), 0);
+	}
+	assert_int_equal(count_lines(journal, "\trun-skipped\t5\tby hand after 2\n"), 1);
+	assert_int_equal(count_lines(journal, "\trun-skipped\t7\tby hand after 2\n"), 1);
+	assert_int_equal(count_lines(journal, "\trun-start\t5\t"), 0);
+	assert_int_equal(count_lines(journal, "\trun-start\t7\t"), 0);
+	assert_int_equal(count_lines(journal, "\tdecide\t5\t"), 1);
+	assert_int_equal(count_lines(journal, "\tdecide\t7\t"), 0);
+	assert_int_equal(count_lines(journal, "\tdecide\t6\t"), 1); /* 8K: decided as usual */
+	assert_int_equal(count_lines(journal, "\tstudy-end\t"), 1);
+	assert_int_equal(count_lines(reps, "\t2\tby hand after 2\n"), 1);
+	iom_plan_release(&p);
+	iom_matrix_free(m);
+	fclose(devnull);
+	free(text);
+	free(res);
+	free(journal);
+	free(reps);
+	dir_remove(&d);
+}
+
 /* An empty or unreadable journal beside run files is refused, and nothing is changed; an empty
  * journal in a directory without run files (killed before the first run) resumes. */
 static void test_sweep_resume_refuses_a_journal_without_records(void **state)
@@ -500,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_sweep_resume_refuses_changed_plan),
 		cmocka_unit_test(test_sweep_resume_redoes_missing_and_damaged_runs),
 		cmocka_unit_test(test_sweep_resume_refuses_a_journal_without_records),
+		cmocka_unit_test(test_sweep_resume_skips_what_a_stop_decided),
 		cmocka_unit_test(test_sweep_hooks),
 		cmocka_unit_test(test_sweep_matrix_keys),
 		/* last: it leaves a sleeping thread behind */

@@ -2,11 +2,22 @@
 # Adaptive repetitions (issue 18): a loop device over /dev/shm (quiet) and a file on the disk
 # (noisy), repeat = 2, repeat_max = 8, until = "ci 2%". The plan prints the range of runs; the
 # journal records a decision for every cell's every extra round, a stopped cell's later runs as
-# skipped (no file for them); each cell gets 2 to 8 repetitions and repetitions.tsv says how many
-# and why it stopped. A second study killed with SIGKILL after its first decisions and resumed
-# keeps every decision made before the kill, decides no run twice and ends within the same
-# bounds. Which target stops first is printed, not asserted: on a loaded machine the quiet one
-# is not always the quieter.
+# skipped (no file for them); each cell gets 2 to 8 repetitions, repetitions.tsv says how many
+# and why it stopped, and the quiet target's cell stops before the noisy one's.
+#
+# What makes one quiet and the other noisy is set, not hoped for (docs/reports.md, "Adaptive
+# repetitions", has the measurements): on a shared machine the loop device is the noisier of the
+# two. Unpaced it is CPU-bound, so its IOPS follow the CPU share the run gets (9.3K to 77.6K IOPS
+# in one study on the 2-core machine of issue 18: a CI of +-463 % after 2 runs); paced, its I/O
+# still waits for the loop driver's kernel worker, which other processes' load delays by up to
+# 140 ms. So the disk file is the quiet target, read at a fixed rate of 4000 IOPS (1000 I/Os in
+# the window: its figures are the rate to a count or two), and the loop device the noisy one, at
+# 600 IOPS with Poisson arrivals (about 150 I/Os in the window, a count whose CV is
+# 1/sqrt(150) = 8 %, drawn from each run's seed: a rate that varies per repetition). The study
+# runs under SCHED_FIFO (chrt -f) so that other processes do not stall the pacer; a run whose
+# IOPS still miss the fixed rate by more than 0.5 % (the machine stalled it: a vCPU preempted)
+# makes the study run again, at most 3 times. Without chrt the order is only printed.
+# The resume of an adaptive study after kill -9 is tests/e2e/adaptive_resume.sh.
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for a loop device"
 need_cmd losetup python3
@@ -17,26 +28,33 @@ cleanup() { [ -n "$dev" ] && losetup -d "$dev" 2>/dev/null; rm -f "$back"; rm -r
 on_exit cleanup
 truncate -s 32M "$back"
 dev=$(losetup -f --show "$back") || skip "cannot attach a loop device"
+rt="chrt -f 1"
+$rt true 2>/dev/null || { rt=""; echo "no SCHED_FIFO here (chrt -f): which target stops first is only printed"; }
 
 cat >m.cfg <<CFG
 iomatrix = 1;
 name = "adaptive";
-targets = ( { label = "loop"; path = "$dev"; size = "16M"; },
-            { label = "disk"; path = "$disk/f.scratch"; size = "16M"; } );
-workload = { block_size = "4K"; queue_depth = 1; read_pct = 100; engine = "io_uring"; };
-timing = { warmup = "50ms"; duration = "150ms"; repeat = 2; repeat_max = 8; until = "ci 2%"; };
+seed = 7;
+targets = ( { label = "disk"; path = "$disk/f.scratch"; size = "16M"; rate_iops = 4000; },
+            { label = "loop"; path = "$dev"; size = "16M"; rate_iops = 600;
+              arrivals = "poisson"; } );
+workload = { block_size = "4K"; queue_depth = 8; read_pct = 100; engine = "io_uring"; };
+timing = { warmup = "100ms"; duration = "250ms"; repeat = 2; repeat_max = 8; until = "ci 2%"; };
 trace = false;
 CFG
 
 "$IOMATRIX" plan m.cfg >plan.txt 2>err.txt || die "plan: $(cat err.txt)"
 grep -q "^adaptive: 4 to 16 runs (2 cells x 2 to 8 repetitions)" plan.txt ||
     die "the plan does not give the range of runs: $(cat plan.txt)"
+grep -q "repeat=2 (interleaved: adaptive)" plan.txt ||
+    die "the plan does not say the rounds are interleaved: $(grep timing: plan.txt)"
 
-# checks one finished study: decisions, skipped runs, counts
+# checks study $1; exit 0 passed, 1 failed, 3 the quiet target did not stop first but one of
+# its runs missed the fixed rate (the machine stalled it: run again)
 check() {
-    python3 - "$1" <<'PY' || die "study $1: decisions and counts"
+    python3 - "$1" "${rt:+order}" <<'PY'
 import json, os, sys
-d = sys.argv[1]
+d, order = sys.argv[1], sys.argv[2] == "order"
 rows = [l.rstrip("\n").split("\t") for l in open(d + "/journal")]
 decided = [int(r[2]) for r in rows if r[1] == "decide"]
 skipped = {int(r[2]) for r in rows if r[1] == "run-skipped"}
@@ -47,40 +65,43 @@ assert not (skipped & done), "a skipped run ran"
 files = {int(f[:5]) for f in os.listdir(d + "/runs") if f.endswith(".json")}
 assert files == done, (files, done)
 assert len(files) + len(skipped) == 16, (len(files), len(skipped))
+# the rounds are interleaved: odd run indexes are the disk's, even the loop's, round (i + 1) / 2
+dec = {int(r[2]): r[3] for r in rows if r[1] == "decide"}
+for i, why in sorted(dec.items()):
+    print("round %d %s: %s" % ((i + 1) // 2, "disk" if i % 2 else "loop", why))
 t = [l.rstrip("\n").split("\t") for l in open(d + "/repetitions.tsv")][1:]
 assert len(t) == 2, t
+reps = {}
 for cell, desc, n, why in t:
     assert 2 <= int(n) <= 8, (desc, n)
     assert why.startswith("ci ") or why == "repeat_max reached", why
+    reps[desc.split()[0]] = (int(n), why)
     print("%s: %s repetitions (%s)" % (desc, n, why))
+# the decisions agree with the counts: a cell ran every round up to its one stop
+for tgt, odd in (("disk", 1), ("loop", 0)):
+    stops = [i for i in sorted(dec) if i % 2 == odd and dec[i].startswith("stop")]
+    assert len(stops) <= 1, (tgt, stops)
+    assert reps[tgt][0] == ((stops[0] + 1) // 2 - 1 if stops else 8), (tgt, reps[tgt], stops)
+if order and not (reps["disk"][0] < reps["loop"][0] and "within 2%" in reps["disk"][1] and
+                  reps["loop"] == (8, "repeat_max reached")):
+    iops = []
+    for f in sorted(os.listdir(d + "/runs")):
+        r = json.load(open(d + "/runs/" + f))
+        if r["cell"]["target"] == "disk":
+            iops.append(r["total"]["iops"])
+    print("the quiet target did not stop first: %s; its IOPS %s" % (reps, iops))
+    sys.exit(3 if any(abs(x - 4000) > 20 for x in iops) else 1)
 PY
 }
 
-"$IOMATRIX" run m.cfg -o a -q >a.out 2>a.err || die "run: $(cat a.err)"
-check a
-
-# killed after its first decisions, then resumed
-"$IOMATRIX" run m.cfg -o b -q >/dev/null 2>b.err &
-pid=$!
-i=0
-while ! grep -q "	decide	" b/journal 2>/dev/null && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
-kill -9 "$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
-grep "	decide	" b/journal | cut -f3,4 >before.txt
-[ -s before.txt ] || die "no decision before the kill"
-"$IOMATRIX" resume b -q >resume.out 2>resume.err || die "resume: $(cat resume.err)"
-grep "	decide	" b/journal | cut -f3,4 >after.txt
-head -n "$(wc -l <before.txt)" after.txt | cmp -s - before.txt ||
-    die "resume changed decisions made before the kill: $(diff before.txt after.txt)"
-grep -q "study-end" b/journal || die "the resumed study did not end"
-check b
-echo "decisions before the kill: $(wc -l <before.txt), after resume: $(wc -l <after.txt)"
-
-# a generous bound settles cells early: their later runs are skipped, not run
-sed 's/until = "ci 2%"/until = "ci 100%"/' m.cfg >wide.cfg
-"$IOMATRIX" run wide.cfg -o c -q >c.out 2>c.err || die "run wide: $(cat c.err)"
-check c
-grep -q "	run-skipped	" c/journal || die "no cell settled within ci 100%: $(grep decide c/journal)"
-awk -F'\t' 'NR > 1 && $3 < 8 && $4 ~ /^ci .* within 100%/ { ok = 1 } END { exit !ok }' c/repetitions.tsv ||
-    die "no cell stopped early with its reason: $(cat c/repetitions.tsv)"
+n=1
+while :; do
+    rm -rf a
+    $rt "$IOMATRIX" run m.cfg -o a -q >a.out 2>a.err || { die "run: $(cat a.err)"; break; }
+    check a
+    rc=$?
+    [ $rc -eq 3 ] && [ $n -lt 3 ] && { n=$((n + 1)); echo "the machine stalled a run: again"; continue; }
+    [ $rc -eq 0 ] || die "study $n: decisions and counts"
+    break
+done
 exit "$fail"
