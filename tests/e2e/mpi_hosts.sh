@@ -12,14 +12,7 @@
 #     missing directory, and (root) a mounted loop device.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 . "$TOP/tests/e2e/lib.sh"
-command -v mpirun >/dev/null 2>&1 || skip "mpirun is not installed (apt-get install openmpi-bin)"
-MPI_BIN=${IOMATRIX_MPI:-$(dirname "$IOMATRIX")/iomatrix-mpi}
-[ -x "$MPI_BIN" ] || skip "no iomatrix-mpi at $MPI_BIN (make mpi)"
-# Open MPI's own allocations are not ours to judge under ASan; ranks yield when idle (2 cores)
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" OMPI_MCA_mpi_yield_when_idle=1 \
-    OMPI_MCA_btl_vader_backing_directory="$WORK" # its shared memory goes with the scratch directory, even after a kill -9
-# the followers' private directories (a killed rank leaves its own) under the test's
-export TMPDIR="$WORK"
+need_mpi
 mpi() { timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe "$@"; }
 
 # 1. the single-host build under mpirun
