@@ -72,6 +72,11 @@ struct iom_hosts {
 	/* private: of the current run */
 	unsigned synced;              /* sync points passed */
 	struct iom_run_hosts_out out; /* what run.c left for the aggregate */
+
+	/* provenance per host (the rows' cpu_model and device): read once, and per run the
+	 * device under its target (iom_hosts_arm, from the spec's disk) */
+	char cpu_model[96];
+	char device[160];
 };
 
 /* Whether this process was started by mpirun/srun with more than one rank (the

@@ -192,6 +192,11 @@ struct iom_host_row {
 	uint8_t straggler;             /* IOPS more than 10 % below the hosts' median */
 	uint8_t stonewalled;           /* its window ended when another host's share was done */
 	char kernel[128];              /* uname: release and version (provenance per host) */
+	/* provenance per host (the report's "hosts" lines): its CPU model (/proc/cpuinfo) and
+	 * the device under its target in the run ("QEMU HARDDISK (/dev/sda)", "loop (/dev/loop3
+	 * on /dev/shm/x)"; "" when none: tmpfs) */
+	char cpu_model[96];
+	char device[160];
 };
 
 struct iom_run_result {
