@@ -386,6 +386,9 @@ void iom_hosts_row_of(const struct iom_hosts *h, const struct iom_run_result *r,
 	/* provenance per host: the CPU and the run's device, as iom_hosts_arm read them */
 	snprintf(row->cpu_model, sizeof(row->cpu_model), "%s", h->cpu_model);
 	snprintf(row->device, sizeof(row->device), "%s", h->device);
+	/* how late after the agreed start its window started (its own clock) */
+	if (t0 && h->ops && h->ops->start_ns && h->ops->start_ns(h->ctx))
+		row->start_late_ns = (int64_t)t0 - (int64_t)h->ops->start_ns(h->ctx);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -460,6 +463,15 @@ void iom_hosts_aggregate(struct iom_run_result *r, const struct iom_host_row *ro
 	for (size_t i = 0; i < n; i++)
 		r->hosts[i].straggler = n > 1 && rows[i].iops < 0.9 * median;
 	free(v);
+	/* the spread of the windows' starts (rank 0's clock): the last minus the first */
+	{
+		uint64_t late = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (rows[i].start_ns)
+				late = IOM_MAX(late, rows[i].start_ns);
+		r->start_spread_ns = first != UINT64_MAX ? late - first : 0;
+	}
 }
 
 int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_result *r)

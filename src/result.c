@@ -525,6 +525,7 @@ static json_object *hosts_json(const struct iom_run_result *r)
 		iom_json_add(o, "kernel", json_object_new_string(h->kernel));
 		iom_json_add(o, "cpu_model", json_object_new_string(h->cpu_model));
 		iom_json_add(o, "device", json_object_new_string(h->device));
+		iom_json_add(o, "start_late_ns", json_object_new_int64(h->start_late_ns));
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -631,6 +632,8 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 		iom_json_add(o, "hosts", hosts_json(r));
 	if (r->nhosts && r->stonewalled)
 		iom_json_add(o, "stonewalled", json_object_new_boolean(true));
+	if (r->nhosts)
+		iom_json_add(o, "start_spread_ns", json_object_new_uint64(r->start_spread_ns));
 	return o;
 }
 
@@ -1100,6 +1103,11 @@ static void read_hosts(struct rd *c, json_object *root, struct iom_run_result *r
 		rd_fixed(c, o, p, "kernel", h->kernel, sizeof(h->kernel));
 		rd_fixed(c, o, p, "cpu_model", h->cpu_model, sizeof(h->cpu_model));
 		rd_fixed(c, o, p, "device", h->device, sizeof(h->device));
+		v = member(c, o, "start_late_ns");
+		if (v && !json_object_is_type(v, json_type_int))
+			rd_fail(c, p, "start_late_ns", "is not an integer");
+		else if (v)
+			h->start_late_ns = json_object_get_int64(v);
 	}
 }
 
@@ -1411,6 +1419,7 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 	}
 	read_hosts(&c, root, r); /* issue 20: absent on one host */
 	rd_bool(&c, root, "", "stonewalled", &r->stonewalled);
+	rd_u64(&c, root, "", "start_spread_ns", &r->start_spread_ns);
 	json_object_put(root);
 	return c.ret;
 }

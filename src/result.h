@@ -197,6 +197,8 @@ struct iom_host_row {
 	 * on /dev/shm/x)"; "" when none: tmpfs) */
 	char cpu_model[96];
 	char device[160];
+	/* how long after the agreed start (sync point 1, in its own clock) its window started */
+	int64_t start_late_ns;
 };
 
 struct iom_run_result {
@@ -273,6 +275,8 @@ struct iom_run_result {
 	size_t nhosts;
 	bool stonewalled;                    /* a bytes-bound window of many hosts ended when the
 					      * first host completed its share */
+	uint64_t start_spread_ns;            /* many hosts: the last window start minus the first
+					      * (rank 0's clock, the offsets applied) */
 };
 
 /* "offered 50.0K IOPS, achieved 31.2K: saturated" or "offered 2.00K IOPS, achieved 2.00K:

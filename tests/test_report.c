@@ -2138,14 +2138,28 @@ static void test_report_hosts_rows_and_differs(void **state)
 				 k == 0 && i == 1 ? "" : k == 1 ? "" : "QEMU HARDDISK (/dev/sda)");
 			if (k == 0 && i == 1)
 				h->status = IOM_RUN_FAILED;
+			h->start_late_ns = 1000 * (int64_t)k;
 		}
 		r.stonewalled = i == 2;
+		r.start_spread_ns = 123456;
 		assert_int_equal(iom_result_write(dir, &mx, &c, &r, err, sizeof(err)), 0);
 	}
 	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
 	assert_int_equal(m.nhruns, 2);
 	assert_int_equal(m.hruns[0].nrows, 3);
 	assert_string_equal(m.hruns[0].rows[2].kernel, "6.1.0 #2"); /* read back whole */
+	assert_int_equal(m.hruns[0].rows[2].start_late_ns, 2000);
+	{
+		char *path = iom_result_path(dir, 1);
+		struct iom_result_file f;
+
+		assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
+		assert_int_equal(f.r.start_spread_ns, 123456);
+		assert_int_equal(f.r.nhosts, 3);
+		assert_string_equal(f.r.hosts[1].device, "");
+		iom_result_file_release(&f);
+		free(path);
+	}
 	assert_true(m.hruns[1].stonewalled);
 	n = iom_report_hlines(&m, 0, &l);
 	assert_int_equal(n, 8);
