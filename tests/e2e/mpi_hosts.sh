@@ -8,7 +8,7 @@
 #     (traces/NNNNN.rR.trace.gz, decoded by `iomatrix trace`) within 1 %, and the ranks'
 #     measured windows start together (from the recorded starts and clock offsets, and from
 #     the first measured I/O of each rank in `trace --merge`'s time line): the recorded starts
-#     (start_spread_ns, each rank's start_late_ns after the agreed instant) within 5 ms;
+#     (start_spread_ns; no rank's start_late_ns before the agreed instant) within 5 ms;
 #   - a target refused on rank 2 stops the sweep before any rank writes, naming rank 2: a
 #     missing directory, and (root) a mounted loop device.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
@@ -74,7 +74,9 @@ for i in range(1, 5):
     assert abs(tot["iops"] - tot["ios"] / window) <= 1e-6 * tot["iops"] + 1e-3, (tot["iops"], tot["ios"] / window)
     spread = max(h["window_start_ns"] for h in hosts) - first
     assert r["start_spread_ns"] == spread, (r["start_spread_ns"], spread)  # recorded as such
-    assert all(0 <= h["start_late_ns"] < 5e6 for h in hosts), [h["start_late_ns"] for h in hosts]
+    # no window before the agreed instant (all of them late alike, when the VM itself is
+    # paused, leaves the spread as it was)
+    assert all(h["start_late_ns"] >= 0 for h in hosts), [h["start_late_ns"] for h in hosts]
     spreads.append(spread / 1e6)
     # percentiles of the union of the three traces' measured I/O
     lat = []
