@@ -7,7 +7,8 @@
 #   make mpi        the MPI build too: build/<variant>/iomatrix-mpi (docs/hosts.md; mpicc)
 #   make tidy       clang-tidy (.clang-tidy) and cppcheck over src/
 #   make demo       the main job on the built-in quick matrix
-#   make bench      iomatrix side by side with fio (see docs/performance.md)
+#   make bench      iomatrix side by side with fio (see docs/performance.md), then bench-mpi
+#   make bench-mpi  iomatrix-mpi's aggregate over 1, 2, 3 ranks on loop devices (tests/bench/mpi_scale.sh)
 #   make bench-ab   this build against AB_REV's (default HEAD~1), A B A B (tests/bench/ab.sh)
 #   make bench-knobs what write-through, a size mix and zipf cost, beside fio (tests/bench/knobs.sh)
 #   make profile    where the CPU time goes on a loop device, iomatrix and fio (root, perf)
@@ -73,7 +74,7 @@ FUZZ_SECONDS ?= 60
 
 .SECONDARY:
 
-.PHONY: mpi
+.PHONY: mpi bench-mpi
 .PHONY: all test unit e2e asan demo bench bench-ab bench-knobs profile install uninstall clean deps check-deps tidy docs fuzz fuzz-bins
 .DEFAULT_GOAL := all
 
@@ -165,6 +166,12 @@ demo: check-deps $(BIN)
 
 bench: check-deps $(BIN)
 	IOMATRIX=$(abspath $(BIN)) tests/bench/bench.sh
+	@IOMATRIX_MPI=$(abspath $(MPI_BIN)) tests/bench/mpi_scale.sh
+
+# The scaling of iomatrix-mpi over 1, 2 and 3 ranks on loop devices (also run by make bench;
+# a skip line without mpirun or iomatrix-mpi).
+bench-mpi: check-deps $(if $(HAVE_MPICC),$(MPI_BIN))
+	@IOMATRIX_MPI=$(abspath $(MPI_BIN)) tests/bench/mpi_scale.sh
 
 AB_REV ?= HEAD~1
 bench-ab: check-deps $(BIN)

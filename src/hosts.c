@@ -342,8 +342,49 @@ static bool arm_stonewall(void *arg, bool self_done)
 	return h->ops->stonewall(h->ctx, self_done);
 }
 
+/* ---- provenance per host: the CPU model and the device under the run's target ---- */
+
+static void cpu_model_of(char *buf, size_t len)
+{
+	char *text = NULL, *line, *save = NULL;
+
+	if (iom_read_file("/proc/cpuinfo", &text, NULL) < 0)
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon || strncmp(line, "model name", 10) != 0)
+			continue;
+		colon += strspn(colon + 1, " \t") + 1;
+		snprintf(buf, len, "%s", colon);
+		break;
+	}
+	free(text);
+}
+
+/* The device disk ("/dev/sda") in words: "QEMU HARDDISK (/dev/sda)", "loop (/dev/loop3 on
+ * /dev/shm/x)"; "" when there is none (a scratch file on tmpfs). */
+static void device_words(const char *disk, char *buf, size_t len)
+{
+	struct iom_device_facts f;
+
+	buf[0] = '\0';
+	if (!disk || iom_device_facts_read("/", disk, &f) < 0)
+		return;
+	if (f.model)
+		snprintf(buf, len, "%s%s%s (%s)", f.vendor ? f.vendor : "", f.vendor ? " " : "",
+			 f.model, disk);
+	else
+		snprintf(buf, len, "%s (%s%s%s)", f.driver ? f.driver : "?", disk,
+			 f.backing_file ? " on " : "", f.backing_file ? f.backing_file : "");
+	iom_device_facts_release(&f);
+}
+
 void iom_hosts_arm(struct iom_hosts *h, struct iom_run_spec *spec)
 {
+	if (!h->cpu_model[0])
+		cpu_model_of(h->cpu_model, sizeof(h->cpu_model));
+	device_words(spec->disk, h->device, sizeof(h->device));
 	spec->sync = arm_sync;
 	spec->sync_arg = h;
 	spec->hosts_out = &h->out;
@@ -386,6 +427,12 @@ void iom_hosts_row_of(const struct iom_hosts *h, const struct iom_run_result *r,
 			snprintf(row->kernel, sizeof(row->kernel), "%.60s %.60s", u.release,
 				 u.version);
 	}
+	/* provenance per host: the CPU and the run's device, as iom_hosts_arm read them */
+	snprintf(row->cpu_model, sizeof(row->cpu_model), "%s", h->cpu_model);
+	snprintf(row->device, sizeof(row->device), "%s", h->device);
+	/* how late after the agreed start its window started (its own clock) */
+	if (t0 && h->ops && h->ops->start_ns && h->ops->start_ns(h->ctx))
+		row->start_late_ns = (int64_t)t0 - (int64_t)h->ops->start_ns(h->ctx);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -460,6 +507,15 @@ void iom_hosts_aggregate(struct iom_run_result *r, const struct iom_host_row *ro
 	for (size_t i = 0; i < n; i++)
 		r->hosts[i].straggler = n > 1 && rows[i].iops < 0.9 * median;
 	free(v);
+	/* the spread of the windows' starts (rank 0's clock): the last minus the first */
+	{
+		uint64_t late = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (rows[i].start_ns)
+				late = IOM_MAX(late, rows[i].start_ns);
+		r->start_spread_ns = first != UINT64_MAX ? late - first : 0;
+	}
 }
 
 int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_result *r)
@@ -607,6 +663,7 @@ static void follow_run(struct follower *f, const struct iom_run *run, bool no_tr
 	spec.fd = fd;
 	spec.region = info->region;
 	spec.irq_drivers = info->facts.irq_names;
+	spec.disk = info->facts.device; /* its counters, and its words in the row (as rank 0's) */
 	iom_run_spec_set_cell(&spec, c);
 	spec.timing = m->timing;
 	if (!spec.timing.timeout_ns)

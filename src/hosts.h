@@ -44,7 +44,8 @@ struct iom_hosts_ops {
 	/* a run's sync point (0: before the warm-up, 1: before the measured window): every rank
 	 * arrives, ok or not (a rank that failed sits the run out, the others go on); clock
 	 * offsets to rank 0 measured; at point 1 every rank returns at the agreed start of the
-	 * window; -errno with err when the ranks lost each other */
+	 * window; -errno with err when the ranks lost each other. Point 2 is no collective: the
+	 * window has started, its start taken (the backend lets go of what it held for it) */
 	int (*sync)(void *ctx, unsigned point, bool ok, char *err, size_t errlen);
 	/* this rank's clock minus rank 0's (monotonic), as last measured */
 	int64_t (*offset_ns)(void *ctx);
@@ -57,6 +58,9 @@ struct iom_hosts_ops {
 	 * after every run on every rank, collects what is still in flight. */
 	bool (*stonewall)(void *ctx, bool self_done);
 	int (*stonewall_end)(void *ctx);
+	/* the agreed start of the last measured window (sync point 1), in this rank's monotonic
+	 * clock; 0 when none. May be NULL. */
+	uint64_t (*start_ns)(void *ctx);
 };
 
 /* The hosts of a study: this rank among size. NULL (or size 1): this host alone. */
@@ -78,6 +82,11 @@ struct iom_hosts {
 	char **names;
 	const struct iom_plan *plan;
 	const struct iom_cell *cell;
+
+	/* provenance per host (the rows' cpu_model and device): read once, and per run the
+	 * device under its target (iom_hosts_arm, from the spec's disk) */
+	char cpu_model[96];
+	char device[160];
 };
 
 /* Whether this process was started by mpirun/srun with more than one rank (the

@@ -20,7 +20,7 @@
  * dimension value but the compared one. The module is split over files by job: report_load.c
  * (reading directories into the model), report_stats.c (verdicts, outcomes, tallies, noise),
  * report_prov.c (provenance differences, missing cells), report_words.c (cells and figures in
- * words), report_text.c (the text report), report_fmt.c (Markdown, CSV, JSON), report_html.c
+ * words), report_hosts.c (the runs of many hosts: per-host rows, provenance per host), report_text.c (the text report), report_fmt.c (Markdown, CSV, JSON), report_html.c
  * (HTML), report_run.c (the DiskSpd view of one run) and report_main.c (the table of formats,
  * the entry points); chart.c draws the SVG charts and knows nothing of benchmarks.
  * docs/reports.md is the user's description of all of it.
@@ -157,7 +157,10 @@ struct iom_report {
 	double *tost_raw, *tost_adj;   /* the equivalence (TOST) p against the best */
 	size_t ntests;                 /* comparisons in the family (finite p_raw) */
 	unsigned settle_cap;           /* the most repetitions a suggestion names: the study's
-					* repeat_max, else IOM_REPORT_SETTLE_CAP (0: that) */
+					* repeat_max, else IOM_REPORT_SETTLE_CAP (0: that) */	/* issue 20: the runs of many hosts (docs/hosts.md), their per-host rows beside the
+	 * aggregate, in source then run order (report_hosts.c) */
+	struct iom_report_hrun *hruns;
+	size_t nhruns;
 };
 
 /*
@@ -456,6 +459,64 @@ void iom_report_walk(const struct iom_report *m, const struct iom_report_visitor
 /* Resolves o->run ("N" or "DIR:N") against the model: *src and *index. 0 or -EINVAL/-ENOENT. */
 int iom_report_find_run(const struct iom_report *m, const char *spec, size_t *src,
 			uint32_t *index, char *err, size_t errlen);
+
+/* ---- runs of many hosts (docs/hosts.md): report_hosts.c ---- */
+
+/* A run of many hosts as the report keeps it: its aggregate beside one row per host. */
+struct iom_report_hrun {
+	size_t src, cell, compared;
+	uint32_t run;
+	enum iom_run_status status;
+	bool stonewalled;           /* the window ended when the first host's share was done */
+	double iops, mb_s, lat_mean_ns, lat_p99_ns; /* the aggregate's (merged histogram) */
+	double cpu_s;               /* user + system CPU seconds, summed over the hosts */
+	char *target;               /* the run's target label (heap; NULL: unknown) */
+	struct iom_host_row *rows;  /* heap, nrows, rank order */
+	size_t nrows;
+};
+/* Frees what h owns. */
+void iom_report_hrun_release(struct iom_report_hrun *h);
+
+/* The columns of the per-host table. */
+enum iom_report_hcol {
+	IOM_HCOL_RUN, IOM_HCOL_CELL, IOM_HCOL_RANK, IOM_HCOL_HOST, IOM_HCOL_IOPS, IOM_HCOL_MB_S,
+	IOM_HCOL_LAT_MEAN, IOM_HCOL_LAT_P99, IOM_HCOL_CPU, IOM_HCOL_FLAGS, IOM_NHCOL
+};
+/* Their titles ("run", "cell", "rank", "host", "IOPS", "MB/s", "lat avg", "lat p99", "CPU s",
+ * "flags"); columns IOM_HCOL_IOPS to IOM_HCOL_CPU are numbers. */
+extern const char *const iom_report_hcol_title[IOM_NHCOL];
+
+/* One line of the per-host table: a run's aggregate (rank "all") or one host of it. */
+struct iom_report_hline {
+	char *col[IOM_NHCOL];       /* heap text; "" for nothing */
+	bool aggregate;
+	bool straggler;             /* a host more than 10 % below the hosts' median IOPS */
+	size_t hrun;                /* index into m->hruns */
+};
+/*
+ * The per-host table of m's runs of many hosts, at most max_runs of them (0: all): per run its
+ * aggregate line, then a line per host with its figures and flags ("straggler",
+ * "stonewalled", "failed: why"). *out heap (free with iom_report_hlines_free); the count.
+ */
+size_t iom_report_hlines(const struct iom_report *m, size_t max_runs,
+			 struct iom_report_hline **out);
+void iom_report_hlines_free(struct iom_report_hline *l, size_t n);
+/* The sentence that explains the table's flags and CPU column. */
+extern const char iom_report_hosts_legend[];
+
+/* Provenance per host of one source: each rank's facts, and the facts that differ. */
+struct iom_report_host_prov {
+	char **line;                /* "rank 0 (vm1): kernel …; CPU …; target 'a': …" */
+	size_t nline;
+	char **differs;             /* "kernel differs: r0, r1: 6.18.44 …; r2: 6.1.0 …" */
+	size_t ndiffers;
+};
+/* The provenance per host of source src from its runs of many hosts (nothing when it has
+ * none): kernel, CPU model and each target's device of every rank (the first run that names
+ * it), and the kernels, CPUs and devices that are not the same on every rank. Release p with
+ * iom_report_host_prov_release(). */
+void iom_report_host_prov(const struct iom_report *m, size_t src, struct iom_report_host_prov *p);
+void iom_report_host_prov_release(struct iom_report_host_prov *p);
 
 /* The schema of the JSON report (raised on incompatible change). */
 #define IOM_REPORT_JSON_SCHEMA 2

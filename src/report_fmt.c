@@ -309,6 +309,9 @@ static void md_verdict_row(void *ctx, const struct iom_report *m, size_t v,
 	fputc('\n', out);
 }
 
+static void md_hosts(FILE *out, const struct iom_report *m);
+static void md_host_prov(FILE *out, const struct iom_report *m);
+
 /* One table per metric: cells down, compared values across, the verdict. */
 static void md_body(void *ctx, const struct iom_report *m)
 {
@@ -344,6 +347,72 @@ static void md_body(void *ctx, const struct iom_report *m)
 			fputs(" |\n", out);
 		}
 	}
+	md_hosts(out, m); /* issue 20 */
+}
+
+/* issue 20: each run's per-host rows beside its aggregate (report_hosts.c) */
+static void md_hosts(FILE *out, const struct iom_report *m)
+{
+	struct iom_report_hline *l;
+	size_t n;
+
+	if (!m->nhruns)
+		return;
+	n = iom_report_hlines(m, 0, &l);
+	fputs("\n## Per host\n\n", out);
+	md_text(out, iom_report_hosts_legend);
+	fputs(".\n\n|", out);
+	for (int c = 0; c < IOM_NHCOL; c++)
+		fprintf(out, " %s |", iom_report_hcol_title[c]);
+	fputs("\n|", out);
+	for (int c = 0; c < IOM_NHCOL; c++)
+		fputs(c >= IOM_HCOL_IOPS && c <= IOM_HCOL_CPU ? "---:|" : "---|", out);
+	fputc('\n', out);
+	for (size_t i = 0; i < n; i++) {
+		fputc('|', out);
+		for (int c = 0; c < IOM_NHCOL; c++) {
+			/* the aggregate in bold, and a straggler's flag */
+			bool bold = *l[i].col[c] && (l[i].aggregate ||
+						     (l[i].straggler && c == IOM_HCOL_FLAGS));
+
+			fputs(bold ? " **" : " ", out);
+			md_text(out, l[i].col[c]);
+			fputs(bold ? "** |" : " |", out);
+		}
+		fputc('\n', out);
+	}
+	iom_report_hlines_free(l, n);
+}
+
+/* issue 20: provenance per host of every source with runs of many hosts */
+static void md_host_prov(FILE *out, const struct iom_report *m)
+{
+	for (size_t i = 0; i < m->nsrc; i++) {
+		struct iom_report_host_prov p;
+
+		iom_report_host_prov(m, i, &p);
+		if (p.nline) {
+			fputs("\nHosts", out);
+			if (m->nsrc > 1) {
+				fputs(" of ", out);
+				md_text(out, m->src[i].name);
+			}
+			fputs(":\n\n", out);
+		}
+		for (size_t k = 0; k < p.nline; k++) {
+			fputs("- ", out);
+			md_text(out, p.line[k]);
+			fputc('\n', out);
+		}
+		if (p.nline && !p.ndiffers)
+			fputs("- the same kernel, CPU and device model on every host\n", out);
+		for (size_t k = 0; k < p.ndiffers; k++) {
+			fputs("- **", out);
+			md_text(out, p.differs[k]);
+			fputs("**\n", out);
+		}
+		iom_report_host_prov_release(&p);
+	}
 }
 
 static bool md_noisy_begin(void *ctx, const struct iom_report *m, size_t n)
@@ -364,6 +433,7 @@ static bool md_provenance_begin(void *ctx, const struct iom_report *m,
 	(void)d;
 	fputs("\n## Provenance\n\n", out);
 	md_source_table(out, m);
+	md_host_prov(out, m); /* issue 20 */
 	if (n)
 		fputs("\nDifferences:\n\n", out);
 	return true;
@@ -590,6 +660,53 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 	return o;
 }
 
+/* issue 20: the runs of many hosts, each with its aggregate and its rows (report_hosts.c). */
+static json_object *jhost_runs(const struct iom_report *m)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < m->nhruns; i++) {
+		const struct iom_report_hrun *h = &m->hruns[i];
+		json_object *x = json_object_new_object(), *agg = json_object_new_object(),
+			    *rows = json_object_new_array();
+		char *label = iom_report_cell_label(m, h->cell);
+
+		iom_json_add(x, "source", json_object_new_string(m->src[h->src].name));
+		iom_json_add(x, "run", json_object_new_int64(h->run));
+		iom_json_add(x, "label", json_object_new_string(label));
+		iom_json_add(x, "compared", json_object_new_string(m->compared[h->compared]));
+		iom_json_add(x, "status", json_object_new_string(iom_run_status_name(h->status)));
+		iom_json_add(x, "stonewalled", json_object_new_boolean(h->stonewalled));
+		iom_json_add(agg, "iops", iom_json_num(h->iops));
+		iom_json_add(agg, "mb_s", iom_json_num(h->mb_s));
+		iom_json_add(agg, "lat_mean_ns", iom_json_num(h->lat_mean_ns));
+		iom_json_add(agg, "lat_p99_ns", iom_json_num(h->lat_p99_ns));
+		iom_json_add(agg, "cpu_s", iom_json_num(h->cpu_s));
+		iom_json_add(x, "aggregate", agg);
+		for (size_t k = 0; k < h->nrows; k++) {
+			const struct iom_host_row *r = &h->rows[k];
+			json_object *y = json_object_new_object();
+
+			iom_json_add(y, "rank", json_object_new_int64(r->rank));
+			iom_json_add(y, "host", json_object_new_string(r->host));
+			iom_json_add(y, "status", json_object_new_string(
+					     iom_run_status_name((enum iom_run_status)r->status)));
+			iom_json_add(y, "iops", iom_json_num(r->iops));
+			iom_json_add(y, "mb_s", iom_json_num(r->mb_s));
+			iom_json_add(y, "lat_mean_ns", iom_json_num(r->lat_mean_ns));
+			iom_json_add(y, "lat_p99_ns", json_object_new_uint64(r->p99_ns));
+			iom_json_add(y, "cpu_s", iom_json_num(r->user_s + r->sys_s));
+			iom_json_add(y, "straggler", json_object_new_boolean(r->straggler));
+			iom_json_add(y, "stonewalled", json_object_new_boolean(r->stonewalled));
+			json_object_array_add(rows, y);
+		}
+		iom_json_add(x, "hosts", rows);
+		json_object_array_add(a, x);
+		free(label);
+	}
+	return a;
+}
+
 int iom_report_write_json(FILE *out, const struct iom_report *m,
 			   const struct iom_report_opts_cli *opts, char *err, size_t errlen)
 {
@@ -743,6 +860,25 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 		free(label);
 	}
 	iom_json_add(root, "excluded", a);
+	iom_json_add(root, "host_runs", jhost_runs(m)); /* issue 20 */
+	a = json_object_new_array();
+	for (size_t i = 0; i < m->nsrc; i++) {
+		json_object *x = json_object_new_object(), *ls = json_object_new_array(),
+			    *ds = json_object_new_array();
+		struct iom_report_host_prov p;
+
+		iom_report_host_prov(m, i, &p);
+		for (size_t k = 0; k < p.nline; k++)
+			json_object_array_add(ls, json_object_new_string(p.line[k]));
+		for (size_t k = 0; k < p.ndiffers; k++)
+			json_object_array_add(ds, json_object_new_string(p.differs[k]));
+		iom_json_add(x, "source", json_object_new_string(m->src[i].name));
+		iom_json_add(x, "hosts", ls);
+		iom_json_add(x, "differences", ds);
+		json_object_array_add(a, x);
+		iom_report_host_prov_release(&p);
+	}
+	iom_json_add(root, "host_provenance", a);
 
 	text = iom_json_text(root);
 	fputs(text, out);

@@ -1112,6 +1112,8 @@ static bool provenance_begin(void *ctx, const struct iom_report *m,
 	return true;
 }
 
+static void hosts_prov(FILE *out, const struct iom_report *m);
+
 /* After the differences: the table of every source's facts, a fact that differs marked. */
 static void provenance_end(void *ctx, const struct iom_report *m,
 			   const struct iom_report_diff *d, size_t nd)
@@ -1199,6 +1201,74 @@ static void provenance_end(void *ctx, const struct iom_report *m,
 #undef ROW
 	fputs("</tbody></table>\n", out);
 	free(v);
+	hosts_prov(out, m); /* issue 20 */
+}
+
+/* ---- issue 20: runs of many hosts (report_hosts.c) ---- */
+
+/* Each run's per-host rows beside its aggregate; a straggler's row marked. */
+static void hosts_table(FILE *out, const struct iom_report *m)
+{
+	struct iom_report_hline *l;
+	size_t n;
+
+	if (!m->nhruns)
+		return;
+	n = iom_report_hlines(m, 0, &l);
+	fputs("<h2 id=\"hosts\">Per host</h2>\n", out);
+	note(out, "%s", iom_report_hosts_legend);
+	fputs("<table><thead><tr>", out);
+	for (int c = 0; c < IOM_NHCOL; c++)
+		fprintf(out, "<th%s>%s</th>", c >= IOM_HCOL_IOPS && c <= IOM_HCOL_CPU ? "" :
+			" class=\"l\"", iom_report_hcol_title[c]);
+	fputs("</tr></thead><tbody>\n", out);
+	for (size_t i = 0; i < n; i++) {
+		fputs(l[i].straggler ? "<tr class=\"diff straggler\">" : "<tr>", out);
+		for (int c = 0; c < IOM_NHCOL; c++) {
+			bool num = c >= IOM_HCOL_IOPS && c <= IOM_HCOL_CPU;
+
+			fprintf(out, "<td class=\"%s%s\">", num ? "" : "l",
+				l[i].aggregate ? " win" : "");
+			esc(out, l[i].col[c]);
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+	iom_report_hlines_free(l, n);
+}
+
+/* Provenance per host of every source with runs of many hosts: facts, then what differs. */
+static void hosts_prov(FILE *out, const struct iom_report *m)
+{
+	for (size_t i = 0; i < m->nsrc; i++) {
+		struct iom_report_host_prov p;
+
+		iom_report_host_prov(m, i, &p);
+		if (p.nline) {
+			fputs("<h3>Hosts", out);
+			if (m->nsrc > 1) {
+				fputs(" of ", out);
+				esc(out, m->src[i].name);
+			}
+			fputs("</h3>\n<ul>\n", out);
+			for (size_t k = 0; k < p.nline; k++) {
+				fputs("<li>", out);
+				esc(out, p.line[k]);
+				fputs("</li>\n", out);
+			}
+			for (size_t k = 0; k < p.ndiffers; k++) {
+				fputs("<li class=\"diff\"><b>", out);
+				esc(out, p.differs[k]);
+				fputs("</b></li>\n", out);
+			}
+			if (!p.ndiffers)
+				fputs("<li>the same kernel, CPU and device model on every host</li>\n",
+				      out);
+			fputs("</ul>\n", out);
+		}
+		iom_report_host_prov_release(&p);
+	}
 }
 
 /* ---- the page ---- */
@@ -1284,6 +1354,7 @@ static void page_body(void *ctx, const struct iom_report *m)
 		note(out, "no finished runs: nothing to draw");
 	}
 	heat_table(out, m);
+	hosts_table(out, m); /* issue 20 */
 }
 
 static void page_tail(void *ctx, const struct iom_report *m)

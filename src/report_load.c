@@ -46,6 +46,7 @@ struct rec {
 	double v[IOM_NMETRIC];
 	double x[IOM_NX];
 	char *error;
+	struct iom_report_hrun *hrun; /* issue 20: a run of many hosts (heap; NULL: one host) */
 };
 
 /* Cells by key (their dimension values joined), open addressing; slot holds cell index + 1. */
@@ -114,6 +115,8 @@ static void rec_free(struct rec *r)
 	free(r->cell);
 	free(r->cv);
 	free(r->error);
+	iom_report_hrun_release(r->hrun);
+	free(r->hrun);
 }
 
 /* Reads one run file into a record; *damaged: the file itself does not read back (err). */
@@ -197,6 +200,25 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 		rec->x[IOM_X_RESP_P99] = (double)rt->pct[iom_percentile_index(99)];
 		rec->v[IOM_METRIC_LAT_MEAN] = rec->x[IOM_X_RESP_MEAN];
 		rec->v[IOM_METRIC_LAT_P99] = rec->x[IOM_X_RESP_P99];
+	}
+	if (r->nhosts) { /* issue 20: its rows beside the aggregate (report_hosts.c) */
+		struct iom_report_hrun *h = xcalloc(1, sizeof(*h));
+		const char *tl = iom_result_cell_get(&f, "target");
+
+		h->src = src;
+		h->run = r->index;
+		h->status = r->status;
+		h->stonewalled = r->stonewalled;
+		h->iops = t->iops;
+		h->mb_s = t->mb_s;
+		h->lat_mean_ns = t->lat.mean;
+		h->lat_p99_ns = (double)t->lat.pct[iom_percentile_index(99)];
+		h->cpu_s = r->cpu.proc_user_s + r->cpu.proc_sys_s;
+		h->target = tl ? xstrdup(tl) : NULL;
+		h->rows = xcalloc(r->nhosts, sizeof(*h->rows));
+		memcpy(h->rows, r->hosts, r->nhosts * sizeof(*h->rows));
+		h->nrows = r->nhosts;
+		rec->hrun = h;
 	}
 out:
 	iom_result_file_release(&f);
@@ -347,6 +369,18 @@ static void build_reps(struct iom_report *m, struct rec *recs, size_t nrecs)
 			.stalled = recs[i].stalled, .error = recs[i].error,
 		};
 		recs[i].error = NULL;
+	}
+	/* issue 20: the runs of many hosts, with their cell and compared value */
+	for (size_t i = 0; i < nrecs; i++) {
+		if (!recs[i].hrun)
+			continue;
+		m->hruns = xrealloc(m->hruns, (m->nhruns + 1) * sizeof(*m->hruns));
+		m->hruns[m->nhruns] = *recs[i].hrun;
+		m->hruns[m->nhruns].cell = recs[i].cellx;
+		m->hruns[m->nhruns].compared = recs[i].compared;
+		m->nhruns++;
+		free(recs[i].hrun);
+		recs[i].hrun = NULL;
 	}
 	m->varies = xcalloc(m->ndims + 1, sizeof(*m->varies));
 	for (size_t d = 0; d < m->ndims; d++)
@@ -599,6 +633,9 @@ void iom_report_release(struct iom_report *m)
 	free(m->p_adj);
 	free(m->tost_raw);
 	free(m->tost_adj);
+	for (size_t i = 0; i < m->nhruns; i++)
+		iom_report_hrun_release(&m->hruns[i]);
+	free(m->hruns);
 	for (size_t i = 0; i < m->nsrc; i++) {
 		free(m->src[i].dir);
 		free(m->src[i].name);

@@ -750,13 +750,17 @@ static void print_source(FILE *out, const struct iom_report *m, size_t i, unsign
 	}
 }
 
+static void print_host_prov(FILE *out, const struct iom_report *m, size_t i, unsigned width);
+
 static void print_provenance(FILE *out, const struct iom_report *m, unsigned width)
 {
 	struct iom_report_diff *d;
 	size_t nd;
 
-	for (size_t i = 0; i < m->nsrc; i++)
+	for (size_t i = 0; i < m->nsrc; i++) {
 		print_source(out, m, i, width);
+		print_host_prov(out, m, i, width); /* issue 20: runs of many hosts */
+	}
 	if (m->nsrc < 2)
 		return;
 	nd = iom_report_diffs(m, &d);
@@ -942,6 +946,105 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 	return ferror(out) ? -EIO : 0;
 }
 
+/* ---- issue 20: the runs of many hosts (report_hosts.c) ---- */
+
+#define MAX_HOST_RUNS_SHOWN 20
+
+/* s cut to w display columns, the cut marked "…" (heap). */
+static char *cut_to(const char *s, int w)
+{
+	struct iom_strbuf b = { 0 };
+	int col = 0;
+
+	if (dispw(s) <= w)
+		return xstrdup(s);
+	for (const char *p = s; *p; p++) {
+		if (((unsigned char)*p & 0xC0) != 0x80 && ++col > w - 1)
+			break;
+		iom_strbuf_add(&b, p, 1);
+	}
+	iom_strbuf_str(&b, "…");
+	return iom_strbuf_take(&b);
+}
+
+/* Each run's per-host rows beside its aggregate, in columns that fit the width. */
+static void print_hosts(FILE *out, const struct iom_report *m, unsigned width)
+{
+	struct iom_report_hline *l;
+	size_t n = iom_report_hlines(m, MAX_HOST_RUNS_SHOWN, &l);
+	int w[IOM_NHCOL], total = 0;
+	struct iom_strbuf b = { 0 };
+
+	if (!m->nhruns) {
+		iom_report_hlines_free(l, n);
+		return;
+	}
+	for (int c = 0; c < IOM_NHCOL; c++) {
+		w[c] = dispw(iom_report_hcol_title[c]);
+		for (size_t i = 0; i < n; i++)
+			w[c] = IOM_MAX(w[c], dispw(l[i].col[c]));
+		total += w[c] + (c ? 2 : 0);
+	}
+	/* too wide: the cell's words first, then the host names, then the flags are cut */
+	for (int c = IOM_HCOL_CELL; total > (int)width && c <= IOM_HCOL_FLAGS; c++) {
+		int floor = c == IOM_HCOL_FLAGS ? 11 : 8;
+
+		if (c != IOM_HCOL_CELL && c != IOM_HCOL_HOST && c != IOM_HCOL_FLAGS)
+			continue;
+		while (total > (int)width && w[c] > floor) {
+			w[c]--;
+			total--;
+		}
+	}
+	fprintf(out, "\nper host (%zu run%s of many hosts):\n", m->nhruns,
+		m->nhruns == 1 ? "" : "s");
+	print_wrapped(out, iom_report_hosts_legend, width, 2);
+	for (size_t i = 0; i <= n; i++) {
+		for (int c = 0; c < IOM_NHCOL; c++) {
+			const char *text = i ? l[i - 1].col[c] : iom_report_hcol_title[c];
+			char *cut = cut_to(text, w[c]);
+			bool num = c >= IOM_HCOL_IOPS && c <= IOM_HCOL_CPU;
+
+			if (c)
+				iom_strbuf_spaces(&b, 2);
+			sb_cell(&b, cut, w[c], !num, false);
+			free(cut);
+		}
+		sb_line(&b, out);
+	}
+	if (m->nhruns > MAX_HOST_RUNS_SHOWN)
+		fprintf(out, "  … and %zu more runs (--format json lists every one)\n",
+			m->nhruns - MAX_HOST_RUNS_SHOWN);
+	free(b.s);
+	iom_report_hlines_free(l, n);
+}
+
+/* Provenance per host of source i: each rank's facts, then those that differ. */
+static void print_host_prov(FILE *out, const struct iom_report *m, size_t i, unsigned width)
+{
+	struct iom_report_host_prov p;
+
+	iom_report_host_prov(m, i, &p);
+	if (p.nline)
+		fprintf(out, "hosts%s%s:\n", m->nsrc > 1 ? " of " : "",
+			m->nsrc > 1 ? m->src[i].name : "");
+	for (size_t k = 0; k < p.nline; k++) {
+		char *line = xasprintf("  %s", p.line[k]);
+
+		print_wrapped(out, line, width, 4);
+		free(line);
+	}
+	if (p.nline && !p.ndiffers)
+		fprintf(out, "  the same kernel, CPU and device model on every host\n");
+	for (size_t k = 0; k < p.ndiffers; k++) {
+		char *line = xasprintf("  %s", p.differs[k]);
+
+		print_wrapped(out, line, width, 4);
+		free(line);
+	}
+	iom_report_host_prov_release(&p);
+}
+
 /* The runs the report cannot show, each with why and what redoes it. */
 static void print_damaged(FILE *out, const struct iom_report *m)
 {
@@ -964,6 +1067,7 @@ int iom_report_write_text(FILE *out, const struct iom_report *m,
 		fputc('\n', out);
 	}
 	iom_report_print_winners(out, m, o);
+	print_hosts(out, m, o && o->width ? o->width : DEFAULT_WIDTH); /* issue 20 */
 	print_damaged(out, m);
 	return iom_report_out_status(out, err, errlen);
 }

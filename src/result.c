@@ -528,6 +528,9 @@ static json_object *hosts_json(const struct iom_run_result *r)
 		iom_json_add(o, "straggler", json_object_new_boolean(h->straggler));
 		iom_json_add(o, "stonewalled", json_object_new_boolean(h->stonewalled));
 		iom_json_add(o, "kernel", json_object_new_string(h->kernel));
+		iom_json_add(o, "cpu_model", json_object_new_string(h->cpu_model));
+		iom_json_add(o, "device", json_object_new_string(h->device));
+		iom_json_add(o, "start_late_ns", json_object_new_int64(h->start_late_ns));
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -634,6 +637,8 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 		iom_json_add(o, "hosts", hosts_json(r));
 	if (r->nhosts && r->stonewalled)
 		iom_json_add(o, "stonewalled", json_object_new_boolean(true));
+	if (r->nhosts)
+		iom_json_add(o, "start_spread_ns", json_object_new_uint64(r->start_spread_ns));
 	return o;
 }
 
@@ -1076,6 +1081,92 @@ static void read_access(struct rd *c, json_object *root, struct iom_run_result *
 	}
 }
 
+/* A string member of o into a fixed buffer (cut to fit); absent or null: left as is. */
+static void rd_fixed(struct rd *c, json_object *o, const char *prefix, const char *key,
+		     char *buf, size_t len)
+{
+	char *v = NULL;
+
+	rd_str(c, o, prefix, key, &v);
+	if (v)
+		snprintf(buf, len, "%s", v);
+	free(v);
+}
+
+/* "hosts": the rows of a run of many hosts (hosts_json); absent on one host. */
+static void read_hosts(struct rd *c, json_object *root, struct iom_run_result *r)
+{
+	json_object *a = rd_arr(c, root, "", "hosts");
+	size_t n;
+
+	if (!a)
+		return;
+	n = json_object_array_length(a);
+	if (n > 1000000) {
+		rd_fail(c, "", "hosts", "has too many entries");
+		return;
+	}
+	r->hosts = xcalloc(n ? n : 1, sizeof(*r->hosts));
+	r->nhosts = n;
+	for (size_t i = 0; i < n && c->ret == 0; i++) {
+		json_object *o = json_object_array_get_idx(a, i), *v;
+		struct iom_host_row *h = &r->hosts[i];
+		char p[48], *status = NULL;
+		bool b;
+
+		snprintf(p, sizeof(p), "hosts[%zu]", i);
+		if (!o || !json_object_is_type(o, json_type_object)) {
+			rd_fail(c, "", p, "is not an object");
+			return;
+		}
+		rd_u32(c, o, p, "rank", &h->rank);
+		rd_fixed(c, o, p, "host", h->host, sizeof(h->host));
+		rd_str(c, o, p, "status", &status);
+		if (status) {
+			int st = iom_run_status_parse(status);
+
+			if (st < 0)
+				rd_fail(c, p, "status", "is not \"ok\", \"failed\" or \"interrupted\"");
+			h->status = st < 0 ? 0 : st;
+			free(status);
+		}
+		rd_fixed(c, o, p, "error", h->error, sizeof(h->error));
+		rd_u64(c, o, p, "ios", &h->ios[IOM_DIR_TOTAL]);
+		rd_u64(c, o, p, "bytes", &h->bytes[IOM_DIR_TOTAL]);
+		rd_u64(c, o, p, "read_ios", &h->ios[IOM_DIR_READ]);
+		rd_u64(c, o, p, "write_ios", &h->ios[IOM_DIR_WRITE]);
+		rd_double(c, o, p, "iops", &h->iops);
+		rd_double(c, o, p, "mb_s", &h->mb_s);
+		rd_double(c, o, p, "lat_mean_ns", &h->lat_mean_ns);
+		rd_u64(c, o, p, "p50_ns", &h->p50_ns);
+		rd_u64(c, o, p, "p99_ns", &h->p99_ns);
+		v = member(c, o, "offset_ns");
+		if (v && !json_object_is_type(v, json_type_int))
+			rd_fail(c, p, "offset_ns", "is not an integer");
+		else if (v)
+			h->offset_ns = json_object_get_int64(v);
+		rd_u64(c, o, p, "window_start_ns", &h->start_ns);
+		rd_u64(c, o, p, "window_end_ns", &h->end_ns);
+		rd_double(c, o, p, "busy_pct", &h->busy_pct);
+		rd_double(c, o, p, "proc_user_s", &h->user_s);
+		rd_double(c, o, p, "proc_sys_s", &h->sys_s);
+		b = false;
+		rd_bool(c, o, p, "straggler", &b);
+		h->straggler = b;
+		b = false;
+		rd_bool(c, o, p, "stonewalled", &b);
+		h->stonewalled = b;
+		rd_fixed(c, o, p, "kernel", h->kernel, sizeof(h->kernel));
+		rd_fixed(c, o, p, "cpu_model", h->cpu_model, sizeof(h->cpu_model));
+		rd_fixed(c, o, p, "device", h->device, sizeof(h->device));
+		v = member(c, o, "start_late_ns");
+		if (v && !json_object_is_type(v, json_type_int))
+			rd_fail(c, p, "start_late_ns", "is not an integer");
+		else if (v)
+			h->start_late_ns = json_object_get_int64(v);
+	}
+}
+
 static void read_intervals(struct rd *c, json_object *root, struct iom_run_result *r)
 {
 	static const char *const keys[4] = { "read_ios", "write_ios", "read_bytes", "write_bytes" };
@@ -1383,6 +1474,9 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 			}
 		}
 	}
+	read_hosts(&c, root, r); /* issue 20: absent on one host */
+	rd_bool(&c, root, "", "stonewalled", &r->stonewalled);
+	rd_u64(&c, root, "", "start_spread_ns", &r->start_spread_ns);
 	json_object_put(root);
 	return c.ret;
 }

@@ -192,6 +192,13 @@ struct iom_host_row {
 	uint8_t straggler;             /* IOPS more than 10 % below the hosts' median */
 	uint8_t stonewalled;           /* its window ended when another host's share was done */
 	char kernel[128];              /* uname: release and version (provenance per host) */
+	/* provenance per host (the report's "hosts" lines): its CPU model (/proc/cpuinfo) and
+	 * the device under its target in the run ("QEMU HARDDISK (/dev/sda)", "loop (/dev/loop3
+	 * on /dev/shm/x)"; "" when none: tmpfs) */
+	char cpu_model[96];
+	char device[160];
+	/* how long after the agreed start (sync point 1, in its own clock) its window started */
+	int64_t start_late_ns;
 };
 
 struct iom_run_result {
@@ -268,6 +275,8 @@ struct iom_run_result {
 	size_t nhosts;
 	bool stonewalled;                    /* a bytes-bound window of many hosts ended when the
 					      * first host completed its share */
+	uint64_t start_spread_ns;            /* many hosts: the last window start minus the first
+					      * (rank 0's clock, the offsets applied) */
 };
 
 /* "offered 50.0K IOPS, achieved 31.2K: saturated" or "offered 2.00K IOPS, achieved 2.00K:

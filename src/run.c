@@ -1159,6 +1159,9 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	set_phase(c, IOM_PHASE_MEASURE);
 	c->measuring = true;
 	open_gate(c);
+	/* many hosts: the window has started, its start taken (hosts.h, point 2) */
+	if (spec->sync)
+		spec->sync(spec->sync_arg, 2, msg, sizeof(msg));
 	for (;;) {
 		/* the end of the second being counted: the boundaries are t0 + k s */
 		uint64_t tick = c->t0 + (uint64_t)(c->niv + 1) * IOM_INTERVAL_NS;

@@ -99,7 +99,9 @@ struct iom_run_spec {
 
 	/* Many hosts (hosts.h); all NULL on one host. sync is called before the warm-up (point
 	 * 0) and before the measured window (point 1), on the calling thread; a failure fails
-	 * the run with its message. hosts_out, when set, gets the run's histograms and window. */
+	 * the run with its message. Point 2, once the window has started (its start taken), tells
+	 * the backend so; its outcome is ignored. hosts_out, when set, gets the run's histograms
+	 * and window. */
 	int (*sync)(void *arg, unsigned point, char *err, size_t errlen);
 	void *sync_arg;
 	/* Stonewalling of a bytes-bound window (IOR's rule; hosts.h): called (with sync_arg) as

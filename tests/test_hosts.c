@@ -107,6 +107,32 @@ static void test_hosts_straggler_below_median(void **state)
 	free(h);
 }
 
+/* issue 20: the spread of the windows' starts, in rank 0's clock: the last minus the first
+ * (a rank that measured nothing, start 0, is left out). */
+static void test_hosts_start_spread(void **state)
+{
+	struct iom_hist *h = calloc(IOM_NDIR, sizeof(*h));
+	struct iom_host_row rows[4];
+	struct iom_run_result r = { .status = IOM_RUN_OK };
+
+	(void)state;
+	for (unsigned d = 0; d < IOM_NDIR; d++)
+		iom_hist_init(&h[d]);
+	rows[0] = row(0, 1000, 1000000000, 500000000);
+	rows[1] = row(1, 1000, 1000150000, 500000000);   /* 150 µs later */
+	rows[2] = row(2, 1000, 999900000, 500000000);    /* 100 µs earlier */
+	rows[3] = row(3, 0, 0, 0);                       /* failed before its window */
+	rows[3].start_ns = rows[3].end_ns = 0;
+	iom_hosts_aggregate(&r, rows, 4, h);
+	assert_int_equal(r.start_spread_ns, 250000);
+	iom_run_result_release(&r);
+	memset(&r, 0, sizeof(r));
+	iom_hosts_aggregate(&r, rows + 3, 1, h);         /* nobody measured: no spread */
+	assert_int_equal(r.start_spread_ns, 0);
+	iom_run_result_release(&r);
+	free(h);
+}
+
 static void test_hosts_failed_rank_is_named(void **state)
 {
 	struct iom_hist *h = calloc(IOM_NDIR, sizeof(*h));
@@ -347,6 +373,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hosts_aggregate_sums_and_merges),
 		cmocka_unit_test(test_hosts_straggler_below_median),
+		cmocka_unit_test(test_hosts_start_spread),
 		cmocka_unit_test(test_hosts_failed_rank_is_named),
 		cmocka_unit_test(test_hosts_expand_paths),
 		cmocka_unit_test(test_hosts_launched_many),

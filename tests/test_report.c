@@ -2088,6 +2088,137 @@ static void test_report_read_only_run(void **state)
 	free(buf);
 }
 
+/* issue 20: a study of many hosts written through result.h, read back by the report: the
+ * rows beside the aggregate, the straggler flagged (as hosts.c decided it), and the hosts'
+ * facts that differ listed rank by rank. */
+static void test_report_hosts_rows_and_differs(void **state)
+{
+	struct iom_matrix mx = { .name = "hosts", .file = "hosts.cfg", .targets = targets,
+				 .ntargets = 1, .compare = IOM_DIM_TARGET,
+				 .timing = { .duration_ns = 1000000000, .repeat = 2 } };
+	struct iom_plan p = { .m = &mx, .nruns = 2, .hash = 0xabcdef };
+	struct iom_study_record rec = { .plan = &p, .start_wall_ns = 1764460800000000000ull };
+	const char *dir = *state;
+	char err[IOM_ERRLEN] = "", *text;
+	struct iom_report m;
+	struct iom_report_hline *l;
+	struct iom_report_host_prov pv;
+	size_t n;
+
+	assert_int_equal(iom_results_dir_create(dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_study_write(dir, &rec, err, sizeof(err)), 0);
+	for (uint32_t i = 1; i <= 2; i++) {
+		struct iom_cell c = { .v = { 0, 4096, 1, 1, 100, IOM_PATTERN_RANDOM,
+					     IOM_ENGINE_IO_URING, 1 } };
+		struct iom_host_row rows[3] = { 0 };
+		struct iom_run_result r = { .index = i, .repetition = i, .status = IOM_RUN_OK,
+					    .elapsed_s = 1, .hosts = rows, .nhosts = 3 };
+
+		r.dir[IOM_DIR_TOTAL].iops = 25000;
+		r.dir[IOM_DIR_TOTAL].ios = 25000;
+		r.cpu.proc_user_s = 0.5;
+		r.cpu.proc_sys_s = 0.25;
+		for (uint32_t k = 0; k < 3; k++) {
+			struct iom_host_row *h = &rows[k];
+
+			h->rank = k;
+			snprintf(h->host, sizeof(h->host), "vm%u", k + 1);
+			h->iops = k == 1 ? 5000 : 10000;  /* rank 1 the straggler */
+			h->ios[IOM_DIR_TOTAL] = (uint64_t)h->iops;
+			h->mb_s = h->iops * 4096 / 1e6;
+			h->lat_mean_ns = 100000;
+			h->p99_ns = 250000;
+			h->user_s = 0.25;
+			h->straggler = k == 1;
+			h->stonewalled = k == 2 && i == 2;
+			snprintf(h->kernel, sizeof(h->kernel), "%s", k == 2 ? "6.1.0 #2" : "6.18.44 #1");
+			snprintf(h->cpu_model, sizeof(h->cpu_model), "AMD EPYC");
+			/* rank 0's device read no facts in run 1 (failed early), run 2 names it */
+			snprintf(h->device, sizeof(h->device), "%s",
+				 k == 0 && i == 1 ? "" : k == 1 ? "" : "QEMU HARDDISK (/dev/sda)");
+			if (k == 0 && i == 1)
+				h->status = IOM_RUN_FAILED;
+			h->start_late_ns = 1000 * (int64_t)k;
+		}
+		r.stonewalled = i == 2;
+		r.start_spread_ns = 123456;
+		assert_int_equal(iom_result_write(dir, &mx, &c, &r, err, sizeof(err)), 0);
+	}
+	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.nhruns, 2);
+	assert_int_equal(m.hruns[0].nrows, 3);
+	assert_string_equal(m.hruns[0].rows[2].kernel, "6.1.0 #2"); /* read back whole */
+	assert_int_equal(m.hruns[0].rows[2].start_late_ns, 2000);
+	{
+		char *path = iom_result_path(dir, 1);
+		struct iom_result_file f;
+
+		assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
+		assert_int_equal(f.r.start_spread_ns, 123456);
+		assert_int_equal(f.r.nhosts, 3);
+		assert_string_equal(f.r.hosts[1].device, "");
+		iom_result_file_release(&f);
+		free(path);
+	}
+	assert_true(m.hruns[1].stonewalled);
+	n = iom_report_hlines(&m, 0, &l);
+	assert_int_equal(n, 8);
+	assert_true(l[0].aggregate);
+	assert_string_equal(l[0].col[IOM_HCOL_RANK], "all");
+	assert_string_equal(l[0].col[IOM_HCOL_HOST], "3 hosts");
+	assert_string_equal(l[0].col[IOM_HCOL_IOPS], "25.00K");
+	assert_string_equal(l[0].col[IOM_HCOL_CPU], "0.75");
+	assert_string_equal(l[1].col[IOM_HCOL_FLAGS], "failed");
+	assert_true(l[2].straggler);
+	assert_string_equal(l[2].col[IOM_HCOL_FLAGS], "straggler");
+	assert_string_equal(l[2].col[IOM_HCOL_IOPS], "5000");
+	assert_false(l[3].straggler);
+	assert_string_equal(l[3].col[IOM_HCOL_FLAGS], "");
+	assert_string_equal(l[4].col[IOM_HCOL_FLAGS], "stonewalled");
+	assert_string_equal(l[7].col[IOM_HCOL_FLAGS], "stonewalled");
+	iom_report_hlines_free(l, n);
+	n = iom_report_hlines(&m, 1, &l); /* at most one run */
+	assert_int_equal(n, 4);
+	iom_report_hlines_free(l, n);
+
+	iom_report_host_prov(&m, 0, &pv);
+	assert_int_equal(pv.nline, 3);
+	assert_string_equal(pv.line[0], "rank 0 (vm1): kernel 6.18.44 #1; CPU AMD EPYC; target "
+			    "'lsi': QEMU HARDDISK (/dev/sda)");
+	assert_string_equal(pv.line[1], "rank 1 (vm2): kernel 6.18.44 #1; CPU AMD EPYC; target "
+			    "'lsi': no block device");
+	assert_int_equal(pv.ndiffers, 2);
+	assert_string_equal(pv.differs[0], "kernel differs: r0, r1: 6.18.44 #1; r2: 6.1.0 #2");
+	assert_string_equal(pv.differs[1], "device of target 'lsi' differs: r0, r2: QEMU HARDDISK "
+			    "(/dev/sda); r1: no block device");
+	iom_report_host_prov_release(&pv);
+	iom_report_release(&m);
+
+	text = winners_text(dir, NULL, 0);
+	assert_true(widest_line(text) <= 100);
+	assert_non_null(strstr(text, "\nper host (2 runs of many hosts):\n"));
+	assert_non_null(line_with(text, "run  cell"));
+	assert_int_equal(count_of(text, "  straggler\n"), 2);
+	assert_non_null(strstr(text, "hosts:\n  rank 0 (vm1): kernel 6.18.44 #1; CPU AMD EPYC;"));
+	assert_non_null(strstr(text, "  kernel differs: r0, r1: 6.18.44 #1; r2: 6.1.0 #2\n"));
+	free(text);
+	{
+		struct iom_report_opts_cli o = { .color = 0, .format = "json" };
+		json_object *root, *a, *h;
+
+		text = report_of(&dir, 1, &o);
+		root = json_tokener_parse(text);
+		assert_non_null(root);
+		assert_true(json_object_object_get_ex(root, "host_runs", &a));
+		assert_int_equal(json_object_array_length(a), 2);
+		assert_true(json_object_object_get_ex(json_object_array_get_idx(a, 0), "hosts", &h));
+		assert_true(json_object_get_boolean(json_object_object_get(
+			json_object_array_get_idx(h, 1), "straggler")));
+		json_object_put(root);
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2124,6 +2255,7 @@ int main(void)
 		cmocka_unit_test(test_report_run_missing),
 		TEST_IN_TMPDIR(test_report_failed_run_report),
 		TEST_IN_TMPDIR(test_report_read_only_run),
+		TEST_IN_TMPDIR(test_report_hosts_rows_and_differs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

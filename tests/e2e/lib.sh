@@ -3,7 +3,7 @@
 #
 # It sets -u and a failure counter: die MESSAGE prints "FAIL: MESSAGE" and marks the script
 # failed, and the script ends with `exit $fail`. A script that cannot run here skips with
-# exit 77 and one line saying why (skip, need_root, need_cmd); one whose later parts need root
+# exit 77 and one line saying why (skip, need_root, need_cmd, need_mpi); one whose later parts need root
 # ends there with what passed so far (root_or_finish). on_exit FUNC runs FUNC once however the
 # script ends (done, failed, or stopped by INT/TERM from the runner's timeout), so loop
 # devices, mounts and /dev/shm files never outlive the test.
@@ -38,4 +38,18 @@ root_or_finish() {
 on_exit() {
     trap "$1" EXIT
     trap 'exit 1' INT TERM
+}
+
+# Skips unless mpirun and the MPI build are there (tests/e2e/mpi_*.sh); sets MPI_BIN (IOMATRIX_MPI,
+# else iomatrix-mpi beside IOMATRIX) and the environment every MPI test runs in: Open MPI's own
+# allocations not judged by ASan, ranks that yield when idle (2 cores), its shared-memory
+# segments and the followers' private directories (a killed rank leaves its own) under the
+# test's scratch directory, gone with it even after a kill -9.
+need_mpi() {
+    command -v mpirun >/dev/null 2>&1 || skip "mpirun is not installed (apt-get install openmpi-bin)"
+    MPI_BIN=${IOMATRIX_MPI:-$(dirname "$IOMATRIX")/iomatrix-mpi}
+    [ -x "$MPI_BIN" ] || skip "no iomatrix-mpi at $MPI_BIN (make mpi)"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" OMPI_MCA_mpi_yield_when_idle=1 \
+        OMPI_MCA_btl_vader_backing_directory="$WORK"
+    export TMPDIR="$WORK"
 }

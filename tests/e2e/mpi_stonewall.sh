@@ -7,12 +7,7 @@
 # finisher's (10 ms polling; a loaded 2-core machine wakes late).
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 . "$TOP/tests/e2e/lib.sh"
-command -v mpirun >/dev/null 2>&1 || skip "mpirun is not installed (apt-get install openmpi-bin)"
-MPI_BIN=${IOMATRIX_MPI:-$(dirname "$IOMATRIX")/iomatrix-mpi}
-[ -x "$MPI_BIN" ] || skip "no iomatrix-mpi at $MPI_BIN (make mpi)"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" OMPI_MCA_mpi_yield_when_idle=1 \
-    OMPI_MCA_btl_vader_backing_directory="$WORK" # its shared memory goes with the scratch directory, even after a kill -9
-export TMPDIR="$WORK"
+need_mpi
 
 cat >b.cfg <<CFG
 iomatrix = 1;
