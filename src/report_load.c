@@ -599,6 +599,7 @@ void iom_report_release(struct iom_report *m)
 	free(m->p_adj);
 	free(m->tost_raw);
 	free(m->tost_adj);
+	free(m->df_used); /* issue 18 */
 	for (size_t i = 0; i < m->nsrc; i++) {
 		free(m->src[i].dir);
 		free(m->src[i].name);

@@ -505,7 +505,20 @@ double iom_stats_trigamma_inv(double y)
 	return x;
 }
 
-int iom_stats_fit_prior(const double *s2, const double *df, size_t n,
+double iom_stats_chi2_quantile_wh(double p, double k)
+{
+	double z, h;
+
+	if (!(p > 0 && p < 1) || !(k > 0))
+		return NAN;
+	/* the standard normal quantile from t with (practically) infinite df */
+	z = iom_stats_t_quantile(p, 1e12);
+	h = 2 / (9 * k);
+	h = 1 - h + z * sqrt(h);
+	return h > 0 ? k * h * h * h : 0;
+}
+
+int iom_stats_fit_prior(const double *s2, const double *df, size_t n, double conf,
 			struct iom_stats_prior *pr)
 {
 	double *v = xcalloc(n + 1, sizeof(double)), *d = xcalloc(n + 1, sizeof(double));
@@ -539,7 +552,13 @@ int iom_stats_fit_prior(const double *s2, const double *df, size_t n,
 	em /= (double)m;
 	for (size_t i = 0; i < m; i++)
 		ev += (v[i] - em) * (v[i] - em);
-	ev = ev / (double)(m - 1) - tri / (double)m;
+	ev /= (double)(m - 1);
+	if (conf > 0 && conf < 1) {
+		double q = iom_stats_chi2_quantile_wh(1 - conf, (double)(m - 1));
+
+		ev = q > 0 ? ev * (double)(m - 1) / q : INFINITY;
+	}
+	ev -= tri / (double)m;
 	if (ev > 0) {
 		pr->d0 = 2 * iom_stats_trigamma_inv(ev);
 		pr->s0sq = exp(em + iom_stats_digamma(pr->d0 / 2) - log(pr->d0 / 2));

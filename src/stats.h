@@ -130,11 +130,19 @@ struct iom_stats_prior {
 /*
  * Fits the prior to the sample variances s2[0..n) with df[0..n) degrees of freedom (limma's
  * fitFDist without covariate): entries with a non-finite or negative s2 or a df ≤ 0 are left
- * out, zero variances are raised to 1e-5 of the median. Returns 0, or -EINVAL (pr: d0 0,
- * s0sq NaN) when fewer than two variances are usable or more than half are zero.
+ * out, zero variances are raised to 1e-5 of the median. conf 0 is limma's moment estimate;
+ * conf in (0, 1) takes the sample variance of the log-variances at its upper conf confidence
+ * bound instead (χ² with m − 1 df, Wilson–Hilferty), so that a real spread which the sampling
+ * noise of a few variances hides still lowers d0. Returns 0, or -EINVAL (pr: d0 0, s0sq NaN)
+ * when fewer than two variances are usable or more than half are zero.
  */
-int iom_stats_fit_prior(const double *s2, const double *df, size_t n,
+int iom_stats_fit_prior(const double *s2, const double *df, size_t n, double conf,
 			struct iom_stats_prior *pr);
+/*
+ * The chi-square quantile of lower probability p with k df by Wilson and Hilferty's cube
+ * approximation (within 0.5 % for k ≥ 9, p in [0.01, 0.99]); NaN outside 0 < p < 1, k > 0.
+ */
+double iom_stats_chi2_quantile_wh(double p, double k);
 /*
  * The posterior variance (d0·s0² + df·s2) / (d0 + df) (s0² when d0 is infinite, s2 when there
  * is no prior) and into *df_post its degrees of freedom d0 + df, at most pr->df_cap.

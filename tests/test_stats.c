@@ -394,7 +394,7 @@ static void test_stats_moderated_reference(void **state)
 		double p, df;
 
 		if (c[i].v) {
-			assert_int_equal(iom_stats_fit_prior(c[i].v, c[i].d, c[i].n, &pr), 0);
+			assert_int_equal(iom_stats_fit_prior(c[i].v, c[i].d, c[i].n, 0, &pr), 0);
 			if (isinf(c[i].d0))
 				assert_true(isinf(pr.d0));
 			else
@@ -417,6 +417,42 @@ static void test_stats_moderated_reference(void **state)
 	}
 }
 
+/*
+ * The conservative prior (conf 0.95: the spread of the log-variances at its upper 95 %
+ * bound) against the same Python reference with Wilson–Hilferty's χ² quantile, z from
+ * scipy.stats.norm.ppf; that quantile within 0.5 % of scipy.stats.chi2.ppf.
+ */
+static void test_stats_prior_conservative(void **state)
+{
+	static const struct { double p, k, wh, exact; } q[] = {
+		{ 0.05, 9, 3.3152629616079188, 3.325112843066815 },
+		{ 0.05, 23, 13.08740732285602, 13.090514188172804 },
+		{ 0.01, 47, 27.392973208909115, 27.415846907690153 },
+		{ 0.95, 7, 14.046832848231944, 14.067140449340169 },
+	};
+	static const double va[] = { 0.04, 0.065, 0.025, 0.12, 0.055, 0.015, 0.2, 0.045 };
+	static const double da[] = { 4, 4, 6, 4, 8, 4, 3, 4 };
+	static const double vb[] = { 0.05, 0.0525, 0.0475, 0.051, 0.049 };
+	static const double db[] = { 4, 4, 4, 4, 4 };
+	struct iom_stats_prior pr;
+
+	(void)state;
+	for (unsigned i = 0; i < ARRAY_LEN(q); i++) {
+		assert_close(iom_stats_chi2_quantile_wh(q[i].p, q[i].k), q[i].wh, 1e-9, "wh");
+		assert_close(iom_stats_chi2_quantile_wh(q[i].p, q[i].k), q[i].exact, 5e-3,
+			     "chi2");
+	}
+	assert_true(isnan(iom_stats_chi2_quantile_wh(0, 5)));
+	/* A: limma's d0 16.0 becomes 1.89 (it is 8 variances only) */
+	assert_int_equal(iom_stats_fit_prior(va, da, 8, 0.95, &pr), 0);
+	assert_close(pr.d0, 1.8867017949083165, 1e-9, "d0 ub");
+	assert_close(pr.s0sq, 0.036541572465157934, 1e-9, "s0sq ub");
+	/* B: even the upper bound is within sampling noise: still infinite */
+	assert_int_equal(iom_stats_fit_prior(vb, db, 5, 0.95, &pr), 0);
+	assert_true(isinf(pr.d0));
+	assert_close(pr.s0sq, 0.065483958800730602, 1e-9, "s0sq ub B");
+}
+
 /* What a prior cannot be fitted from, and the degenerate moderated tests. */
 static void test_stats_moderated_degenerate(void **state)
 {
@@ -429,10 +465,10 @@ static void test_stats_moderated_degenerate(void **state)
 	double p;
 
 	(void)state;
-	assert_int_equal(iom_stats_fit_prior(one, d1, 1, &pr), -EINVAL);
+	assert_int_equal(iom_stats_fit_prior(one, d1, 1, 0, &pr), -EINVAL);
 	assert_true(pr.d0 == 0 && isnan(pr.s0sq));
-	assert_int_equal(iom_stats_fit_prior(zeros, d3, 3, &pr), -EINVAL); /* mostly zero */
-	assert_int_equal(iom_stats_fit_prior(bad, dbad, 3, &pr), -EINVAL); /* none usable */
+	assert_int_equal(iom_stats_fit_prior(zeros, d3, 3, 0, &pr), -EINVAL); /* mostly zero */
+	assert_int_equal(iom_stats_fit_prior(bad, dbad, 3, 0, &pr), -EINVAL); /* none usable */
 	/* no prior, constant samples: decided by the means, as Welch's test is */
 	assert_int_equal(iom_stats_mod_t(k, 3, k2, 3, NULL, &w), 0);
 	assert_true(isinf(w.t) && w.t < 0 && w.p == 0 && w.df == 4);
@@ -460,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_stats_digamma_trigamma),
 		cmocka_unit_test(test_stats_moderated_reference),
 		cmocka_unit_test(test_stats_moderated_degenerate),
+		cmocka_unit_test(test_stats_prior_conservative),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
