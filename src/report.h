@@ -260,6 +260,9 @@ void iom_report_decide(struct iom_report *m);
 /* "Holm's correction over 240 tests", "Benjamini–Hochberg over 240 tests", "no correction
  * (240 tests)" into buf; "moderated t (limma), " before it when some metric is moderated. */
 void iom_report_correction_words(const struct iom_report *m, char *buf, size_t len);
+/* issue 18: "moderated" when some metric's tests are limma's moderated t, else "Welch" (as in
+ * "with Welch p < 0.05"). */
+const char *iom_report_test_words(const struct iom_report *m);
 /* --correction: "holm", "bh" or "none" (NULL: keep) into m's options, then decides again. 0 or
  * -EINVAL with err. */
 int iom_report_set_correction(struct iom_report *m, const char *text, char *err, size_t errlen);

@@ -452,6 +452,14 @@ void iom_report_correction_words(const struct iom_report *m, char *buf, size_t l
 	}
 }
 
+const char *iom_report_test_words(const struct iom_report *m)
+{
+	for (int k = 0; k < IOM_NMETRIC; k++)
+		if (m->vd && m->moderated[k])
+			return "moderated";
+	return "Welch";
+}
+
 /* cv's equivalence p against the best of (cell, k), adjusted when the model is decided. */
 static double tost_vs_best(const struct iom_report *m, size_t cell, enum iom_metric k,
 			   size_t cv, const struct iom_report_reps *me,
