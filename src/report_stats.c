@@ -7,12 +7,12 @@
  * one-sided tests (TOST) for equivalence within ± min_effect of the worse mean, both p-values
  * adjusted over the whole family (Holm by default, Benjamini–Hochberg or none;
  * iom_report_decide()). The t-test is limma's moderated t on ln(value) when the metric has
- * at least IOM_REPORT_PRIOR_MIN comparisons (each comparison's pooled variance squeezed
- * towards a prior fitted to all of them, so five repetitions carry the strength of many),
- * else Welch's on the values. The verdict: a win needs the adjusted p < alpha and a margin above
- * min_effect, the margin being the difference relative to the worse of the two (so "+20.8 %"
- * more IOPS and "-18.2 %" less latency read the same way, and a loss is exactly the mirror of
- * a win); "same" needs the adjusted TOST p < alpha; otherwise "undecided", with the
+ * a usable variance prior (report.h, IOM_REPORT_PRIOR_MIN: each comparison's pooled variance
+ * squeezed towards a prior fitted to all of them, so five repetitions carry the strength of
+ * many), else Welch's on the values. The verdict: a win needs the adjusted p < alpha and a
+ * margin above min_effect, the margin being the difference relative to the worse of the two
+ * (so "+20.8 %" more IOPS and "-18.2 %" less latency read the same way, and a loss is exactly
+ * the mirror of a win); "same" needs the adjusted TOST p < alpha; otherwise "undecided", with the
  * repetitions that would likely settle it (normal approximation, 80 % power, capped). One
  * repetition on either side gives "single-run": no significance is claimed. Per (compared
  * value, metric): the tally over every cell; and the noisy entries.
@@ -174,10 +174,12 @@ static double ln_pooled_var(const struct iom_report_reps *a, const struct iom_re
 {
 	double *la = ln_values(a, k), *lb = ln_values(b, k), s2 = NAN;
 
-	if (la && lb)
-		s2 = (iom_stats_stddev(la, a->n) * iom_stats_stddev(la, a->n) * (double)(a->n - 1) +
-		      iom_stats_stddev(lb, b->n) * iom_stats_stddev(lb, b->n) * (double)(b->n - 1)) /
+	if (la && lb) {
+		double sa = iom_stats_stddev(la, a->n), sb = iom_stats_stddev(lb, b->n);
+
+		s2 = (sa * sa * (double)(a->n - 1) + sb * sb * (double)(b->n - 1)) /
 		     (double)(a->n + b->n - 2);
+	}
 	free(la);
 	free(lb);
 	return s2;
@@ -234,11 +236,12 @@ static double planned_alpha(const struct iom_report *m)
  * (cv / gap)², the t quantiles at df 2n − 2 (so a few repetitions are not promised the power
  * of many). A difference above min_effect e needs Welch's test to reach it: gap d, t₁ at
  * 1 − α/2; one below needs the equivalence test to clear the rest of the band: gap e − d, t₁
- * at 1 − α. α is planned_alpha(). At least one more than the repetitions there are; *capped
+ * at 1 − α. α is planned_alpha(). With pr (the comparison is moderated) the df gain the
+ * prior's d0, at most its cap. At least one more than the repetitions there are; *capped
  * when more than the cap would be needed (the cap is returned).
  */
-static unsigned settle_reps(const struct iom_report *m, enum iom_metric k, double cv_pct,
-			    double d, size_t have, bool *capped)
+static unsigned settle_reps(const struct iom_report *m, const struct iom_stats_prior *pr,
+			    double cv_pct, double d, size_t have, bool *capped)
 {
 	double a = planned_alpha(m), e = m->opts.min_effect_pct, z, gap, n;
 	unsigned cap = m->settle_cap ? m->settle_cap : IOM_REPORT_SETTLE_CAP;
@@ -249,8 +252,8 @@ static unsigned settle_reps(const struct iom_report *m, enum iom_metric k, doubl
 		double df = 2 * n - 2, dfm;
 
 		/* issue 18: a moderated test adds the prior's df (at most the family's) */
-		if (m->moderated[k]) {
-			iom_stats_squeeze(&m->prior[k], 0, df, &dfm);
+		if (pr) {
+			iom_stats_squeeze(pr, 0, df, &dfm);
 			df = IOM_MAX(df, dfm);
 		}
 
@@ -290,7 +293,8 @@ static void judge(const struct iom_report *m, size_t cell, enum iom_metric k,
 	r = &m->cells[cell].by[v->runner_up];
 	cb = iom_stats_cv(b->v[k], b->n) * 100;
 	cr = iom_stats_cv(r->v[k], r->n) * 100;
-	v->settle = settle_reps(m, k, sqrt((cb * cb + cr * cr) / 2), v->margin_pct,
+	v->settle = settle_reps(m, v->moderated ? &m->prior[k] : NULL,
+				sqrt((cb * cb + cr * cr) / 2), v->margin_pct,
 				IOM_MIN(b->n, r->n), &v->settle_capped);
 }
 
@@ -338,7 +342,8 @@ void iom_report_decide(struct iom_report *m)
 	m->df_used = xcalloc(n, sizeof(double));
 	m->ntests = 0;
 	for (size_t i = 0; i < n; i++)
-		m->p_raw[i] = m->p_adj[i] = m->tost_raw[i] = m->tost_adj[i] = m->df_used[i] = NAN;
+		s2[i] = m->p_raw[i] = m->p_adj[i] = m->tost_raw[i] = m->tost_adj[i] =
+			m->df_used[i] = NAN;
 	/* The comparisons of the family, and each one's pooled variance of ln values. */
 	for (size_t c = 0; c < m->ncells; c++) {
 		for (int k = 0; k < IOM_NMETRIC; k++) {
@@ -353,7 +358,6 @@ void iom_report_decide(struct iom_report *m)
 				const struct iom_report_reps *r = &m->cells[c].by[i];
 				size_t x = at(m, c, k, i);
 
-				s2[x] = NAN;
 				if ((int)i == v->best || r->n < 2 || b->n < 2 ||
 				    !usable(r, (enum iom_metric)k))
 					continue;
