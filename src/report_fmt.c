@@ -242,10 +242,11 @@ static void md_head(void *ctx, const struct iom_report *m)
 		md_text(out, m->compared[v]);
 	}
 	iom_report_correction_words(m, corr, sizeof(corr));
-	fprintf(out, ". %zu run%s, %zu ok. A winner needs Welch's p < %g (%s) and a margin above "
+	fprintf(out, ". %zu run%s, %zu ok. A winner needs %s p < %g (%s) and a margin above "
 		     "%g %%; a coefficient of variation above %g %% is noisy.\n", m->nruns,
-		m->nruns == 1 ? "" : "s", m->nok, m->opts.alpha, corr, m->opts.min_effect_pct,
-		m->opts.max_cv_pct);
+		m->nruns == 1 ? "" : "s", m->nok,
+		strcmp(iom_report_test_words(m), "Welch") ? "a" : "Welch's", m->opts.alpha, corr,
+		m->opts.min_effect_pct, m->opts.max_cv_pct);
 	if (iom_report_by_study(m) && m->ncompared > 1) {
 		char *changes = iom_report_setup_changes(m);
 
@@ -592,6 +593,33 @@ static json_object *jsource(const struct iom_report_source *src)
 	return o;
 }
 
+/*
+ * issue 18: per metric the variance prior of the moderated t (ln scale): used or not, d0 (null
+ * when infinite, with d0_infinite), s0 (√s0², about the typical CV), how many comparisons it
+ * was fitted to and the df cap. NULL before the verdicts are decided.
+ */
+static json_object *jprior(const struct iom_report *m)
+{
+	json_object *o;
+
+	if (!m->vd)
+		return NULL;
+	o = json_object_new_object();
+	for (int k = 0; k < IOM_NMETRIC; k++) {
+		const struct iom_stats_prior *pr = &m->prior[k];
+		json_object *x = json_object_new_object();
+
+		iom_json_add(x, "used", json_object_new_boolean(m->moderated[k]));
+		iom_json_add(x, "d0", iom_json_num(pr->d0));
+		iom_json_add(x, "d0_infinite", json_object_new_boolean(isinf(pr->d0)));
+		iom_json_add(x, "s0", iom_json_num(sqrt(pr->s0sq)));
+		iom_json_add(x, "comparisons", json_object_new_uint64(pr->n));
+		iom_json_add(x, "df_cap", iom_json_num(pr->df_cap));
+		iom_json_add(o, iom_metrics[k].name, x);
+	}
+	return o;
+}
+
 static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metric k,
 			    const struct iom_report_verdict *vd)
 {
@@ -614,6 +642,10 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 	iom_json_add(o, "settle_capped", vd->kind != IOM_VERDICT_UNDECIDED ? NULL :
 			     json_object_new_boolean(vd->settle_capped));
 	iom_json_add(o, "noisy", json_object_new_boolean(vd->noisy));
+	/* issue 18: which test decided, on how many degrees of freedom */
+	iom_json_add(o, "test", isnan(vd->df) ? NULL :
+			     json_object_new_string(vd->moderated ? "moderated t" : "welch"));
+	iom_json_add(o, "df", iom_json_num(vd->df));
 	for (size_t v = 0; v < m->ncompared; v++) {
 		const struct iom_report_reps *r = &m->cells[c].by[v];
 		json_object *x = json_object_new_object(), *runs = json_object_new_array(), *ci;
@@ -642,6 +674,7 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 
 			iom_json_add(x, "p_vs_best", iom_json_num(m->p_raw[i]));
 			iom_json_add(x, "p_vs_best_adjusted", iom_json_num(m->p_adj[i]));
+			iom_json_add(x, "df_vs_best", iom_json_num(m->df_used[i]));
 		}
 		for (size_t i = 0; i < r->n; i++)
 			json_object_array_add(runs, json_object_new_int64(r->run[i]));
@@ -733,6 +766,7 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 	iom_json_add(o, "correction", json_object_new_string(
 		iom_correction_name((enum iom_correction)m->opts.correction)));
 	iom_json_add(o, "tests", json_object_new_uint64(m->ntests));
+	iom_json_add(o, "variance_prior", jprior(m));
 	iom_json_add(root, "options", o);
 	a = json_object_new_array();
 	o = json_object_new_array();

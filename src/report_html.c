@@ -864,9 +864,9 @@ static bool verdict_begin(void *ctx, const struct iom_report *m)
 	}
 	iom_report_correction_words(m, corr, sizeof(corr));
 	fprintf(out, "<p class=\"sub\">cells won / same / undecided / lost over %zu cell%s, and the "
-		     "median margin against the best of the others (a win needs Welch's p &lt; %g, %s, "
+		     "median margin against the best of the others (a win needs %s p &lt; %g, %s, "
 		     "and a margin above %g %%)</p>\n", m->ncells, m->ncells == 1 ? "" : "s",
-		m->opts.alpha, corr,
+		strcmp(iom_report_test_words(m), "Welch") ? "a" : "Welch's", m->opts.alpha, corr,
 		m->opts.min_effect_pct);
 	fputs("<table><thead><tr><th class=\"l\">", out);
 	esc(out, m->compare);

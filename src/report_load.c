@@ -636,6 +636,7 @@ void iom_report_release(struct iom_report *m)
 	for (size_t i = 0; i < m->nhruns; i++)
 		iom_report_hrun_release(&m->hruns[i]);
 	free(m->hruns);
+	free(m->df_used); /* issue 18 */
 	for (size_t i = 0; i < m->nsrc; i++) {
 		free(m->src[i].dir);
 		free(m->src[i].name);

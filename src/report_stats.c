@@ -3,13 +3,16 @@
  * alone; the numbers themselves (Welch's t-test, summaries) are stats.c's.
  *
  * Per (cell, metric): the best and the runner-up by mean. Every other compared value against
- * the best is one comparison of the report's family: Welch's t-test for a difference and two
+ * the best is one comparison of the report's family: a t-test for a difference and two
  * one-sided tests (TOST) for equivalence within ± min_effect of the worse mean, both p-values
  * adjusted over the whole family (Holm by default, Benjamini–Hochberg or none;
- * iom_report_decide()). The verdict: a win needs the adjusted p < alpha and a margin above
- * min_effect, the margin being the difference relative to the worse of the two (so "+20.8 %"
- * more IOPS and "-18.2 %" less latency read the same way, and a loss is exactly the mirror of
- * a win); "same" needs the adjusted TOST p < alpha; otherwise "undecided", with the
+ * iom_report_decide()). The t-test is limma's moderated t on ln(value) when the metric has
+ * a usable variance prior (report.h, IOM_REPORT_PRIOR_MIN: each comparison's pooled variance
+ * squeezed towards a prior fitted to all of them, so five repetitions carry the strength of
+ * many), else Welch's on the values. The verdict: a win needs the adjusted p < alpha and a
+ * margin above min_effect, the margin being the difference relative to the worse of the two
+ * (so "+20.8 %" more IOPS and "-18.2 %" less latency read the same way, and a loss is exactly
+ * the mirror of a win); "same" needs the adjusted TOST p < alpha; otherwise "undecided", with the
  * repetitions that would likely settle it (normal approximation, 80 % power, capped). One
  * repetition on either side gives "single-run": no significance is claimed. Per (compared
  * value, metric): the tally over every cell; and the noisy entries.
@@ -118,6 +121,7 @@ static void rank(const struct iom_report *m, size_t cell, enum iom_metric k,
 	memset(v, 0, sizeof(*v));
 	v->best = v->winner = v->runner_up = -1;
 	v->margin_pct = v->p_value = v->p_adjusted = v->tost_p = v->tost_adjusted = NAN;
+	v->df = NAN;
 	for (size_t i = 0; i < m->ncompared; i++) {
 		double x = iom_report_mean(&c->by[i], k);
 
@@ -148,6 +152,75 @@ static void rank(const struct iom_report *m, size_t cell, enum iom_metric k,
 		v->kind = IOM_VERDICT_SINGLE_RUN;
 }
 
+/* issue 18: ln of r's values of metric k into a new array, or NULL when one is not positive
+ * and finite (such a comparison is tested by Welch on the values and left out of the prior). */
+static double *ln_values(const struct iom_report_reps *r, enum iom_metric k)
+{
+	double *l = xcalloc(r->n + 1, sizeof(double));
+
+	for (size_t i = 0; i < r->n; i++) {
+		if (!(r->v[k][i] > 0) || !isfinite(r->v[k][i])) {
+			free(l);
+			return NULL;
+		}
+		l[i] = log(r->v[k][i]);
+	}
+	return l;
+}
+
+/* The pooled variance of ln(a) and ln(b) (df na + nb − 2), NaN when not both positive. */
+static double ln_pooled_var(const struct iom_report_reps *a, const struct iom_report_reps *b,
+			    enum iom_metric k)
+{
+	double *la = ln_values(a, k), *lb = ln_values(b, k), s2 = NAN;
+
+	if (la && lb) {
+		double sa = iom_stats_stddev(la, a->n), sb = iom_stats_stddev(lb, b->n);
+
+		s2 = (sa * sa * (double)(a->n - 1) + sb * sb * (double)(b->n - 1)) /
+		     (double)(a->n + b->n - 2);
+	}
+	free(la);
+	free(lb);
+	return s2;
+}
+
+/*
+ * One comparison, r against the best b (both n ≥ 2): the difference p, the equivalence p
+ * within ± min_effect and the df, moderated on ln values when metric k is and both sides are
+ * positive, else Welch's on the values (the band then ± min_effect of r's mean).
+ */
+static void compare_one(const struct iom_report *m, const struct iom_report_reps *r,
+			const struct iom_report_reps *b, enum iom_metric k, double *p,
+			double *tost, double *df)
+{
+	double *lr = m->moderated[k] ? ln_values(r, k) : NULL;
+	double *lb = lr ? ln_values(b, k) : NULL;
+	struct iom_welch w;
+
+	*p = *tost = *df = NAN;
+	if (lr && lb) {
+		/* ± min_effect as a ratio: |ln r − ln b| < ln(1 + min_effect). */
+		if (iom_stats_mod_t(lr, r->n, lb, b->n, &m->prior[k], &w) == 0) {
+			*p = w.p;
+			*df = w.df;
+		}
+		if (iom_stats_mod_tost(lr, r->n, lb, b->n, &m->prior[k],
+				       log1p(m->opts.min_effect_pct / 100), tost, NULL) < 0)
+			*tost = NAN;
+	} else {
+		if (iom_stats_welch(r->v[k], r->n, b->v[k], b->n, &w) == 0) {
+			*p = w.p;
+			*df = w.df;
+		}
+		if (iom_stats_tost(r->v[k], r->n, b->v[k], b->n, fabs(iom_report_mean(r, k)) *
+				   m->opts.min_effect_pct / 100, tost) < 0)
+			*tost = NAN;
+	}
+	free(lr);
+	free(lb);
+}
+
 /* The alpha a suggestion plans for: Bonferroni's over the family (what Holm's first step and
  * Benjamini–Hochberg's worst case need), alpha itself without correction. */
 static double planned_alpha(const struct iom_report *m)
@@ -163,11 +236,12 @@ static double planned_alpha(const struct iom_report *m)
  * (cv / gap)², the t quantiles at df 2n − 2 (so a few repetitions are not promised the power
  * of many). A difference above min_effect e needs Welch's test to reach it: gap d, t₁ at
  * 1 − α/2; one below needs the equivalence test to clear the rest of the band: gap e − d, t₁
- * at 1 − α. α is planned_alpha(). At least one more than the repetitions there are; *capped
+ * at 1 − α. α is planned_alpha(). With pr (the comparison is moderated) the df gain the
+ * prior's d0, at most its cap. At least one more than the repetitions there are; *capped
  * when more than the cap would be needed (the cap is returned).
  */
-static unsigned settle_reps(const struct iom_report *m, double cv_pct, double d, size_t have,
-			    bool *capped)
+static unsigned settle_reps(const struct iom_report *m, const struct iom_stats_prior *pr,
+			    double cv_pct, double d, size_t have, bool *capped)
 {
 	double a = planned_alpha(m), e = m->opts.min_effect_pct, z, gap, n;
 	unsigned cap = m->settle_cap ? m->settle_cap : IOM_REPORT_SETTLE_CAP;
@@ -175,7 +249,13 @@ static unsigned settle_reps(const struct iom_report *m, double cv_pct, double d,
 	*capped = false;
 	gap = d > e ? d : e - d;
 	for (n = (double)have + 1; gap > 0 && n <= cap; n++) {
-		double df = 2 * n - 2;
+		double df = 2 * n - 2, dfm;
+
+		/* issue 18: a moderated test adds the prior's df (at most the family's) */
+		if (pr) {
+			iom_stats_squeeze(pr, 0, df, &dfm);
+			df = IOM_MAX(df, dfm);
+		}
 
 		z = iom_stats_t_quantile(d > e ? 1 - a / 2 : 1 - a, df) +
 		    iom_stats_t_quantile(0.8, df);
@@ -213,7 +293,8 @@ static void judge(const struct iom_report *m, size_t cell, enum iom_metric k,
 	r = &m->cells[cell].by[v->runner_up];
 	cb = iom_stats_cv(b->v[k], b->n) * 100;
 	cr = iom_stats_cv(r->v[k], r->n) * 100;
-	v->settle = settle_reps(m, sqrt((cb * cb + cr * cr) / 2), v->margin_pct,
+	v->settle = settle_reps(m, v->moderated ? &m->prior[k] : NULL,
+				sqrt((cb * cb + cr * cr) / 2), v->margin_pct,
 				IOM_MIN(b->n, r->n), &v->settle_capped);
 }
 
@@ -245,20 +326,25 @@ static size_t at(const struct iom_report *m, size_t cell, int k, size_t cv)
 void iom_report_decide(struct iom_report *m)
 {
 	size_t n = m->ncells * IOM_NMETRIC * m->ncompared + 1;
+	double *s2 = xcalloc(n, sizeof(double)), *dfr = xcalloc(n, sizeof(double));
 
 	free(m->vd);
 	free(m->p_raw);
 	free(m->p_adj);
 	free(m->tost_raw);
 	free(m->tost_adj);
+	free(m->df_used);
 	m->vd = xcalloc(m->ncells * IOM_NMETRIC + 1, sizeof(*m->vd));
 	m->p_raw = xcalloc(n, sizeof(double));
 	m->p_adj = xcalloc(n, sizeof(double));
 	m->tost_raw = xcalloc(n, sizeof(double));
 	m->tost_adj = xcalloc(n, sizeof(double));
+	m->df_used = xcalloc(n, sizeof(double));
 	m->ntests = 0;
 	for (size_t i = 0; i < n; i++)
-		m->p_raw[i] = m->p_adj[i] = m->tost_raw[i] = m->tost_adj[i] = NAN;
+		s2[i] = m->p_raw[i] = m->p_adj[i] = m->tost_raw[i] = m->tost_adj[i] =
+			m->df_used[i] = NAN;
+	/* The comparisons of the family, and each one's pooled variance of ln values. */
 	for (size_t c = 0; c < m->ncells; c++) {
 		for (int k = 0; k < IOM_NMETRIC; k++) {
 			struct iom_report_verdict *v = &m->vd[c * IOM_NMETRIC + k];
@@ -270,19 +356,59 @@ void iom_report_decide(struct iom_report *m)
 			b = &m->cells[c].by[v->best];
 			for (size_t i = 0; i < m->ncompared; i++) {
 				const struct iom_report_reps *r = &m->cells[c].by[i];
-				double delta;
+				size_t x = at(m, c, k, i);
 
 				if ((int)i == v->best || r->n < 2 || b->n < 2 ||
 				    !usable(r, (enum iom_metric)k))
 					continue;
-				m->p_raw[at(m, c, k, i)] = welch_p(r, b, (enum iom_metric)k);
-				/* Within ± min_effect of the worse of the two, as the margin is. */
-				delta = fabs(iom_report_mean(r, (enum iom_metric)k)) *
-					m->opts.min_effect_pct / 100;
-				if (iom_stats_tost(r->v[k], r->n, b->v[k], b->n, delta,
-						   &m->tost_raw[at(m, c, k, i)]) < 0)
-					m->tost_raw[at(m, c, k, i)] = NAN;
-				if (!isnan(m->p_raw[at(m, c, k, i)]))
+				s2[x] = ln_pooled_var(r, b, (enum iom_metric)k);
+				dfr[x] = (double)(r->n + b->n - 2);
+			}
+		}
+	}
+	/* issue 18: per metric, the prior of those variances (moderated t). */
+	for (int k = 0; k < IOM_NMETRIC; k++) {
+		size_t cnt = 0, j = 0;
+		double *sk, *dk;
+
+		for (size_t c = 0; c < m->ncells; c++)
+			for (size_t i = 0; i < m->ncompared; i++)
+				cnt += !isnan(s2[at(m, c, k, i)]);
+		sk = xcalloc(cnt + 1, sizeof(double));
+		dk = xcalloc(cnt + 1, sizeof(double));
+		for (size_t c = 0; c < m->ncells; c++)
+			for (size_t i = 0; i < m->ncompared; i++)
+				if (!isnan(s2[at(m, c, k, i)])) {
+					sk[j] = s2[at(m, c, k, i)];
+					dk[j++] = dfr[at(m, c, k, i)];
+				}
+		m->moderated[k] = iom_stats_fit_prior(sk, dk, cnt, IOM_REPORT_PRIOR_CONF,
+						      &m->prior[k]) == 0 &&
+				  cnt >= IOM_REPORT_PRIOR_MIN &&
+				  m->prior[k].d0 >= IOM_REPORT_PRIOR_MIN_D0;
+		free(sk);
+		free(dk);
+	}
+	free(s2);
+	free(dfr);
+	for (size_t c = 0; c < m->ncells; c++) {
+		for (int k = 0; k < IOM_NMETRIC; k++) {
+			struct iom_report_verdict *v = &m->vd[c * IOM_NMETRIC + k];
+			const struct iom_report_reps *b;
+
+			if (v->best < 0)
+				continue;
+			b = &m->cells[c].by[v->best];
+			for (size_t i = 0; i < m->ncompared; i++) {
+				const struct iom_report_reps *r = &m->cells[c].by[i];
+				size_t x = at(m, c, k, i);
+
+				if ((int)i == v->best || r->n < 2 || b->n < 2 ||
+				    !usable(r, (enum iom_metric)k))
+					continue;
+				compare_one(m, r, b, (enum iom_metric)k, &m->p_raw[x],
+					    &m->tost_raw[x], &m->df_used[x]);
+				if (!isnan(m->p_raw[x]))
 					m->ntests++;
 			}
 		}
@@ -298,6 +424,12 @@ void iom_report_decide(struct iom_report *m)
 				continue;
 			v->p_value = m->p_raw[at(m, c, k, (size_t)v->runner_up)];
 			v->tost_p = m->tost_raw[at(m, c, k, (size_t)v->runner_up)];
+			v->df = m->df_used[at(m, c, k, (size_t)v->runner_up)];
+			/* moderated when this comparison was (both sides positive) */
+			v->moderated = m->moderated[k] && !isnan(v->df) &&
+				       !isnan(ln_pooled_var(&m->cells[c].by[v->best],
+							    &m->cells[c].by[v->runner_up],
+							    (enum iom_metric)k));
 			judge(m, c, (enum iom_metric)k, v, m->p_adj[at(m, c, k, (size_t)v->runner_up)],
 			      m->tost_adj[at(m, c, k, (size_t)v->runner_up)]);
 		}
@@ -306,17 +438,30 @@ void iom_report_decide(struct iom_report *m)
 
 void iom_report_correction_words(const struct iom_report *m, char *buf, size_t len)
 {
+	const char *mod = "";
+
+	for (int k = 0; k < IOM_NMETRIC; k++)
+		if (m->vd && m->moderated[k])
+			mod = "moderated t (limma), ";
 	switch (m->opts.correction) {
 	case IOM_CORRECTION_HOLM:
-		snprintf(buf, len, "Holm's correction over %zu tests", m->ntests);
+		snprintf(buf, len, "%sHolm's correction over %zu tests", mod, m->ntests);
 		break;
 	case IOM_CORRECTION_BH:
-		snprintf(buf, len, "Benjamini–Hochberg over %zu tests", m->ntests);
+		snprintf(buf, len, "%sBenjamini–Hochberg over %zu tests", mod, m->ntests);
 		break;
 	default:
-		snprintf(buf, len, "no correction (%zu tests)", m->ntests);
+		snprintf(buf, len, "%sno correction (%zu tests)", mod, m->ntests);
 		break;
 	}
+}
+
+const char *iom_report_test_words(const struct iom_report *m)
+{
+	for (int k = 0; k < IOM_NMETRIC; k++)
+		if (m->vd && m->moderated[k])
+			return "moderated";
+	return "Welch";
 }
 
 /* cv's equivalence p against the best of (cell, k), adjusted when the model is decided. */

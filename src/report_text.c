@@ -901,10 +901,11 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 			char corr[96];
 
 			iom_report_correction_words(m, corr, sizeof(corr));
-			iom_strbuf_printf(&nb, "* winner: better by more than %g%% with Welch p < %g, "
+			iom_strbuf_printf(&nb, "* winner: better by more than %g%% with %s p < %g, "
 					  "better by the margin beneath; 'same': shown within ±%g%% (two "
 					  "one-sided tests); '?': undecided, more runs needed",
-					  m->opts.min_effect_pct, m->opts.alpha, m->opts.min_effect_pct);
+					  m->opts.min_effect_pct, iom_report_test_words(m), m->opts.alpha,
+					  m->opts.min_effect_pct);
 			print_wrapped(out, iom_strbuf_get(&nb), width, 2);
 			iom_strbuf_reset(&nb);
 			iom_strbuf_printf(&nb, "(p adjusted: %s)", corr);

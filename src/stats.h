@@ -99,4 +99,71 @@ enum iom_stats_adjust {
  */
 void iom_stats_adjust_p(const double *p, size_t n, enum iom_stats_adjust how, double *adj);
 
+/*
+ * issue 18: the empirical-Bayes moderated t-test of limma (Smyth 2004, "Linear models and
+ * empirical Bayes methods for assessing differential expression in microarray experiments",
+ * Stat. Appl. Genet. Mol. Biol. 3(1), article 3). Many comparisons of one kind each estimate
+ * a variance from a few values; a scaled inverse-χ² prior (d0, s0²) fitted to all of them by
+ * moments of log s² (limma's fitFDist) shrinks each to (d0·s0² + d·s²) / (d0 + d), and the
+ * t-test then has d0 + d degrees of freedom. When the variances scatter no more than their
+ * own sampling noise, d0 is infinite (every comparison uses s0²); when they scatter widely,
+ * d0 is small and the test is the ordinary one.
+ */
+
+/* Digamma ψ(x) = d/dx ln Γ(x) for x > 0 (NaN otherwise), to about 1e-15 relative. */
+double iom_stats_digamma(double x);
+/* Trigamma ψ′(x) for x > 0 (NaN otherwise), to about 1e-15 relative. */
+double iom_stats_trigamma(double x);
+/*
+ * The x > 0 with ψ′(x) = y, for y > 0 (limma's trigammaInverse: Newton's method on 1/ψ′);
+ * NaN for y ≤ 0 or NaN.
+ */
+double iom_stats_trigamma_inv(double y);
+
+/* A scaled inverse-χ² prior of variances: s² ~ s0² · χ²(d0) / d0 before the data. */
+struct iom_stats_prior {
+	double d0;      /* prior degrees of freedom; INFINITY: every variance is s0²; 0: none */
+	double s0sq;    /* prior variance s0² (NaN when there is no prior) */
+	double df_cap;  /* the sum of the fitted variances' df: the most df a test claims */
+	size_t n;       /* variances it was fitted to */
+};
+/*
+ * Fits the prior to the sample variances s2[0..n) with df[0..n) degrees of freedom (limma's
+ * fitFDist without covariate): entries with a non-finite or negative s2 or a df ≤ 0 are left
+ * out, zero variances are raised to 1e-5 of the median. conf 0 is limma's moment estimate;
+ * conf in (0, 1) takes the sample variance of the log-variances at its upper conf confidence
+ * bound instead (χ² with m − 1 df, Wilson–Hilferty), so that a real spread which the sampling
+ * noise of a few variances hides still lowers d0. Returns 0, or -EINVAL (pr: d0 0, s0sq NaN)
+ * when fewer than two variances are usable or more than half are zero.
+ */
+int iom_stats_fit_prior(const double *s2, const double *df, size_t n, double conf,
+			struct iom_stats_prior *pr);
+/*
+ * The chi-square quantile of lower probability p with k df by Wilson and Hilferty's cube
+ * approximation (within 0.5 % for k ≥ 9, p in [0.01, 0.99]); NaN outside 0 < p < 1, k > 0.
+ */
+double iom_stats_chi2_quantile_wh(double p, double k);
+/*
+ * The posterior variance (d0·s0² + df·s2) / (d0 + df) (s0² when d0 is infinite, s2 when there
+ * is no prior) and into *df_post its degrees of freedom d0 + df, at most pr->df_cap.
+ */
+double iom_stats_squeeze(const struct iom_stats_prior *pr, double s2, double df,
+			 double *df_post);
+/*
+ * The moderated two-sample t-test of equal means: the pooled variance of x[0..nx) and
+ * y[0..ny) (df nx + ny − 2) squeezed by pr, t = (mean x − mean y) / √(s̃²(1/nx + 1/ny)) on
+ * the posterior df. Returns 0, or -EINVAL when nx < 2 or ny < 2 (w: t 0, df 0, p 1). A zero
+ * posterior variance (no prior and constant samples) is decided by the means as in
+ * iom_stats_welch().
+ */
+int iom_stats_mod_t(const double *x, size_t nx, const double *y, size_t ny,
+		    const struct iom_stats_prior *pr, struct iom_welch *w);
+/*
+ * The two one-sided tests of iom_stats_tost() on the moderated test's standard error and df:
+ * p < alpha shows |mean x − mean y| < delta. Returns 0, or -EINVAL when nx < 2, ny < 2 or delta
+ * is not positive (*p is then 1); *df (may be NULL) gets the df used.
+ */
+int iom_stats_mod_tost(const double *x, size_t nx, const double *y, size_t ny,
+		       const struct iom_stats_prior *pr, double delta, double *p, double *df);
+
 #endif

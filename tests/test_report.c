@@ -1552,6 +1552,18 @@ static void test_report_json_parses(void **state)
 	assert_string_equal(json_object_get_string(get(get(root, "options"), "correction")),
 			    "holm");
 	assert_int_equal(json_object_get_int(get(get(root, "options"), "tests")), 140);
+	/* issue 18: the variance prior of every metric, fitted to its 28 comparisons */
+	for (int k = 0; k < IOM_NMETRIC; k++) {
+		x = get(get(get(root, "options"), "variance_prior"), iom_metrics[k].name);
+		assert_true(json_object_is_type(get(x, "used"), json_type_boolean));
+		assert_true(json_object_is_type(get(x, "d0_infinite"), json_type_boolean));
+		assert_int_equal(json_object_get_int(get(x, "comparisons")), 28);
+		/* this study's CVs scatter (d0 about 1.8 to 2.7): not used, Welch decides */
+		assert_false(json_object_get_boolean(get(x, "used")));
+	}
+	x = get(get(json_object_array_get_idx(cells, 0), "metrics"), "iops");
+	assert_string_equal(json_object_get_string(get(x, "test")), "welch");
+	assert_true(json_object_get_double(get(x, "df")) > 0);
 	x = get(get(get(root, "verdict"), "pvscsi"), "iops");
 	assert_int_equal(json_object_get_int(get(x, "won")) + json_object_get_int(get(x, "same")) +
 				 json_object_get_int(get(x, "undecided")) +

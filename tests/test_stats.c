@@ -308,6 +308,180 @@ static void test_stats_adjust_p(void **state)
 	}
 }
 
+/*
+ * issue 18: ψ and ψ′ against scipy.special.digamma / polygamma(1, x); the trigamma inverse
+ * against scipy.optimize.brentq on polygamma(1, x) − y (xtol 1e-300, rtol 1e-15). At the
+ * extremes limma's shortcuts 1/y and 1/√y hold to a few 1e-8.
+ */
+static void test_stats_digamma_trigamma(void **state)
+{
+	static const struct { double x, psi, psi1; } g[] = {
+		{ 0.001, -1000.5755719318103, 1000001.6425331959 },
+		{ 0.5, -1.9635100260214235, 4.9348022005446799 },
+		{ 1, -0.57721566490153287, 1.6449340668482266 },
+		{ 2.5, 0.70315664064524319, 0.49035775610023491 },
+		{ 7.3, 1.9178203356379859, 0.14679576813142703 },
+		{ 10, 2.2517525890667209, 0.10516633568168576 },
+		{ 123.4, 4.8113737751162775, 0.0081366516108652628 },
+		{ 1e6, 13.81551005796419, 1.0000005000001667e-06 },
+	};
+	static const struct { double y, x, rel; } inv[] = {
+		{ 1e-7, 10000000.499999993, 1e-7 },
+		{ 0.01, 100.49916668194322, 1e-9 },
+		{ 0.5, 2.4599529483523073, 1e-9 },
+		{ 1.6449340668482264, 1, 1e-9 },
+		{ 10, 0.33508104437803571, 1e-9 },
+		{ 1000, 0.031647661051196402, 1e-9 },
+		{ 1e8, 0.00010000000082234685, 1e-7 },
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < ARRAY_LEN(g); i++) {
+		assert_close(iom_stats_digamma(g[i].x), g[i].psi, 1e-14, "digamma");
+		assert_close(iom_stats_trigamma(g[i].x), g[i].psi1, 1e-14, "trigamma");
+	}
+	for (unsigned i = 0; i < ARRAY_LEN(inv); i++) {
+		assert_close(iom_stats_trigamma_inv(inv[i].y), inv[i].x, inv[i].rel,
+			     "trigamma_inv");
+		/* and it inverts this library's own trigamma */
+		if (inv[i].rel < 1e-8)
+			assert_close(iom_stats_trigamma(iom_stats_trigamma_inv(inv[i].y)), inv[i].y,
+				     1e-9, "trigamma(trigamma_inv)");
+	}
+	assert_true(isnan(iom_stats_digamma(0)));
+	assert_true(isnan(iom_stats_trigamma(-1)));
+	assert_true(isnan(iom_stats_trigamma_inv(0)));
+}
+
+/*
+ * The prior and the moderated test against a Python reference: limma's fitFDist written out
+ * with scipy (digamma, polygamma, trigamma inverse by brentq), the posterior variance
+ * (d0·s0² + d·s²)/(d0 + d) of the pooled two-sample variance on min(d0 + d, Σd) df, t and
+ * TOST p from scipy.stats.t; without a prior it is scipy.stats.ttest_ind(x, y) (Student's).
+ * Prior A: spread variances (finite d0); B: no more spread than sampling (d0 infinite);
+ * C: a zero variance among them (raised to 1e-5 of the median), d0 small.
+ */
+static void test_stats_moderated_reference(void **state)
+{
+	static const double x[] = { 10.1, 10.4, 9.8, 10.0 }, y[] = { 10.9, 11.2, 10.6 };
+	static const double va[] = { 0.04, 0.065, 0.025, 0.12, 0.055, 0.015, 0.2, 0.045 };
+	static const double da[] = { 4, 4, 6, 4, 8, 4, 3, 4 };
+	static const double vb[] = { 0.05, 0.0525, 0.0475, 0.051, 0.049 };
+	static const double db[] = { 4, 4, 4, 4, 4 };
+	static const double vc[] = { 0, 0.01, 0.025, 0.035, 0.055 };
+	static const double dc[] = { 2, 2, 2, 2, 2 };
+	static const struct {
+		const double *v, *d;
+		size_t n;
+		double d0, s0sq, cap, t, df, p, tost05, tost15;
+	} c[] = {
+		{ va, da, 8, 16.009398491476496, 0.0634871227481378, 37, -4.2087339549458074,
+		  21.009398491476496, 0.00039411694487068795, 0.9439111078988337,
+		  0.0012173208446222175 },
+		{ vb, db, 5, INFINITY, 0.06548395880073063, 20, -4.2211237868135028, 20,
+		  0.00041948208947378271, 0.94403397349247264, 0.001255185878563511 },
+		{ vc, dc, 5, 0.40627715203054543, 0.00012509069493276946, 10, -4.1427240509864562,
+		  5.4062771520305457, 0.0075898785931354925, 0.92039553632241888,
+		  0.0086241930004603284 },
+		{ NULL, NULL, 0, 0, NAN, 0, -3.9842986294344422, 5, 0.010485767852466257,
+		  0.91134556669206124, 0.011224317231092538 },
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < ARRAY_LEN(c); i++) {
+		struct iom_stats_prior pr = { 0, NAN, 0, 0 };
+		struct iom_welch w;
+		double p, df;
+
+		if (c[i].v) {
+			assert_int_equal(iom_stats_fit_prior(c[i].v, c[i].d, c[i].n, 0, &pr), 0);
+			if (isinf(c[i].d0))
+				assert_true(isinf(pr.d0));
+			else
+				assert_close(pr.d0, c[i].d0, 1e-9, "d0");
+			assert_close(pr.s0sq, c[i].s0sq, 1e-9, "s0sq");
+			assert_close(pr.df_cap, c[i].cap, 0, "df cap");
+			assert_int_equal(pr.n, c[i].n);
+		}
+		assert_int_equal(iom_stats_mod_t(x, 4, y, 3, c[i].v ? &pr : NULL, &w), 0);
+		assert_close(w.t, c[i].t, 1e-12, "t");
+		assert_close(w.df, c[i].df, 1e-12, "df");
+		assert_close(w.p, c[i].p, 1e-9, "p");
+		assert_int_equal(iom_stats_mod_tost(x, 4, y, 3, c[i].v ? &pr : NULL, 0.5, &p, &df),
+				 0);
+		assert_close(p, c[i].tost05, 1e-9, "tost 0.5");
+		assert_close(df, c[i].df, 1e-12, "tost df");
+		assert_int_equal(iom_stats_mod_tost(x, 4, y, 3, c[i].v ? &pr : NULL, 1.5, &p, NULL),
+				 0);
+		assert_close(p, c[i].tost15, 1e-9, "tost 1.5");
+	}
+}
+
+/*
+ * The conservative prior (conf 0.95: the spread of the log-variances at its upper 95 %
+ * bound) against the same Python reference with Wilson–Hilferty's χ² quantile, z from
+ * scipy.stats.norm.ppf; that quantile within 0.5 % of scipy.stats.chi2.ppf.
+ */
+static void test_stats_prior_conservative(void **state)
+{
+	static const struct { double p, k, wh, exact; } q[] = {
+		{ 0.05, 9, 3.3152629616079188, 3.325112843066815 },
+		{ 0.05, 23, 13.08740732285602, 13.090514188172804 },
+		{ 0.01, 47, 27.392973208909115, 27.415846907690153 },
+		{ 0.95, 7, 14.046832848231944, 14.067140449340169 },
+	};
+	static const double va[] = { 0.04, 0.065, 0.025, 0.12, 0.055, 0.015, 0.2, 0.045 };
+	static const double da[] = { 4, 4, 6, 4, 8, 4, 3, 4 };
+	static const double vb[] = { 0.05, 0.0525, 0.0475, 0.051, 0.049 };
+	static const double db[] = { 4, 4, 4, 4, 4 };
+	struct iom_stats_prior pr;
+
+	(void)state;
+	for (unsigned i = 0; i < ARRAY_LEN(q); i++) {
+		assert_close(iom_stats_chi2_quantile_wh(q[i].p, q[i].k), q[i].wh, 1e-9, "wh");
+		assert_close(iom_stats_chi2_quantile_wh(q[i].p, q[i].k), q[i].exact, 5e-3,
+			     "chi2");
+	}
+	assert_true(isnan(iom_stats_chi2_quantile_wh(0, 5)));
+	/* A: limma's d0 16.0 becomes 1.89 (it is 8 variances only) */
+	assert_int_equal(iom_stats_fit_prior(va, da, 8, 0.95, &pr), 0);
+	assert_close(pr.d0, 1.8867017949083165, 1e-9, "d0 ub");
+	assert_close(pr.s0sq, 0.036541572465157934, 1e-9, "s0sq ub");
+	/* B: even the upper bound is within sampling noise: still infinite */
+	assert_int_equal(iom_stats_fit_prior(vb, db, 5, 0.95, &pr), 0);
+	assert_true(isinf(pr.d0));
+	assert_close(pr.s0sq, 0.065483958800730602, 1e-9, "s0sq ub B");
+}
+
+/* What a prior cannot be fitted from, and the degenerate moderated tests. */
+static void test_stats_moderated_degenerate(void **state)
+{
+	static const double one[] = { 0.5 }, d1[] = { 4 };
+	static const double zeros[] = { 0, 0, 0.1 }, d3[] = { 2, 2, 2 };
+	static const double bad[] = { NAN, -1, 0.2 }, dbad[] = { 2, 2, 0 };
+	static const double k[] = { 5, 5, 5 }, k2[] = { 6, 6, 6 };
+	struct iom_stats_prior pr;
+	struct iom_welch w;
+	double p;
+
+	(void)state;
+	assert_int_equal(iom_stats_fit_prior(one, d1, 1, 0, &pr), -EINVAL);
+	assert_true(pr.d0 == 0 && isnan(pr.s0sq));
+	assert_int_equal(iom_stats_fit_prior(zeros, d3, 3, 0, &pr), -EINVAL); /* mostly zero */
+	assert_int_equal(iom_stats_fit_prior(bad, dbad, 3, 0, &pr), -EINVAL); /* none usable */
+	/* no prior, constant samples: decided by the means, as Welch's test is */
+	assert_int_equal(iom_stats_mod_t(k, 3, k2, 3, NULL, &w), 0);
+	assert_true(isinf(w.t) && w.t < 0 && w.p == 0 && w.df == 4);
+	assert_int_equal(iom_stats_mod_t(k, 3, k, 3, NULL, &w), 0);
+	assert_true(w.t == 0 && w.p == 1);
+	assert_int_equal(iom_stats_mod_tost(k, 3, k2, 3, NULL, 2, &p, NULL), 0);
+	assert_true(p == 0);
+	assert_int_equal(iom_stats_mod_t(k, 1, k2, 3, NULL, &w), -EINVAL);
+	assert_true(w.p == 1 && w.df == 0);
+	assert_int_equal(iom_stats_mod_tost(k, 3, k2, 3, NULL, 0, &p, NULL), -EINVAL);
+	assert_true(p == 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +493,10 @@ int main(void)
 		cmocka_unit_test(test_stats_descriptive),
 		cmocka_unit_test(test_stats_tost_reference),
 		cmocka_unit_test(test_stats_adjust_p),
+		cmocka_unit_test(test_stats_digamma_trigamma),
+		cmocka_unit_test(test_stats_moderated_reference),
+		cmocka_unit_test(test_stats_moderated_degenerate),
+		cmocka_unit_test(test_stats_prior_conservative),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
