@@ -130,7 +130,8 @@ print("overloaded: achieved %.0f IOPS, late %d of %d, p50 response %d ns, servic
 PY
 # ticks (docs/load.md, "Pacing"): above 20K IOPS per thread a wake-up issues every I/O due by
 # then in one submission, and wakes again a tick (50 µs) later at the soonest. The null engine at
-# 50K IOPS (a gap of 20 µs): held within 1 %, and the trace shows the batches — at least 2.4
+# 50K IOPS (a gap of 20 µs): held within 1 % (when no stall of the machine's held the worker
+# back by more than 1 % of the window), and the trace shows the batches — at least 2.4
 # I/Os per submission on average (wake-ups at least 50 µs apart issue 2.5 or more; a wake-up per
 # I/O gives 1.0 on a quiet machine, 1.95 was seen on a loaded one)
 cat >t.cfg <<'CFG'
@@ -155,8 +156,14 @@ print("ticks: 50K IOPS offered, achieved %.0f, %d I/Os in %d submissions (%.2f e
       "CPU %.3f us/IO, late %d, p50 response %d ns" % (
           ach, len(rows), subs, len(rows) / subs, r["cpu"]["us_per_io"], l["late_ios"],
           l["response_ns"]["total"]["percentiles"]["50"]))
-assert abs(ach - 50000) <= 500, ("achieved", ach)
-assert l["held"], l
+# the rate, unless the machine held the worker back for more than 1 % of the window (10 ms,
+# 500 I/Os: a backlog at the window's end moves the count by as much; 0.3-0.9 s were seen on
+# a VM with a load average of 20)
+if l["max_lag_s"] <= 0.01:
+    assert abs(ach - 50000) <= 500, ("achieved", ach)
+    assert l["held"], l
+else:
+    print("ticks: the worker lagged %.1f ms at most: the rate is not judged" % (l["max_lag_s"] * 1e3))
 assert len(rows) / subs >= 2.4, ("I/Os per submission", len(rows), subs)
 PY
 exit $fail
