@@ -904,9 +904,10 @@ static int run_loop(struct iom_worker *w)
  *   more than 1/PACE_SPIN_SHARE of the gap.
  * - A shorter gap: ticks. A wake-up issues, in one submission, every I/O due by then (with a
  *   small queue depth: in turns, as slots free up, without waiting), and the next wake-up is at
- *   the next due time but no sooner than a tick after this one's first issue. One wake-up costs
- *   this VM 6.5-9.7 µs of CPU; a tick divides that by the I/Os it issues, where a wake-up per
- *   I/O paid it for each (docs/load.md). The price: an I/O is issued up to a tick (plus a
+ *   the next due time but no sooner than a tick after this one's first issue (a wake-up for
+ *   completions issues what is due as well: it costs nothing more). One wake-up costs this
+ *   VM 6.5-9.7 µs of CPU; a tick divides that by the I/Os it issues, where a wake-up per I/O
+ *   paid it for each (docs/load.md). The price: an I/O is issued up to a tick (plus a
  *   wake-up's latency) after its due time, never before; its response time counts that lag,
  *   from the due time. PACE_TICK_NS is half of IOM_LATE_NS, so the tick alone makes no I/O
  *   late. The wait in between ends at the timeout or when as many I/Os have completed as the
