@@ -334,7 +334,9 @@ fi
 
 # Pacing (issue 17, docs/load.md): rr4k-qd32 offered 100K IOPS (rate_iops as a target key)
 # against the same unthrottled, the order swapped every pair: IOPS (the paced run's is its
-# rate) and CPU µs per I/O, whose ratio says what pacing costs per I/O at 100K IOPS.
+# rate) and CPU µs per I/O, whose difference × 100K says what share of a core pacing adds at
+# 100K IOPS. On the loop device (else the disk file), and on the null engine, where nothing but
+# the pacer differs (no device, no kernel I/O path whose per-I/O cost depends on the batch).
 if [ -n "$EXTRA_TGT" ] && [ "${BENCH_PACE:-1}" = 1 ]; then
 	for i in $(seq 1 "$TRACE_PAIRS"); do
 		ROUND=$i
@@ -344,6 +346,20 @@ if [ -n "$EXTRA_TGT" ] && [ "${BENCH_PACE:-1}" = 1 ]; then
 				run_iomatrix "pace-$EXTRA_TGT-$i" "pace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS rate_iops = 100000;" io_uring rr4k-qd32 true "$IOM_KEYS" iompaced
 			else
 				run_iomatrix "free-$EXTRA_TGT-$i" "pace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 true
+			fi
+		done
+	done
+	progress ""
+fi
+if [ "${BENCH_PACE:-1}" = 1 ]; then
+	for i in $(seq 1 "$TRACE_PAIRS"); do
+		ROUND=$i
+		progress "paced null pair $i of $TRACE_PAIRS"
+		for v in $( [ $((i % 2)) = 1 ] && echo "0 1" || echo "1 0"); do
+			if [ "$v" = 1 ]; then
+				run_iomatrix "pace-null-$i" "pace-null" "$WORK/null.scratch" "size = \"64M\"; rate_iops = 100000;" null null-qd32 true "$IOM_KEYS" iompaced
+			else
+				run_iomatrix "free-null-$i" "pace-null" "$WORK/null.scratch" "size = \"64M\";" null null-qd32 true
 			fi
 		done
 	done
@@ -461,6 +477,14 @@ def pairs(prefix, a_tool, b_tool, title, how="", goal=""):
             title, tgt[len(prefix):], wl, len(r), how, med(r), med(ratios(a, b, 3)),
             med(ratios(a, b, 2)), goal))
         print("  per pair: " + " ".join("%.3f" % x for x in r))
+        if prefix == "pace-":
+            # what pacing adds: (paced − unthrottled) CPU µs per I/O × the paced IOPS, in % of
+            # a core, per pair and its median
+            add = [(a[k][3] - b[k][3]) * a[k][0] / 1e4 for k in a if k in b]
+            print("  CPU µs/IO paced %.3f, unthrottled %.3f (medians); pacing adds %.1f %% of a"
+                  " core at %.0fK IOPS (per pair: %s)" % (
+                      med(vals(a, 3)), med(vals(b, 3)), med(add), med(vals(a, 0)) / 1e3,
+                      " ".join("%.1f" % x for x in add)))
 
 pairs("trace-", "iomatrix", "iomnotr", "traces on / off", ", unpinned", " (goal IOPS ≥ 0.97×)")
 pairs("variant-", "iomvar", "iomatrix", "iomatrix with %s / without" % sys.argv[8])
