@@ -380,6 +380,14 @@ const struct iom_key iom_keys[] = {
 	  .describe = "burst=%s", .word = "burst%s",
 	  .help = "I/Os per burst of a thread between think_time pauses (DiskSpd's -i); at most "
 		  "queue_depth of them in flight" },
+	{ .name = "pace_tick", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_DURATION,
+	  .dim = IOM_DIM_PACE_TICK, IOM_AT(iom_workload, pace_tick_ns),
+	  .unit = "ns", .min = 1000, .max = 10000000, .def = "50us", .flags = IOM_KEY_SPARSE,
+	  .describe = "tick=%s", .word = "tick%s",
+	  .help = "a paced run whose threads issue more than one I/O per tick: each wake-up "
+		  "issues every I/O due by then, the next comes a tick later at the soonest. "
+		  "Longer: fewer wake-ups, less CPU (one costs a VM 7-10 µs), up to a tick more lag "
+		  "in the response time (docs/load.md)" },
 	/* many hosts (docs/hosts.md) */
 	{ .name = "host", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_SPEC,
 	  .dim = IOM_DIM_HOST, IOM_AT(iom_workload, host),

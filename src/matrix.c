@@ -2325,6 +2325,10 @@ static int load_checks(struct ctx *c, size_t i, const config_setting_t *sb)
 				    "think_time pauses a closed loop, and %s makes an open one "
 				    "(target '%s'): give one of them", iops ? "rate_iops" : "rate_mb_s",
 				    t->label);
+	if (!iops && !mbs && dim_where(c, i, IOM_DIM_PACE_TICK))
+		return fail(c, dim_where(c, i, IOM_DIM_PACE_TICK),
+			    "pace_tick sets how a paced run wakes up, but target '%s' has no "
+			    "rate_iops or rate_mb_s: give a rate, or leave pace_tick out", t->label);
 	if ((iops || mbs) && c->m->timing.bytes)
 		return fail(c, dim_where(c, i, iops ? IOM_DIM_RATE_IOPS : IOM_DIM_RATE_MB_S),
 			    "%s paces a run, but timing.bytes%s ends it after a number of bytes: a "

@@ -41,6 +41,7 @@ enum iom_dim {
 	IOM_DIM_ARRIVALS,
 	IOM_DIM_THINK_TIME,
 	IOM_DIM_BURST,
+	IOM_DIM_PACE_TICK,
 	/* many hosts (docs/hosts.md): hosts = "each" makes host (a rank) a dimension; ranks = N
 	 * runs a cell on the first N ranks */
 	IOM_DIM_HOST,
@@ -114,6 +115,9 @@ struct iom_workload {
 	 * thread have completed (0: no pause). */
 	uint64_t think_ns;
 	uint32_t burst;
+	/* a paced run above 1/pace_tick_ns IOPS per thread: a wake-up issues what is due, the
+	 * next comes a tick later at the soonest (docs/load.md, "Pacing") */
+	uint64_t pace_tick_ns;
 	/* many hosts (docs/hosts.md): the rank that runs the cell alone (hosts = "each"), and
 	 * the number of ranks that run it (the first ranks; 0: every rank). The hosts module
 	 * reads them from the cell, the worker never. */

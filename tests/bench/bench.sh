@@ -363,6 +363,18 @@ if [ "${BENCH_PACE:-1}" = 1 ]; then
 			fi
 		done
 	done
+	# the same with pace_tick = "200us": a quarter of the wake-ups, up to 200 µs of issue lag
+	for i in $(seq 1 "$TRACE_PAIRS"); do
+		ROUND=$i
+		progress "paced null pair (pace_tick 200us) $i of $TRACE_PAIRS"
+		for v in $( [ $((i % 2)) = 1 ] && echo "0 1" || echo "1 0"); do
+			if [ "$v" = 1 ]; then
+				run_iomatrix "pace200-null-$i" "pace200-null" "$WORK/null.scratch" "size = \"64M\"; rate_iops = 100000; pace_tick = \"200us\";" null null-qd32 true "$IOM_KEYS" iompaced
+			else
+				run_iomatrix "free200-null-$i" "pace200-null" "$WORK/null.scratch" "size = \"64M\";" null null-qd32 true
+			fi
+		done
+	done
 	progress ""
 fi
 
@@ -477,7 +489,7 @@ def pairs(prefix, a_tool, b_tool, title, how="", goal=""):
             title, tgt[len(prefix):], wl, len(r), how, med(r), med(ratios(a, b, 3)),
             med(ratios(a, b, 2)), goal))
         print("  per pair: " + " ".join("%.3f" % x for x in r))
-        if prefix == "pace-":
+        if prefix.startswith("pace"):
             # what pacing adds: (paced − unthrottled) CPU µs per I/O × the paced IOPS, in % of
             # a core, per pair and its median
             add = [(a[k][3] - b[k][3]) * a[k][0] / 1e4 for k in a if k in b]
@@ -489,6 +501,7 @@ def pairs(prefix, a_tool, b_tool, title, how="", goal=""):
 pairs("trace-", "iomatrix", "iomnotr", "traces on / off", ", unpinned", " (goal IOPS ≥ 0.97×)")
 pairs("variant-", "iomvar", "iomatrix", "iomatrix with %s / without" % sys.argv[8])
 pairs("pace-", "iompaced", "iomatrix", "paced at 100K IOPS / unthrottled")
+pairs("pace200-", "iompaced", "iomatrix", "paced at 100K IOPS, pace_tick 200us / unthrottled")
 rss = dict(x.split(":") for x in sys.argv[5].split())
 if len(rss) == 2:
     (s1, k1), (s2, k2) = sorted(rss.items(), key=lambda kv: int(kv[0]))

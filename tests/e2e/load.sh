@@ -166,4 +166,20 @@ else:
     print("ticks: the worker lagged %.1f ms at most: the rate is not judged" % (l["max_lag_s"] * 1e3))
 assert len(rows) / subs >= 2.4, ("I/Os per submission", len(rows), subs)
 PY
+# pace_tick = "200us": a wake-up every 200 µs at the soonest issues 10 or more I/Os at 50K IOPS
+sed 's/rate_iops = 50000;/rate_iops = 50000; pace_tick = "200us";/' t.cfg >t2.cfg
+"$IOMATRIX" run t2.cfg -o outt2 >runt2.txt 2>&1 || die "pace_tick run: $(cat runt2.txt)"
+"$IOMATRIX" trace outt2/traces/00001.trace.gz --measured-only -o tt2.csv 2>err ||
+    die "pace_tick trace: $(cat err)"
+python3 - <<'PY' || die "pace_tick run"
+import csv, json
+r = json.load(open("outt2/runs/00001.json"))
+rows = list(csv.DictReader(open("tt2.csv")))
+subs = len(set(int(x["time_ns"]) for x in rows))
+print("pace_tick 200us: %d I/Os in %d submissions (%.2f each), CPU %.3f us/IO, p50 response %d ns"
+      % (len(rows), subs, len(rows) / subs, r["cpu"]["us_per_io"],
+         r["load"]["response_ns"]["total"]["percentiles"]["50"]))
+assert r["cell"]["pace_tick"] == 200000, r["cell"]
+assert len(rows) / subs >= 8, ("I/Os per submission", len(rows), subs)
+PY
 exit $fail
