@@ -482,6 +482,17 @@ static void rate3(double x, char *buf, size_t len)
 		snprintf(buf, len, "%.*f%s", x < 9.995 ? 2 : x < 99.95 ? 1 : 0, x, unit[u]);
 }
 
+bool iom_load_held(double offered_iops, double achieved_iops, double secs, bool poisson)
+{
+	double tol = offered_iops * IOM_LOAD_HELD_PCT / 100.0;
+
+	if (!poisson)
+		return fabs(achieved_iops - offered_iops) <= tol;
+	if (secs > 0 && offered_iops > 0)
+		tol = IOM_MAX(tol, 3.0 * sqrt(offered_iops * secs) / secs);
+	return achieved_iops >= offered_iops - tol;
+}
+
 void iom_run_load_describe(const struct iom_run_load *l, char *buf, size_t len)
 {
 	char a[32], b[32];

@@ -172,9 +172,17 @@ struct iom_run_load {
 	double achieved_iops;    /* counted I/Os over the measured window */
 	uint64_t late_ios;       /* counted I/Os submitted more than IOM_LATE_NS after due */
 	double max_lag_s;        /* the largest delay from due to submission */
-	bool held;               /* achieved within IOM_LOAD_HELD_PCT % of offered */
+	bool held;               /* iom_load_held */
 	struct iom_lat response[IOM_NDIR];
 };
+
+/*
+ * Whether a paced run held its schedule: fixed arrivals achieved within IOM_LOAD_HELD_PCT % of
+ * offered; Poisson arrivals not behind it by more than that and by more than three standard
+ * deviations of a window's count (√(offered × secs) I/Os: 600 IOPS over 2 s may end 8.7 %
+ * short by chance alone, and more I/Os than offered is never a saturation).
+ */
+bool iom_load_held(double offered_iops, double achieved_iops, double secs, bool poisson);
 
 /* One host's part of a run of many hosts (hosts.h, docs/hosts.md). */
 struct iom_host_row {

@@ -762,8 +762,7 @@ static void fill_load(const struct ctl *c, struct iom_run_result *r, double secs
 	l->achieved_iops = secs > 0 ? (double)(r->dir[IOM_DIR_TOTAL].ios + r->xops[0].ios +
 					       r->xops[1].ios) / secs
 				    : 0;
-	l->held = fabs(l->achieved_iops - l->offered_iops) <=
-		  l->offered_iops * IOM_LOAD_HELD_PCT / 100.0;
+	l->held = iom_load_held(l->offered_iops, l->achieved_iops, secs, l->poisson);
 }
 
 /* issue 16c: a conf per path, from c->conf: its fd and region, the threads on it (threads i

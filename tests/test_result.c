@@ -486,6 +486,23 @@ static void test_result_stall_round_trip(void **state)
 	}
 }
 
+/* Whether a paced run held: fixed within 1 % either way; Poisson behind by more than 1 % and
+ * three standard deviations of its count only (600 IOPS over 2 s: 8.66 % of slack). */
+static void test_result_load_held(void **state)
+{
+	(void)state;
+	assert_true(iom_load_held(2000, 2019, 2, false));
+	assert_false(iom_load_held(2000, 2021, 2, false));
+	assert_false(iom_load_held(2000, 1979, 2, false));
+	assert_true(iom_load_held(600, 612, 2, true));     /* more than offered: never saturated */
+	assert_true(iom_load_held(600, 5000, 2, true));
+	assert_true(iom_load_held(600, 549, 2, true));     /* 3 × √1200 / 2 = 51.96 short at most */
+	assert_false(iom_load_held(600, 547, 2, true));
+	assert_true(iom_load_held(1e6, 990001, 10, true)); /* 1 % is the larger slack here */
+	assert_false(iom_load_held(1e6, 989000, 10, true));
+	assert_false(iom_load_held(50000, 31200, 1, true));
+}
+
 /* "load" goes out and comes back: a paced run's offered and achieved rates, late I/Os, lag and
  * response times; null for a closed loop; and the sentence the progress line and report use. */
 static void test_result_load_round_trip(void **state)
@@ -1045,6 +1062,7 @@ int main(void)
 		IN_RESULTS_DIR(test_result_disk_round_trip),
 		IN_RESULTS_DIR(test_result_paths_round_trip),
 		IN_RESULTS_DIR(test_result_access_round_trip),
+		cmocka_unit_test(test_result_load_held),
 		IN_RESULTS_DIR(test_result_writes_readable_numbers),
 		IN_RESULTS_DIR(test_result_load_round_trip),
 		cmocka_unit_test(test_result_path_digits),
