@@ -386,8 +386,8 @@ const struct iom_key iom_keys[] = {
 	  .describe = "tick=%s", .word = "tick%s",
 	  .help = "a paced run whose threads issue more than one I/O per tick: each wake-up "
 		  "issues every I/O due by then, the next comes a tick later at the soonest. "
-		  "Longer: fewer wake-ups, less CPU (one costs a VM 7-10 µs), up to a tick more lag "
-		  "in the response time (docs/load.md)" },
+		  "Longer: fewer wake-ups, less CPU (on a VM each costs 7 to 10 microseconds), "
+		  "up to a tick more lag in the response time (docs/load.md)" },
 	/* many hosts (docs/hosts.md) */
 	{ .name = "host", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_SPEC,
 	  .dim = IOM_DIM_HOST, IOM_AT(iom_workload, host),

@@ -4,6 +4,7 @@
 # JSON has a figure per line and the lines' counts add up to the run's totals; the plan names
 # the spec; `report --run` shows each line's figures; matrices/example-mix.cfg and
 # iometer-default.cfg check.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 
 cat >m.cfg <<'CFG'

@@ -10,6 +10,7 @@
 #   - traces handed to `trace`: empty, not a trace, not gzip, truncated, bytes flipped, a newer
 #     version — a clear error, never a crash.
 # "Never a crash": exit status below 128 (no signal), stderr free of sanitizer reports.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 
 # expect RC PATTERN CMD...: runs CMD, wants exit RC ("nz" = any failure below 128) and PATTERN

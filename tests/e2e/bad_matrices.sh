@@ -3,6 +3,7 @@
 # with the line and message its first line expects ("# expect: LINE: substring"), and exit 2.
 # Then the inputs that are not files of the corpus: a missing file, a directory, a file with a
 # NUL byte, and bad command lines.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 n=0
 for f in "$TOP"/tests/bad/*.cfg; do

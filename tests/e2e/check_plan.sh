@@ -4,6 +4,7 @@
 # named on their lines; `plan` of atto.cfg has 21 sizes x 2 directions
 # x 2 targets x 3 repetitions = 252 runs, matches the golden TSV, and is the same bytes every
 # time in every format; the TSV has a header; docs/matrix.md carries the current key table.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 
 for f in "$TOP"/matrices/*.cfg; do

@@ -2,6 +2,7 @@
 # contrib/iomatrix.bash-completion: sourced in bash, its function completes commands, each
 # command's options, matrix keys after --set (from the binary's own key table), presets after
 # --preset, formats, and matrix files. Skips (77) without bash.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 command -v bash >/dev/null 2>&1 || skip "no bash"
 mkdir -p sub && : >a.cfg && : >b.txt

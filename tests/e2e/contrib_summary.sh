@@ -3,6 +3,7 @@
 # contrib/summary-gnuplot.sh draws an SVG with a line per series (when gnuplot is installed) and
 # contrib/summary-pandas.py prints a table of the two targets side by side (when a python3 with
 # pandas is found: python3 on PATH, else /usr/bin/python3). Skips (77) when neither can run.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 tried=0
 

@@ -3,6 +3,7 @@
 # expected matrices (--matrix); a short real run (-d1 on a 16 MiB scratch file in the cwd)
 # prints DiskSpd's report sections and leaves an ordinary results directory that `report`
 # reads; unknown and unsupported flags are refused with exit 2 and a message naming the flag.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 
 # the published commands (Linux paths), as matrices

@@ -2,6 +2,7 @@
 # Help: each command's --help gives its own options in its own words (never another command's
 # "-o" or "-f" text) and wraps to the terminal; `help keys` wraps to the terminal: COLUMNS when set, 80 when not a tty; the
 # diskspd view names its MB/s as DiskSpd's MiB/s on one line.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 export COLUMNS=300 # the wording checks below read each option's help on one line
 

@@ -7,6 +7,7 @@
 # /bin/sh in a private mount namespace and once with dash: no PWNED file appears, and each
 # printed value equals the path byte for byte. `check` refuses "$$${target.path}" naming the
 # file and line. Needs root (for the mount namespace), bash, dash and python3; skips otherwise.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for a private mount namespace"
 need_cmd python3

@@ -3,6 +3,7 @@
 # man --warnings when man is installed); iomatrix(1) has a synopsis line for every command the
 # binary lists; the KEYS section of iomatrix-matrix(5) is the binary's `help keys --man`.
 # Skips (77) when neither groff nor man is installed.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 m1="$TOP/docs/iomatrix.1"
 m5="$TOP/docs/iomatrix-matrix.5"

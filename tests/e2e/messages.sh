@@ -3,6 +3,7 @@
 # no empty reason after a colon ("run interrupted: the figures…" when none was recorded), a new
 # study into a non-empty directory refused before any "N runs into" line, and `report` of a
 # directory that is not a study ("not a results directory: X (no study.json)").
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 

@@ -3,6 +3,7 @@
 # and to a file, which is never overwritten) → check → plan → run (two scratch files in the cwd,
 # short timings through --set) → report → report --run 1 → report --format html → trace to CSV;
 # then help and version. Each exit code is checked, and some of each output.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 run() { # run EXPECTED-EXIT CMD...: runs CMD with out/err captured, checks the exit code
     want=$1; shift

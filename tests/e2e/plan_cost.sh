@@ -3,6 +3,7 @@
 # stated) and the free space where the results go; with --like DIR of a short real run of the
 # same cells, an estimate within 50 % of the traces that run wrote; a warning when the estimate
 # exceeds the free space; and a time estimate for a size-bound plan (the ATTO preset).
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 

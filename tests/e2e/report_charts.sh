@@ -5,6 +5,7 @@
 # parameter); a note where a chart leaves something out. Headless
 # Chromium screenshots the page: the PNG exists and is not trivial. SHOT=FILE keeps a copy.
 # A run marked failed: the ATTO chart says it left its bar out.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 browser=""

@@ -5,6 +5,7 @@
 # compared values' bars and lines. Skips (77) when the report command cannot write HTML yet or
 # Chromium is missing. SAVE_SCREENSHOT=PATH keeps the screenshot (docs/report-screenshot.png
 # is made that way).
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 
 fix="$TOP/tests/fixtures/report"

@@ -2,6 +2,7 @@
 # The text report fits the terminal: COLUMNS=80, 120 and 220 (and --width N) on a three-target
 # study give no line wider than the width; at 220 one table with the three targets side by side;
 # narrower, one table per metric with the three targets as its columns (never a block per target).
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 

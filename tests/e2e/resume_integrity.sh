@@ -11,6 +11,7 @@
 #     anything; resume sets each aside (renamed runs/NNNNN.json.corrupt-<UTC>, content kept),
 #     redoes each run exactly once, and the report is whole again.
 # Exit codes and messages are asserted exactly.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 
 cat >m.cfg <<'CFG'

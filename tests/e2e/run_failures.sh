@@ -3,6 +3,7 @@
 # look into) records that target's run as failed, with the reason, and completes the rest (exit 1). Buffers that cannot fit in memory are refused before anything
 # runs. --set overrides are applied and recorded. A non-empty results directory is refused.
 # Results on the disk under test, with traces on, get a warning.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 
 cat >m.cfg <<'CFG'

@@ -4,6 +4,7 @@
 # fio latency logs that fio's own fio_generate_plots and fio2gnuplot plot; a truncated copy and a
 # foreign file give exit 2 with a clear message. The trace's own checks are made for each engine
 # that batches its I/O (io_uring, libaio).
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 command -v fio_generate_plots >/dev/null 2>&1 && command -v fio2gnuplot >/dev/null 2>&1 &&
     command -v gnuplot >/dev/null 2>&1 || { echo "fio or gnuplot not installed"; exit 77; }
