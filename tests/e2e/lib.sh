@@ -44,7 +44,7 @@ on_exit() {
 # else iomatrix-mpi beside IOMATRIX) and the environment every MPI test runs in: Open MPI's own
 # allocations not judged by ASan, ranks that yield when idle (2 cores), its shared-memory
 # segments and the followers' private directories (a killed rank leaves its own) under the
-# test's scratch directory, gone with it even after a kill -9.
+# test's scratch directory, gone with it even after a kill -9. Then `mpi ARGS…` runs mpirun.
 need_mpi() {
     command -v mpirun >/dev/null 2>&1 || skip "mpirun is not installed (apt-get install openmpi-bin)"
     MPI_BIN=${IOMATRIX_MPI:-$(dirname "$IOMATRIX")/iomatrix-mpi}
@@ -53,3 +53,5 @@ need_mpi() {
         OMPI_MCA_btl_vader_backing_directory="$WORK"
     export TMPDIR="$WORK"
 }
+# mpirun ARGS…: as root where the tests run, more ranks than cores, under a timeout
+mpi() { timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe "$@"; }

@@ -16,7 +16,7 @@ workload = { engine = "psync"; direct = false; pattern = "random"; block_size = 
 timing = { warmup = "100ms"; duration = "1500ms"; rest = "0s"; repeat = 3; };
 trace = false;
 CFG
-timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe -np 3 "$MPI_BIN" run f.cfg -o out -q \
+mpi -np 3 "$MPI_BIN" run f.cfg -o out -q \
     >run.txt 2>&1 &
 mp=$!
 for _ in $(seq 1 300); do

@@ -14,7 +14,6 @@
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
-mpi() { timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe "$@"; }
 
 # 1. the single-host build under mpirun
 cat >one.cfg <<CFG

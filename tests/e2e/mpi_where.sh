@@ -8,13 +8,7 @@
 #   - a target that lives on no rank of the job is refused on its line.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 . "$TOP/tests/e2e/lib.sh"
-command -v mpirun >/dev/null 2>&1 || skip "mpirun is not installed (apt-get install openmpi-bin)"
-MPI_BIN=${IOMATRIX_MPI:-$(dirname "$IOMATRIX")/iomatrix-mpi}
-[ -x "$MPI_BIN" ] || skip "no iomatrix-mpi at $MPI_BIN (make mpi)"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" OMPI_MCA_mpi_yield_when_idle=1 \
-    OMPI_MCA_btl_vader_backing_directory="$WORK"
-export TMPDIR="$WORK"
-mpi() { timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe "$@"; }
+need_mpi
 me=$(hostname)
 me=${me%%.*}
 
