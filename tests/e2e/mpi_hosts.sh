@@ -8,7 +8,9 @@
 #     (traces/NNNNN.rR.trace.gz, decoded by `iomatrix trace`) within 1 %, and the ranks'
 #     measured windows start together (from the recorded starts and clock offsets, and from
 #     the first measured I/O of each rank in `trace --merge`'s time line): the recorded starts
-#     (start_spread_ns; no rank's start_late_ns before the agreed instant) within 5 ms;
+#     (start_spread_ns; no rank's start_late_ns before the agreed instant) within 5 ms, and
+#     with direct reads from the disk (workers that wait on the device, not on a core) the
+#     ranks' first measured I/Os in the traces within 5 ms too;
 #   - a target refused on rank 2 stops the sweep before any rank writes, naming rank 2: a
 #     missing directory, and (root) a mounted loop device.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
@@ -122,6 +124,48 @@ print("first measured I/O spread per run, from the traces (ms):", trace_spreads)
 assert trace_spreads[len(trace_spreads) // 2] <= 25 and trace_spreads[-1] <= 100, trace_spreads
 PY
 
+# 2b. the same start from the traces alone, where nothing but the start holds a worker back:
+# direct 4K reads at queue depth 1 from a file on the disk (the workers wait on the device, so
+# three of them on two cores each get a core the moment the window opens): the first measured
+# I/O of every rank, in `trace --merge`'s time line (trace times and recorded clock offsets),
+# within 5 ms of the others in every run
+disk=$(mktemp -d /var/tmp/iomatrix-e2e.XXXXXX)
+on_exit 'rm -rf "$disk"'
+if [ "$(stat -f -c %T "$disk")" = tmpfs ]; then
+    echo "2b: /var/tmp is tmpfs here: no disk to wait on, the trace start not checked"
+else
+    cat >d.cfg <<CFG
+iomatrix = 1;
+name = "hosts-disk";
+targets = ( { label = "a"; path = "$disk/s\${rank}.scratch"; size = "16M"; } );
+workload = { engine = "psync"; direct = true; pattern = "random"; block_size = "4K";
+             read_pct = 100; queue_depth = 1; threads = 1; };
+timing = { warmup = "100ms"; duration = "200ms"; rest = "0s"; repeat = 3; };
+trace = true;
+CFG
+    mpi -np 3 "$MPI_BIN" run d.cfg -o outd -q >rund.txt 2>&1 || die "mpirun run (disk): $(tail -n 20 rund.txt)"
+    for i in 00001 00002 00003; do
+        "$IOMATRIX" trace "outd/traces/$i.r1.trace.gz" --merge --measured-only -o "d$i.csv" 2>err ||
+            die "trace --merge disk run $i: $(cat err)"
+    done
+    python3 - <<'PY' || die "the ranks' first measured I/Os (disk) are not within 5 ms"
+import csv
+spreads = []
+for i in (1, 2, 3):
+    rd = csv.reader(open("d%05d.csv" % i))
+    head = next(rd)
+    tcol, rcol = head.index("time_ns"), head.index("rank")
+    firsts = {}
+    for x in rd:
+        firsts.setdefault(x[rcol], int(x[tcol]))
+    assert sorted(firsts) == ["0", "1", "2"], firsts
+    spreads.append((max(firsts.values()) - min(firsts.values())) / 1e6)
+print("disk: first measured I/O spread per run, from the traces (ms):", spreads)
+assert max(spreads) < 5, spreads
+PY
+fi
+rm -rf "$disk"
+
 # 3. a target refused on rank 2: nothing written on any rank
 mkdir r0 r1
 cat >bad.cfg <<CFG
@@ -156,6 +200,7 @@ root_or_finish
 need_cmd losetup mkfs.ext4 md5sum
 imgs="" loops="" mnt=""
 cleanup() {
+    rm -rf "$disk"
     [ -n "$mnt" ] && umount "$mnt" 2>/dev/null
     for l in $loops; do losetup -d "$l" 2>/dev/null; done
     for i in $imgs; do rm -f "$i"; done
