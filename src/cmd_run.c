@@ -86,7 +86,7 @@ int iom_cmd_check(struct cli *cli)
 			m = NULL;
 		}
 		if (m)
-			iom_hosts_expand_paths(NULL, m); /* ${host}, ${rank}: this host's */
+			iom_hosts_expand_paths(cli->hosts, m); /* ${host}, ${rank}: this rank's */
 		if (!m || iom_plan_count(m, &nruns, err, sizeof(err)) < 0 ||
 		    (!cli->given[OPT_MATRIX_ONLY] && check_machine(m, &pf, err, sizeof(err)) < 0)) {
 			iom_cmd_print_error(err);

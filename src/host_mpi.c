@@ -144,7 +144,7 @@ static void sleep_until(uint64_t t)
  * Sync point 1 on a loaded host: the controller waits in MPI (yielding when idle) and then for
  * the agreed start while the workers run the warm-up on every core; a yielding or sleeping
  * controller gets a core back only when their time slices let it, milliseconds late. From sync
- * point 1 until the window has started (run.c's point 2, the start taken) it runs as SCHED_FIFO
+ * point 1's clock offsets until the window has started (run.c's point 2, the start taken) it runs as SCHED_FIFO
  * when the process may (root), so the sync's messages are taken as they come and its wake-up
  * preempts the workers (the warm-up's, unmeasured); then its policy is put back. Without the
  * privilege the sync works as well, with the scheduler's latency.
@@ -153,8 +153,9 @@ static void boost(struct mpi_ctx *c)
 {
 	struct sched_param rt = { .sched_priority = 1 };
 
-	c->boosted = !c->boosted &&
-		     pthread_getschedparam(pthread_self(), &c->old_policy, &c->old_param) == 0 &&
+	if (c->boosted)
+		return; /* the saved policy is the one to put back */
+	c->boosted = pthread_getschedparam(pthread_self(), &c->old_policy, &c->old_param) == 0 &&
 		     c->old_policy == SCHED_OTHER &&
 		     pthread_setschedparam(pthread_self(), SCHED_FIFO, &rt) == 0;
 }
@@ -195,8 +196,11 @@ static int poll_req(MPI_Request *r)
 	}
 }
 
-/* Sync point 0 or 1's collectives and wait, as m_sync says; point 1 polled (poll_req). */
-static int sync_body(struct mpi_ctx *c, unsigned point, int mine, char *err, size_t errlen)
+/* Sync point 0 or 1's collectives and wait, as m_sync says; point 1 polled (poll_req), and
+ * boosted (boost) from the clock offsets on when boost_it: the offsets' blocking sends and
+ * receives spin in Open MPI, which three SCHED_FIFO ranks on two cores must not do. */
+static int sync_body(struct mpi_ctx *c, unsigned point, bool boost_it, int mine, char *err,
+		     size_t errlen)
 {
 	MPI_Request req;
 	int first;
@@ -210,6 +214,8 @@ static int sync_body(struct mpi_ctx *c, unsigned point, int mine, char *err, siz
 	(void)first;
 	if (measure_offsets(c) < 0)
 		return iom_err(err, errlen, EIO, "MPI: cannot measure the clock offsets");
+	if (boost_it)
+		boost(c);
 	if (point == 1) {
 		/* the agreed start, in rank 0's clock; each rank waits for it in its own */
 		start = iom_now_ns() + START_MARGIN_NS;
@@ -231,10 +237,8 @@ static int m_sync(void *ctx, unsigned point, bool ok, char *err, size_t errlen)
 		unboost(c);
 		return 0;
 	}
-	if (point == 1 && ok)
-		boost(c);
 	/* mine: the lowest rank that is not ok */
-	ret = sync_body(c, point, ok ? c->size : c->rank, err, errlen);
+	ret = sync_body(c, point, point == 1 && ok, ok ? c->size : c->rank, err, errlen);
 	if (ret < 0 || !ok)
 		unboost(c);
 	return ret;

@@ -304,10 +304,17 @@ bool iom_hosts_takes_part(const struct iom_plan *p, const struct iom_cell *c, un
 	return !t->on_rank || (rank < p->m->nranks && t->on_rank[rank]); /* where it lives */
 }
 
+static void cpu_model_of(char *buf, size_t len);
+
 void iom_hosts_begin_run(struct iom_hosts *h, const struct iom_plan *p, const struct iom_run *run)
 {
 	h->plan = p;
 	h->cell = &p->cells[run->cell];
+	/* provenance: the CPU read once; the device anew for each run (iom_hosts_arm), none for
+	 * a run that fails before it is armed */
+	if (!h->cpu_model[0])
+		cpu_model_of(h->cpu_model, sizeof(h->cpu_model));
+	h->device[0] = '\0';
 }
 
 bool iom_hosts_sits_out(const struct iom_hosts *h)
@@ -420,6 +427,11 @@ void iom_hosts_row_of(const struct iom_hosts *h, const struct iom_run_result *r,
 	row->user_s = r->cpu.proc_user_s;
 	row->sys_s = r->cpu.proc_sys_s;
 	row->stonewalled = r->stonewalled;
+	row->stalled = r->stall.stalled;
+	if (r->stall.stalled && r->stall.reason)
+		snprintf(row->stall_reason, sizeof(row->stall_reason), "%s", r->stall.reason);
+	row->steady_asked = r->steady.asked;
+	row->steady_reached = r->steady.reached;
 	{
 		struct utsname u;
 
@@ -467,6 +479,19 @@ void iom_hosts_aggregate(struct iom_run_result *r, const struct iom_host_row *ro
 		r->cpu.proc_user_s += rows[i].user_s;
 		r->cpu.proc_sys_s += rows[i].sys_s;
 		r->stonewalled |= rows[i].stonewalled != 0;
+		/* a window judged stalled or not steady on any rank is the aggregate's */
+		if (rows[i].stalled && !r->stall.stalled) {
+			r->stall.stalled = true;
+			free(r->stall.reason);
+			r->stall.reason = xasprintf("rank %u (host %s): %s", rows[i].rank,
+						    rows[i].host, rows[i].stall_reason[0]
+						    ? rows[i].stall_reason : "stalled");
+		}
+		if (rows[i].steady_asked) {
+			r->steady.reached = (r->steady.asked ? r->steady.reached : true) &&
+					    rows[i].steady_reached;
+			r->steady.asked = true;
+		}
 		v[i] = rows[i].iops;
 		if (rows[i].status != IOM_RUN_OK && !failed && r->status == IOM_RUN_OK) {
 			char *e = xasprintf("rank %u (host %s): %s", rows[i].rank, rows[i].host,
@@ -559,16 +584,27 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 				r->cpu.busy_pct += rows[i].busy_pct / (double)n;
 		}
 	}
+	if (ret < 0 && h->rank == 0 && iom_hosts_sits_out(h) && r->status == IOM_RUN_OK) {
+		/* rank 0 sat it out and the others' figures did not arrive: nothing measured */
+		free(r->error);
+		r->error = xstrdup("the ranks that ran it could not send their figures to rank 0");
+		r->status = IOM_RUN_FAILED;
+	}
 	free(rows);
 	/* the followers' traces, one after the other; their directory made here when rank 0
 	 * sat the run out (its own trace makes it otherwise) */
-	if (h->rank == 0 && h->size > 1 && ret == 0) {
+	if (h->rank == 0 && h->size > 1) {
 		char *tdir = xasprintf("%s/traces", dir);
 
 		(void)iom_mkdir_p(tdir); /* failing, the first trace's write says so */
 		free(tdir);
 	}
-	for (unsigned k = 1; k < h->size && ret == 0; k++) {
+	/* every follower sends and rank 0 receives each, whatever failed before or on the way
+	 * (a rank that stopped halfway would leave the others' sends for the next run): the
+	 * first error is the one returned */
+	for (unsigned k = 1; k < h->size; k++) {
+		int kret = 0;
+
 		if (h->rank == 0) {
 			char *base = iom_trace_path(dir, r->index), *path;
 			bool got = false;
@@ -576,14 +612,14 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 			/* NNNNN.trace.gz → NNNNN.rK.trace.gz */
 			path = xasprintf("%.*s.r%u.trace.gz", (int)(strlen(base) -
 								    strlen(".trace.gz")), base, k);
-			ret = h->ops->recv_file(h->ctx, k, path, &got);
+			kret = h->ops->recv_file(h->ctx, k, path, &got);
 			if (k == 1 && r->trace.file) {
 				char *p0 = xasprintf("%.*s.r0.trace.gz", (int)(strlen(base) -
 								  strlen(".trace.gz")), base);
 
 				unlink(p0);
-				if (link(r->trace.file, p0) < 0)
-					ret = ret ? ret : -errno;
+				if (link(r->trace.file, p0) < 0 && kret == 0)
+					kret = -errno;
 				free(p0);
 			}
 			free(path);
@@ -591,10 +627,12 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 		} else if (h->rank == k) {
 			char *path = iom_trace_path(dir, r->index);
 
-			ret = h->ops->send_file(h->ctx, access(path, F_OK) == 0 ? path : NULL);
+			kret = h->ops->send_file(h->ctx, access(path, F_OK) == 0 ? path : NULL);
 			unlink(path);
 			free(path);
 		}
+		if (ret == 0)
+			ret = kret;
 	}
 	memset(&h->out.t0_ns, 0, sizeof(h->out.t0_ns) * 2);
 	h->plan = NULL;

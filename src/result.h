@@ -207,6 +207,10 @@ struct iom_host_row {
 	char device[160];
 	/* how long after the agreed start (sync point 1, in its own clock) its window started */
 	int64_t start_late_ns;
+	/* its window's judgement: stalled (with why), a steady state asked and not reached —
+	 * carried into the aggregate, so that a run rank 0 sat out is judged by those that ran */
+	bool stalled, steady_asked, steady_reached;
+	char stall_reason[160];
 };
 
 struct iom_run_result {

@@ -1552,8 +1552,9 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 			iom_hosts_begin_run(o->hosts, p, run); /* … or sit it out */
 		}
 		execute_run(&s, run, &r);
-		if (o->hosts && iom_hosts_run_end(o->hosts, o->dir, &r) < 0)
-			warn(&s, "run %u: the other ranks' figures did not all arrive", run->index);
+		if (o->hosts && (ret = iom_hosts_run_end(o->hosts, o->dir, &r)) < 0)
+			warn(&s, "run %u: the other ranks' figures or traces did not all arrive "
+			     "or could not be written: %s", run->index, strerror(-ret));
 		if (r.trace.error == -ENOSPC || r.trace.error == -EDQUOT) {
 			ret = trace_full(&s, run, err, errlen);
 			iom_run_result_release(&r);
