@@ -156,6 +156,41 @@ static void test_hosts_failed_rank_is_named(void **state)
 	free(h);
 }
 
+/* A window judged stalled, or not steady, on any rank is the aggregate's (also when rank 0,
+ * whose own result is then empty, sat the run out). */
+static void test_hosts_stall_and_steady_of_any_rank(void **state)
+{
+	struct iom_hist *h = calloc(IOM_NDIR, sizeof(*h));
+	struct iom_host_row rows[3];
+	struct iom_run_result r = { .status = IOM_RUN_OK };
+
+	(void)state;
+	for (unsigned d = 0; d < IOM_NDIR; d++)
+		iom_hist_init(&h[d]);
+	for (unsigned i = 0; i < 3; i++) {
+		rows[i] = row(i, 1000, 1, 1000000000);
+		rows[i].steady_asked = true;
+		rows[i].steady_reached = true;
+	}
+	rows[2].stalled = true;
+	snprintf(rows[2].stall_reason, sizeof(rows[2].stall_reason), "no I/O completed for 1.5 s");
+	rows[1].steady_reached = false;
+	iom_hosts_aggregate(&r, rows, 3, h);
+	assert_true(r.stall.stalled);
+	assert_non_null(strstr(r.stall.reason, "rank 2 (host vm2): no I/O completed for 1.5 s"));
+	assert_true(r.steady.asked);
+	assert_false(r.steady.reached);
+	iom_run_result_release(&r);
+	memset(&r, 0, sizeof(r));
+	rows[2].stalled = false;
+	rows[1].steady_reached = true;
+	iom_hosts_aggregate(&r, rows, 3, h);
+	assert_false(r.stall.stalled);
+	assert_true(r.steady.asked && r.steady.reached);
+	iom_run_result_release(&r);
+	free(h);
+}
+
 static void test_hosts_expand_paths(void **state)
 {
 	struct iom_target t[2] = { { .label = "a" }, { .label = "b" } };
@@ -375,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_hosts_straggler_below_median),
 		cmocka_unit_test(test_hosts_start_spread),
 		cmocka_unit_test(test_hosts_failed_rank_is_named),
+		cmocka_unit_test(test_hosts_stall_and_steady_of_any_rank),
 		cmocka_unit_test(test_hosts_expand_paths),
 		cmocka_unit_test(test_hosts_launched_many),
 		cmocka_unit_test(test_hosts_stonewall_ends_the_window),
