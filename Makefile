@@ -164,7 +164,7 @@ asan:
 demo: check-deps $(BIN)
 	$(BIN) run matrices/quick.cfg
 
-bench: check-deps $(BIN)
+bench: check-deps $(BIN) $(if $(HAVE_MPICC),$(MPI_BIN))
 	IOMATRIX=$(abspath $(BIN)) tests/bench/bench.sh
 	@IOMATRIX_MPI=$(abspath $(MPI_BIN)) tests/bench/mpi_scale.sh
 

@@ -31,6 +31,7 @@ fi
 E2E_RES=$(mktemp -d "${TMPDIR:-/tmp}/iomatrix-e2e-res.XXXXXX") || exit 2
 export E2E_RES
 trap 'rm -rf "$E2E_RES"' EXIT
+trap 'exit 130' INT TERM
 
 pass=0 fail=0 skip=0 failed=""
 # report NAME: its line (and on failure the end of its log), counted

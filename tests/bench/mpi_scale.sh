@@ -51,7 +51,7 @@ for k in 0 1 2; do
 	img=$(mktemp /dev/shm/iom-mpi-scale.XXXXXX)
 	imgs="$imgs $img"
 	truncate -s "$SIZE" "$img"
-	l=$(losetup -f --show "$img") || { echo "mpi_scale: no loop device"; exit 1; }
+	l=$(losetup -f --show "$img") || { echo "mpi_scale: skipped: no loop device"; exit 0; }
 	loops="$loops $l"
 	ln -s "$l" "$DIR/dev$k"
 done

@@ -15,7 +15,7 @@
 # repetition). The study runs under SCHED_FIFO (chrt -f) so that other processes do not stall
 # the pacer; a run whose IOPS still miss the fixed rate by more than 0.5 % (the loop driver's
 # kernel worker held back by the machine's load: up to 140 ms was seen with five builds
-# beside it) makes the study run again, at most 3 times. Without chrt the order is only printed.
+# beside it) makes the study run again, at most 3 times. Without chrt -f it skips (77).
 # The resume of an adaptive study after kill -9 is tests/e2e/adaptive_resume.sh.
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for a loop device"
@@ -28,7 +28,7 @@ on_exit cleanup
 truncate -s 32M "$back"
 dev=$(losetup -f --show "$back") || skip "cannot attach a loop device"
 rt="chrt -f 1"
-$rt true 2>/dev/null || { rt=""; echo "no SCHED_FIFO here (chrt -f): which target stops first is only printed"; }
+$rt true 2>/dev/null || skip "no SCHED_FIFO here (chrt -f): the order the targets stop in needs it"
 
 cat >m.cfg <<CFG
 iomatrix = 1;

@@ -2,6 +2,8 @@
 # The demo, as `make demo` runs it: matrices/quick.cfg from a fresh directory, no root needed.
 # It must finish, print the winners table, and leave a complete results directory: the matrix as
 # run, study.json, one JSON per run, summary.csv with a header and one row per run, traces.
+# (beside another test: its 60 s bound is the quick start's promise, far above the 20-35 s it
+# takes so)
 # e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 

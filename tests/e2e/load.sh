@@ -56,14 +56,17 @@ for i, arr in ((1, "fixed"), (2, "poisson")):
     if arr == "fixed":
         # The submissions as traced. A loaded machine (or ASan) wakes the worker late now and
         # then (the run counts those I/Os late; the next one is then early on the schedule's
-        # grid), so the CV of the submission gaps is printed, not asserted: the schedule's CV
-        # (due times, above) is the assertion, and the submissions' median gap is 500 µs.
+        # grid), and one 50 ms stall among 2000 gaps alone makes their CV 2.2: so the
+        # submissions' CV is asserted below 0.1 without the 10 % of gaps farthest from 500 µs,
+        # with 80 % of all gaps within 50 µs of it and their median within 25 µs (the
+        # schedule's own CV, due times, is asserted above).
         near = sum(1 for x in g if abs(x - 500e3) <= 50e3)
         trim = sorted(g, key=lambda x: abs(x - 500e3))[:int(len(g) * 0.9)]
         tcv = st.pstdev(trim) / st.mean(trim)
         print("fixed: %.1f %% of gaps within 50 us of 500 us, CV without the 10 %% farthest %.4f"
               % (100.0 * near / len(g), tcv))
         assert abs(st.median(g) - 500e3) <= 25e3, ("median submission gap", st.median(g))
+        assert tcv < 0.1 and near >= 0.8 * len(g), ("submission gaps", tcv, near, len(g))
         resp = l["response_ns"]["total"]["percentiles"]["50"]
         serv = r["total"]["lat_ns"]["percentiles"]["50"]
         # Below capacity: response ≈ service. When the machine itself woke the worker late

@@ -4,7 +4,8 @@
 # was stopped short, or: the run says "stonewalled", at least one rank completed its whole
 # share and was not stonewalled, each stonewalled rank did less than its share, the aggregate is
 # the sum of the ranks, and the stonewalled ranks' windows end within 100 ms of the first
-# finisher's (10 ms polling; a loaded 2-core machine wakes late).
+# finisher's (10 ms polling; a loaded 2-core machine wakes late); and at least one of the 3 runs
+# is stonewalled (three ranks on two cores never finish together).
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
@@ -41,5 +42,8 @@ for i in range(1, 4):
             assert h["ios"] < share, h
             assert abs(h["window_end_ns"] - first_end) <= 100e6, (h, first_end)
 print("stonewalled runs:", walled, "of 3")
+# three ranks on two cores never finish their shares together: stonewalling that works stops
+# the slower ones short in some run
+assert walled >= 1, "no run stonewalled"
 PY
 exit $fail

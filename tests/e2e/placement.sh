@@ -74,6 +74,7 @@ fi
 if run uniform ''; then
     set -- $(hot_share uniform.csv 1024)
     echo "uniform: $1 % of $2 I/Os on the hottest 10 % of the blocks"
+    [ "$2" -ge 20000 ] || die "uniform: only $2 I/Os in the trace (the 9-16 % bound needs 20 per block)"
     python3 -c "import sys; sys.exit(not 9 <= float(sys.argv[1]) <= 16)" "$1" ||
         die "uniform: $1 % on the hottest 10 %, want about 10"
     python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cell"];

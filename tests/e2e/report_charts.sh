@@ -68,7 +68,7 @@ PY
 grep -q "qd1: 1 bar left out: no finished run of that value there (failed, interrupted or stalled; see the notes)" rf.html ||
     die "the ATTO chart does not say what it left out"
 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,2400 \
-    --screenshot="$PWD/shot.png" "file://$PWD/r.html" >chrome.txt 2>&1
+    --user-data-dir="$PWD/profile" --screenshot="$PWD/shot.png" "file://$PWD/r.html" >chrome.txt 2>&1
 [ -s shot.png ] || die "no screenshot: $(tail -n 3 chrome.txt)"
 size=$(wc -c <shot.png)
 [ "$size" -gt 50000 ] || die "the screenshot is trivial ($size bytes)"

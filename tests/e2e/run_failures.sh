@@ -66,6 +66,7 @@ grep -q "warning: target 't' and the results in 'same' are on the same device" e
 ! grep -q "warning" err.txt || die "warning without traces: $(cat err.txt)"
 if [ -d /dev/shm ] && [ "$(stat -c %d /dev/shm)" != "$(stat -c %d .)" ]; then
     other=$(mktemp -d /dev/shm/iomatrix-e2e-out.XXXXXX)
+    on_exit 'rm -rf "$other"'
     "$IOMATRIX" run m.cfg -o "$other/r" \
         --set 'targets=({ label = "t"; path = "good.scratch"; size = "8M"; })' >/dev/null 2>err.txt ||
         die "run with results on /dev/shm: $(cat err.txt)"
