@@ -344,11 +344,16 @@ void iom_report_decide(struct iom_report *m)
 	for (size_t i = 0; i < n; i++)
 		s2[i] = m->p_raw[i] = m->p_adj[i] = m->tost_raw[i] = m->tost_adj[i] =
 			m->df_used[i] = NAN;
-	/* The comparisons of the family, and each one's pooled variance of ln values. */
+	/* The comparisons of the family, and each one's pooled variance of ln values; per metric
+	 * the df of the distinct groups in them (a cell's best is in every one of its
+	 * comparisons, its df counted once: the most df the family's variances hold) */
+	double group_df[IOM_NMETRIC] = { 0 };
+
 	for (size_t c = 0; c < m->ncells; c++) {
 		for (int k = 0; k < IOM_NMETRIC; k++) {
 			struct iom_report_verdict *v = &m->vd[c * IOM_NMETRIC + k];
 			const struct iom_report_reps *b;
+			bool any = false;
 
 			rank(m, c, (enum iom_metric)k, v);
 			if (v->best < 0)
@@ -363,7 +368,11 @@ void iom_report_decide(struct iom_report *m)
 					continue;
 				s2[x] = ln_pooled_var(r, b, (enum iom_metric)k);
 				dfr[x] = (double)(r->n + b->n - 2);
+				group_df[k] += (double)(r->n - 1);
+				any = true;
 			}
+			if (any)
+				group_df[k] += (double)(b->n - 1);
 		}
 	}
 	/* issue 18: per metric, the prior of those variances (moderated t). */
@@ -386,6 +395,8 @@ void iom_report_decide(struct iom_report *m)
 						      &m->prior[k]) == 0 &&
 				  cnt >= IOM_REPORT_PRIOR_MIN &&
 				  m->prior[k].d0 >= IOM_REPORT_PRIOR_MIN_D0;
+		if (group_df[k] > 0 && group_df[k] < m->prior[k].df_cap)
+			m->prior[k].df_cap = group_df[k];
 		free(sk);
 		free(dk);
 	}
