@@ -77,9 +77,18 @@ void iom_hosts_expand_paths(const struct iom_hosts *h, struct iom_matrix *m)
 	for (size_t t = 0; t < m->ntargets; t++) {
 		char *a, *b;
 
-		/* a target's hosts: where it does not live, this rank leaves it alone */
+		/* a target's hosts: where it does not live, this rank leaves it alone; nor does a
+		 * rank beyond every `ranks` value of the target prepare what it never measures */
 		m->targets[t].absent = m->targets[t].on_rank &&
 				       !m->targets[t].on_rank[h ? h->rank : 0];
+		{
+			const struct iom_values *rk = &m->targets[t].dim[IOM_DIM_RANKS];
+			bool used = rk->n == 0;
+
+			for (size_t j = 0; j < rk->n && !used; j++)
+				used = rk->v[j] <= 0 || (int64_t)(h ? h->rank : 0) < rk->v[j];
+			m->targets[t].absent |= !used;
+		}
 
 		if (!m->targets[t].path || !strstr(m->targets[t].path, "${"))
 			continue;

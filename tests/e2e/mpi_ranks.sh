@@ -4,7 +4,8 @@
 #     I/Os, the aggregate their sum, and only those ranks' traces of the run exist;
 #   - summary.csv and the report show the summed IOPS per rank count (the ranks column);
 #   - ranks beyond the job's ranks is refused at plan time, naming the file and line, before
-#     anything is written.
+#     anything is written;
+#   - a rank beyond every ranks value of a target never prepares it.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
@@ -60,4 +61,11 @@ PY
 for n in 1 2 3; do
     grep -Eq "^ranks$n +[0-9.]+[KM]? " report.txt || die "the report has no row of $n ranks: $(cat report.txt)"
 done
+
+# 3. ranks = [1, 2] on 3 ranks: rank 2 measures none of the target's cells, so it neither
+# prepares nor fills its scratch file
+sed -e 's/ranks = \[1, 2, 3\]/ranks = [1, 2]/' -e 's/s\${rank}.scratch/u${rank}.scratch/' ranks.cfg >two.cfg
+mpi -np 3 "$MPI_BIN" run two.cfg -o out-u -q >runu.txt 2>&1 || die "mpirun run of ranks [1, 2]: $(tail -n 20 runu.txt)"
+[ -f u0.scratch ] && [ -f u1.scratch ] || die "ranks 0 and 1 did not prepare their files"
+[ ! -e u2.scratch ] || die "rank 2, in no cell of the target, prepared its file"
 exit $fail
