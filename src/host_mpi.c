@@ -144,10 +144,11 @@ static void sleep_until(uint64_t t)
  * Sync point 1 on a loaded host: the controller waits in MPI (yielding when idle) and then for
  * the agreed start while the workers run the warm-up on every core; a yielding or sleeping
  * controller gets a core back only when their time slices let it, milliseconds late. From sync
- * point 1's clock offsets until the window has started (run.c's point 2, the start taken) it runs as SCHED_FIFO
- * when the process may (root), so the sync's messages are taken as they come and its wake-up
- * preempts the workers (the warm-up's, unmeasured); then its policy is put back. Without the
- * privilege the sync works as well, with the scheduler's latency.
+ * point 1's clock offsets (whose blocking sends and receives spin in Open MPI) until the window
+ * has started (run.c's point 2, the start taken) it runs as SCHED_FIFO when the process may
+ * (root), so the start's broadcast is taken as it comes and its wake-up preempts the workers
+ * (the warm-up's, unmeasured); then its policy is put back. Without the privilege the sync
+ * works as well, with the scheduler's latency.
  */
 static void boost(struct mpi_ctx *c)
 {

@@ -20,7 +20,8 @@
  * dimension value but the compared one. The module is split over files by job: report_load.c
  * (reading directories into the model), report_stats.c (verdicts, outcomes, tallies, noise),
  * report_prov.c (provenance differences, missing cells), report_words.c (cells and figures in
- * words), report_hosts.c (the runs of many hosts: per-host rows, provenance per host), report_text.c (the text report), report_fmt.c (Markdown, CSV, JSON), report_html.c
+ * words), report_hosts.c (the runs of many hosts: per-host rows, provenance per host),
+ * report_text.c (the text report), report_fmt.c (Markdown, CSV, JSON), report_html.c
  * (HTML), report_run.c (the DiskSpd view of one run) and report_main.c (the table of formats,
  * the entry points); chart.c draws the SVG charts and knows nothing of benchmarks.
  * docs/reports.md is the user's description of all of it.
@@ -153,7 +154,7 @@ struct iom_report {
 	 * ncompared + v: the value against the best of its (cell, metric), NaN for the best
 	 * itself or where either side has fewer than two repetitions. */
 	struct iom_report_verdict *vd; /* per cell × metric; NULL: decided on demand, uncorrected */
-	double *p_raw, *p_adj;         /* Welch's p against the best, raw and adjusted */
+	double *p_raw, *p_adj;         /* the p against the best (Welch's or moderated), raw, adjusted */
 	double *tost_raw, *tost_adj;   /* the equivalence (TOST) p against the best */
 	size_t ntests;                 /* comparisons in the family (finite p_raw) */
 	unsigned settle_cap;           /* the most repetitions a suggestion names: the study's
