@@ -444,8 +444,10 @@ double iom_stats_digamma(double x)
 
 	if (!(x > 0) || isinf(x))
 		return isinf(x) && x > 0 ? INFINITY : NAN;
-	for (; x < PSI_SHIFT; x += 1)
+	while (x < PSI_SHIFT) { /* the recurrence up to where the series holds */
 		acc -= 1 / x;
+		x += 1;
+	}
 	z2 = 1 / (x * x);
 	return acc + log(x) - 0.5 / x -
 	       z2 * (1.0 / 12 - z2 * (1.0 / 120 - z2 * (1.0 / 252 - z2 * (1.0 / 240 -
@@ -460,8 +462,10 @@ double iom_stats_trigamma(double x)
 		return NAN;
 	if (isinf(x))
 		return 0;
-	for (; x < PSI_SHIFT; x += 1)
+	while (x < PSI_SHIFT) {
 		acc += 1 / (x * x);
+		x += 1;
+	}
 	z = 1 / x;
 	z2 = z * z;
 	return acc + z + z2 / 2 +
@@ -474,8 +478,10 @@ static double tetragamma(double x)
 {
 	double acc = 0, z, z2;
 
-	for (; x < PSI_SHIFT; x += 1)
+	while (x < PSI_SHIFT) {
 		acc -= 2 / (x * x * x);
+		x += 1;
+	}
 	z = 1 / x;
 	z2 = z * z;
 	return acc - z2 - z * z2 -
