@@ -323,6 +323,17 @@ static size_t at(const struct iom_report *m, size_t cell, int k, size_t cv)
 	return (cell * IOM_NMETRIC + (size_t)k) * m->ncompared + cv;
 }
 
+/* Whether compared value i of (cell, k) is tested against the cell's best v->best: one of the
+ * family's comparisons (two or more repetitions on both sides, the metric usable). */
+static bool in_family(const struct iom_report *m, size_t cell, enum iom_metric k,
+		      const struct iom_report_verdict *v, size_t i)
+{
+	const struct iom_report_reps *r = &m->cells[cell].by[i];
+
+	return v->best >= 0 && (int)i != v->best && r->n >= 2 &&
+	       m->cells[cell].by[v->best].n >= 2 && usable(r, k);
+}
+
 void iom_report_decide(struct iom_report *m)
 {
 	size_t n = m->ncells * IOM_NMETRIC * m->ncompared + 1;
@@ -363,8 +374,7 @@ void iom_report_decide(struct iom_report *m)
 				const struct iom_report_reps *r = &m->cells[c].by[i];
 				size_t x = at(m, c, k, i);
 
-				if ((int)i == v->best || r->n < 2 || b->n < 2 ||
-				    !usable(r, (enum iom_metric)k))
+				if (!in_family(m, c, (enum iom_metric)k, v, i))
 					continue;
 				s2[x] = ln_pooled_var(r, b, (enum iom_metric)k);
 				dfr[x] = (double)(r->n + b->n - 2);
@@ -414,8 +424,7 @@ void iom_report_decide(struct iom_report *m)
 				const struct iom_report_reps *r = &m->cells[c].by[i];
 				size_t x = at(m, c, k, i);
 
-				if ((int)i == v->best || r->n < 2 || b->n < 2 ||
-				    !usable(r, (enum iom_metric)k))
+				if (!in_family(m, c, (enum iom_metric)k, v, i))
 					continue;
 				compare_one(m, r, b, (enum iom_metric)k, &m->p_raw[x],
 					    &m->tost_raw[x], &m->df_used[x]);
