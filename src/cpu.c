@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -348,4 +349,31 @@ void iom_cpu_system_diff(const struct iom_cpu_sample *a, const struct iom_cpu_sa
 		    tick_delta(x->softirq, y->softirq);
 	out->all = out->busy + tick_delta(x->idle, y->idle) + tick_delta(x->iowait, y->iowait) +
 		   tick_delta(x->steal, y->steal);
+}
+
+char *iom_cpu_parse_model(const char *text)
+{
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n'), *colon = strchr(line, ':');
+
+		if (!end)
+			end = line + strlen(line);
+		if (colon && colon < end && strncmp(line, "model name", 10) == 0) {
+			colon += 1 + strspn(colon + 1, " \t");
+			return xasprintf("%.*s", (int)(end - colon), colon);
+		}
+		line = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
+char *iom_cpu_model(void)
+{
+	char *text = NULL, *model;
+
+	if (iom_read_file("/proc/cpuinfo", &text, NULL) < 0)
+		return NULL;
+	model = iom_cpu_parse_model(text);
+	free(text);
+	return model;
 }

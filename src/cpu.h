@@ -66,6 +66,11 @@ int iom_cpu_sample(struct iom_cpu_sample *s, const char *drivers);
 /* Frees what s owns (not s); s can be released twice. */
 void iom_cpu_sample_release(struct iom_cpu_sample *s);
 
+/* The first "model name" of /proc/cpuinfo text (heap), or NULL when there is none;
+ * iom_cpu_model reads this machine's (NULL when it cannot). */
+char *iom_cpu_parse_model(const char *text);
+char *iom_cpu_model(void);
+
 /*
  * Percentages between two samples a (earlier) and b (later), per CPU (per_cpu has a->ncpu
  * entries; may be NULL) and overall from the "cpu" lines (avg; may be NULL). A CPU with no

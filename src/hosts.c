@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "cpu.h"
 #include "engine.h"
 #include "stage.h"
 #include "target.h"
@@ -313,16 +314,18 @@ bool iom_hosts_takes_part(const struct iom_plan *p, const struct iom_cell *c, un
 	return !t->on_rank || (rank < p->m->nranks && t->on_rank[rank]); /* where it lives */
 }
 
-static void cpu_model_of(char *buf, size_t len);
-
 void iom_hosts_begin_run(struct iom_hosts *h, const struct iom_plan *p, const struct iom_run *run)
 {
 	h->plan = p;
 	h->cell = &p->cells[run->cell];
 	/* provenance: the CPU read once; the device anew for each run (iom_hosts_arm), none for
 	 * a run that fails before it is armed */
-	if (!h->cpu_model[0])
-		cpu_model_of(h->cpu_model, sizeof(h->cpu_model));
+	if (!h->cpu_model[0]) {
+		char *model = iom_cpu_model();
+
+		snprintf(h->cpu_model, sizeof(h->cpu_model), "%s", model ? model : "");
+		free(model);
+	}
 	h->device[0] = '\0';
 }
 
@@ -360,24 +363,6 @@ static bool arm_stonewall(void *arg, bool self_done)
 
 /* ---- provenance per host: the CPU model and the device under the run's target ---- */
 
-static void cpu_model_of(char *buf, size_t len)
-{
-	char *text = NULL, *line, *save = NULL;
-
-	if (iom_read_file("/proc/cpuinfo", &text, NULL) < 0)
-		return;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *colon = strchr(line, ':');
-
-		if (!colon || strncmp(line, "model name", 10) != 0)
-			continue;
-		colon += strspn(colon + 1, " \t") + 1;
-		snprintf(buf, len, "%s", colon);
-		break;
-	}
-	free(text);
-}
-
 /* The device disk ("/dev/sda") in words: "QEMU HARDDISK (/dev/sda)", "loop (/dev/loop3 on
  * /dev/shm/x)"; "" when there is none (a scratch file on tmpfs). */
 static void device_words(const char *disk, char *buf, size_t len)
@@ -398,8 +383,6 @@ static void device_words(const char *disk, char *buf, size_t len)
 
 void iom_hosts_arm(struct iom_hosts *h, struct iom_run_spec *spec)
 {
-	if (!h->cpu_model[0])
-		cpu_model_of(h->cpu_model, sizeof(h->cpu_model));
 	device_words(spec->disk, h->device, sizeof(h->device));
 	spec->sync = arm_sync;
 	spec->sync_arg = h;

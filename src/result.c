@@ -886,16 +886,22 @@ static void read_lat(struct rd *c, json_object *o, const char *prefix, struct io
 	}
 }
 
+/* An I/O figure's counts and rates (io_json's, without the latencies), prefix naming it. */
+static void read_counts(struct rd *c, json_object *o, const char *prefix, struct iom_io_stats *s)
+{
+	rd_u64(c, o, prefix, "ios", &s->ios);
+	rd_u64(c, o, prefix, "bytes", &s->bytes);
+	rd_double(c, o, prefix, "iops", &s->iops);
+	rd_double(c, o, prefix, "mb_s", &s->mb_s);
+	rd_double(c, o, prefix, "mib_s", &s->mib_s);
+}
+
 static void read_io_named(struct rd *c, json_object *root, const char *name,
 			  struct iom_io_stats *s)
 {
 	json_object *o = rd_obj(c, root, "", name);
 
-	rd_u64(c, o, name, "ios", &s->ios);
-	rd_u64(c, o, name, "bytes", &s->bytes);
-	rd_double(c, o, name, "iops", &s->iops);
-	rd_double(c, o, name, "mb_s", &s->mb_s);
-	rd_double(c, o, name, "mib_s", &s->mib_s);
+	read_counts(c, o, name, s);
 	read_lat(c, rd_obj(c, o, name, "lat_ns"), name, &s->lat);
 }
 
@@ -1032,11 +1038,7 @@ static void read_paths(struct rd *c, json_object *root, struct iom_run_result *r
 			char q[64];
 
 			snprintf(q, sizeof(q), "%s.%s", p, dir_names[d]);
-			rd_u64(c, x, q, "ios", &st->ios);
-			rd_u64(c, x, q, "bytes", &st->bytes);
-			rd_double(c, x, q, "iops", &st->iops);
-			rd_double(c, x, q, "mb_s", &st->mb_s);
-			rd_double(c, x, q, "mib_s", &st->mib_s);
+			read_counts(c, x, q, st);
 		}
 	}
 }
@@ -1081,11 +1083,7 @@ static void read_access(struct rd *c, json_object *root, struct iom_run_result *
 			char q[64];
 
 			snprintf(q, sizeof(q), "%s.%s", p, dir_names[d]);
-			rd_u64(c, x, q, "ios", &st->ios);
-			rd_u64(c, x, q, "bytes", &st->bytes);
-			rd_double(c, x, q, "iops", &st->iops);
-			rd_double(c, x, q, "mb_s", &st->mb_s);
-			rd_double(c, x, q, "mib_s", &st->mib_s);
+			read_counts(c, x, q, st);
 			if (d == IOM_DIR_TOTAL)
 				read_lat(c, rd_obj(c, x, q, "lat_ns"), q, &st->lat);
 		}
@@ -1790,27 +1788,6 @@ static json_object *jsecs(uint64_t ns)
 	return iom_json_num((double)ns / 1e9);
 }
 
-static char *cpu_model(void)
-{
-	char *text = NULL, *line, *save = NULL, *model = NULL;
-
-	if (iom_read_file("/proc/cpuinfo", &text, NULL) < 0)
-		return NULL;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *colon = strchr(line, ':');
-
-		if (!colon || strncmp(line, "model name", 10) != 0)
-			continue;
-		colon++;
-		while (*colon == ' ' || *colon == '\t')
-			colon++;
-		model = xstrdup(colon);
-		break;
-	}
-	free(text);
-	return model;
-}
-
 static json_object *facts_json(const struct iom_device_facts *f)
 {
 	json_object *o = json_object_new_object();
@@ -1950,7 +1927,7 @@ int iom_study_write(const char *dir, const struct iom_study_record *s, char *err
 		iom_json_add(o, "host", NULL);
 		iom_json_add(o, "kernel", NULL);
 	}
-	model = cpu_model();
+	model = iom_cpu_model();
 	iom_json_add(o, "cpu_model", iom_json_str(model));
 	free(model);
 	iom_json_add(o, "cpu_count", json_object_new_int64(sysconf(_SC_NPROCESSORS_ONLN)));

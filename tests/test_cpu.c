@@ -67,6 +67,24 @@ static void assert_pct(const struct iom_cpu_pct *p, double user, double kernel, 
 			   p->idle, 100.0, 1e-9);
 }
 
+/* The first "model name" of /proc/cpuinfo, blanks after the colon skipped; none: NULL. */
+static void test_cpu_parse_model(void **state)
+{
+	char *m;
+
+	(void)state;
+	m = iom_cpu_parse_model("processor\t: 0\nvendor_id\t: GenuineIntel\n"
+				"model name\t: Intel(R) Xeon(R) CPU @ 2.20GHz\nflags\t\t: fpu\n"
+				"processor\t: 1\nmodel name\t: other\n");
+	assert_string_equal(m, "Intel(R) Xeon(R) CPU @ 2.20GHz");
+	free(m);
+	m = iom_cpu_parse_model("model name: last line, no newline");
+	assert_string_equal(m, "last line, no newline");
+	free(m);
+	assert_null(iom_cpu_parse_model("processor\t: 0\nCPU part\t: 0xd0c\n"));
+	assert_null(iom_cpu_parse_model(""));
+}
+
 static void test_cpu_parse_stat_two(void **state)
 {
 	struct iom_cpu_sample s;
@@ -355,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_parse_interrupts),
 		cmocka_unit_test(test_cpu_parse_interrupts_odd_input),
 		cmocka_unit_test(test_cpu_sample_live),
+		cmocka_unit_test(test_cpu_parse_model),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
