@@ -315,21 +315,30 @@ if [ -n "$EXTRA_TGT" ]; then
 	progress ""
 fi
 
-# iomatrix with BENCH_VARIANT's keys against iomatrix with BENCH_IOM_KEYS' (the table's), pinned
-# as the table is, the order swapped every pair.
-if [ -n "$EXTRA_TGT" ] && [ -n "$VARIANT" ]; then
+# ab_pairs WHAT GROUP PATH TARGET_KEYS ENGINE WORKLOAD A B B_TARGET_KEYS B_KEYS B_TOOL: TRACE_PAIRS
+# pairs of run A (TARGET_KEYS, the table's keys) against run B (B_TARGET_KEYS, B_KEYS, results
+# under B_TOOL) of GROUP, the order swapped every pair; runs are tagged A-i and B-i.
+ab_pairs() {
+	local i v
 	for i in $(seq 1 "$TRACE_PAIRS"); do
 		ROUND=$i
-		progress "variant pair $i of $TRACE_PAIRS"
+		progress "$1 $i of $TRACE_PAIRS"
 		for v in $( [ $((i % 2)) = 1 ] && echo "0 1" || echo "1 0"); do
 			if [ "$v" = 1 ]; then
-				run_iomatrix "var-$EXTRA_TGT-$i" "variant-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 true "$VARIANT" iomvar
+				run_iomatrix "$8-$i" "$2" "$3" "$9" "$5" "$6" true "${10}" "${11}"
 			else
-				run_iomatrix "def-$EXTRA_TGT-$i" "variant-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 true
+				run_iomatrix "$7-$i" "$2" "$3" "$4" "$5" "$6" true
 			fi
 		done
 	done
 	progress ""
+}
+
+# iomatrix with BENCH_VARIANT's keys against iomatrix with BENCH_IOM_KEYS' (the table's), pinned
+# as the table is, the order swapped every pair.
+if [ -n "$EXTRA_TGT" ] && [ -n "$VARIANT" ]; then
+	ab_pairs "variant pair" "variant-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 \
+		"def-$EXTRA_TGT" "var-$EXTRA_TGT" "$EXTRA_KEYS" "$VARIANT" iomvar
 fi
 
 # Pacing (issue 17, docs/load.md): rr4k-qd32 offered 100K IOPS (rate_iops as a target key)
@@ -338,44 +347,16 @@ fi
 # 100K IOPS. On the loop device (else the disk file), and on the null engine, where nothing but
 # the pacer differs (no device, no kernel I/O path whose per-I/O cost depends on the batch).
 if [ -n "$EXTRA_TGT" ] && [ "${BENCH_PACE:-1}" = 1 ]; then
-	for i in $(seq 1 "$TRACE_PAIRS"); do
-		ROUND=$i
-		progress "paced pair $i of $TRACE_PAIRS"
-		for v in $( [ $((i % 2)) = 1 ] && echo "0 1" || echo "1 0"); do
-			if [ "$v" = 1 ]; then
-				run_iomatrix "pace-$EXTRA_TGT-$i" "pace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS rate_iops = 100000;" io_uring rr4k-qd32 true "$IOM_KEYS" iompaced
-			else
-				run_iomatrix "free-$EXTRA_TGT-$i" "pace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 true
-			fi
-		done
-	done
-	progress ""
+	ab_pairs "paced pair" "pace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 \
+		"free-$EXTRA_TGT" "pace-$EXTRA_TGT" "$EXTRA_KEYS rate_iops = 100000;" "$IOM_KEYS" iompaced
 fi
 if [ "${BENCH_PACE:-1}" = 1 ]; then
-	for i in $(seq 1 "$TRACE_PAIRS"); do
-		ROUND=$i
-		progress "paced null pair $i of $TRACE_PAIRS"
-		for v in $( [ $((i % 2)) = 1 ] && echo "0 1" || echo "1 0"); do
-			if [ "$v" = 1 ]; then
-				run_iomatrix "pace-null-$i" "pace-null" "$WORK/null.scratch" "size = \"64M\"; rate_iops = 100000;" null null-qd32 true "$IOM_KEYS" iompaced
-			else
-				run_iomatrix "free-null-$i" "pace-null" "$WORK/null.scratch" "size = \"64M\";" null null-qd32 true
-			fi
-		done
-	done
+	ab_pairs "paced null pair" pace-null "$WORK/null.scratch" 'size = "64M";' null null-qd32 \
+		free-null pace-null 'size = "64M"; rate_iops = 100000;' "$IOM_KEYS" iompaced
 	# the same with pace_tick = "200us": a quarter of the wake-ups, up to 200 µs of issue lag
-	for i in $(seq 1 "$TRACE_PAIRS"); do
-		ROUND=$i
-		progress "paced null pair (pace_tick 200us) $i of $TRACE_PAIRS"
-		for v in $( [ $((i % 2)) = 1 ] && echo "0 1" || echo "1 0"); do
-			if [ "$v" = 1 ]; then
-				run_iomatrix "pace200-null-$i" "pace200-null" "$WORK/null.scratch" "size = \"64M\"; rate_iops = 100000; pace_tick = \"200us\";" null null-qd32 true "$IOM_KEYS" iompaced
-			else
-				run_iomatrix "free200-null-$i" "pace200-null" "$WORK/null.scratch" "size = \"64M\";" null null-qd32 true
-			fi
-		done
-	done
-	progress ""
+	ab_pairs "paced null pair (pace_tick 200us)" pace200-null "$WORK/null.scratch" \
+		'size = "64M";' null null-qd32 free200-null pace200-null \
+		'size = "64M"; rate_iops = 100000; pace_tick = "200us";' "$IOM_KEYS" iompaced
 fi
 
 # Peak RSS of a long run against a short one (traces on).
