@@ -1,11 +1,20 @@
 /*
  * stats — descriptive statistics, Student's t and Welch's test; promises are in stats.h.
  *
- * The t distribution: P(|T| ≥ t) = I_x(df/2, 1/2) with x = df / (df + t²). The incomplete beta
- * is evaluated as in Numerical Recipes (§6.4): the continued fraction of Didonato and Morris,
- * by the modified Lentz method, on whichever side of the mean of the beta distribution converges
- * fast, with 1 − x passed in separately so small t loses no precision. Quantiles bisect the
- * upper tail, so tail probabilities far below 1e-16 keep their precision.
+ * The t distribution: P(|T| ≥ t) = I_x(df/2, 1/2) with x = df / (df + t²). The regularised
+ * incomplete beta I_x(a, b) is the continued fraction of DLMF 8.17.22 (NIST Digital Library of
+ * Mathematical Functions, §8.17(v)),
+ *
+ *     I_x(a, b) = x^a (1 − x)^b / (a B(a, b)) · 1 / (1 + d₁ / (1 + d₂ / (1 + …)))
+ *     d₂ₘ   =  m (b − m) x / ((a + 2m − 1)(a + 2m))
+ *     d₂ₘ₊₁ = −(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1)),
+ *
+ * evaluated forwards, one partial numerator at a time, by the modified Lentz method (I. J.
+ * Thompson and A. R. Barnett, "Coulomb and Bessel functions of complex arguments and order",
+ * J. Comput. Phys. 64 (1986) 490-509, §3). The fraction converges fast for x below the mean
+ * (a + 1)/(a + b + 2) of the beta distribution; above it, I_x(a, b) = 1 − I_{1−x}(b, a), with
+ * 1 − x passed in separately so small t loses no precision. Quantiles bisect the upper tail, so
+ * tail probabilities far below 1e-16 keep their precision.
  */
 #include "stats.h"
 
@@ -19,7 +28,7 @@
 
 #define CF_EPS 1e-16
 #define CF_TINY 1e-300
-#define CF_MAXIT 100000
+#define CF_MAXIT 200000
 
 /*
  * Beyond this many degrees of freedom the continued fraction needs ~√df steps and gathers
@@ -145,43 +154,42 @@ void iom_stats_summarize(const double *x, size_t n, struct iom_stats_summary *s)
 	}
 }
 
-/* The continued fraction of I_x(a, b) (Numerical Recipes betacf), modified Lentz. */
-static double betacf(double a, double b, double x)
+/* The partial numerator d_j of DLMF 8.17.22 (j ≥ 1). */
+static double beta_cf_term(double a, double b, double x, long j)
 {
-	double qab = a + b, qap = a + 1, qam = a - 1;
-	double c = 1, d = 1 - qab * x / qap, h;
-	int m;
+	double m = (double)(j / 2);
 
-	if (fabs(d) < CF_TINY)
-		d = CF_TINY;
-	d = 1 / d;
-	h = d;
-	for (m = 1; m <= CF_MAXIT; m++) {
-		double m2 = 2.0 * m, aa, del;
+	if (j % 2 == 0)
+		return m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+	return -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+}
 
-		aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-		d = 1 + aa * d;
+/*
+ * F = 1 + d₁ / (1 + d₂ / (1 + …)) by the modified Lentz method: the convergent f_j = f_{j−1}·C_j·D_j
+ * with C_j = 1 + d_j / C_{j−1} and D_j = 1 / (1 + d_j·D_{j−1}), starting from f₀ = C₀ = 1, D₀ = 0;
+ * a C or 1/D that falls to zero is replaced by a tiny number, which the next step corrects.
+ * I_x(a, b) is x^a (1 − x)^b / (a B(a, b) F).
+ */
+static double beta_cf(double a, double b, double x)
+{
+	double f = 1, c = 1, d = 0;
+
+	for (long j = 1; j <= CF_MAXIT; j++) {
+		double dj = beta_cf_term(a, b, x, j), delta;
+
+		d = 1 + dj * d;
+		c = 1 + dj / c;
 		if (fabs(d) < CF_TINY)
 			d = CF_TINY;
-		c = 1 + aa / c;
 		if (fabs(c) < CF_TINY)
 			c = CF_TINY;
 		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < CF_TINY)
-			d = CF_TINY;
-		c = 1 + aa / c;
-		if (fabs(c) < CF_TINY)
-			c = CF_TINY;
-		d = 1 / d;
-		del = d * c;
-		h *= del;
-		if (fabs(del - 1) < CF_EPS)
+		delta = c * d;
+		f *= delta;
+		if (fabs(delta - 1) < CF_EPS)
 			break;
 	}
-	return h;
+	return f;
 }
 
 /* The Stirling series of ln Γ(z) beyond (z − ½)·ln z − z + ½·ln 2π; good to 1e-20 for z ≥ 100. */
@@ -226,8 +234,8 @@ static double ibeta(double a, double b, double x, double y, double lx, double ly
 		return 1;
 	lbt = lbeta_neg(a, b) + a * lx + b * ly;
 	if (x < (a + 1) / (a + b + 2))
-		return exp(lbt) * betacf(a, b, x) / a;
-	return 1 - exp(lbt) * betacf(b, a, y) / b;
+		return exp(lbt) / (a * beta_cf(a, b, x));
+	return 1 - exp(lbt) / (b * beta_cf(b, a, y));
 }
 
 double iom_stats_betai(double a, double b, double x)
