@@ -164,8 +164,24 @@ asan:
 demo: check-deps $(BIN)
 	$(BIN) run matrices/quick.cfg
 
-bench: check-deps $(BIN) $(if $(HAVE_MPICC),$(MPI_BIN))
+# Verification's throughput with ISA-L's CRC (the library's) and with zlib's (crc_zlib.o linked
+# ahead of the library, so its iom_crc32 is the one taken): tests/bench/crc.sh.
+VERIFY_SPEED := $(B)/bench/verify_speed $(B)/bench/verify_speed_zlib
+
+$(B)/bench/%.o: tests/bench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
+
+$(B)/bench/verify_speed: $(B)/bench/verify_speed.o $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(B)/bench/verify_speed_zlib: $(B)/bench/verify_speed.o $(B)/bench/crc_zlib.o $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+bench: check-deps $(BIN) $(if $(HAVE_MPICC),$(MPI_BIN)) $(VERIFY_SPEED)
 	IOMATRIX=$(abspath $(BIN)) tests/bench/bench.sh
+	@VERIFY_SPEED=$(B)/bench/verify_speed VERIFY_SPEED_ZLIB=$(B)/bench/verify_speed_zlib \
+	    tests/bench/crc.sh
 	@IOMATRIX_MPI=$(abspath $(MPI_BIN)) tests/bench/mpi_scale.sh
 
 # The scaling of iomatrix-mpi over 1, 2 and 3 ranks on loop devices (also run by make bench;
@@ -214,4 +230,5 @@ uninstall:
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(B)/src/main.d $(B)/mpi/main.d $(B)/mpi/host_mpi.d $(TEST_BINS:=.d) $(FUZZ_BINS:=.d)
+-include $(LIB_OBJS:.o=.d) $(B)/src/main.d $(B)/mpi/main.d $(B)/mpi/host_mpi.d $(TEST_BINS:=.d) $(FUZZ_BINS:=.d) \
+    $(B)/bench/verify_speed.d $(B)/bench/crc_zlib.d

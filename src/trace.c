@@ -25,8 +25,8 @@
  *
  * Compression is ISA-L's igzip (level 1 by default), not zlib's deflate: the same gzip format,
  * within 1 % of zlib level 1's size on traces, at a third of the writer's CPU per record (37 ns
- * instead of 114 ns on a real 4K QD32 trace, docs/trace.md); zlib still computes the CRCs and
- * reads traces back.
+ * instead of 114 ns on a real 4K QD32 trace, docs/trace.md); zlib reads traces back. The blocks'
+ * CRC-32s are zlib's crc32 computed by ISA-L (crc.h), so traces written before read unchanged.
  *
  * The writer thread drains a ring once a block's worth is waiting (or at a flush, or at close),
  * and sleeps on a futex when there is nothing to do: until the next flush, or until a producer
@@ -53,6 +53,7 @@
 #include <isa-l/igzip_lib.h>
 #include <zlib.h>
 
+#include "crc.h"
 #include "util.h"
 
 #define RELAXED memory_order_relaxed
@@ -474,7 +475,7 @@ static int encode_block(struct iom_trace *t, unsigned thread, const struct ring 
 	for (i = 1; i < t->ncols; i++)
 		h = put_uv(h, (uint64_t)(c[i] - t->col[i]));
 
-	crc = (uint32_t)crc32(0L, hdr, (uInt)(h - hdr));
+	crc = iom_crc32(0, hdr, (size_t)(h - hdr));
 	if (deflate_feed(t, hdr, (size_t)(h - hdr), FEED_MORE) < 0)
 		return t->werr;
 	for (i = 0; i < t->ncols; i++) {
@@ -482,7 +483,7 @@ static int encode_block(struct iom_trace *t, unsigned thread, const struct ring 
 
 		if (len == 0)
 			continue;
-		crc = (uint32_t)crc32(crc, t->col[i], (uInt)len);
+		crc = iom_crc32(crc, t->col[i], len);
 		/* A deflate block per column, so each gets Huffman codes of its own (5 bytes of
 		 * empty stored block each: 3.42 bytes per I/O instead of 3.58 on 4K 70/30 QD32). */
 		if (deflate_feed(t, t->col[i], len, n >= SPLIT_MIN_RECORDS ? FEED_BLOCK : FEED_MORE) < 0)
@@ -534,7 +535,7 @@ static int write_end(struct iom_trace *t)
 		p = put_uv(p, t->rings[i].written);
 		p = put_uv(p, atomic_load_explicit(&t->rings[i].dropped, RELAXED));
 	}
-	put_le32(p, (uint32_t)crc32(0L, buf, (uInt)(p - buf)));
+	put_le32(p, iom_crc32(0, buf, (size_t)(p - buf)));
 	p += 4;
 	ret = deflate_feed(t, buf, (size_t)(p - buf), FEED_MORE);
 	free(buf);
@@ -791,7 +792,7 @@ int iom_trace_open(const char *path, const struct iom_trace_info *info, struct i
 			   (info->lags ? IOM_TRACE_HAS_LAG : 0));
 	put_le32(hdr + 52, (uint32_t)cell_len);
 	memcpy(hdr + HDR_FIXED, cell, cell_len);
-	put_le32(hdr + HDR_FIXED + cell_len, (uint32_t)crc32(0L, hdr, (uInt)(hlen - 4)));
+	put_le32(hdr + HDR_FIXED + cell_len, iom_crc32(0, hdr, (size_t)(hlen - 4)));
 	deflate_feed(t, hdr, hlen, FEED_SYNC);
 	free(hdr);
 	t->dirty = false;
@@ -1060,7 +1061,7 @@ static int read_header(struct iom_trace_reader *r, char *err, size_t errlen)
 			return reader_fail(r, ENODATA, err, errlen, "truncated in its header");
 		return fail_fill(r, st, err, errlen);
 	}
-	if ((uint32_t)crc32(0L, b, hlen - 4) != get_le32(b + hlen - 4))
+	if (iom_crc32(0, b, hlen - 4) != get_le32(b + hlen - 4))
 		return reader_fail(r, EBADMSG, err, errlen, "corrupt header (bad checksum)");
 	if (version > IOM_TRACE_VERSION)
 		return reader_fail(r, ENOTSUP, err, errlen,
@@ -1297,7 +1298,7 @@ static int read_block(struct iom_trace_reader *r, char *err, size_t errlen)
 	if (st != FILL_OK)
 		return fail_fill(r, st, err, errlen);
 	h = r->buf + r->beg;
-	if ((uint32_t)crc32(0L, h, (uInt)(total - 4)) != get_le32(h + total - 4))
+	if (iom_crc32(0, h, (size_t)(total - 4)) != get_le32(h + total - 4))
 		return fail_corrupt(r, err, errlen, "bad block checksum");
 	why = decode_block(r, h + (total - 4 - payload), &b);
 	if (why)
@@ -1338,7 +1339,7 @@ static int read_end(struct iom_trace_reader *r, char *err, size_t errlen)
 	}
 	if (e - p < 4)
 		goto short_end;
-	if ((uint32_t)crc32(0L, b, (uInt)(p - b)) != get_le32(p))
+	if (iom_crc32(0, b, (size_t)(p - b)) != get_le32(p))
 		return fail_corrupt(r, err, errlen, "bad end record checksum");
 	p += 4;
 	for (uint64_t i = 0; i < nt; i++) {

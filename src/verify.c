@@ -4,7 +4,7 @@
  * State per target: the region, two bitmaps (known: sectors a completed verified run wrote;
  * pending: sectors the current run stamped, merged into known by iom_verify_end when the run
  * completed), and per run the per-thread counters and the first mismatches. The checksum is
- * zlib's crc32 (this module and trace.c are the two that include <zlib.h>).
+ * zlib's crc32, computed by ISA-L (crc.h).
  */
 #include "verify.h"
 
@@ -14,8 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
-
+#include "crc.h"
 #include "util.h"
 
 #define RELAXED memory_order_relaxed
@@ -179,7 +178,7 @@ void iom_verify_prepare_write(void *ctx, unsigned thread, struct iom_io *io)
 		uint64_t sector = h.offset / IOM_VERIFY_SECTOR;
 
 		memcpy(p + off, &h, sizeof(h));
-		h.crc = (uint32_t)crc32(0, (const Bytef *)(p + off), IOM_VERIFY_SECTOR);
+		h.crc = iom_crc32(0, p + off, IOM_VERIFY_SECTOR);
 		memcpy(p + off + offsetof(struct hdr, crc), &h.crc, sizeof(h.crc));
 		if (v->pending && sector < v->nsectors)
 			atomic_fetch_or_explicit(&v->pending[sector / 64], UINT64_C(1) << (sector % 64),
@@ -246,10 +245,10 @@ int iom_verify_check_read(void *ctx, unsigned thread, const struct iom_io *io, c
 			continue;
 		}
 		ts->checked++;
-		crc = (uint32_t)crc32(0, (const Bytef *)s, offsetof(struct hdr, crc));
-		crc = (uint32_t)crc32(crc, zero, sizeof(zero));
-		crc = (uint32_t)crc32(crc, (const Bytef *)s + offsetof(struct hdr, pad),
-				      IOM_VERIFY_SECTOR - offsetof(struct hdr, pad));
+		crc = iom_crc32(0, s, offsetof(struct hdr, crc));
+		crc = iom_crc32(crc, zero, sizeof(zero));
+		crc = iom_crc32(crc, s + offsetof(struct hdr, pad),
+				IOM_VERIFY_SECTOR - offsetof(struct hdr, pad));
 		if (h.offset == at && h.crc == crc)
 			continue;
 		if (h.offset != at) { /* a misdirected or lost write */
