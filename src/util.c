@@ -1,6 +1,6 @@
 /*
- * util — allocation, clocks, error text, the write loop, mkdir -p and atomic file writes shared
- * by every module.
+ * util — allocation, clocks, error text, the write loop, mkdir -p and the bounded reader of
+ * /proc and /sys files shared by every module.
  */
 #include "util.h"
 
@@ -13,6 +13,8 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "ownfile.h"
 
 static void out_of_memory(size_t n)
 {
@@ -243,28 +245,7 @@ char *iom_path_join(const char *dir, const char *base)
 
 int iom_write_file_atomic(const char *path, const void *data, size_t len)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd, ret = 0;
-
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	ret = iom_write_all(fd, data, len);
-	if (ret == 0 && fsync(fd) < 0)
-		ret = -errno;
-	if (close(fd) < 0 && ret == 0)
-		ret = -errno;
-	if (ret == 0 && rename(tmp, path) < 0)
-		ret = -errno;
-	if (ret == 0)
-		ret = iom_fsync_dir(path);
-	if (ret < 0)
-		unlink(tmp);
-out:
-	free(tmp);
-	return ret;
+	return iom_own_write_atomic(NULL, path, data, len, NULL, 0);
 }
 
 void iom_unescape_octal(char *s)
@@ -285,32 +266,48 @@ void iom_unescape_octal(char *s)
 
 int iom_read_file(const char *path, char **data, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), e = 0;
 	size_t cap = 4096, n = 0;
+	struct stat st;
 	char *buf;
 
-	if (!f)
+	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0)
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = EPERM;
+	if (e) {
+		close(fd);
+		return -e;
+	}
 	buf = xmalloc(cap);
 	for (;;) {
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
+		ssize_t got = read(fd, buf + n, cap - n - 1);
 
-		n += got;
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			e = errno;
+			break;
+		}
 		if (got == 0)
 			break;
+		n += (size_t)got;
+		if (n >= IOM_OWN_CAP_PROC) {
+			e = EFBIG;
+			break;
+		}
 		if (cap - n - 1 == 0) {
 			cap *= 2;
 			buf = xrealloc(buf, cap);
 		}
 	}
-	if (ferror(f)) {
-		int e = errno ? errno : EIO;
-
-		fclose(f);
+	close(fd);
+	if (e) {
 		free(buf);
 		return -e;
 	}
-	fclose(f);
 	buf[n] = '\0';
 	*data = buf;
 	if (len)

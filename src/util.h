@@ -2,7 +2,7 @@
  * util — the few helpers every module needs: allocation that aborts on failure (small objects
  * of fixed size only), the one graceful allocation path for everything whose size a matrix
  * controls (iom_try_*: NULL, never an abort), the monotonic clock, error text, the one write
- * loop (iom_write_all), the one mkdir -p, and writing a file whole or not at all.
+ * loop (iom_write_all), the one mkdir -p, and the bounded reader of /proc and /sys files.
  */
 #ifndef IOM_UTIL_H
 #define IOM_UTIL_H
@@ -84,10 +84,8 @@ char *iom_path_dir(const char *path);
 const char *iom_path_base(const char *path);
 char *iom_path_join(const char *dir, const char *base);
 
-/*
- * Writes len bytes to path whole or not at all: a temporary file beside it, fsync, rename, fsync
- * of the directory. Returns 0 or -errno.
- */
+/* Writes len bytes to path whole or not at all: iom_own_write_atomic (ownfile.h) for a path
+ * outside any pinned directory. 0 or -errno. */
 int iom_write_file_atomic(const char *path, const void *data, size_t len);
 
 /* fsyncs the directory that holds path (or path itself when it is a directory). 0 or -errno. */
@@ -97,7 +95,10 @@ int iom_fsync_dir(const char *path);
  * place. */
 void iom_unescape_octal(char *s);
 
-/* Reads a whole (small) file into a new NUL-terminated buffer; *len gets its length. 0 or -errno. */
+/* Reads a whole /proc or /sys file (whose size stat reports as 0) into a new NUL-terminated
+ * buffer; *len gets its length. Only a regular file, opened O_NONBLOCK, of less than
+ * IOM_OWN_CAP_PROC bytes (else -EPERM, -EFBIG). 0 or -errno. iomatrix's own files are read
+ * with iom_own_read (ownfile.h). */
 int iom_read_file(const char *path, char **data, size_t *len);
 
 /* The width to lay text out in, for output on fd: COLUMNS when set to a number (20..10000),
