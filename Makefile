@@ -1,6 +1,9 @@
 # iomatrix — one non-recursive Makefile.
 #
-#   make            release build: build/release/iomatrix
+#   make            release build: build/release/iomatrix (the user's CFLAGS, CPPFLAGS, LDFLAGS;
+#                   never installs anything: a missing dependency is named)
+#   make dev        the same with -Werror (CI builds so: WERROR=-Werror for every target)
+#   make deps       installs the missing build dependencies (apt-get; sudo when not root)
 #   make test       unit tests (cmocka) and end-to-end tests of the binary
 #   make asan       the whole suite under AddressSanitizer + UBSan (build/asan/)
 #   make fuzz       each libFuzzer harness of tests/fuzz/ for FUZZ_SECONDS (clang; build/fuzz/)
@@ -12,7 +15,9 @@
 #   make bench-ab   this build against AB_REV's (default HEAD~1), A B A B (tests/bench/ab.sh)
 #   make bench-knobs what write-through, a size mix and zipf cost, beside fio (tests/bench/knobs.sh)
 #   make profile    where the CPU time goes on a loop device, iomatrix and fio (root, perf)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (iomatrix-mpi too when built; docs, completions, unit)
+#   make dist       build/iomatrix-VERSION.tar.gz, with a VERSION file
+#   make deb        the Debian packages iomatrix and iomatrix-mpi in build/deb/ (contrib/debian/)
 #
 # Objects live under build/<variant>/ so sanitizer, debug and release objects never mix.
 
@@ -22,13 +27,32 @@ DESTDIR  ?=
 BINDIR   := $(DESTDIR)$(PREFIX)/bin
 MANDIR   := $(DESTDIR)$(PREFIX)/share/man
 COMPDIR  := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHDIR   ?= $(PREFIX)/share/zsh/site-functions
+# The unit points at DOCDIR and BINDIR as installed (without DESTDIR).
+DOCDIR   ?= $(PREFIX)/share/doc/iomatrix
+UNITDIR  ?= $(PREFIX)/lib/systemd/system
 
 PKGS      := libconfig liburing zlib libisal json-c blkid
 TEST_PKGS := cmocka
-VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
+# The version: `git describe --tags` in a work tree with a release tag (v0.3.0 → 0.3.0,
+# 0.3.0-4-gabc1234-dirty after it), else the VERSION file `make dist` writes into a tarball,
+# else BASE_VERSION with the commit when there is one.
+BASE_VERSION := 0.3.0
+# Git is asked only at the top of a work tree (.git here), not of a tree unpacked inside one.
+IN_GIT    := $(wildcard .git)
+VERSION   := $(if $(IN_GIT),$(shell git describe --tags --dirty --match 'v[0-9]*' 2>/dev/null | sed 's/^v//'))
+ifeq ($(VERSION),)
+VERSION   := $(shell cat VERSION 2>/dev/null)
+endif
+ifeq ($(VERSION),)
+VERSION   := $(BASE_VERSION)$(if $(IN_GIT),$(shell git describe --always --dirty 2>/dev/null | sed 's/^/+g/'))
+endif
 
 CC       ?= cc
-WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla -Wmissing-prototypes \
+# -Werror only where it is asked for (make dev, CI): a newer compiler's new warning must not
+# break a distribution's build.
+WERROR   ?=
+WARN     := -Wall -Wextra $(WERROR) -Wshadow -Wformat=2 -Wvla -Wmissing-prototypes \
             -Wstrict-prototypes -Wpointer-arith -Wno-format-nonliteral
 BASE     := -std=gnu11 -D_GNU_SOURCE -DIOM_VERSION='"$(VERSION)"' -pthread -MMD -MP
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -54,8 +78,9 @@ $(error unknown VARIANT '$(VARIANT)': release, debug, asan or fuzz)
 endif
 
 CFLAGS   ?=
+CPPFLAGS ?=
 LDFLAGS  ?=
-ALL_CFLAGS  = $(BASE) $(WARN) $(OPT) $(PKG_CFLAGS) $(CFLAGS)
+ALL_CFLAGS  = $(BASE) $(CPPFLAGS) $(WARN) $(OPT) $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(OPT) -pthread $(LDFLAGS)
 
 BUILD_ROOT ?= build
@@ -75,16 +100,24 @@ FUZZ_SECONDS ?= 60
 .SECONDARY:
 
 .PHONY: mpi bench-mpi
+.PHONY: dev dist deb deb-test test-deps
 .PHONY: all test unit e2e asan demo bench bench-ab bench-knobs profile install uninstall clean deps check-deps tidy docs fuzz fuzz-bins
 .DEFAULT_GOAL := all
 
 all: check-deps $(BIN)
 
-# Installs missing build dependencies (apt-get, with sudo when not root) or names them.
+# The developer's build: every warning an error.
+dev:
+	@$(MAKE) --no-print-directory WERROR=-Werror all
+
+# Only deps (and demo, which builds first) install: apt-get, with sudo when not root. Every
+# other target names what is missing and stops (check-deps; test-deps adds cmocka).
 deps:
-	@contrib/deps.sh --install --mpi
+	@contrib/deps.sh --install --mpi --test
 check-deps:
-	@contrib/deps.sh --install
+	@contrib/deps.sh
+test-deps:
+	@contrib/deps.sh --test
 
 $(B)/src/%.o: src/%.c
 	@mkdir -p $(@D)
@@ -114,7 +147,7 @@ MPI_LIBS    = $(shell mpicc --showme:link 2>/dev/null)
 HAVE_MPICC := $(shell command -v mpicc 2>/dev/null)
 
 mpi: check-deps $(BIN)
-	@contrib/deps.sh --install --mpi
+	@contrib/deps.sh --mpi
 	@$(MAKE) --no-print-directory $(MPI_BIN)
 
 $(B)/mpi/main.o: src/main.c
@@ -134,13 +167,13 @@ $(B)/tests/test_%: $(B)/tests/test_%.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS)
 
 # Unit tests run from the top of the tree (fixtures are under tests/fixtures/).
-unit: check-deps $(TEST_BINS)
+unit: test-deps $(TEST_BINS)
 	@tests/run-unit.sh $(TEST_BINS)
 
-e2e: check-deps $(BIN) $(if $(HAVE_MPICC),$(MPI_BIN))
+e2e: test-deps $(BIN) $(if $(HAVE_MPICC),$(MPI_BIN))
 	@IOMATRIX=$(abspath $(BIN)) IOMATRIX_MPI=$(abspath $(MPI_BIN)) tests/run-e2e.sh
 
-test: check-deps $(BIN) $(TEST_BINS) $(if $(HAVE_MPICC),$(MPI_BIN))
+test: test-deps $(BIN) $(TEST_BINS) $(if $(HAVE_MPICC),$(MPI_BIN))
 	@tests/run-unit.sh $(TEST_BINS)
 	@IOMATRIX=$(abspath $(BIN)) IOMATRIX_MPI=$(abspath $(MPI_BIN)) tests/run-e2e.sh
 
@@ -161,7 +194,9 @@ $(B)/fuzz/fuzz_%: $(B)/fuzz/fuzz_%.o $(LIB)
 asan:
 	@$(MAKE) --no-print-directory VARIANT=asan test
 
-demo: check-deps $(BIN)
+demo:
+	@contrib/deps.sh --install
+	@$(MAKE) --no-print-directory $(BIN)
 	$(BIN) run matrices/quick.cfg
 
 # Verification's throughput with ISA-L's CRC (the library's) and with zlib's (crc_zlib.o linked
@@ -215,17 +250,56 @@ tidy:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	    --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE $(SRCS)
 
-install: $(BIN)
+# The systemd unit, with the paths of this install.
+UNIT := $(B)/iomatrix-sweep@.service
+$(UNIT): contrib/iomatrix-sweep@.service.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@DOCDIR@|$(DOCDIR)|g' $< >$@
+
+DOCS := README.md $(wildcard docs/*.md) $(wildcard docs/*.png)
+
+# iomatrix-mpi is installed when it was built (make mpi).
+install: $(BIN) $(UNIT)
 	install -d $(BINDIR)
 	install -m 755 $(BIN) $(BINDIR)/iomatrix
-	install -d $(MANDIR)/man1 $(MANDIR)/man5 $(COMPDIR)
+	if [ -x $(MPI_BIN) ]; then install -m 755 $(MPI_BIN) $(BINDIR)/iomatrix-mpi; fi
+	install -d $(MANDIR)/man1 $(MANDIR)/man5 $(COMPDIR) $(DESTDIR)$(ZSHDIR)
 	install -m 644 docs/iomatrix.1 $(MANDIR)/man1/iomatrix.1
+	if [ -x $(MPI_BIN) ]; then install -m 644 docs/iomatrix-mpi.1 $(MANDIR)/man1/iomatrix-mpi.1; fi
 	install -m 644 docs/iomatrix-matrix.5 $(MANDIR)/man5/iomatrix-matrix.5
 	install -m 644 contrib/iomatrix.bash-completion $(COMPDIR)/iomatrix
+	install -m 644 contrib/iomatrix.zsh-completion $(DESTDIR)$(ZSHDIR)/_iomatrix
+	install -d $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR)
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(UNIT) $(DESTDIR)$(UNITDIR)/iomatrix-sweep@.service
 
 uninstall:
-	rm -f $(BINDIR)/iomatrix
-	rm -f $(MANDIR)/man1/iomatrix.1 $(MANDIR)/man5/iomatrix-matrix.5 $(COMPDIR)/iomatrix
+	rm -f $(BINDIR)/iomatrix $(BINDIR)/iomatrix-mpi
+	rm -f $(MANDIR)/man1/iomatrix.1 $(MANDIR)/man1/iomatrix-mpi.1 $(MANDIR)/man5/iomatrix-matrix.5
+	rm -f $(COMPDIR)/iomatrix $(DESTDIR)$(ZSHDIR)/_iomatrix
+	rm -f $(DESTDIR)$(UNITDIR)/iomatrix-sweep@.service
+	rm -rf $(DESTDIR)$(DOCDIR)
+
+# A source tarball: the tree as it is (no build/), with VERSION, so a build outside git knows it.
+DIST_NAME := iomatrix-$(VERSION)
+DIST      := $(BUILD_ROOT)/$(DIST_NAME).tar.gz
+DIST_TOP  := Makefile README.md LICENSE src matrices tests contrib docs
+dist:
+	@mkdir -p $(BUILD_ROOT)
+	@echo '$(VERSION)' >$(BUILD_ROOT)/VERSION
+	tar -czf $(DIST) --owner=0 --group=0 --sort=name --exclude='*.o' --exclude='*.d' \
+	    --transform 's|^|$(DIST_NAME)/|S' $(DIST_TOP) -C $(abspath $(BUILD_ROOT)) VERSION
+	@rm -f $(BUILD_ROOT)/VERSION
+	@echo $(DIST)
+
+# The Debian packages, built by dpkg-buildpackage from the tarball's tree with contrib/debian/
+# as its debian/ (contrib/debian/build.sh); lintian run on them, overrides in contrib/debian/.
+deb: dist
+	@contrib/debian/build.sh $(DIST) $(VERSION) $(BUILD_ROOT)/deb
+
+# make deb, then what the packages hold (tests/deb.sh; CI runs it, make test does not: minutes)
+deb-test: deb
+	@tests/deb.sh $(BUILD_ROOT)/deb
 
 clean:
 	rm -rf build

@@ -2,10 +2,18 @@
 # Checks that everything iomatrix builds and tests with is installed. With --install, installs
 # what is missing with apt-get (through sudo when not root); otherwise, or where that is not
 # possible, names the Debian packages to install and fails. With --mpi, also what iomatrix-mpi
-# builds and runs with (`make mpi`, docs/hosts.md): Open MPI's mpicc and mpirun.
+# builds and runs with (`make mpi`, docs/hosts.md): Open MPI's mpicc and mpirun. With --test,
+# also what the tests build with (cmocka). Only `make deps` and `make demo` pass --install.
 set -u
-mpi=false
-for a in "$@"; do [ "$a" = --mpi ] && mpi=true; done
+mpi=false test=false install=false
+for a in "$@"; do
+    case $a in
+    --mpi) mpi=true ;;
+    --test) test=true ;;
+    --install) install=true ;;
+    *) echo "deps.sh: unknown option '$a' (--install, --mpi, --test)" >&2; exit 2 ;;
+    esac
+done
 need=""
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
@@ -17,7 +25,7 @@ have_pc zlib      || need="$need zlib1g-dev"
 have_pc libisal   || need="$need libisal-dev"
 have_pc json-c    || need="$need libjson-c-dev"
 have_pc blkid     || need="$need libblkid-dev"
-have_pc cmocka    || need="$need libcmocka-dev"
+if $test; then have_pc cmocka || need="$need libcmocka-dev"; fi
 # libaio has no pkg-config file on Debian: its header says it is there
 have_pc libaio || [ -e /usr/include/libaio.h ] || need="$need libaio-dev"
 if $mpi; then
@@ -26,7 +34,7 @@ if $mpi; then
 fi
 [ -z "$need" ] && exit 0
 
-if [ "${1:-}" = "--install" ] && command -v apt-get >/dev/null 2>&1; then
+if $install && command -v apt-get >/dev/null 2>&1; then
     sudo=""
     if [ "$(id -u)" != 0 ]; then
         if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
@@ -41,4 +49,5 @@ if [ "${1:-}" = "--install" ] && command -v apt-get >/dev/null 2>&1; then
 fi
 echo "iomatrix: missing build dependencies; install them with:" >&2
 echo "    sudo apt-get install$need" >&2
+echo "or run: make deps" >&2
 exit 1
