@@ -708,6 +708,32 @@ fail:
 	return ret < 0 ? ret : -EINVAL;
 }
 
+/*
+ * Whether a path that does not exist names a block device still to appear: its nearest existing
+ * directory is on the filesystem of /dev itself (/dev/sdz, /dev/disk/by-id/…), not a filesystem
+ * mounted under it (/dev/shm/x/y.dat is a file to create on tmpfs).
+ */
+static bool names_device(const char *path)
+{
+	struct stat dev, st;
+	char *dir = xstrdup(path), *slash;
+	bool on_dev = false;
+
+	if (strncmp(path, "/dev/", 5) != 0 || stat("/dev", &dev) != 0) {
+		free(dir);
+		return false;
+	}
+	while ((slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		if (stat(dir, &st) == 0) {
+			on_dev = S_ISDIR(st.st_mode) && st.st_dev == dev.st_dev;
+			break;
+		}
+	}
+	free(dir);
+	return on_dev;
+}
+
 /* The scratch file size: -c, else the size of an existing file. */
 static int target_size(const struct iom_diskspd *d, const char *path, bool *is_dev,
 		       uint64_t *size, char *err, size_t errlen)
@@ -715,8 +741,11 @@ static int target_size(const struct iom_diskspd *d, const char *path, bool *is_d
 	struct stat st;
 	bool exists = stat(path, &st) == 0;
 
-	*is_dev = strncmp(path, "/dev/", 5) == 0 || (exists && S_ISBLK(st.st_mode));
+	*is_dev = exists ? S_ISBLK(st.st_mode) : names_device(path);
 	*size = d->max_size; /* -f: the region [0, size); 0: all of it */
+	if (exists && !S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return iom_err(err, errlen, EINVAL, "'%s' is neither a file nor a block device",
+			       path);
 	if (*is_dev) {
 		if (d->create_size)
 			return iom_err(err, errlen, EINVAL, "-c creates files, and '%s' is a block "
@@ -960,7 +989,7 @@ void iom_diskspd_usage(FILE *out)
 	      "  -o<count>    I/Os outstanding per thread         queue_depth    [2]\n"
 	      "  -t<count>    threads on each target              threads (x targets) [1]\n"
 	      "  -r[align]    random, on multiples of align       pattern, align [sequential]\n"
-	      "  -rs<pct>     pct %% of the I/Os random, the rest sequential   random_pct\n"
+	      "  -rs<pct>     pct % of the I/Os random, the rest sequential    random_pct\n"
 	      "  -s[stride]   sequential (stride = block size)    pattern\n"
 	      "  -si          the threads share one sequential stream   shared_sequential\n"
 	      "  -T<offset>   sequential thread t starts at t x offset     thread_stride\n"

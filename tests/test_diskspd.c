@@ -433,6 +433,9 @@ static void test_diskspd_refuses_targets(void **state)
 		{ "iomatrix-no-such-file.dat", "'iomatrix-no-such-file.dat' does not exist: give "
 		  "-c<size>", -ENOENT },
 		{ "-c1M /tmp", "'/tmp' is a directory", -EINVAL },
+		{ "-c1M /dev/null", "'/dev/null' is neither a file nor a block device", -EINVAL },
+		{ "/dev/shm/iomatrix-no-such-dir/y.dat", "'/dev/shm/iomatrix-no-such-dir/y.dat' does "
+		  "not exist: give -c<size>", -ENOENT },
 		{ "-b1000 -Sh -c1M t.dat", "these DiskSpd options make an invalid study", -EINVAL },
 	};
 
@@ -481,6 +484,16 @@ static void test_diskspd_targets(void **state)
 	assert_int_equal(iom_matrix_parse("d", text, NULL, 0, &m, err, sizeof(err)), 0);
 	assert_true(m->targets[0].destructive);
 	iom_matrix_free(m);
+	free(text);
+	iom_diskspd_release(&d);
+
+	/* a file to create under /dev/shm (tmpfs mounted on /dev), not a device */
+	argv[0] = (char *)"-c64M";
+	argv[1] = (char *)"/dev/shm/iomatrix-no-such-dir/y.dat";
+	assert_int_equal(iom_diskspd_parse(2, argv, &d, err, sizeof(err)), 0);
+	assert_int_equal(iom_diskspd_matrix(&d, &text, err, sizeof(err)), 0);
+	assert_non_null(strstr(text, "size = \"64M\""));
+	assert_null(strstr(text, "block device"));
 	free(text);
 	iom_diskspd_release(&d);
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Help: each command's --help gives its own options in its own words (never another command's
 # "-o" or "-f" text) and wraps to the terminal; `help keys` wraps to the terminal: COLUMNS when set, 80 when not a tty; the
-# diskspd view names its MB/s as DiskSpd's MiB/s on one line.
+# diskspd view names its MB/s as DiskSpd's MiB/s on one line; diskspd --help prints a percent sign
+# as one (no printf-style "%%").
 # e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 export COLUMNS=300 # the wording checks below read each option's help on one line
@@ -45,4 +46,9 @@ grep -q "^workload.block_size " k80.txt || die "help keys lacks workload.block_s
 "$IOMATRIX" diskspd -c1M -b4K -d1 -Sh t.scratch >ds.txt 2>ds.err || die "diskspd failed: $(cat ds.err)"
 grep -q "^MB/s above is MiB/s (2^20 bytes per second), as DiskSpd prints it; in decimal MB/s (10^6):$" ds.txt ||
     die "the diskspd view does not name its MB/s"
+
+"$IOMATRIX" diskspd --help >dsh.txt 2>&1 || die "diskspd --help"
+grep -q -- "^  -rs<pct>     pct % of the I/Os random, the rest sequential" dsh.txt ||
+    die "diskspd --help's -rs line: $(grep -- -rs dsh.txt)"
+grep -q '%%' dsh.txt && die "diskspd --help prints '%%': $(grep '%%' dsh.txt | head -n 1)"
 exit $fail
