@@ -499,7 +499,7 @@ static int sweep_logged(const struct iom_plan *p, const char *dir, const struct 
 		return iom_cmd_exit(ret, IOM_IN_REFUSED);
 	}
 	if (res.interrupted) {
-		size_t nd = res.ok + res.failed;
+		size_t nd = res.ok + res.stalled + res.unsteady + res.failed;
 
 		fprintf(stderr, "iomatrix: interrupted after %zu run%s; carry on with: %siomatrix%s "
 			"resume %s%s\n", nd, nd == 1 ? "" : "s", o.hosts ? "mpirun … " : "",
@@ -514,9 +514,13 @@ static int sweep_logged(const struct iom_plan *p, const char *dir, const struct 
 	ret = iom_report_after_sweep(stdout, dir, err, sizeof(err));
 	if (ret < 0)
 		fprintf(stderr, "iomatrix: %s\n", err);
-	printf("\n%zu run%s ok, %zu failed%s; results in %s\n", res.ok, res.ok == 1 ? "" : "s",
-	       res.failed,
-	       res.skipped ? " (resumed)" : "", dir);
+	/* as the report's first line counts them: a stalled run is left out, not ok */
+	printf("\n%zu run%s ok, ", res.ok, res.ok == 1 ? "" : "s");
+	if (res.stalled + res.unsteady)
+		printf("%zu left out (%s), ", res.stalled + res.unsteady,
+		       !res.unsteady ? "stalled" : !res.stalled ? "steady state not reached" :
+		       "stalled or not steady");
+	printf("%zu failed%s; results in %s\n", res.failed, res.skipped ? " (resumed)" : "", dir);
 	return iom_cmd_finish(iom_cmd_outcome(false, ret < 0 || res.failed));
 }
 

@@ -1563,7 +1563,11 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		ret = record_run(&s, run, &r, err, errlen);
 		erase_status(&s);
 		print_progress(&s, run, &r);
-		if (r.status == IOM_RUN_OK)
+		if (r.status == IOM_RUN_OK && r.stall.stalled)
+			out->stalled++;
+		else if (r.status == IOM_RUN_OK && r.steady.asked && !r.steady.reached)
+			out->unsteady++;
+		else if (r.status == IOM_RUN_OK)
 			out->ok++;
 		else if (r.status == IOM_RUN_FAILED)
 			out->failed++;

@@ -66,7 +66,9 @@ struct iom_sweep_opts {
 };
 
 struct iom_sweep_outcome {
-	size_t ok, failed;      /* runs of this invocation */
+	size_t ok, failed;      /* runs of this invocation (ok: neither stalled nor unsteady) */
+	size_t stalled;         /* finished, but left out of the verdicts: the window stalled */
+	size_t unsteady;        /* … or the steady state was not reached in the warm-up */
 	size_t skipped;         /* finished before (resume) */
 	bool interrupted;       /* *stop was set: the sweep can be resumed */
 	bool disk_full;         /* stopped because the results directory is full */

@@ -3,7 +3,8 @@
 # the middle is marked "stalled" in its JSON with the gap, has one interval per wall-clock
 # second of its window with the stopped seconds at 0, and the report flags it, leaves it out of
 # the verdicts and says so beneath the table. The run after it, not stopped, is not flagged;
-# neither is a bytes-bound run.
+# neither is a bytes-bound run. The sweep's closing line counts it as the report does: "1 run
+# ok, 1 left out (stalled)".
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 
@@ -32,6 +33,10 @@ rc=$?
 [ "$rc" -eq 0 ] || die "exit $rc: $(cat run.err)"
 grep -q "run 1 stalled: no I/O completed for" run.out run.err ||
     die "the sweep did not say run 1 stalled: $(cat run.out run.err)"
+grep -qx "1 run ok, 1 left out (stalled), 0 failed; results in out" run.out ||
+    die "the closing line does not count the stalled run: $(tail -n 1 run.out)"
+grep -q "^2 runs: 1 ok, 1 left out (stalled)" run.out ||
+    die "the report's first line: $(grep '^2 runs' run.out)"
 
 python3 - <<'PY' || die "run JSON"
 import json, math
