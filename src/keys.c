@@ -150,7 +150,7 @@ const struct iom_key iom_keys[] = {
 	  .min = 1, .max = 65536, .def = "1", .flags = IOM_KEY_MOVED,
 	  .help = "now io_uring.submit_batch" },
 	{ .name = "reap_wait", .section = IOM_SEC_TOP, .type = IOM_TYPE_STRING, .dim = NODIM,
-	  .def = "1/4", .flags = IOM_KEY_MOVED, .help = "now io_uring.reap_wait" },
+	  .def = "adaptive", .flags = IOM_KEY_MOVED, .help = "now io_uring.reap_wait" },
 	{ .name = "exclude", .section = IOM_SEC_TOP, .type = IOM_TYPE_GROUP, .dim = NODIM,
 	  .help = "a list of conditions such as { threads = 8; queue_depth = 64; }; a cell that "
 		  "matches every key of a condition is dropped" },
@@ -489,11 +489,12 @@ const struct iom_key iom_keys[] = {
 		  "submits them together (fio's iodepth_batch_submit; at most queue_depth). 1: "
 		  "every completed I/O is replaced at once. libaio follows it too" },
 	{ .name = "reap_wait", .section = IOM_SEC_IO_URING, .type = IOM_TYPE_STRING,
-	  .dim = NODIM, .def = "1/4",
-	  .help = "the completions each wait of a worker waits for, a number (8) or a fraction "
-		  "of the I/Os in flight (\"1/2\"); at least 1, at most all in flight. Fewer "
-		  "wake-ups cost less CPU, but the queue drains further (docs/performance.md). "
-		  "libaio follows it too" },
+	  .dim = NODIM, .def = "adaptive",
+	  .help = "the completions each wait of a worker waits for: \"adaptive\" measures "
+		  "which wait (1, 2, 4, … up to half the queue) completes the most I/Os per "
+		  "second, or as many for less CPU, and follows it; or a fixed number (8) or "
+		  "fraction of the I/Os in flight (\"1/2\"), at least 1, at most all in flight. "
+		  "libaio follows it too (docs/performance.md)" },
 	{ .name = "sqpoll", .section = IOM_SEC_IO_URING, .type = IOM_TYPE_BOOL, .dim = NODIM,
 	  .def = "false",
 	  .help = "IORING_SETUP_SQPOLL: a kernel thread per worker (iou-sqp-PID) polls the "

@@ -1802,7 +1802,7 @@ static int read_hooks(struct ctx *c)
 }
 
 /* reap_wait: a number of completions (8, "8") into *count, or a fraction of the I/Os in flight
- * ("1/4") into *div; the other is 0. */
+ * ("1/4") into *div, the other 0; "adaptive" (the adaptive wait, worker.h): both 0. */
 static int parse_reap_wait(const char *text, unsigned *count, unsigned *div)
 {
 	unsigned *dst = count;
@@ -1810,6 +1810,8 @@ static int parse_reap_wait(const char *text, unsigned *count, unsigned *div)
 	char *end;
 
 	*count = *div = 0;
+	if (strcmp(text, "adaptive") == 0)
+		return 0;
 	if (strncmp(text, "1/", 2) == 0) {
 		text += 2;
 		dst = div;
@@ -1839,14 +1841,14 @@ static int read_reap_wait(struct ctx *c, const config_setting_t *s)
 		str = config_setting_get_string(s);
 	} else {
 		return fail(c, s, "reap_wait must be a number of completions (8) or a fraction of "
-				  "the I/Os in flight (\"1/4\"), not %s",
+				  "the I/Os in flight (\"1/4\") or \"adaptive\", not %s",
 			    config_type_name(config_setting_type(s)));
 	}
 	if (parse_reap_wait(str, &m->reap_wait, &m->reap_wait_div) < 0) {
 		shorten(str, shown, sizeof(shown));
 		return fail(c, s, "reap_wait '%s' is neither a number of completions from 1 to "
 				  "65536 (8) nor a fraction \"1/N\" of the I/Os in flight with N "
-				  "from 1 to 65536 (\"1/4\")", shown);
+				  "from 1 to 65536 (\"1/4\") nor \"adaptive\"", shown);
 	}
 	return 0;
 }

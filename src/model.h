@@ -283,7 +283,7 @@ struct iom_matrix {
 	/* io_uring = { … } (submit_batch and reap_wait also at the top level, their old place) */
 	unsigned submit_batch; /* refill when this many slots are free (default 1) */
 	unsigned reap_wait;    /* completions each wait waits for; 0: … */
-	unsigned reap_wait_div; /* … the I/Os in flight / reap_wait_div (default 4) */
+	unsigned reap_wait_div; /* … the I/Os in flight / reap_wait_div; both 0: adaptive */
 	bool sqpoll, iopoll;   /* IORING_SETUP_SQPOLL, IORING_SETUP_IOPOLL */
 	/* Notes on the file for the user, "FILE:LINE: warning: …\n" each (an old spelling still
 	 * read); NULL: none. check and run print them. */

@@ -920,10 +920,22 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 		/* the notes of an engine the submit/reap policy applies to name it too (psync
 		 * has one I/O at a time; null completes every I/O as it is submitted) */
 		struct iom_policy pol = iom_policy_resolve(c->conf.policy);
-		char polt[80] = "", *notes;
+		char polt[160] = "", *notes;
 
 		if (iom_engine_has(c->conf.wl.engine, IOM_ENGINE_CAP_POLICY))
 			iom_policy_describe(&pol, polt, sizeof(polt));
+		if (*polt && c->w[0].reap_wait_end) {
+			/* the adaptive wait: where each thread's ended, and how often it moved */
+			size_t at = strlen(polt);
+
+			for (i = 0; i < c->nstarted && at + 24 < sizeof(polt); i++)
+				at += (size_t)snprintf(polt + at, sizeof(polt) - at, "%s%u (%u moves)",
+						       i ? ", " : " (ended at ",
+						       c->w[i].reap_wait_end,
+						       c->w[i].reap_wait_moves);
+			if (at + 2 < sizeof(polt))
+				memcpy(polt + at, ")", 2);
+		}
 		notes = xasprintf("%s%s%s", c->w[0].engine.notes, *polt ? ", " : "", polt);
 		len = strlen(notes);
 		for (i = 1; i < c->nstarted; i++) {

@@ -10,7 +10,9 @@
  *      read or write histogram when it counts, else as warm-up or cool-down I/O; any error
  *      (res < 0 or a short transfer) stops the refilling, the worker drains and reports it;
  *   4. publish the counted totals to the live block (four relaxed stores per batch).
- * The clock is read by the engine only: once per submitted batch, once per reaped batch.
+ * The clock is read by the engine only: once per submitted batch, once per reaped batch. The
+ * adaptive wait adds a comparison per reaped batch (the reap's stamp against its epoch's end)
+ * and a read of the process's CPU clock per epoch (every 3 ms while it probes, once per hold).
  */
 #include "worker.h"
 
@@ -663,11 +665,154 @@ static void io_failed(struct iom_worker *w, const struct iom_io *io)
 
 void iom_policy_describe(const struct iom_policy *p, char *buf, size_t len)
 {
-	if (p->wait_min)
+	if (iom_policy_adaptive(p))
+		snprintf(buf, len, "submit_batch %u, reap_wait adaptive", p->submit_batch);
+	else if (p->wait_min)
 		snprintf(buf, len, "submit_batch %u, reap_wait %u", p->submit_batch, p->wait_min);
 	else
 		snprintf(buf, len, "submit_batch %u, reap_wait 1/%u", p->submit_batch,
 			 p->wait_div);
+}
+
+/* ---- the adaptive wait (worker.h) ------------------------------------------------------- */
+
+uint64_t iom_process_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Which wait epoch k of a probe measures: 0 the held one, 1 the candidate, in the order
+ * 0 1 1 0 0 1 1 0, so that a trend over the probe weighs on both alike. */
+static inline unsigned adapt_slot(unsigned k)
+{
+	return (k ^ (k >> 1)) & 1;
+}
+
+static void adapt_epoch_start(struct iom_reap_adapt *a, uint64_t now_ns, uint64_t cpu_ns,
+			      uint64_t len_ns)
+{
+	a->start_ns = now_ns;
+	a->start_cpu = cpu_ns;
+	a->ios = 0;
+	a->epoch_end = now_ns + len_ns;
+}
+
+/* Holds the level's wait for a hold. */
+static void adapt_hold(struct iom_reap_adapt *a, uint64_t now_ns, uint64_t cpu_ns)
+{
+	a->dir = 0;
+	a->wait = 1u << a->level;
+	adapt_epoch_start(a, now_ns, cpu_ns, a->hold_ns);
+}
+
+/* Starts a probe of the level against the one dir of it. */
+static void adapt_probe(struct iom_reap_adapt *a, int dir, uint64_t now_ns, uint64_t cpu_ns)
+{
+	a->dir = dir;
+	a->cand = (unsigned)((int)a->level + dir);
+	a->epoch = 0;
+	a->rate_won = a->cpu_won = 0;
+	for (unsigned i = 0; i < 2; i++)
+		a->sum_ios[i] = a->sum_ns[i] = a->sum_cpu[i] = 0;
+	a->wait = 1u << a->level;
+	adapt_epoch_start(a, now_ns, cpu_ns, IOM_ADAPT_EPOCH_NS);
+}
+
+/* Whether the candidate's epochs beat the held wait's: more I/Os per second, or as many for
+ * less CPU per I/O, over the probe and in most of its pairs. Epochs without completions decide
+ * nothing. */
+static bool adapt_wins(const struct iom_reap_adapt *a)
+{
+	double rate_h, rate_c, cpu_h, cpu_c;
+
+	if (a->sum_ios[0] <= 0 || a->sum_ios[1] <= 0 || a->sum_ns[0] <= 0 || a->sum_ns[1] <= 0)
+		return false;
+	rate_h = a->sum_ios[0] / a->sum_ns[0];
+	rate_c = a->sum_ios[1] / a->sum_ns[1];
+	if (rate_c > rate_h * (1 + IOM_ADAPT_GAIN))
+		return a->rate_won >= IOM_ADAPT_PAIRS_WON;
+	cpu_h = a->sum_cpu[0] / a->sum_ios[0];
+	cpu_c = a->sum_cpu[1] / a->sum_ios[1];
+	return rate_c >= rate_h * (1 - IOM_ADAPT_GAIN) && cpu_c < cpu_h * (1 - IOM_ADAPT_GAIN) &&
+	       a->cpu_won >= IOM_ADAPT_PAIRS_WON;
+}
+
+void iom_reap_adapt_init(struct iom_reap_adapt *a, unsigned depth, uint64_t now_ns,
+			 uint64_t cpu_ns)
+{
+	*a = (struct iom_reap_adapt){ .hold_ns = IOM_ADAPT_HOLD_NS };
+	while ((2u << a->top) <= depth / 2)
+		a->top++;
+	if (a->top)
+		adapt_probe(a, +1, now_ns, cpu_ns);
+	else
+		adapt_hold(a, now_ns, cpu_ns); /* one wait only (a queue of 1 to 3) */
+}
+
+void iom_reap_adapt_epoch(struct iom_reap_adapt *a, uint64_t now_ns, uint64_t cpu_ns)
+{
+	unsigned k;
+
+	if (a->dir == 0) { /* a hold ended: probe up, else down */
+		if (a->level < a->top)
+			adapt_probe(a, +1, now_ns, cpu_ns);
+		else if (a->level > 0)
+			adapt_probe(a, -1, now_ns, cpu_ns);
+		else
+			adapt_hold(a, now_ns, cpu_ns);
+		return;
+	}
+	k = adapt_slot(a->epoch);
+	{
+		double ns = (double)(now_ns - a->start_ns), cpu = (double)(cpu_ns - a->start_cpu);
+		double rate = ns > 0 ? (double)a->ios / ns : 0;
+		double per_io = a->ios ? cpu / (double)a->ios : 1e300;
+
+		a->sum_ios[k] += (double)a->ios;
+		a->sum_ns[k] += ns;
+		a->sum_cpu[k] += cpu;
+		if (!(a->epoch & 1)) {
+			a->first_rate = rate;
+			a->first_cpu = per_io;
+		} else if (k) { /* the pair's second epoch was the candidate's */
+			a->rate_won += rate > a->first_rate;
+			a->cpu_won += per_io < a->first_cpu;
+		} else {
+			a->rate_won += a->first_rate > rate;
+			a->cpu_won += a->first_cpu < per_io;
+		}
+	}
+	if (++a->epoch < IOM_ADAPT_EPOCHS) {
+		a->wait = 1u << (adapt_slot(a->epoch) ? a->cand : a->level);
+		adapt_epoch_start(a, now_ns, cpu_ns, IOM_ADAPT_EPOCH_NS);
+		return;
+	}
+	a->probes++;
+	if (adapt_wins(a)) {
+		int dir = a->dir;
+
+		a->level = a->cand;
+		a->came_up = dir > 0;
+		a->moves++;
+		a->hold_ns = IOM_ADAPT_HOLD_NS;
+		if (dir > 0 ? a->level < a->top : a->level > 0)
+			adapt_probe(a, dir, now_ns, cpu_ns); /* on in the same direction */
+		else
+			adapt_hold(a, now_ns, cpu_ns);
+		return;
+	}
+	if (a->dir > 0 && !a->came_up && a->level > 0) {
+		adapt_probe(a, -1, now_ns, cpu_ns); /* up lost: down, unless it came from there */
+		return;
+	}
+	/* neither neighbour wins: the level is confirmed, held longer each time */
+	a->came_up = false;
+	adapt_hold(a, now_ns, cpu_ns);
+	a->hold_ns = IOM_MIN(2 * a->hold_ns, (uint64_t)IOM_ADAPT_HOLD_MAX_NS);
 }
 
 /* Acts on a new phase: acknowledges it to the controller (after every count of the old phase
@@ -800,6 +945,10 @@ static int run_loop(struct iom_worker *w)
 	const bool special = w->xhist[0] != NULL; /* fsync_every or trim_pct */
 	const struct iom_policy policy = iom_policy_resolve(c->policy);
 	const unsigned batch = IOM_MIN(policy.submit_batch, depth);
+	/* the adaptive wait, for engines that wait for a number of completions */
+	const bool adaptive = iom_policy_adaptive(&policy) &&
+			      iom_engine_has(c->wl.engine, IOM_ENGINE_CAP_POLICY);
+	struct iom_reap_adapt adapt;
 	uint64_t share_issue = w->share_ios; /* counted I/Os still to issue … */
 	uint64_t share_left = share_issue;    /* … and to complete */
 	uint64_t ios[2] = { 0, 0 }, bytes[2] = { 0, 0 };
@@ -808,6 +957,8 @@ static int run_loop(struct iom_worker *w)
 	bool stopping = false;
 	int phase;
 
+	if (adaptive)
+		iom_reap_adapt_init(&adapt, depth, iom_now_ns(), iom_process_cpu_ns());
 	phase = observe_phase(w, &stopping, bytes_bound && share_left == 0);
 	for (;;) {
 		unsigned n, i, counted = 0;
@@ -831,13 +982,19 @@ static int run_loop(struct iom_worker *w)
 			}
 		}
 		if (in_flight == 0) {
-			if (stopping)
+			if (stopping) {
+				if (adaptive) {
+					w->reap_wait_end = 1u << adapt.level;
+					w->reap_wait_moves = adapt.moves;
+				}
 				return 0;
+			}
 			continue; /* cannot happen: refilled above */
 		}
 
 		/* 2. submit and wait */
-		ret = iom_engine_submit(e, iom_policy_wait(&policy, in_flight));
+		ret = iom_engine_submit(e, adaptive ? IOM_MIN(adapt.wait, in_flight)
+						    : iom_policy_wait(&policy, in_flight));
 		if (ret < 0) {
 			fail(w, -ret, "%s engine failed: %s", e->ops->name, strerror(-ret));
 			return ret;
@@ -845,6 +1002,12 @@ static int run_loop(struct iom_worker *w)
 
 		/* 3. reap and account */
 		n = iom_engine_reap(e, done, depth);
+		if (adaptive && n) {
+			adapt.ios += n;
+			if (__builtin_expect(done[0]->complete_ns >= adapt.epoch_end, 0))
+				iom_reap_adapt_epoch(&adapt, done[0]->complete_ns,
+						     iom_process_cpu_ns());
+		}
 		if (atomic_load_explicit(w->phase, RELAXED) != phase)
 			phase = observe_phase(w, &stopping, bytes_bound && share_left == 0);
 		for (i = 0; i < n; i++) {

@@ -33,7 +33,8 @@
  * Uncounted completions are warm-up I/O before MEASURE and cool-down I/O after it.
  *
  * The submit/reap policy (struct iom_policy) is explicit: refill the free slots only when at
- * least submit_batch are free, and let each submit wait for a number of completions.
+ * least submit_batch are free, and let each submit wait for a number of completions — fixed,
+ * or (the default) the adaptive wait's, which the loop measures as it runs (below).
  *
  * A paced run (wl.rate_iops or rate_mb_s, and think_time; docs/load.md) has a loop of its own,
  * chosen once per run, so the closed loop above costs what it did: each I/O is due at a time of
@@ -61,29 +62,36 @@ enum iom_phase { IOM_PHASE_WARMUP, IOM_PHASE_MEASURE, IOM_PHASE_COOLDOWN, IOM_PH
 /*
  * How a worker batches. Each turn of the loop refills every free slot when at least
  * submit_batch slots are free (or nothing is in flight), submits them, and waits in the same
- * system call until wait_nr completions are available:
- *     wait_nr = wait_min ? wait_min : in_flight / wait_div,  clamped to [1, in_flight].
- * Then it reaps every completion available. Zero members take the defaults below.
+ * system call until wait_nr completions are available, then reaps every completion available:
+ *     a fixed policy: wait_nr = wait_min ? wait_min : in_flight / wait_div,
+ *     the adaptive wait (both 0, the default): wait_nr = the adaptive wait's (below),
+ * clamped to [1, in_flight]. A zero submit_batch takes the default below.
  *
- * The defaults were measured (4K random read QD32 on a loop device on a tmpfs file, 1M
- * sequential read QD8 and 4K random read QD32 on a virtio disk, one thread, 3-5 s runs
- * alternated A/B/A/B on a 2-CPU VM; docs/performance.md). CPU per I/O falls the more
- * completions each wait takes (fewer wake-ups and system calls per I/O): on the loop device
- * ~1.25 µs waiting for in_flight/2, ~1.3 µs for in_flight/4, ~1.45 µs for one completion, at
- * equal IOPS. A real device may pay for it when its queue drains: 1M sequential QD8 on the
- * disk reached a median 0.95× fio's MB/s waiting for in_flight/2, 0.98× for in_flight/4 and
- * 1.01× for one completion (4 pairs each, a loaded machine); on the quiet machine, 8 rotated
- * rounds, in_flight/4 and one completion gave the same (1564 and 1561 I/O per second of 1M;
- * 4K QD32: 106 K and 99.5 K IOPS, one completion at 1.3× the CPU per I/O). in_flight/4 keeps at
- * least 3/4 of the queue at the device and bounds how late a completion is stamped to the time
- * of a quarter of the queue completing. Refilling later (submit_batch > 1) only lowered the
- * mean queue depth. Queue depths below 8 wait for one completion at a time.
+ * No fixed wait suits every device. Waiting for more completions per wake-up costs less CPU
+ * per I/O (fewer wake-ups and system calls), but the queue drains further while the thread
+ * waits: on a virtio disk 1M sequential QD8 reached 0.95× fio's MB/s waiting for in_flight/2
+ * and 1.01× waiting for one; on a loop device in_flight/2 made 1.06× the IOPS of in_flight/4.
+ * Where the kernel completes the I/O in io_uring's worker threads on the same CPU (zram: the
+ * block driver is synchronous and refuses non-blocking submission) the share of CPU each
+ * wake-up takes from those workers decides, and the best wait moved between 1 and in_flight/2
+ * with the machine's load (docs/performance.md).
  *
- * A matrix sets the policy with the top-level keys submit_batch and reap_wait. Waiting for half
- * of the queue (reap_wait "1/2", or both keys 16 at QD32) made 1.06-1.07x the IOPS of the
- * default on the loop device, in every one of 50 rotated rounds and pairs (each wake-up of the
- * worker costs the CPU that completes the I/O ~6 µs on the VM measured), but 0.97x on the disk,
- * whose queue it leaves half empty: the default stays.
+ * The adaptive wait (struct iom_reap_adapt) therefore measures instead of guessing: it starts
+ * waiting for one completion and compares the wait it has (w) with its double (or its half)
+ * over pairs of epochs of IOM_ADAPT_EPOCH_NS, one epoch of each (IOM_ADAPT_EPOCHS in all, in
+ * the order A B B A A B B A), counting the completions, the wall time and the process's CPU
+ * time (every thread: the io_uring workers too) of each. The other wait wins when it completes
+ * IOM_ADAPT_GAIN more I/Os per second over the probe and more in IOM_ADAPT_PAIRS_WON of its
+ * pairs, or as many (within IOM_ADAPT_GAIN) for IOM_ADAPT_GAIN less CPU per I/O, less in as
+ * many pairs — a busy machine's burst in one epoch does not decide. It then probes on in the
+ * same direction. When neither neighbour wins it holds its wait for a hold of
+ * IOM_ADAPT_HOLD_NS, doubled after each probe that confirms it (up to IOM_ADAPT_HOLD_MAX_NS),
+ * and probes again: a device or a machine whose best wait changes is followed. Waits are the
+ * powers of two from 1 to depth/2.
+ *
+ * A matrix sets the policy with io_uring's keys submit_batch and reap_wait ("adaptive", a
+ * number, or a fraction "1/N"). Refilling later (submit_batch > 1) only lowered the mean queue
+ * depth.
  */
 struct iom_policy {
 	unsigned submit_batch;
@@ -91,29 +99,73 @@ struct iom_policy {
 	unsigned wait_div;
 };
 #define IOM_POLICY_SUBMIT_BATCH 1
-#define IOM_POLICY_WAIT_DIV 4
 
-/* p with its zero members replaced by the defaults above. */
+/* p with its zero submit_batch replaced by the default. */
 static inline struct iom_policy iom_policy_resolve(struct iom_policy p)
 {
 	if (!p.submit_batch)
 		p.submit_batch = IOM_POLICY_SUBMIT_BATCH;
-	if (!p.wait_min && !p.wait_div)
-		p.wait_div = IOM_POLICY_WAIT_DIV;
 	return p;
 }
 
-/* The completions a wait waits for with in_flight I/Os in flight (p resolved). */
+/* Whether p leaves the wait to the adaptive wait (neither a number nor a fraction). */
+static inline bool iom_policy_adaptive(const struct iom_policy *p)
+{
+	return !p->wait_min && !p->wait_div;
+}
+
+/* The completions a fixed policy's wait waits for with in_flight I/Os in flight (p resolved);
+ * one for the adaptive policy (its wait is the adaptive wait's). */
 static inline unsigned iom_policy_wait(const struct iom_policy *p, unsigned in_flight)
 {
-	unsigned n = p->wait_min ? p->wait_min : in_flight / p->wait_div;
+	unsigned n = p->wait_min ? p->wait_min : p->wait_div ? in_flight / p->wait_div : 1;
 
 	if (n < 1)
 		n = 1;
 	return n < in_flight ? n : in_flight;
 }
 
-/* "submit_batch 1, reap_wait 1/4": p (resolved) as the matrix keys write it. */
+#define IOM_ADAPT_EPOCH_NS 3000000u        /* one epoch of a probe: 3 ms */
+#define IOM_ADAPT_EPOCHS 8u                /* epochs of a probe: 4 pairs, one of each wait */
+#define IOM_ADAPT_PAIRS_WON 3u             /* pairs the other wait must win, of the 4 … */
+#define IOM_ADAPT_GAIN 0.03                /* … and what it must win by over the probe */
+#define IOM_ADAPT_HOLD_NS 100000000u       /* the first hold: 100 ms */
+#define IOM_ADAPT_HOLD_MAX_NS 1600000000u  /* the longest hold */
+
+/* The adaptive wait's state (the caller's storage; no allocation, no lock). */
+struct iom_reap_adapt {
+	unsigned wait;            /* the completions the next waits wait for (at most in flight) */
+	unsigned level, top;      /* the held wait is 1 << level; 1 << top the largest */
+	unsigned cand;            /* probing: the level compared with level */
+	int dir;                  /* probing: +1 up, -1 down; 0: holding */
+	bool came_up;             /* the last move was up (so down needs no probe) */
+	unsigned epoch;           /* epochs of this probe done (even: level's, odd: cand's) */
+	uint64_t hold_ns;         /* the next hold */
+	uint64_t epoch_end;       /* when the current epoch (or hold) ends, ns */
+	uint64_t start_ns, start_cpu, ios; /* the current epoch's start, and completions so far */
+	double sum_ios[2], sum_ns[2], sum_cpu[2]; /* this probe's sums: [0] level, [1] cand */
+	double first_rate, first_cpu; /* the first epoch of the current pair: I/Os per ns, CPU
+				       * ns per I/O */
+	unsigned rate_won, cpu_won; /* pairs whose candidate epoch had the higher rate, the
+				     * lower CPU per I/O */
+	unsigned moves, probes;   /* how often the wait changed, and probes run (the notes) */
+};
+
+/* Sets a up for a queue of depth I/Os, at time now_ns with the process's CPU time cpu_ns: the
+ * wait is one completion, and a first probe (of two) starts. */
+void iom_reap_adapt_init(struct iom_reap_adapt *a, unsigned depth, uint64_t now_ns,
+			 uint64_t cpu_ns);
+
+/* Ends the epoch due at a->epoch_end: now_ns is the latest reap stamp (≥ a->epoch_end), cpu_ns
+ * the process's CPU time now, a->ios the completions reaped since the epoch began. Sets
+ * a->wait and the next epoch. */
+void iom_reap_adapt_epoch(struct iom_reap_adapt *a, uint64_t now_ns, uint64_t cpu_ns);
+
+/* The process's CPU time (user + system of every thread), ns: the adaptive wait's CPU clock. */
+uint64_t iom_process_cpu_ns(void);
+
+/* "submit_batch 1, reap_wait 1/4" or "…, reap_wait adaptive": p (resolved) as the matrix keys
+ * write it. */
 void iom_policy_describe(const struct iom_policy *p, char *buf, size_t len);
 
 /*
@@ -338,6 +390,9 @@ struct iom_worker {
 	 * last, and the longest time between two in a row, [gap_lo, gap_hi) — how run.c finds a
 	 * stall (run.c). The worker writes them; the controller reads them after joining it. */
 	uint64_t first_ns, last_ns, gap_lo, gap_hi;
+	/* The adaptive wait's at the end of the loop (0: a fixed policy or an engine without
+	 * one) and how often it moved, for the run's notes. */
+	unsigned reap_wait_end, reap_wait_moves;
 	/* issue 16a, with an access spec (nlines > 0): a generator per line, the line of each
 	 * percent of the picks, and the counted I/O of each line (its latencies, both directions
 	 * together; ios and bytes by direction). */

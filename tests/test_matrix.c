@@ -289,7 +289,9 @@ static void test_matrix_policy(void **state)
 		const char *keys;
 		unsigned batch, wait, div;
 	} cases[] = {
-		{ "", 1, 0, 4 },
+		{ "", 1, 0, 0 },
+		{ "reap_wait = \"adaptive\";\n", 1, 0, 0 },
+		{ "reap_wait = \"1/4\";\n", 1, 0, 4 },
 		{ "submit_batch = 16;\nreap_wait = 16;\n", 16, 16, 0 },
 		{ "reap_wait = \"1/2\";\n", 1, 0, 2 },
 		{ "reap_wait = \"8\";\n", 1, 8, 0 },
@@ -323,13 +325,13 @@ static void test_matrix_io_uring_group(void **state)
 		bool sqpoll, iopoll;
 		const char *note; /* NULL: no note */
 	} cases[] = {
-		{ "", 1, 0, 4, false, false, NULL },
+		{ "", 1, 0, 0, false, false, NULL },
 		{ "io_uring = { submit_batch = 16; reap_wait = 16; };\n", 16, 16, 0, false, false,
 		  NULL },
 		{ "io_uring = { reap_wait = \"1/2\"; sqpoll = true; };\n", 1, 0, 2, true, false,
 		  NULL },
-		{ "io_uring = { iopoll = true; sqpoll = false; };\n", 1, 0, 4, false, true, NULL },
-		{ "submit_batch = 16;\n", 16, 0, 4, false, false,
+		{ "io_uring = { iopoll = true; sqpoll = false; };\n", 1, 0, 0, false, true, NULL },
+		{ "submit_batch = 16;\n", 16, 0, 0, false, false,
 		  "t.cfg:4: warning: 'submit_batch' at the top level is now io_uring.submit_batch\n" },
 		{ "io_uring = { sqpoll = true; };\nreap_wait = 8;\n", 1, 8, 0, true, false,
 		  "t.cfg:5: warning: 'reap_wait' at the top level is now io_uring.reap_wait\n" },

@@ -440,7 +440,7 @@ static void test_run_on_file(void **state)
 			assert_true(r.qd_mean <= 16.0 + 1e-9);
 		}
 		if (iom_engine_has(kind, IOM_ENGINE_CAP_POLICY))
-			assert_non_null(strstr(r.engine_notes, "submit_batch 1, reap_wait 1/4"));
+			assert_non_null(strstr(r.engine_notes, "submit_batch 1, reap_wait adaptive"));
 		else
 			assert_null(strstr(r.engine_notes, "reap_wait"));
 		iom_run_result_release(&r);

@@ -501,8 +501,13 @@ static void test_worker_policy(void **state)
 
 	(void)state;
 	assert_int_equal(p.submit_batch, 1);
-	assert_int_equal(p.wait_min, 0);
-	assert_int_equal(p.wait_div, 4);
+	assert_true(iom_policy_adaptive(&p)); /* the default: the adaptive wait */
+	assert_int_equal(iom_policy_wait(&p, 32), 1);
+	iom_policy_describe(&p, text, sizeof(text));
+	assert_string_equal(text, "submit_batch 1, reap_wait adaptive");
+
+	p = iom_policy_resolve((struct iom_policy){ .wait_div = 4 });
+	assert_false(iom_policy_adaptive(&p));
 	assert_int_equal(iom_policy_wait(&p, 32), 8);
 	assert_int_equal(iom_policy_wait(&p, 7), 1); /* below 8 in flight: one at a time */
 	assert_int_equal(iom_policy_wait(&p, 1), 1);
@@ -522,6 +527,98 @@ static void test_worker_policy(void **state)
 	assert_int_equal(iom_policy_wait(&p, 3), 1);
 	p = iom_policy_resolve((struct iom_policy){ .wait_div = 1 });
 	assert_int_equal(iom_policy_wait(&p, 32), 32);
+}
+
+/* A simulated stage for the adaptive wait: I/Os per second and CPU ns per I/O as a function of
+ * the wait, with noise (a burst: one epoch in every `burst` is half as fast). */
+struct sim_stage {
+	double rate[6];    /* I/Os per second waiting for 1, 2, 4, 8, 16, 32 */
+	double cpu[6];     /* CPU ns per I/O, same */
+	unsigned burst;
+};
+
+/* Runs a for secs of simulated time on st; returns the wait it holds at the end and counts the
+ * time it spent at each wait in at[] (ns). */
+static unsigned sim_adapt(const struct sim_stage *st, unsigned depth, double secs, double at[6])
+{
+	struct iom_reap_adapt a;
+	uint64_t now = 1000000000u, cpu = 0, end = now + (uint64_t)(secs * 1e9);
+	unsigned epochs = 0;
+
+	iom_reap_adapt_init(&a, depth, now, cpu);
+	while (now < end) {
+		unsigned lv = 0;
+		uint64_t len = a.epoch_end - now;
+		double r;
+
+		while ((1u << lv) < a.wait)
+			lv++;
+		r = st->rate[lv];
+		if (st->burst && ++epochs % st->burst == 0)
+			r /= 2;
+		a.ios = (uint64_t)(r * (double)len / 1e9);
+		cpu += (uint64_t)(st->cpu[lv] * (double)a.ios);
+		now = a.epoch_end;
+		at[lv] += (double)len;
+		iom_reap_adapt_epoch(&a, now, cpu);
+		assert_true(a.wait >= 1 && a.wait <= depth / 2);
+	}
+	return 1u << a.level;
+}
+
+static void test_worker_adaptive_wait(void **state)
+{
+	static const struct {
+		struct sim_stage st;
+		unsigned depth, best_lo, best_hi;
+	} cases[] = {
+		/* a CPU-bound stage (zram): the more a wake-up takes, the more I/Os per second */
+		{ { { 200e3, 260e3, 380e3, 440e3, 450e3, 0 }, { 4000, 3000, 2500, 2200, 2200, 0 },
+		    0 }, 32, 8, 16 },
+		/* the same, with a burst in every third epoch */
+		{ { { 200e3, 260e3, 380e3, 440e3, 450e3, 0 }, { 4000, 3000, 2500, 2200, 2200, 0 },
+		    3 }, 32, 8, 16 },
+		/* a device that drains: waiting for more loses I/Os per second */
+		{ { { 100e3, 99e3, 90e3, 80e3, 60e3, 0 }, { 1500, 1400, 1300, 1250, 1200, 0 }, 0 },
+		  32, 1, 2 },
+		/* a device-bound stage (loop): the same I/Os per second, less CPU per I/O */
+		{ { { 100e3, 100e3, 100e3, 100e3, 100e3, 0 }, { 1500, 1400, 1300, 1250, 1240, 0 },
+		    0 }, 32, 4, 16 },
+		/* a best in the middle */
+		{ { { 100e3, 150e3, 200e3, 150e3, 100e3, 0 }, { 1e4, 7e3, 5e3, 7e3, 1e4, 0 }, 0 },
+		  32, 4, 4 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double at[6] = { 0 }, total = 0, good = 0;
+		unsigned w = sim_adapt(&cases[i].st, cases[i].depth, 3.0, at);
+
+		if (w < cases[i].best_lo || w > cases[i].best_hi)
+			fail_msg("case %zu: ended at %u, not in [%u, %u]", i, w, cases[i].best_lo,
+				 cases[i].best_hi);
+		/* most of the time at the best waits: the climb and the probes cost little */
+		for (unsigned lv = 0; lv < 6; lv++) {
+			total += at[lv];
+			if ((1u << lv) >= cases[i].best_lo && (1u << lv) <= cases[i].best_hi)
+				good += at[lv];
+		}
+		if (good < 0.9 * total)
+			fail_msg("case %zu: %.1f %% of the time at the best waits", i,
+				 100 * good / total);
+	}
+	/* a queue of 1 to 3 has one wait: one completion, never probed */
+	{
+		struct iom_reap_adapt a;
+
+		iom_reap_adapt_init(&a, 1, 1000, 0);
+		assert_int_equal(a.wait, 1);
+		assert_int_equal(a.dir, 0);
+		iom_reap_adapt_init(&a, 3, 1000, 0);
+		assert_int_equal(a.wait, 1);
+		iom_reap_adapt_init(&a, 4, 1000, 0);
+		assert_int_equal(a.top, 1); /* 1 and 2 */
+	}
 }
 
 /* The size gzip (zlib's deflate at its default level) makes of len bytes at buf, as a share. */
@@ -583,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_worker_gen_refusals),
 		cmocka_unit_test(test_worker_bytes_shares),
 		cmocka_unit_test(test_worker_policy),
+		cmocka_unit_test(test_worker_adaptive_wait),
 		cmocka_unit_test(test_worker_random_pct_mixes),
 		cmocka_unit_test(test_worker_random_pct_keeps_read_mix),
 		cmocka_unit_test(test_worker_align),
