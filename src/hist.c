@@ -10,7 +10,10 @@
 #include "hist.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 static inline unsigned bucket_of(uint64_t v)
 {
@@ -149,4 +152,80 @@ double iom_hist_stddev(const struct iom_hist *h)
 	if (var < 0)
 		var = 0;
 	return (double)sqrtl(var);
+}
+
+void iom_hist_sparse_of(struct iom_hist_sparse *s, const struct iom_hist *h)
+{
+	uint32_t n = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (unsigned b = 0; b < IOM_HIST_BUCKETS; b++)
+		n += h->bucket[b] != 0;
+	s->count = h->count;
+	s->min = h->min;
+	s->max = h->max;
+	s->clamped = h->clamped;
+	s->sum = h->sum;
+	s->sumsq = h->sumsq;
+	s->bins = n ? xcalloc(n, sizeof(*s->bins)) : NULL;
+	for (unsigned b = 0; n && b < IOM_HIST_BUCKETS; b++)
+		if (h->bucket[b])
+			s->bins[s->nbins++] = (struct iom_hist_bin){ .b = b, .n = h->bucket[b] };
+}
+
+void iom_hist_sparse_merge(struct iom_hist *dst, const struct iom_hist_sparse *s)
+{
+	if (s->count == 0)
+		return;
+	for (uint32_t i = 0; i < s->nbins; i++)
+		dst->bucket[s->bins[i].b < IOM_HIST_BUCKETS ? s->bins[i].b : IOM_HIST_BUCKETS - 1] +=
+			s->bins[i].n;
+	if (dst->count == 0 || s->min < dst->min)
+		dst->min = s->min;
+	if (s->max > dst->max)
+		dst->max = s->max;
+	dst->count += s->count;
+	dst->sum += s->sum;
+	dst->sumsq += s->sumsq;
+	dst->clamped += s->clamped;
+}
+
+void iom_hist_sparse_copy(struct iom_hist_sparse *dst, const struct iom_hist_sparse *src)
+{
+	*dst = *src;
+	dst->bins = NULL;
+	if (src->nbins) {
+		dst->bins = xcalloc(src->nbins, sizeof(*dst->bins));
+		memcpy(dst->bins, src->bins, src->nbins * sizeof(*dst->bins));
+	}
+}
+
+void iom_hist_sparse_release(struct iom_hist_sparse *s)
+{
+	free(s->bins);
+	memset(s, 0, sizeof(*s));
+}
+
+const char *iom_hist_sparse_invalid(const struct iom_hist_sparse *s)
+{
+	uint64_t total = 0;
+
+	for (uint32_t i = 0; i < s->nbins; i++) {
+		if (s->bins[i].b >= IOM_HIST_BUCKETS)
+			return "has a bucket beyond the histogram's range";
+		if (i && s->bins[i].b <= s->bins[i - 1].b)
+			return "has buckets out of order";
+		if (s->bins[i].n == 0)
+			return "has an empty bucket";
+		if (total + s->bins[i].n < total)
+			return "has counts that overflow";
+		total += s->bins[i].n;
+	}
+	if (total != s->count)
+		return "has buckets that do not add up to its count";
+	if (s->nbins && (bucket_of(s->min) != s->bins[0].b ||
+			 bucket_of(s->max > IOM_HIST_MAX_NS ? IOM_HIST_MAX_NS : s->max) !=
+				 s->bins[s->nbins - 1].b))
+		return "has a min or max outside its first or last bucket";
+	return NULL;
 }

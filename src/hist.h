@@ -58,4 +58,33 @@ double iom_hist_stddev(const struct iom_hist *h);
 unsigned iom_hist_bucket_of(uint64_t ns);
 void iom_hist_bucket_range(unsigned b, uint64_t *lo, uint64_t *hi);
 
+/*
+ * The kept form of a histogram: its non-empty buckets only, in ascending order, with the exact
+ * count, min, max, sums and clamped count — everything iom_hist holds, so a histogram taken
+ * apart and merged back is the same histogram (run files keep latencies this way, and the
+ * report pools repetitions from it). A 4K random read of a second keeps a few hundred bins of
+ * the 4736 buckets.
+ */
+struct iom_hist_bin {
+	uint32_t b;                /* bucket index */
+	uint64_t n;                /* values in it (> 0) */
+};
+struct iom_hist_sparse {
+	uint64_t count, min, max, clamped;
+	unsigned __int128 sum, sumsq;
+	uint32_t nbins;
+	struct iom_hist_bin *bins; /* heap, nbins entries; NULL when nbins is 0 */
+};
+/* s (caller's storage) as the non-empty buckets of h; release with iom_hist_sparse_release. */
+void iom_hist_sparse_of(struct iom_hist_sparse *s, const struct iom_hist *h);
+/* Adds s into dst exactly (as iom_hist_merge of the histogram s was taken from). */
+void iom_hist_sparse_merge(struct iom_hist *dst, const struct iom_hist_sparse *s);
+/* A copy of src into dst (caller's storage; its own bins). */
+void iom_hist_sparse_copy(struct iom_hist_sparse *dst, const struct iom_hist_sparse *src);
+/* Frees s's bins and empties it. */
+void iom_hist_sparse_release(struct iom_hist_sparse *s);
+/* Whether s is one a histogram could have: bins ascending, in range and non-empty, adding up
+ * to count, min and max in the first and last bins' buckets; NULL, or what is wrong. */
+const char *iom_hist_sparse_invalid(const struct iom_hist_sparse *s);
+
 #endif

@@ -512,7 +512,10 @@ void iom_hosts_aggregate(struct iom_run_result *r, const struct iom_host_row *ro
 		st->lat.stddev = iom_hist_stddev(hh);
 		for (unsigned i = 0; i < IOM_NPCT; i++)
 			st->lat.pct[i] = iom_hist_percentile(hh, iom_percentiles[i]);
+		iom_hist_sparse_release(&r->hist[d]);
+		iom_hist_sparse_of(&r->hist[d], hh);
 	}
+	r->has_hist = true;
 	if (secs > 0)
 		r->qd_mean = (double)hist[IOM_DIR_TOTAL].sum / (secs * 1e9);
 	cpu_s = r->cpu.proc_user_s + r->cpu.proc_sys_s;

@@ -91,7 +91,25 @@ struct iom_report_reps {
 	unsigned stalled;           /* runs that finished but stalled (result.h): excluded */
 	unsigned few_ios;           /* issue 18: repetitions of fewer than IOM_MIN_PCT_IOS I/Os:
 				     * their p99 means nothing, so the value's p99 is left out */
+	/* The repetitions pooled: their histograms merged bucket by bucket. pooled holds all
+	 * I/O's service time (the percentile curve), pooled_pct its percentiles, pooled_p99 the
+	 * p99 the cell is judged on (a paced run's response time); npooled of the n repetitions
+	 * kept a histogram. Only when every one did (iom_report_pooled()) are the figures pooled;
+	 * otherwise — files from before histograms were kept — each percentile is the mean over
+	 * the repetitions, and the reports say so. */
+	size_t npooled;
+	struct iom_hist_sparse pooled;
+	double pooled_pct[IOM_NPCT];
+	double pooled_p99;
 };
+
+/* Whether r's percentiles are pooled from its repetitions' buckets (every one kept them). */
+bool iom_report_pooled(const struct iom_report_reps *r);
+/* r's latency at iom_percentiles[i]: pooled when iom_report_pooled(r), else the mean of the
+ * repetitions' (NaN without repetitions). */
+double iom_report_pct(const struct iom_report_reps *r, int i);
+/* "pooled over 3 runs", or "mean of 3 runs' percentiles (runs without histograms)" into buf. */
+void iom_report_pool_words(const struct iom_report_reps *r, char *buf, size_t len);
 
 struct iom_report_cell {
 	char **value;               /* value of each of model->dims[] (heap) */
@@ -208,9 +226,11 @@ void iom_report_release(struct iom_report *m);
 int iom_report_set_opts(struct iom_report *m, const char *alpha, const char *min_effect,
 			const char *max_cv, char *err, size_t errlen);
 
-/* Mean of metric k over the repetitions in r; NaN when there are none. */
+/* Mean of metric k over the repetitions in r; NaN when there are none. The p99 is the
+ * exception: pooled from the repetitions' buckets when they kept them (iom_report_pooled). */
 double iom_report_mean(const struct iom_report_reps *r, enum iom_metric k);
-/* n, mean, stddev, CV, CI95 half-width … of metric k over r (all 0 when r has none). */
+/* n, mean, stddev, CV, CI95 half-width … of metric k over r (all 0 when r has none); the
+ * p99's "mean" is iom_report_mean's, its spread the repetitions' (the verdicts test those). */
 void iom_report_summary(const struct iom_report_reps *r, enum iom_metric k,
 			struct iom_stats_summary *s);
 

@@ -464,13 +464,24 @@ int iom_report_write_md(FILE *out, const struct iom_report *m,
 
 /* ---- CSV ---- */
 
+/* The "pooled" column: how a p99 was had ("pooled over 3 runs", or the mean of percentiles of
+ * runs from before histograms were kept); empty for every other metric. */
+static void pool_field(FILE *out, const struct iom_report_reps *r, enum iom_metric k)
+{
+	char w[96] = "";
+
+	if (k == IOM_METRIC_LAT_P99 && r->n)
+		iom_report_pool_words(r, w, sizeof(w));
+	iom_csv_field(out, w, false);
+}
+
 int iom_report_write_csv(FILE *out, const struct iom_report *m,
 			  const struct iom_report_opts_cli *o, char *err, size_t errlen)
 {
 	static const char *const cols[] = {
 		"metric", NULL /* the compared dimension */, "n", "mean", "stddev", "cv_pct",
 		"ci95_low", "ci95_high", "outcome", "vs_best_other_pct", "noisy", "verdict",
-		"winner", "margin_pct", "p_value", "p_adjusted",
+		"winner", "margin_pct", "p_value", "p_adjusted", "pooled",
 	};
 	struct iom_report_verdict *vd = all_verdicts(m);
 
@@ -514,6 +525,7 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m,
 				iom_csv_num(out, x->margin_pct);
 				iom_csv_num(out, x->p_value);
 				iom_csv_num(out, x->p_adjusted);
+				pool_field(out, r, (enum iom_metric)k);
 				iom_csv_end(out);
 			}
 		}
@@ -620,6 +632,20 @@ static json_object *jprior(const struct iom_report *m)
 	return o;
 }
 
+/* All I/O's latency at every percentile, pooled (or the mean of the runs' percentiles). */
+static json_object *jpercentiles(const struct iom_report_reps *r)
+{
+	json_object *o = json_object_new_object();
+
+	for (int i = 0; i < IOM_NPCT; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%.10g", iom_percentiles[i]);
+		iom_json_add(o, key, iom_json_num(iom_report_pct(r, i)));
+	}
+	return iom_json_one_line(o);
+}
+
 static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metric k,
 			    const struct iom_report_verdict *vd)
 {
@@ -687,6 +713,15 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 			iom_json_add(x, "stalled", json_object_new_int64(r->stalled));
 		if (r->few_ios) /* issue 18 */
 			iom_json_add(x, "too_few_ios", json_object_new_int64(r->few_ios));
+		if (k == IOM_METRIC_LAT_P99 && r->n) {
+			char w[96];
+
+			iom_report_pool_words(r, w, sizeof(w));
+			iom_json_add(x, "pooled_runs", json_object_new_uint64(
+				iom_report_pooled(r) ? r->n : 0));
+			iom_json_add(x, "pooled", json_object_new_string(w));
+			iom_json_add(x, "percentiles_ns", jpercentiles(r));
+		}
 		iom_json_add(vals, m->compared[v], x);
 	}
 	iom_json_add(o, "values", vals);

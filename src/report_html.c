@@ -16,7 +16,8 @@
  *  - IOMeter's outstanding-I/O view: queue_depth varying; IOPS, and mean and p99 latency,
  *    against queue depth per compared value, one pair of charts per slice;
  *  - latency percentile curves of the chosen cell (--cell; default the first), 1 % …
- *    99.9999999 %, each percentile averaged over the repetitions;
+ *    99.9999999 %, pooled over the repetitions (their histograms merged; the mean of their
+ *    percentiles for runs from before histograms were kept);
  *  - IOPS over time: the per-second intervals of the chosen run (--run), or of the first
  *    finished repetition of each compared value in the chosen cell.
  * At most four slices of each kind are drawn, the chosen cell's first; the others are named.
@@ -686,7 +687,7 @@ static void pct_chart(FILE *out, const struct iom_report *m, size_t cell)
 	double *y = xcalloc(nv * IOM_NPCT + 1, sizeof(*y));
 	struct iom_chart_series *se = xcalloc(nv + 1, sizeof(*se));
 	char *label = iom_report_cell_label(m, cell), *title, *sub;
-	bool any = false;
+	bool any = false, pooled = true;
 
 	fputs("<h3>Latency percentiles</h3>\n", out);
 	for (size_t g = 0; g < nv; g++) {
@@ -696,8 +697,9 @@ static void pct_chart(FILE *out, const struct iom_report *m, size_t cell)
 			continue;
 		nmax = IOM_MAX(nmax, r->n);
 		nmin = IOM_MIN(nmin, r->n);
+		pooled &= iom_report_pooled(r);
 		for (int i = 0; i < IOM_NPCT; i++) {
-			y[g * IOM_NPCT + i] = mean_of(r->x[IOM_X_PCT + i], r->n);
+			y[g * IOM_NPCT + i] = iom_report_pct(r, i);
 			any |= y[g * IOM_NPCT + i] > 0;
 		}
 		se[ns++] = (struct iom_chart_series){ .name = m->compared[g], .x = iom_percentiles,
@@ -705,10 +707,14 @@ static void pct_chart(FILE *out, const struct iom_report *m, size_t cell)
 						      .color = g, .markers = true };
 	}
 	title = xasprintf("Latency percentiles — %s", label);
-	if (nmax > 1)
-		sub = xasprintf("all I/O (read and write); each percentile the mean of %s%zu "
-				"repetitions; log scale; --cell picks another cell",
+	if (nmax > 1 && pooled)
+		sub = xasprintf("all I/O (read and write); pooled over %s%zu runs (their histograms "
+				"merged); log scale; --cell picks another cell",
 				nmin != nmax ? "up to " : "", nmax);
+	else if (nmax > 1)
+		sub = xasprintf("all I/O (read and write); each percentile the mean of %s%zu "
+				"repetitions (runs without histograms); log scale; --cell picks "
+				"another cell", nmin != nmax ? "up to " : "", nmax);
 	else
 		sub = xasprintf("all I/O (read and write); one run; log scale; --cell picks another "
 				"cell");

@@ -47,6 +47,10 @@ struct rec {
 	double x[IOM_NX];
 	char *error;
 	struct iom_report_hrun *hrun; /* issue 20: a run of many hosts (heap; NULL: one host) */
+	/* its kept histograms of all I/O: service time, and the response time judged (a paced
+	 * run's; else a copy of the service time's); has_hist false: a file without them */
+	bool has_hist;
+	struct iom_hist_sparse svc, judged;
 };
 
 /* Cells by key (their dimension values joined), open addressing; slot holds cell index + 1. */
@@ -117,6 +121,8 @@ static void rec_free(struct rec *r)
 	free(r->error);
 	iom_report_hrun_release(r->hrun);
 	free(r->hrun);
+	iom_hist_sparse_release(&r->svc);
+	iom_hist_sparse_release(&r->judged);
 }
 
 /* Reads one run file into a record; *damaged: the file itself does not read back (err). */
@@ -169,6 +175,13 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 				       r->steady.warmup_s, r->steady.spread_pct);
 	}
 	rec->few_ios = t->ios < IOM_MIN_PCT_IOS;
+	rec->has_hist = r->has_hist && (!r->load.paced ||
+					r->load.response_hist[IOM_DIR_TOTAL].count == t->ios);
+	if (rec->has_hist) {
+		iom_hist_sparse_copy(&rec->svc, &r->hist[IOM_DIR_TOTAL]);
+		iom_hist_sparse_copy(&rec->judged, r->load.paced ?
+				     &r->load.response_hist[IOM_DIR_TOTAL] : &r->hist[IOM_DIR_TOTAL]);
+	}
 	rec->v[IOM_METRIC_IOPS] = t->iops;
 	rec->v[IOM_METRIC_MB_S] = t->mb_s;
 	rec->v[IOM_METRIC_LAT_MEAN] = t->lat.mean;
@@ -315,6 +328,51 @@ static void name_compared(struct iom_report *m, struct rec *recs, size_t nrecs)
 	free(qualify);
 }
 
+/* Each (cell, compared value)'s repetitions pooled: their kept histograms merged (one
+ * scratch histogram, cell after cell), the percentiles read off the merged buckets. */
+static void pool_reps(struct iom_report *m, const struct rec *recs, size_t nrecs)
+{
+	struct iom_hist *h = xmalloc(sizeof(*h)), *j = xmalloc(sizeof(*j));
+	size_t *first = xcalloc(m->ncells * m->ncompared + 1, sizeof(*first));
+	size_t *next = xcalloc(nrecs + 1, sizeof(*next)), *last;
+
+	/* the records of each (cell, value), chained in run order (index + 1; 0 ends) */
+	last = xcalloc(m->ncells * m->ncompared + 1, sizeof(*last));
+	for (size_t i = 0; i < nrecs; i++) {
+		size_t k = recs[i].cellx * m->ncompared + recs[i].compared;
+
+		if (recs[i].status != IOM_RUN_OK || recs[i].stalled || !recs[i].has_hist)
+			continue;
+		if (last[k])
+			next[last[k] - 1] = i + 1;
+		else
+			first[k] = i + 1;
+		last[k] = i + 1;
+	}
+	for (size_t k = 0; k < m->ncells * m->ncompared; k++) {
+		struct iom_report_reps *r = &m->cells[k / m->ncompared].by[k % m->ncompared];
+
+		if (!first[k])
+			continue;
+		iom_hist_init(h);
+		iom_hist_init(j);
+		for (size_t i = first[k]; i; i = next[i - 1]) {
+			iom_hist_sparse_merge(h, &recs[i - 1].svc);
+			iom_hist_sparse_merge(j, &recs[i - 1].judged);
+			r->npooled++;
+		}
+		iom_hist_sparse_of(&r->pooled, h);
+		for (int p = 0; p < IOM_NPCT; p++)
+			r->pooled_pct[p] = (double)iom_hist_percentile(h, iom_percentiles[p]);
+		r->pooled_p99 = (double)iom_hist_percentile(j, 99);
+	}
+	free(first);
+	free(next);
+	free(last);
+	free(h);
+	free(j);
+}
+
 /* Builds the per-(cell, compared value) lists from the runs read, in run order. */
 static void build_reps(struct iom_report *m, struct rec *recs, size_t nrecs)
 {
@@ -370,6 +428,7 @@ static void build_reps(struct iom_report *m, struct rec *recs, size_t nrecs)
 		};
 		recs[i].error = NULL;
 	}
+	pool_reps(m, recs, nrecs);
 	/* issue 20: the runs of many hosts, with their cell and compared value */
 	for (size_t i = 0; i < nrecs; i++) {
 		if (!recs[i].hrun)
@@ -605,6 +664,7 @@ void iom_report_release(struct iom_report *m)
 		for (size_t v = 0; cell->by && v < m->ncompared; v++) {
 			free(cell->by[v].run);
 			free(cell->by[v].src);
+			iom_hist_sparse_release(&cell->by[v].pooled);
 			for (int k = 0; k < IOM_NMETRIC; k++)
 				free(cell->by[v].v[k]);
 			for (int k = 0; k < IOM_NX; k++)

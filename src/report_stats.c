@@ -37,8 +37,30 @@ const struct iom_metric_info iom_metrics[IOM_NMETRIC] = {
 
 /* ---- statistics ---- */
 
+bool iom_report_pooled(const struct iom_report_reps *r)
+{
+	return r->n && r->npooled == r->n;
+}
+
+double iom_report_pct(const struct iom_report_reps *r, int i)
+{
+	if (iom_report_pooled(r))
+		return r->pooled_pct[i];
+	return r->n ? iom_stats_mean(r->x[IOM_X_PCT + i], r->n) : NAN;
+}
+
+void iom_report_pool_words(const struct iom_report_reps *r, char *buf, size_t len)
+{
+	if (iom_report_pooled(r))
+		snprintf(buf, len, "pooled over %zu run%s", r->n, r->n == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "mean of %zu runs' percentiles (runs without histograms)", r->n);
+}
+
 double iom_report_mean(const struct iom_report_reps *r, enum iom_metric k)
 {
+	if (k == IOM_METRIC_LAT_P99 && iom_report_pooled(r))
+		return r->pooled_p99;
 	return r->n ? iom_stats_mean(r->v[k], r->n) : NAN;
 }
 
@@ -46,6 +68,8 @@ void iom_report_summary(const struct iom_report_reps *r, enum iom_metric k,
 			struct iom_stats_summary *s)
 {
 	iom_stats_summarize(r->v[k], r->n, s);
+	if (k == IOM_METRIC_LAT_P99 && iom_report_pooled(r))
+		s->mean = r->pooled_p99;
 }
 
 static bool better(enum iom_metric k, double a, double b)

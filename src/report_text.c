@@ -264,6 +264,7 @@ struct table {
 	bool noisy;
 	bool stalled;                      /* some shown value left a stalled run out */
 	unsigned few_ios;                  /* issue 18: fewest I/Os of a run too small for a p99 */
+	unsigned unpooled;                 /* a p99 from runs without histograms: a mean */
 };
 
 #define GROUP_GAP 3
@@ -860,6 +861,8 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 			t.stalled |= n && m->cells[c].by[v].stalled;
 			if (n && m->cells[c].by[v].few_ios)
 				t.few_ios = 1;
+			if (n && !iom_report_pooled(&m->cells[c].by[v]))
+				t.unpooled = 1;
 			if (n) {
 				nmin = IOM_MIN(nmin, n);
 				nmax = IOM_MAX(nmax, n);
@@ -894,6 +897,10 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		if (nmax && t.few_ios)
 			iom_strbuf_printf(&nb, "; lat p99 n/a: fewer than %d I/Os in a run",
 					  IOM_MIN_PCT_IOS);
+		if (nmax > 1)
+			iom_strbuf_printf(&nb, t.unpooled ? "; lat p99 the mean of the runs' p99s "
+					  "(runs without histograms)" : "; lat p99 pooled over the "
+					  "runs (their histograms merged)");
 		print_wrapped(out, iom_strbuf_get(&nb), width, 2);
 		iom_strbuf_reset(&nb);
 		if (nmax && t.winners && (t.nkind[IOM_VERDICT_WIN] || t.nkind[IOM_VERDICT_SAME] ||

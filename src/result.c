@@ -115,6 +115,11 @@ void iom_run_result_release(struct iom_run_result *r)
 	r->nlines = 0;
 	free(r->steady.criterion);
 	r->steady.criterion = NULL;
+	for (int d = 0; d < IOM_NDIR; d++) {
+		iom_hist_sparse_release(&r->hist[d]);
+		iom_hist_sparse_release(&r->load.response_hist[d]);
+	}
+	r->has_hist = false;
 	r->error = NULL;
 	r->intervals = NULL;
 	r->threads = NULL;
@@ -258,6 +263,50 @@ static json_object *lat_json(const struct iom_lat *l)
 	}
 	iom_json_add(o, "percentiles", p);
 	return o;
+}
+
+/* A 128-bit sum as the decimal digits JSON keeps exactly (a number would round past 2^53). */
+static json_object *u128_json(unsigned __int128 v)
+{
+	char buf[48], *p = buf + sizeof(buf) - 1;
+
+	*p = '\0';
+	do {
+		*--p = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v);
+	return json_object_new_string(p);
+}
+
+/* "hist": { count, sum, sumsq, clamped, bins: [lo_ns, n, lo_ns, n, …] }: a kept histogram,
+ * each non-empty bucket as its lower bound in ns and its count (docs/results.md). */
+static json_object *hist_json(const struct iom_hist_sparse *h)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+	iom_json_add(o, "count", json_object_new_uint64(h->count));
+	iom_json_add(o, "sum", u128_json(h->sum));
+	iom_json_add(o, "sumsq", u128_json(h->sumsq));
+	iom_json_add(o, "clamped", json_object_new_uint64(h->clamped));
+	for (uint32_t i = 0; i < h->nbins; i++) {
+		uint64_t lo, hi;
+
+		iom_hist_bucket_range(h->bins[i].b, &lo, &hi);
+		json_object_array_add(a, json_object_new_uint64(lo));
+		json_object_array_add(a, json_object_new_uint64(h->bins[i].n));
+	}
+	iom_json_add(o, "bins", iom_json_one_line(a));
+	return iom_json_one_line(o);
+}
+
+/* x (an I/O figure's object) with h as "hist" in its "lat_ns". */
+static json_object *with_hist(json_object *x, const struct iom_hist_sparse *h)
+{
+	json_object *lat = NULL;
+
+	if (json_object_object_get_ex(x, "lat_ns", &lat) && lat)
+		iom_json_add(lat, "hist", hist_json(h));
+	return x;
 }
 
 static json_object *io_json(const struct iom_io_stats *s)
@@ -446,7 +495,7 @@ static json_object *disk_json(const struct iom_run_disk *d)
 
 /* "load": { offered_iops, achieved_iops, arrivals, held, late_ios, max_lag_s, response_ns:
  * { read, write, total } }, or null for a closed loop. */
-static json_object *load_json(const struct iom_run_load *l)
+static json_object *load_json(const struct iom_run_load *l, bool kept)
 {
 	json_object *o, *resp;
 
@@ -461,7 +510,13 @@ static json_object *load_json(const struct iom_run_load *l)
 	iom_json_add(o, "late_ios", json_object_new_uint64(l->late_ios));
 	iom_json_add(o, "max_lag_s", iom_json_num(l->max_lag_s));
 	for (int d = 0; d < IOM_NDIR; d++)
-		iom_json_add(resp, dir_names[d], lat_json(&l->response[d]));
+	{
+		json_object *lat = lat_json(&l->response[d]);
+
+		if (kept)
+			iom_json_add(lat, "hist", hist_json(&l->response_hist[d]));
+		iom_json_add(resp, dir_names[d], lat);
+	}
 	iom_json_add(o, "response_ns", resp);
 	return o;
 }
@@ -569,7 +624,8 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 	iom_json_add(o, "start_ns", json_object_new_uint64(r->start_wall_ns));
 	iom_json_add(o, "elapsed_s", iom_json_num(r->elapsed_s));
 	for (int d = 0; d < IOM_NDIR; d++)
-		iom_json_add(o, dir_names[d], io_json(&r->dir[d]));
+		iom_json_add(o, dir_names[d], r->has_hist ? with_hist(io_json(&r->dir[d]), &r->hist[d])
+							  : io_json(&r->dir[d]));
 	iom_json_add(o, "iops_stddev", iom_json_num(r->iops_stddev));
 	iom_json_add(o, "mb_s_stddev", iom_json_num(r->mb_s_stddev));
 	iom_json_add(o, "qd_mean", iom_json_num(r->qd_mean));
@@ -643,7 +699,7 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 		iom_json_add(x, "spread_pct", iom_json_num(r->steady.spread_pct));
 		iom_json_add(o, "steady", iom_json_one_line(x));
 	}
-	iom_json_add(o, "load", load_json(&r->load));
+	iom_json_add(o, "load", load_json(&r->load, r->has_hist));
 	if (r->nhosts)
 		iom_json_add(o, "hosts", hosts_json(r));
 	if (r->nhosts && r->stonewalled)
@@ -896,6 +952,80 @@ static void read_counts(struct rd *c, json_object *o, const char *prefix, struct
 	rd_double(c, o, prefix, "mib_s", &s->mib_s);
 }
 
+/* A decimal string of digits into a 128-bit sum; false when it is not one. */
+static bool parse_u128(const char *t, unsigned __int128 *out)
+{
+	unsigned __int128 v = 0, max = ~(unsigned __int128)0;
+
+	if (!*t)
+		return false;
+	for (; *t; t++) {
+		if (*t < '0' || *t > '9' || v > (max - (unsigned)(*t - '0')) / 10)
+			return false;
+		v = v * 10 + (unsigned)(*t - '0');
+	}
+	*out = v;
+	return true;
+}
+
+static void rd_u128(struct rd *c, json_object *o, const char *prefix, const char *key,
+		    unsigned __int128 *out)
+{
+	json_object *v = member(c, o, key);
+
+	if (!v)
+		return;
+	if (!json_object_is_type(v, json_type_string) || !parse_u128(json_object_get_string(v), out))
+		rd_fail(c, prefix, key, "is not a string of decimal digits");
+}
+
+/* A kept histogram ("lat_ns.hist", hist_json's form) of o, when there is one: *have set. The
+ * bins must be bucket bounds in ascending order adding up to count; min and max come from
+ * the lat_ns figures beside it (l). */
+static void read_hist(struct rd *c, json_object *o, const char *prefix, const struct iom_lat *l,
+		      struct iom_hist_sparse *h, bool *have)
+{
+	json_object *x = rd_obj(c, o, prefix, "hist"), *a;
+	char p[80];
+	const char *bad;
+	size_t n;
+
+	if (!x)
+		return;
+	snprintf(p, sizeof(p), "%s.hist", prefix);
+	iom_hist_sparse_release(h);
+	rd_u64(c, x, p, "count", &h->count);
+	rd_u128(c, x, p, "sum", &h->sum);
+	rd_u128(c, x, p, "sumsq", &h->sumsq);
+	rd_u64(c, x, p, "clamped", &h->clamped);
+	a = rd_arr(c, x, p, "bins");
+	n = a ? json_object_array_length(a) : 0;
+	if (c->ret)
+		return;
+	if (n % 2 || n / 2 > IOM_HIST_BUCKETS) {
+		rd_fail(c, p, "bins", "is not pairs of a bucket's lower bound and its count");
+		return;
+	}
+	h->min = l->min;
+	h->max = l->max;
+	h->bins = n ? xcalloc(n / 2, sizeof(*h->bins)) : NULL;
+	for (size_t i = 0; i + 1 < n && !c->ret; i += 2) {
+		uint64_t lo = 0, cnt = 0, blo, bhi;
+		unsigned b;
+
+		rd_u64v(c, json_object_array_get_idx(a, i), p, "bins", &lo);
+		rd_u64v(c, json_object_array_get_idx(a, i + 1), p, "bins", &cnt);
+		b = iom_hist_bucket_of(lo);
+		iom_hist_bucket_range(b, &blo, &bhi);
+		if (!c->ret && blo != lo)
+			rd_fail(c, p, "bins", "has a value that is not a bucket's lower bound");
+		h->bins[h->nbins++] = (struct iom_hist_bin){ .b = b, .n = cnt };
+	}
+	if (!c->ret && (bad = iom_hist_sparse_invalid(h)) != NULL)
+		rd_fail(c, p, "bins", bad);
+	*have = true;
+}
+
 static void read_io_named(struct rd *c, json_object *root, const char *name,
 			  struct iom_io_stats *s)
 {
@@ -905,9 +1035,16 @@ static void read_io_named(struct rd *c, json_object *root, const char *name,
 	read_lat(c, rd_obj(c, o, name, "lat_ns"), name, &s->lat);
 }
 
-static void read_io(struct rd *c, json_object *root, int d, struct iom_io_stats *s)
+/* A direction's figures and, when the file keeps it, its histogram (*have set). */
+static void read_io(struct rd *c, json_object *root, int d, struct iom_io_stats *s,
+		    struct iom_hist_sparse *h, bool *have)
 {
+	char p[32];
+
 	read_io_named(c, root, dir_names[d], s);
+	snprintf(p, sizeof(p), "%s.lat_ns", dir_names[d]);
+	read_hist(c, rd_obj(c, rd_obj(c, root, "", dir_names[d]), dir_names[d], "lat_ns"), p,
+		  &s->lat, h, have);
 }
 
 static void read_cpu_pct(struct rd *c, json_object *o, const char *prefix, struct iom_cpu_pct *p)
@@ -1365,7 +1502,7 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 		rd_fail(&c, "", "elapsed_s", "is not a length of time (negative, or not a number in a "
 			"finished run)");
 	for (int d = 0; d < IOM_NDIR; d++)
-		read_io(&c, root, d, &r->dir[d]);
+		read_io(&c, root, d, &r->dir[d], &r->hist[d], &r->has_hist);
 	r->iops_stddev = r->mb_s_stddev = NAN; /* null, or absent: fewer than two intervals */
 	rd_double(&c, root, "", "iops_stddev", &r->iops_stddev);
 	rd_double(&c, root, "", "mb_s_stddev", &r->mb_s_stddev);
@@ -1478,8 +1615,12 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 				char p[48];
 
 				snprintf(p, sizeof(p), "load.response_ns.%s", dir_names[d]);
-				read_lat(&c, rd_obj(&c, resp, "load.response_ns.", dir_names[d]), p,
-					 &r->load.response[d]);
+				json_object *lo = rd_obj(&c, resp, "load.response_ns.", dir_names[d]);
+				bool have = false;
+
+				read_lat(&c, lo, p, &r->load.response[d]);
+				read_hist(&c, lo, p, &r->load.response[d], &r->load.response_hist[d],
+					  &have);
 			}
 		}
 	}

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "cpu.h"
+#include "hist.h"
 #include "matrix.h"
 #include "target.h"
 
@@ -174,6 +175,7 @@ struct iom_run_load {
 	double max_lag_s;        /* the largest delay from due to submission */
 	bool held;               /* iom_load_held */
 	struct iom_lat response[IOM_NDIR];
+	struct iom_hist_sparse response_hist[IOM_NDIR]; /* the response times' histograms */
 };
 
 /*
@@ -225,6 +227,12 @@ struct iom_run_result {
 	double iops_stddev, mb_s_stddev; /* over the full intervals; NaN (null in the file) with
 					  * fewer than two */
 	double qd_mean;                /* mean number of I/Os in flight in the window */
+	/* The latency histograms behind dir[].lat (service time; a paced run's response time is
+	 * load.response_hist), kept whole so that repetitions, ranks and cells are pooled from
+	 * buckets, never averaged as percentiles. has_hist false: a file from before they were
+	 * kept (JSON "lat_ns": { …, "hist": { … } }; docs/results.md). */
+	bool has_hist;
+	struct iom_hist_sparse hist[IOM_NDIR];
 
 	struct iom_interval *intervals;  /* heap */
 	size_t nintervals;

@@ -756,6 +756,7 @@ static void fill_load(const struct ctl *c, struct iom_run_result *r, double secs
 	}
 	for (d = 0; d < IOM_NDIR; d++) {
 		fill_lat(&l->response[d], h[d]);
+		iom_hist_sparse_of(&l->response_hist[d], h[d]);
 		free(h[d]);
 	}
 	/* the schedule's I/Os: reads and writes, and the flushes and trims in their places */
@@ -888,7 +889,9 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 		r->dir[d].ios = h[d]->count;
 		fill_lat(&r->dir[d].lat, h[d]);
 		fill_rates(&r->dir[d], secs);
+		iom_hist_sparse_of(&r->hist[d], h[d]);
 	}
+	r->has_hist = true;
 	if (secs > 0) {
 		/* Little's law over the counted I/O. An I/O submitted before the window opened
 		 * brings its whole latency in, so on a busy machine the sum can exceed what the

@@ -326,6 +326,47 @@ static void test_hist_bucket_boundaries(void **state)
 	assert_int_equal(prev_hi, IOM_HIST_MAX_NS);
 }
 
+/* The kept form: non-empty buckets only, merged back into the same histogram; the checks a
+ * file's bins must pass. */
+static void test_hist_sparse(void **state)
+{
+	struct iom_hist *h = calloc(2, sizeof(*h)), *back = h + 1;
+	struct iom_hist_sparse s;
+	struct iom_hist_bin swap;
+
+	(void)state;
+	assert_non_null(h);
+	iom_hist_init(h);
+	for (uint64_t v = 3; v < 100000000; v = v * 5 / 2)
+		iom_hist_record(h, v);
+	iom_hist_record(h, 3);
+	iom_hist_sparse_of(&s, h);
+	assert_true(s.nbins > 10 && s.nbins < 40);
+	assert_null(iom_hist_sparse_invalid(&s));
+	iom_hist_init(back);
+	iom_hist_sparse_merge(back, &s);
+	iom_hist_sparse_merge(back, &s);
+	assert_int_equal(back->count, 2 * h->count);
+	assert_true(back->sum == 2 * h->sum && back->min == h->min && back->max == h->max);
+	for (unsigned b = 0; b < IOM_HIST_BUCKETS; b++)
+		assert_int_equal(back->bucket[b], 2 * h->bucket[b]);
+	swap = s.bins[0];
+	s.bins[0] = s.bins[1];
+	s.bins[1] = swap;
+	assert_string_equal(iom_hist_sparse_invalid(&s), "has buckets out of order");
+	s.bins[1] = s.bins[0];
+	s.bins[0] = swap;
+	s.count++;
+	assert_string_equal(iom_hist_sparse_invalid(&s),
+			    "has buckets that do not add up to its count");
+	s.count--;
+	s.bins[0].b = IOM_HIST_BUCKETS;
+	assert_string_equal(iom_hist_sparse_invalid(&s), "has a bucket beyond the histogram's range");
+	iom_hist_sparse_release(&s);
+	assert_int_equal(s.nbins, 0);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_hist_pct100_is_max),
 		cmocka_unit_test(test_hist_range_and_clamp),
 		cmocka_unit_test(test_hist_bucket_boundaries),
+		cmocka_unit_test(test_hist_sparse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

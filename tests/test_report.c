@@ -1421,6 +1421,93 @@ static int csv_record(const char **p)
 	return n;
 }
 
+/*
+ * Percentiles over repetitions are pooled from the runs' buckets, never averaged. A bimodal
+ * cell: run 1 has 9700 I/Os at 100 µs and 300 at 10 ms (its p99 is 10 ms), run 2 has 10000 at
+ * 100 µs (p99 100 µs). Of the 20000 I/Os, 1.5 % took 10 ms, so the p99 of all of them is
+ * 10 ms; the mean of the two p99s, 5.05 ms, is a latency no I/O had. The model, the text, the
+ * JSON and the CSV say "pooled"; the fixture boots (files from before histograms were kept)
+ * still report, marked as the mean of the runs' percentiles.
+ */
+static void test_report_pooled_bimodal(void **state)
+{
+	const char *dir = *state;
+	struct iom_matrix mx = { .name = "bimodal", .file = "b.cfg", .targets = targets,
+				 .ntargets = 1, .compare = IOM_DIM_TARGET,
+				 .timing = { .duration_ns = 1000000000, .repeat = 2 } };
+	struct iom_plan p = { .m = &mx, .nruns = 2, .hash = 0x1234 };
+	struct iom_study_record rec = { .plan = &p, .start_wall_ns = 1764460800000000000ull };
+	struct iom_hist *h = malloc(sizeof(*h));
+	struct iom_report m;
+	char err[IOM_ERRLEN] = "", *text, *csv;
+	double mean_of_p99s, pooled, lo = 10e6 * (1 - 1.0 / 128), hi = 10e6 * (1 + 1.0 / 128);
+	struct iom_report_opts_cli oj = { .format = "json" }, oc = { .format = "csv" };
+
+	assert_non_null(h);
+	assert_int_equal(iom_results_dir_create(dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_study_write(dir, &rec, err, sizeof(err)), 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		struct iom_cell c = { .v = { 0, 4096, 1, 1, 100, IOM_PATTERN_RANDOM,
+					     IOM_ENGINE_IO_URING, 1 } };
+		struct iom_run_result r = { .index = i + 1, .repetition = i + 1,
+					    .status = IOM_RUN_OK, .elapsed_s = 1 };
+
+		iom_hist_init(h);
+		for (int k = 0; k < 10000; k++)
+			iom_hist_record(h, i == 0 && k < 300 ? 10000000 : 100000);
+		for (int d = 0; d < IOM_NDIR; d++) {
+			struct iom_io_stats *t = &r.dir[d];
+
+			if (d == IOM_DIR_WRITE)
+				continue;
+			t->ios = h->count;
+			t->iops = (double)h->count;
+			t->lat.min = h->min;
+			t->lat.max = h->max;
+			t->lat.mean = iom_hist_mean(h);
+			for (int q = 0; q < IOM_NPCT; q++)
+				t->lat.pct[q] = iom_hist_percentile(h, iom_percentiles[q]);
+			iom_hist_sparse_of(&r.hist[d], h);
+		}
+		iom_hist_init(h);
+		iom_hist_sparse_of(&r.hist[IOM_DIR_WRITE], h);
+		r.has_hist = true;
+		assert_int_equal(iom_result_write(dir, &mx, &c, &r, err, sizeof(err)), 0);
+		iom_run_result_release(&r);
+	}
+	free(h);
+
+	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.ncells, 1);
+	assert_int_equal(m.cells[0].by[0].n, 2);
+	assert_true(iom_report_pooled(&m.cells[0].by[0]));
+	mean_of_p99s = (m.cells[0].by[0].v[IOM_METRIC_LAT_P99][0] +
+			m.cells[0].by[0].v[IOM_METRIC_LAT_P99][1]) / 2;
+	pooled = iom_report_mean(&m.cells[0].by[0], IOM_METRIC_LAT_P99);
+	assert_true(mean_of_p99s > 4.9e6 && mean_of_p99s < 5.2e6);
+	assert_true(pooled >= lo && pooled <= hi);
+	assert_true(iom_report_pct(&m.cells[0].by[0], iom_percentile_index(50)) < 101e3);
+	assert_int_equal(m.cells[0].by[0].pooled.count, 20000);
+	iom_report_release(&m);
+
+	text = winners_text(dir, NULL, 0);
+	assert_non_null(strstr(text, "lat p99 pooled over"));
+	assert_non_null(strstr(text, " 9.99ms"));     /* 10 ms, its bucket's midpoint */
+	assert_null(strstr(text, "5.05ms"));
+	free(text);
+	text = report_of(&dir, 1, &oj);
+	assert_non_null(strstr(text, "\"pooled\": \"pooled over 2 runs\""));
+	free(text);
+	csv = report_of(&dir, 1, &oc);
+	assert_non_null(strstr(csv, ",pooled over 2 runs\n"));
+	free(csv);
+
+	/* files from before: reported, marked */
+	text = boots("text");
+	assert_non_null(strstr(text, "mean of the runs' p99s"));
+	free(text);
+}
+
 static void test_report_csv_parses(void **state)
 {
 	static struct iom_target odd[] = {
@@ -1432,12 +1519,12 @@ static void test_report_csv_parses(void **state)
 	const char *p = csv;
 	int cols = csv_record(&p), n, rows = 0;
 
-	assert_int_equal(cols, 8 + 16);
+	assert_int_equal(cols, 8 + 17);
 	{
 		static const char head[] =
 			"cell,block_size,queue_depth,threads,read_pct,pattern,engine,direct,metric,"
 			"target,n,mean,stddev,cv_pct,ci95_low,ci95_high,outcome,vs_best_other_pct,"
-			"noisy,verdict,winner,margin_pct,p_value,p_adjusted\n";
+			"noisy,verdict,winner,margin_pct,p_value,p_adjusted,pooled\n";
 
 		assert_true(strncmp(csv, head, strlen(head)) == 0);
 	}
@@ -1449,7 +1536,7 @@ static void test_report_csv_parses(void **state)
 	/* A win row and a cell missing on one side (empty figures, outcome absent). */
 	assert_non_null(strstr(csv, "\n4K rd100 qd32,4096,32,1,100,random,io_uring,true,iops,pvscsi,"
 				    "3,"));
-	assert_non_null(strstr(csv, ",iops,pvscsi,0,,,,,,absent,,no,none,,,,\n"));
+	assert_non_null(strstr(csv, ",iops,pvscsi,0,,,,,,absent,,no,none,,,,,\n"));
 	free(csv);
 
 	/* Quoting: a label with a comma and quotes stays one field. */
@@ -2257,6 +2344,7 @@ int main(void)
 		TEST_IN_TMPDIR(test_report_same_label_qualified),
 		cmocka_unit_test(test_report_find_cell_and_run),
 		TEST_IN_TMPDIR(test_report_csv_parses),
+		TEST_IN_TMPDIR(test_report_pooled_bimodal),
 		cmocka_unit_test(test_report_json_parses),
 		cmocka_unit_test(test_report_md_tables),
 		TEST_IN_TMPDIR(test_report_html),

@@ -292,6 +292,63 @@ static void test_result_round_trip(void **state)
 	free(path);
 }
 
+/* The kept histograms go out as their non-empty buckets and come back the same histogram:
+ * every bucket, count, min, max and both 128-bit sums; a bin that is not a bucket's lower
+ * bound, or bins that do not add up to the count, are refused by name. */
+static void test_result_hist_round_trip(void **state)
+{
+	const char *dir = *state;
+	struct iom_hist *h = calloc(2, sizeof(*h)), *back = h + 1;
+	struct iom_run_result r;
+	struct iom_result_file f;
+	char err[IOM_ERRLEN] = "", *path, *text, *at;
+
+	assert_non_null(h);
+	iom_hist_init(h);
+	for (uint64_t v = 1; v < UINT64_C(1) << 40; v = v * 3 + 7)
+		iom_hist_record(h, v);
+	iom_hist_record(h, UINT64_MAX); /* clamped */
+	fill_result(&r, 5);
+	for (int d = 0; d < IOM_NDIR; d++) {
+		iom_hist_sparse_of(&r.hist[d], h);
+		r.dir[d].lat.min = h->min;
+		r.dir[d].lat.max = h->max;
+	}
+	r.has_hist = true;
+	assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+	path = iom_result_path(dir, 5);
+	assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
+	assert_true(f.r.has_hist);
+	iom_hist_init(back);
+	iom_hist_sparse_merge(back, &f.r.hist[IOM_DIR_TOTAL]);
+	assert_memory_equal(back->bucket, h->bucket, sizeof(h->bucket));
+	assert_true(back->count == h->count && back->min == h->min && back->max == h->max &&
+		    back->sum == h->sum && back->sumsq == h->sumsq && back->clamped == 1);
+	iom_result_file_release(&f);
+
+	text = NULL;
+	assert_int_equal(iom_read_file(path, &text, NULL), 0);
+	at = strstr(text, "\"bins\": [1, ");
+	assert_non_null(at);
+	/* the first bin's bound, 1, becomes 9: still a bucket (below 256 ns), not min's */
+	at[9] = '9';
+	assert_int_equal(iom_write_file_atomic(path, text, strlen(text)), 0);
+	assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'read.lat_ns.hist.bins' has a min or max outside"));
+	iom_result_file_release(&f);
+	free(text);
+
+	/* an old file: no "hist" at all reads as none kept */
+	r.has_hist = false;
+	assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+	assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
+	assert_false(f.r.has_hist);
+	iom_result_file_release(&f);
+	iom_run_result_release(&r);
+	free(path);
+	free(h);
+}
+
 /* "disk" goes out and comes back: its counters, null flushes and discards from an old kernel,
  * or null when the disk is unknown. */
 static void test_result_disk_round_trip(void **state)
@@ -1063,6 +1120,7 @@ int main(void)
 		IN_RESULTS_DIR(test_result_paths_round_trip),
 		IN_RESULTS_DIR(test_result_access_round_trip),
 		cmocka_unit_test(test_result_load_held),
+		IN_RESULTS_DIR(test_result_hist_round_trip),
 		IN_RESULTS_DIR(test_result_writes_readable_numbers),
 		IN_RESULTS_DIR(test_result_load_round_trip),
 		cmocka_unit_test(test_result_path_digits),
