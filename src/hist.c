@@ -229,3 +229,55 @@ const char *iom_hist_sparse_invalid(const struct iom_hist_sparse *s)
 		return "has a min or max outside its first or last bucket";
 	return NULL;
 }
+
+void iom_hist_add_live(struct iom_hist *dst, const struct iom_hist *live)
+{
+	uint64_t mx = __atomic_load_n(&live->max, __ATOMIC_RELAXED);
+	uint64_t mn = __atomic_load_n(&live->min, __ATOMIC_RELAXED);
+	unsigned lo = bucket_of(mn > IOM_HIST_MAX_NS ? IOM_HIST_MAX_NS : mn);
+	unsigned hi = bucket_of(mx > IOM_HIST_MAX_NS ? IOM_HIST_MAX_NS : mx);
+
+	/* min is 0 until the first value, then only falls: [lo, hi] only grows */
+	for (unsigned b = lo; b <= hi; b++) {
+		uint64_t v = __atomic_load_n(&live->bucket[b], __ATOMIC_RELAXED);
+
+		dst->bucket[b] += v;
+		dst->count += v;
+	}
+	if (mx > dst->max)
+		dst->max = mx;
+}
+
+void iom_hist_delta(const struct iom_hist *now, const struct iom_hist *base, const double *pcts,
+		    unsigned n, uint64_t *out, uint64_t *count, uint64_t *max)
+{
+	uint64_t total = 0, cum = 0, lo, hi;
+	unsigned b, top = 0, k = 0;
+
+	for (b = 0; b < IOM_HIST_BUCKETS; b++) {
+		uint64_t d = now->bucket[b] > base->bucket[b] ? now->bucket[b] - base->bucket[b] : 0;
+
+		total += d;
+		if (d)
+			top = b;
+	}
+	*count = total;
+	*max = 0;
+	for (k = 0; k < n; k++)
+		out[k] = 0;
+	if (!total)
+		return;
+	iom_hist_bucket_range(top, &lo, &hi);
+	*max = hi < now->max ? hi : now->max;
+	/* pcts ascending: one walk finds them all */
+	for (b = 0, k = 0; b < IOM_HIST_BUCKETS && k < n && pcts[k] < 100; b++) {
+		cum += now->bucket[b] > base->bucket[b] ? now->bucket[b] - base->bucket[b] : 0;
+		while (k < n && pcts[k] < 100 && cum >= iom_hist_rank(total, pcts[k]) && cum) {
+			iom_hist_bucket_range(b, &lo, &hi);
+			lo += (hi - lo + 1) / 2;
+			out[k++] = lo < *max ? lo : *max;
+		}
+	}
+	for (; k < n; k++)
+		out[k] = *max;
+}

@@ -59,6 +59,22 @@ unsigned iom_hist_bucket_of(uint64_t ns);
 void iom_hist_bucket_range(unsigned b, uint64_t *lo, uint64_t *hi);
 
 /*
+ * Reading a histogram another thread is recording into (the run's per-interval latencies, read
+ * by the controller once a second; nothing is added to the hot path). iom_hist_add_live adds
+ * what live holds now into dst: the buckets between those of its min and max, each read whole
+ * (relaxed atomic loads of counters the recording thread increments), and its max. A value
+ * recorded meanwhile may be missed, and is then counted at the next read; counts never go back,
+ * so of two reads the later holds at least the earlier's. dst's count is the sum of what was
+ * read. iom_hist_delta gives the percentiles pcts[0..n) (ascending; midpoints, as
+ * iom_hist_percentile; 100 and above: the max), the count and the max (the upper bound of the
+ * highest non-empty bucket, not above now's max) of the values in now and not in base: one
+ * interval's latencies.
+ */
+void iom_hist_add_live(struct iom_hist *dst, const struct iom_hist *live);
+void iom_hist_delta(const struct iom_hist *now, const struct iom_hist *base, const double *pcts,
+		    unsigned n, uint64_t *out, uint64_t *count, uint64_t *max);
+
+/*
  * The kept form of a histogram: its non-empty buckets only, in ascending order, with the exact
  * count, min, max, sums and clamped count — everything iom_hist holds, so a histogram taken
  * apart and merged back is the same histogram (run files keep latencies this way, and the

@@ -755,6 +755,8 @@ struct time_run {
 	size_t n;
 	char *name;
 	double secs, iops;  /* issue 18: the window's length and rate, for a run too short */
+	double *p50, *p99;  /* each interval's latencies (NaN: none); NULL: the file has none */
+	double max_ns;      /* the highest of its intervals' max */
 };
 
 static int read_series(const struct iom_report *m, struct time_run *t, char *err, size_t errlen)
@@ -780,6 +782,17 @@ static int read_series(const struct iom_report *m, struct time_run *t, char *err
 			at += secs;
 			t->x[i] = at;
 			t->y[i] = (double)(r->intervals[i].ios[0] + r->intervals[i].ios[1]) / secs;
+		}
+		if (r->has_iv_lat) {
+			t->p50 = xcalloc(t->n + 1, sizeof(*t->p50));
+			t->p99 = xcalloc(t->n + 1, sizeof(*t->p99));
+			for (size_t i = 0; i < t->n; i++) {
+				const struct iom_interval *iv = &r->intervals[i];
+
+				t->p50[i] = iv->lat_ios ? (double)iv->p50_ns : NAN;
+				t->p99[i] = iv->lat_ios ? (double)iv->p99_ns : NAN;
+				t->max_ns = IOM_MAX(t->max_ns, (double)iv->max_ns);
+			}
 		}
 		t->secs = r->elapsed_s;
 		t->iops = r->dir[IOM_DIR_TOTAL].iops;
@@ -844,6 +857,66 @@ static void time_chart(FILE *out, const struct iom_report *m, struct time_run *r
 		note(out, "not drawn: no finished run in this cell");
 	}
 	(void)m;
+	free(se);
+}
+
+/* Latency over time beside IOPS over time: each interval's p50 (solid) and p99 (dashed) of the
+ * same runs, on a log scale; runs whose files keep no per-interval latencies are named. */
+static void lat_time_chart(FILE *out, struct time_run *runs, size_t nr)
+{
+	struct iom_chart_series *se = xcalloc(2 * nr + 1, sizeof(*se));
+	char **names = xcalloc(2 * nr + 1, sizeof(*names));
+	struct iom_strbuf peaks = { 0 }, without = { 0 };
+	size_t ns = 0;
+
+	fputs("<h3>Latency over time</h3>\n", out);
+	for (size_t i = 0; i < nr; i++) {
+		char v[32];
+
+		if (!runs[i].p50) {
+			iom_strbuf_printf(&without, "%s%s", without.len ? ", " : "", runs[i].name);
+			continue;
+		}
+		if (runs[i].n < 2)
+			continue;
+		names[ns] = xasprintf("%s p50", runs[i].name);
+		se[ns] = (struct iom_chart_series){ .name = names[ns], .x = runs[i].x,
+						    .y = runs[i].p50, .n = runs[i].n,
+						    .color = runs[i].compared, .markers = runs[i].n <= 60 };
+		ns++;
+		names[ns] = xasprintf("%s p99", runs[i].name);
+		se[ns++] = (struct iom_chart_series){ .name = names[ns - 1], .x = runs[i].x,
+						      .y = runs[i].p99, .n = runs[i].n,
+						      .color = runs[i].compared, .dashed = true,
+						      .markers = runs[i].n <= 60 };
+		iom_report_fmt_value(v, sizeof(v), IOM_METRIC_LAT_MEAN, runs[i].max_ns);
+		iom_strbuf_printf(&peaks, "%s%s %s", peaks.len ? ", " : "", runs[i].name, v);
+	}
+	if (ns) {
+		char *sub = xasprintf("p50 and p99 of the I/Os completed in each 1-second interval "
+				      "(all I/O, service time); log scale; the highest interval max: "
+				      "%s", iom_strbuf_get(&peaks));
+		struct iom_line_chart c = {
+			.id = "chart-lat-time", .title = "Latency over time", .subtitle = sub,
+			.x = { .title = "seconds into the measured window", .kind = IOM_AXIS_LINEAR,
+			       .fmt = fmt_secs, .zero = true },
+			.y = { .title = "latency", .kind = IOM_AXIS_LOG, .fmt = tick_lat },
+			.series = se, .nseries = ns, .width = FULL_W, .height = 340,
+		};
+
+		iom_chart_line(out, &c);
+		free(sub);
+	} else if (!without.len) {
+		note(out, "not drawn: no run with two or more 1-second intervals");
+	}
+	if (without.len)
+		note(out, "no latencies per interval in the files of %s (written before they were "
+			  "kept)", iom_strbuf_get(&without));
+	for (size_t i = 0; i < ns; i++)
+		free(names[i]);
+	free(names);
+	free(peaks.s);
+	free(without.s);
 	free(se);
 }
 
@@ -1356,6 +1429,7 @@ static void page_body(void *ctx, const struct iom_report *m)
 		load_charts(out, m, h->cell);
 		pct_chart(out, m, h->cell);
 		time_chart(out, m, h->runs, h->nr, h->title);
+		lat_time_chart(out, h->runs, h->nr);
 	} else {
 		note(out, "no finished runs: nothing to draw");
 	}
@@ -1457,6 +1531,8 @@ int iom_report_write_html(FILE *out, const struct iom_report *m,
 	for (size_t i = 0; i < nr; i++) {
 		free(runs[i].x);
 		free(runs[i].y);
+		free(runs[i].p50);
+		free(runs[i].p99);
 		free(runs[i].name);
 	}
 	free(runs);

@@ -435,9 +435,20 @@ static json_object *threads_json(const struct iom_run_result *r)
 	return a;
 }
 
+/* The intervals' arrays: counts, then (has_iv_lat) the latencies and the I/Os they are of. */
+static const char *const iv_keys[8] = { "read_ios", "write_ios", "read_bytes", "write_bytes",
+					"p50_ns", "p99_ns", "max_ns", "lat_ios" };
+
+static uint64_t *iv_field(struct iom_interval *iv, int k)
+{
+	uint64_t *f[8] = { &iv->ios[0], &iv->ios[1], &iv->bytes[0], &iv->bytes[1], &iv->p50_ns,
+			   &iv->p99_ns, &iv->max_ns, &iv->lat_ios };
+
+	return f[k];
+}
+
 static json_object *intervals_json(const struct iom_run_result *r)
 {
-	static const char *const keys[4] = { "read_ios", "write_ios", "read_bytes", "write_bytes" };
 	json_object *o = json_object_new_object();
 
 	iom_json_add(o, "interval_s", iom_json_num((double)IOM_INTERVAL_NS / 1e9));
@@ -446,16 +457,13 @@ static json_object *intervals_json(const struct iom_run_result *r)
 		iom_json_add(o, "last_ns", json_object_new_uint64(
 			r->intervals[r->nintervals - 1].ns ? r->intervals[r->nintervals - 1].ns :
 							      IOM_INTERVAL_NS));
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < (r->has_iv_lat ? 8 : 4); k++) {
 		json_object *a = json_object_new_array();
 
-		for (size_t i = 0; r->intervals && i < r->nintervals; i++) {
-			const struct iom_interval *iv = &r->intervals[i];
-			uint64_t v = k < 2 ? iv->ios[k] : iv->bytes[k - 2];
-
-			json_object_array_add(a, json_object_new_uint64(v));
-		}
-		iom_json_add(o, keys[k], iom_json_one_line(a));
+		for (size_t i = 0; r->intervals && i < r->nintervals; i++)
+			json_object_array_add(a, json_object_new_uint64(
+				*iv_field(&r->intervals[i], k)));
+		iom_json_add(o, iv_keys[k], iom_json_one_line(a));
 	}
 	return o;
 }
@@ -1315,36 +1323,39 @@ static void read_hosts(struct rd *c, json_object *root, struct iom_run_result *r
 
 static void read_intervals(struct rd *c, json_object *root, struct iom_run_result *r)
 {
-	static const char *const keys[4] = { "read_ios", "write_ios", "read_bytes", "write_bytes" };
 	json_object *o = rd_obj(c, root, "", "intervals");
-	json_object *a[4];
+	json_object *a[8];
 	size_t n = 0;
+	int nk = 4;
 
 	if (!o)
 		return;
-	for (int k = 0; k < 4; k++) {
-		a[k] = rd_arr(c, o, "intervals", keys[k]);
+	for (int k = 0; k < 8; k++) {
+		a[k] = rd_arr(c, o, "intervals", iv_keys[k]);
 		if (a[k] && json_object_array_length(a[k]) > n)
 			n = json_object_array_length(a[k]);
 	}
 	if (c->ret || n == 0)
 		return;
+	/* the latencies: all four arrays, or none (files from before) */
+	r->has_iv_lat = a[4] || a[5] || a[6] || a[7];
+	if (r->has_iv_lat)
+		nk = 8;
 	r->nintervals = n;
 	r->intervals = xcalloc(n, sizeof(*r->intervals));
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < nk; k++) {
 		size_t m = a[k] ? json_object_array_length(a[k]) : 0;
 
 		if (m != n) {
-			rd_fail(c, "intervals", keys[k], "has a different length than the others");
+			rd_fail(c, "intervals", iv_keys[k], "has a different length than the others");
 			return;
 		}
 		for (size_t i = 0; i < m; i++) {
-			struct iom_interval *iv = &r->intervals[i];
-			uint64_t *dst = k < 2 ? &iv->ios[k] : &iv->bytes[k - 2];
 			char key[48];
 
-			snprintf(key, sizeof(key), "%s[%zu]", keys[k], i);
-			rd_u64v(c, json_object_array_get_idx(a[k], i), "intervals", key, dst);
+			snprintf(key, sizeof(key), "%s[%zu]", iv_keys[k], i);
+			rd_u64v(c, json_object_array_get_idx(a[k], i), "intervals", key,
+				iv_field(&r->intervals[i], k));
 			r->intervals[i].ns = IOM_INTERVAL_NS;
 		}
 	}

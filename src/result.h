@@ -86,6 +86,10 @@ struct iom_path_stats {
 struct iom_interval {
 	uint64_t ios[2], bytes[2];  /* [IOM_DIR_READ], [IOM_DIR_WRITE] */
 	uint64_t ns;                /* issue 18: its real length; 0 (a file from before): 1 s */
+	/* The latency of its I/O (all of it, service time): p50, p99 and max (hist.h
+	 * iom_hist_delta: within a bucket's width), from lat_ios I/Os (0: none, or a file from
+	 * before per-interval latencies; the result's has_iv_lat says which). */
+	uint64_t p50_ns, p99_ns, max_ns, lat_ios;
 };
 /* issue 18: the interval's length in seconds (its ns, or 1 s when unrecorded). */
 double iom_interval_secs(const struct iom_interval *iv);
@@ -236,6 +240,7 @@ struct iom_run_result {
 
 	struct iom_interval *intervals;  /* heap */
 	size_t nintervals;
+	bool has_iv_lat;                 /* the intervals carry their latencies */
 
 	struct iom_thread_stats *threads; /* heap, nthreads entries */
 	unsigned nthreads;

@@ -120,6 +120,9 @@ struct ctl {
 	uint64_t *iv_ns;
 	size_t niv, cap;
 	uint64_t last_ios[2], last_bytes[2];
+	/* the intervals' latencies: the workers' histograms summed at this take, at the last
+	 * and at the one before (heap; NULL: not had, the intervals carry none) */
+	struct iom_hist *snap[3];
 
 	uint64_t watchdog;         /* monotonic deadline of timing.timeout; 0: none */
 	unsigned abandoned;        /* workers that did not exit after a timeout (detached) */
@@ -214,6 +217,37 @@ static void push_interval(struct ctl *c, uint64_t len, const uint64_t *ios, cons
 	}
 }
 
+/* The latencies of interval k, which holds what was counted since the last take (grown: since
+ * the take before, the window's tail added to it): the workers' histograms summed now, less
+ * those of then (hist.h iom_hist_delta). Reads each thread's buckets between its min and max,
+ * once a second; the workers do nothing more. */
+static void interval_lat(struct ctl *c, size_t k, bool grown)
+{
+	static const double pcts[2] = { 50, 99 };
+	struct iom_interval *iv = &c->iv[k];
+	struct iom_hist *now = c->snap[0], *t;
+	uint64_t out[2];
+
+	if (!now)
+		return;
+	iom_hist_init(now);
+	for (unsigned i = 0; i < c->nstarted; i++)
+		for (unsigned d = 0; d < 2; d++)
+			iom_hist_add_live(now, c->w[i].hist[d]);
+	iom_hist_delta(now, grown ? c->snap[2] : c->snap[1], pcts, 2, out, &iv->lat_ios,
+		       &iv->max_ns);
+	iv->p50_ns = out[0];
+	iv->p99_ns = out[1];
+	t = c->snap[0];
+	if (!grown) {
+		c->snap[0] = c->snap[2];
+		c->snap[2] = c->snap[1];
+	} else {
+		c->snap[0] = c->snap[1];
+	}
+	c->snap[1] = t;
+}
+
 /*
  * Brings the intervals up to `now` (see the top of this file): every second of the window that
  * has ended by now becomes an interval, and with `final` so does the rest of the window, up to
@@ -224,8 +258,9 @@ static void push_interval(struct ctl *c, uint64_t len, const uint64_t *ios, cons
 static void take_intervals(struct ctl *c, uint64_t now, bool final)
 {
 	uint64_t ios[2] = { 0, 0 }, bytes[2] = { 0, 0 }, dios[2], dbytes[2];
-	bool first = true;
+	bool first = true, grown = false;
 	unsigned i, d;
+	size_t from = c->niv, got = 0;
 
 	for (i = 0; i < c->nstarted; i++) {
 		for (d = 0; d < 2; d++) {
@@ -253,23 +288,32 @@ static void take_intervals(struct ctl *c, uint64_t now, bool final)
 			}
 			/* issue 18: and it ends with the window, not a second after it began */
 			iv->ns = c->iv_ns[c->niv - 1] = now - (start - IOM_INTERVAL_NS);
+			got = c->niv - 1;
 			first = false;
+			grown = true;
 			break;
 		}
 		if (b <= now && !(final && b + IOM_INTERVAL_NS / 10 >= now)) {
 			push_interval(c, IOM_INTERVAL_NS, first ? dios : NULL, first ? dbytes : NULL);
+			if (first)
+				got = c->niv - 1;
 			first = false;
 			continue;
 		}
 		if (final) {
 			push_interval(c, now > start ? now - start : 0, first ? dios : NULL,
 				      first ? dbytes : NULL);
+			if (first)
+				got = c->niv - 1;
 			first = false;
 		}
 		break;
 	}
 	if (first)
 		return;
+	interval_lat(c, got, grown);
+	for (size_t k = from; c->spec->on_interval && k < c->niv; k++)
+		c->spec->on_interval(c->spec->interval_arg, &c->iv[k], k);
 	for (d = 0; d < 2; d++) {
 		c->last_ios[d] = ios[d];
 		c->last_bytes[d] = bytes[d];
@@ -912,6 +956,7 @@ static void fill_result(const struct ctl *c, struct iom_run_result *r)
 		iom_run_judge_stall(hi - lo, lo - c->t0, c->t1 - c->t0,
 				    c->conf.bytes ? 0 : c->spec->timing.duration_ns, &r->stall);
 	}
+	r->has_iv_lat = c->snap[0] != NULL;
 	if (c->niv) {
 		r->intervals = xmalloc(c->niv * sizeof(*r->intervals));
 		memcpy(r->intervals, c->iv, c->niv * sizeof(*r->intervals));
@@ -1164,7 +1209,14 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	if (spec->sync && (ret = spec->sync(spec->sync_arg, 1, msg, sizeof(msg))) < 0)
 		goto sync_failed;
 
-	/* 3. the measured window */
+	/* 3. the measured window; its intervals' latencies from three histograms, or none */
+	for (i = 0; i < 3; i++)
+		c->snap[i] = iom_try_calloc(1, sizeof(*c->snap[i]));
+	if (!c->snap[0] || !c->snap[1] || !c->snap[2])
+		for (i = 0; i < 3; i++) {
+			free(c->snap[i]);
+			c->snap[i] = NULL;
+		}
 	have_disk = spec->disk && iom_disk_counters_read(NULL, spec->disk, &disk_a) == 0;
 	have_cpu = iom_cpu_sample(&cpu_a, spec->irq_drivers) == 0;
 	cpu_t0 = iom_now_ns();
@@ -1316,6 +1368,8 @@ failed:
 	}
 	free(c->pconf);
 	free(c->pshared);
+	for (i = 0; i < 3; i++)
+		free(c->snap[i]);
 	free(c);
 	return ret;
 }

@@ -77,6 +77,12 @@ struct iom_run_spec {
 	 * counted so far and the window's age in ns (relaxed atomic stores, for a progress display
 	 * in another thread; costs the hot path nothing). */
 	struct iom_run_live *live;
+	/* When set, called on the controller's thread with each interval of the measured window
+	 * as it is made (k: its index; its latencies filled in), for live files of the sweep.
+	 * The last interval of a bytes-bound window may grow after its call, by the window's
+	 * tail. */
+	void (*on_interval)(void *arg, const struct iom_interval *iv, size_t k);
+	void *interval_arg;
 
 	/* When set, every I/O of the run (warm-up, measured, cool-down) is streamed to this
 	 * compressed trace (trace.h); cell_text describes the cell in its header. */

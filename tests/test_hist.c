@@ -367,6 +367,40 @@ static void test_hist_sparse(void **state)
 	free(h);
 }
 
+/* One interval's latencies from two reads of a histogram being recorded into: the difference
+ * holds exactly what was recorded between them. */
+static void test_hist_delta(void **state)
+{
+	static const double at[3] = { 50, 99, 100 };
+	struct iom_hist *h = calloc(3, sizeof(*h)), *a = h + 1, *b = h + 2;
+	uint64_t out[3], count, max;
+
+	(void)state;
+	assert_non_null(h);
+	iom_hist_init(h);
+	iom_hist_init(a);
+	for (int i = 0; i < 1000; i++)
+		iom_hist_record(h, 1000000); /* 1 ms: the second before */
+	iom_hist_add_live(a, h);
+	assert_int_equal(a->count, 1000);
+	for (int i = 0; i < 980; i++)
+		iom_hist_record(h, 100000);  /* then 980 at 100 µs and 20 at 5 ms */
+	for (int i = 0; i < 20; i++)
+		iom_hist_record(h, 5000000);
+	iom_hist_init(b);
+	iom_hist_add_live(b, h);
+	assert_int_equal(b->count, 2000);
+	iom_hist_delta(b, a, at, 3, out, &count, &max);
+	assert_int_equal(count, 1000);
+	assert_true(out[0] > 99000 && out[0] < 101000);
+	assert_true(out[1] > 4960000 && out[1] < 5040000); /* rank 990: past the 980 */
+	assert_true(max >= 5000000 && max <= 5000000 + 5000000 / 128);
+	assert_true(out[2] == max);
+	iom_hist_delta(b, b, at, 3, out, &count, &max);
+	assert_true(count == 0 && max == 0 && out[0] == 0);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_hist_range_and_clamp),
 		cmocka_unit_test(test_hist_bucket_boundaries),
 		cmocka_unit_test(test_hist_sparse),
+		cmocka_unit_test(test_hist_delta),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
