@@ -167,6 +167,7 @@ struct sweep {
 	const struct iom_run *cur_run;  /* the run the status line is about */
 	struct iom_run_live live;       /* what the current run measured so far */
 	size_t runs_timed, remaining;
+	size_t redone;                  /* resume: finished runs whose files were damaged */
 	char last_iops[32];
 
 	/* hooks */
@@ -1213,6 +1214,32 @@ static int count_run_files(const char *dir, size_t *n, char *err, size_t errlen)
  * files are missing or damaged marked to run again. *complete: the study ended and every file
  * is whole (nothing is written then).
  */
+/*
+ * What a resume kept and what it runs, on screen and in the log: "24 runs done, kept;
+ * rerunning run 25 (interrupted); 23 to go".
+ */
+static void say_resumed(struct sweep *s)
+{
+	size_t kept = s->st.done + s->st.failed, togo = s->remaining;
+	bool rerun = s->st.in_progress && s->st.run[s->st.in_progress] == IOM_RS_PENDING;
+	struct iom_strbuf line = { 0 };
+
+	iom_strbuf_printf(&line, "%zu run%s done, kept", kept, kept == 1 ? "" : "s");
+	if (s->st.failed)
+		iom_strbuf_printf(&line, " (%zu of them failed)", s->st.failed);
+	if (s->st.skipped)
+		iom_strbuf_printf(&line, "; %zu not needed (their cells settled)", s->st.skipped);
+	if (s->redone)
+		iom_strbuf_printf(&line, "; redoing %zu whose files were damaged", s->redone);
+	if (rerun) {
+		iom_strbuf_printf(&line, "; rerunning run %u (interrupted)", s->st.in_progress);
+		togo--;
+	}
+	iom_strbuf_printf(&line, "; %zu to go", togo);
+	say(s, false, "%s\n", iom_strbuf_get(&line));
+	iom_strbuf_release(&line);
+}
+
 static int open_resume(struct sweep *s, bool *complete, char *err, size_t errlen)
 {
 	const struct iom_sweep_opts *o = s->o;
@@ -1244,6 +1271,7 @@ static int open_resume(struct sweep *s, bool *complete, char *err, size_t errlen
 			       nfiles == 1 ? "" : "s", o->dir);
 	if ((ret = find_damage(s, &d, &nd, err, errlen)) < 0)
 		return ret;
+	s->redone = nd;
 	if (s->st.ended && nd == 0) {
 		*complete = true;
 		return 0; /* complete: nothing is written */
@@ -1499,6 +1527,8 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		goto done;
 	for (size_t i = 0; i < p->nruns; i++)
 		s.remaining += s.st.run[p->runs[i].index] == IOM_RS_PENDING;
+	if (o->resume)
+		say_resumed(&s);
 	ret = run_hook(&s, IOM_HOOK_BEFORE_STUDY, "study", -1, NULL, 3600ull * 1000000000u, err,
 		       errlen);
 	if (ret < 0) {

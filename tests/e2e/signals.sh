@@ -2,7 +2,8 @@
 # Signals: SIGHUP does not end a sweep (and a second process on its directory is refused);
 # SIGINT during a run stops it cleanly — exit 3, the
 # partial result written with status "interrupted" and journalled run-interrupted, the resume
-# command printed — and `iomatrix resume` then completes the sweep with every run ok.
+# command printed — and `iomatrix resume` says what it kept and reruns ("1 run done, kept;
+# rerunning run 2 (interrupted); 1 to go"), then completes the sweep with every run ok.
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 
@@ -54,6 +55,8 @@ python3 -c 'import json,sys; r=json.load(open("out/runs/00001.json")); sys.exit(
 [ ! -e out/runs/00003.json ] || die "run 3 ran after SIGINT"
 
 "$IOMATRIX" resume out >resume.out 2>resume.err || die "resume failed: $(cat resume.err)"
+grep -qx "1 run done, kept; rerunning run 2 (interrupted); 1 to go" resume.out ||
+    die "resume does not say what it kept: $(head -n 3 resume.out)"
 for i in 1 2 3; do
     python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["status"] != "ok")' \
         "out/runs/0000$i.json" || die "run $i is not ok after resume"
