@@ -155,6 +155,23 @@ static bool free_space(const char *path, char **where, double *avail)
 	return true;
 }
 
+/* Whether the scratch file path lies on the filesystem where m's results go by default. */
+static bool on_results_fs(const char *path, const struct iom_matrix *m)
+{
+	char *results = iom_sweep_default_dir(m), *rw = NULL, *pw = NULL;
+	struct stat rs, ps;
+	double unused;
+	bool same;
+
+	free_space(results, &rw, &unused);
+	free_space(path, &pw, &unused);
+	same = stat(rw, &rs) == 0 && stat(pw, &ps) == 0 && rs.st_dev == ps.st_dev;
+	free(results);
+	free(rw);
+	free(pw);
+	return same;
+}
+
 /* A previous study's figures for `plan --like DIR`: IOPS per block size, trace bytes per I/O. */
 struct like {
 	struct iom_plan_rate *rate;
@@ -220,6 +237,7 @@ static int print_costs(struct cli *cli, const struct iom_matrix *m, const struct
 	struct like l = { 0 };
 	struct iom_plan_cost cost;
 	double bpi = IOM_PLAN_ASSUMED_BYTES_PER_IO, avail = 0, scratch = 0, mean_iops = 0;
+	double scratch_there = 0; /* on the filesystem of the results */
 	char a[32], b[32], err[IOM_ERRLEN], *results, *where = NULL, rate[160];
 	size_t nfiles = 0;
 	bool have_free;
@@ -258,11 +276,14 @@ static int print_costs(struct cli *cli, const struct iom_matrix *m, const struct
 		for (size_t i = 0; i < (tg->npaths ? tg->npaths : 1); i++) {
 			struct stat st;
 
-			if (stat(tg->npaths ? tg->paths[i] : tg->path, &st) == 0 &&
-			    S_ISBLK(st.st_mode))
+			const char *path = tg->npaths ? tg->paths[i] : tg->path;
+
+			if (stat(path, &st) == 0 && S_ISBLK(st.st_mode))
 				continue;
 			scratch += (double)tg->size;
 			nfiles++;
+			if (on_results_fs(path, m))
+				scratch_there += (double)tg->size;
 		}
 	}
 	human(scratch, a, sizeof(a));
@@ -283,12 +304,18 @@ static int print_costs(struct cli *cli, const struct iom_matrix *m, const struct
 		       "runs per block size" : "an assumed 100000 IOPS per block size, at most "
 		       "1000 MB/s");
 	}
-	if (m->trace && have_free && cost.trace_bytes > avail) {
+	/* one warning for the results' filesystem: the traces and the scratch files there */
+	if (m->trace && have_free && cost.trace_bytes + scratch_there > avail) {
+		char c[32];
+
 		human(cost.trace_bytes, a, sizeof(a));
 		human(avail, b, sizeof(b));
-		fprintf(stderr, "%s: warning: the trace estimate (%s) exceeds the free space where "
-			"the results go (%s in '%s'); set trace = false, run with --no-trace, or put "
-			"the results on a larger filesystem with -o DIR\n", m->file, a, b, where);
+		human(scratch_there, c, sizeof(c));
+		fprintf(stderr, "%s: warning: the trace estimate (%s)%s%s%s exceeds the free space "
+			"where the results go (%s in '%s'); set trace = false, run with --no-trace, "
+			"or put the results on a larger filesystem with -o DIR\n", m->file, a,
+			scratch_there > 0 ? " with the scratch files there (" : "",
+			scratch_there > 0 ? c : "", scratch_there > 0 ? ")" : "", b, where);
 	}
 	free(where);
 	free(results);

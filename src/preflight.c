@@ -115,15 +115,16 @@ static bool is_device_path(const struct iom_target *t)
 	return dev;
 }
 
-/* Free bytes on the filesystem holding path that this process may use (root may use the
- * blocks reserved for it); false when statvfs fails. */
+/* Free bytes on the filesystem holding path: f_bavail, what df shows and an unprivileged write
+ * gets (root's reserved blocks are not counted, so check, plan and df agree); false when
+ * statvfs fails. */
 static bool avail_of(const char *path, uint64_t *avail)
 {
 	struct statvfs v;
 
 	if (statvfs(path, &v) != 0)
 		return false;
-	*avail = (uint64_t)(geteuid() == 0 ? v.f_bfree : v.f_bavail) * (uint64_t)v.f_frsize;
+	*avail = (uint64_t)v.f_bavail * (uint64_t)v.f_frsize;
 	return true;
 }
 
