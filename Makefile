@@ -32,7 +32,7 @@ ZSHDIR   ?= $(PREFIX)/share/zsh/site-functions
 DOCDIR   ?= $(PREFIX)/share/doc/iomatrix
 UNITDIR  ?= $(PREFIX)/lib/systemd/system
 
-PKGS      := libconfig liburing zlib libisal json-c blkid
+PKGS      := libconfig liburing zlib libisal json-c blkid libxml-2.0
 TEST_PKGS := cmocka
 # The version: `git describe --tags` in a work tree with a release tag (v0.3.0 → 0.3.0,
 # 0.3.0-4-gabc1234-dirty after it), else the VERSION file `make dist` writes into a tarball,

@@ -25,6 +25,7 @@ have_pc zlib      || need="$need zlib1g-dev"
 have_pc libisal   || need="$need libisal-dev"
 have_pc json-c    || need="$need libjson-c-dev"
 have_pc blkid     || need="$need libblkid-dev"
+have_pc libxml-2.0 || need="$need libxml2-dev"
 if $test; then have_pc cmocka || need="$need libcmocka-dev"; fi
 # libaio has no pkg-config file on Debian: its header says it is there
 have_pc libaio || [ -e /usr/include/libaio.h ] || need="$need libaio-dev"

@@ -53,6 +53,7 @@ enum opt_id {
 	OPT_LIKE,
 	OPT_CORRECTION,   /* issue 18 */
 	OPT_MERGE,
+	OPT_LENIENT,
 	OPT_COUNT
 };
 
@@ -118,7 +119,7 @@ void iom_cmd_print_preflight(const struct iom_matrix *m, const struct iom_prefli
  * returns the stop flag they set, which a sweep reads between and inside runs. */
 volatile sig_atomic_t *iom_cmd_stop_on_signals(void);
 
-/* The commands (cmd_run.c, cmd_report.c, cmd_new.c, cmd_diskspd.c): each returns an exit
+/* The commands (cmd_run.c, cmd_report.c, cmd_new.c, cmd_diskspd.c, cmd_import.c): each returns an exit
  * code. iom_cmd_diskspd reads cli->args unparsed (DiskSpd's flags are its own). */
 int iom_cmd_check(struct cli *cli);
 int iom_cmd_plan(struct cli *cli);
@@ -128,5 +129,6 @@ int iom_cmd_report(struct cli *cli);
 int iom_cmd_trace(struct cli *cli);
 int iom_cmd_new(struct cli *cli);
 int iom_cmd_diskspd(struct cli *cli);
+int iom_cmd_import(struct cli *cli);
 
 #endif

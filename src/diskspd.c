@@ -133,9 +133,9 @@ static void fmt_size(uint64_t v, char *buf, size_t len)
 	snprintf(buf, len, "%" PRIu64, v);
 }
 
-static void note(struct iom_diskspd *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define note iom_diskspd_note
 
-static void note(struct iom_diskspd *d, const char *fmt, ...)
+void iom_diskspd_note(struct iom_diskspd *d, const char *fmt, ...)
 {
 	va_list ap;
 	char buf[512];
@@ -152,6 +152,9 @@ void iom_diskspd_release(struct iom_diskspd *d)
 	for (size_t i = 0; i < d->nnotes; i++)
 		free(d->notes[i]);
 	free(d->notes);
+	for (size_t i = 0; i < d->nown; i++)
+		free(d->own[i]);
+	free(d->own);
 	free(d->command);
 	free(d->cpus);
 	free(d->targets);

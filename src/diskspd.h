@@ -56,6 +56,10 @@ struct iom_diskspd {
 	char *command;         /* the DiskSpd flags and target as given, space-separated (heap) */
 	char **notes;          /* what was accepted but is done differently (heap) */
 	size_t nnotes;
+	char **own;            /* strings read from a profile (-X) that target(s) point into (heap) */
+	size_t nown;
+	const char *profile;   /* -X FILE: the XML profile the flags came from */
+	bool print_fio;        /* --print-fio: print the fio job equivalent and exit */
 
 	/* iomatrix's own options (long only: DiskSpd owns the short letters) */
 	const char *output;    /* --output DIR */
@@ -74,6 +78,10 @@ struct iom_diskspd {
  */
 int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, size_t errlen);
 void iom_diskspd_release(struct iom_diskspd *d);
+
+/* Adds a note to d: what was accepted but is done differently (printed, and in the matrix). */
+void iom_diskspd_note(struct iom_diskspd *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /*
  * The matrix of the study, commented flag by flag, notes included. The caller frees it. It is

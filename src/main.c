@@ -82,6 +82,8 @@ static const struct option_def options[OPT_COUNT] = {
 			     "report.correction, holm)" },
 	[OPT_MERGE] = { "merge", 0, NULL, "trace: every rank's trace of the run (iomatrix-mpi), "
 					  "in time order by the recorded clock offsets" },
+	[OPT_LENIENT] = { "lenient", 0, NULL, "keep the options with no iomatrix equivalent as "
+					      "comments of the matrix instead of refusing the file" },
 };
 
 /* An option's help in one command's own words, where the generic line of options[] would
@@ -95,6 +97,11 @@ static const struct {
 	{ "report", OPT_FORMAT, "text (default), md, csv, json or html" },
 	{ "trace", OPT_FORMAT, "csv (default) or fio (latency logs)" },
 	{ "new", OPT_OUTPUT, "the matrix file to write (never replaced; default: standard output)" },
+	{ "import", OPT_OUTPUT, "the matrix file to write (never replaced; default: standard "
+				"output)" },
+	{ "import", OPT_FORMAT, "fio (a job file), diskspd (an XML profile) or icf (IOMeter); "
+				"default: by the file's name (.fio .ini .job, .xml, .icf), else its "
+				"content" },
 	{ "run", OPT_OUTPUT, "the results directory (default results/<name>-<UTC time>); it must "
 			     "be new or empty" },
 	{ "report", OPT_OUTPUT, "the file to write (default: standard output)" },
@@ -152,7 +159,9 @@ static const struct command commands[] = {
 	{ "new", iom_cmd_new, "[PATH...]", 0, -1, O(OPT_PRESET) | O(OPT_OUTPUT),
 	  "write a commented matrix file to start from, one target per PATH" },
 	{ "diskspd", iom_cmd_diskspd, "[DISKSPD OPTIONS] TARGET", 1, -1, 0,
-	  "a one-cell study from DiskSpd's flags, printed DiskSpd-style" },
+	  "a one-cell study from DiskSpd's flags (or -X profile.xml), printed DiskSpd-style" },
+	{ "import", iom_cmd_import, "FILE", 1, 1, O(OPT_OUTPUT) | O(OPT_LENIENT) | O(OPT_FORMAT),
+	  "a commented matrix from a fio job file, a DiskSpd XML profile or an IOMeter .icf" },
 	{ "help", cmd_help, "[COMMAND|keys]", 0, 1, O(OPT_MARKDOWN) | O(OPT_MAN),
 	  "show the commands, one command's usage, or every matrix key" },
 	{ "version", cmd_version, "", 0, 0, 0, "print the version of iomatrix" },

@@ -1,0 +1,173 @@
+/*
+ * import — the frame of `iomatrix import` (design in import.h): read the file with a size cap,
+ * pick its reader, collect the problems, and check the matrix made before handing it out.
+ */
+#include "import.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diskspd.h"
+#include "matrix.h"
+#include "util.h"
+
+void iom_import_release(struct iom_import *im)
+{
+	for (size_t i = 0; i < im->nproblems; i++)
+		free(im->problems[i]);
+	free(im->problems);
+	free(im->text);
+	memset(im, 0, sizeof(*im));
+}
+
+void iom_import_problem(struct iom_import *im, const char *file, unsigned line, const char *fmt,
+			...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	im->problems = xrealloc(im->problems, (im->nproblems + 1) * sizeof(*im->problems));
+	im->problems[im->nproblems++] = line ? xasprintf("%s:%u: %s", file, line, msg)
+					     : xasprintf("%s: %s", file, msg);
+}
+
+int iom_import_read(const char *path, char **buf, size_t *len, char *err, size_t errlen)
+{
+	struct stat st;
+	size_t n = 0;
+	char *b;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), e;
+
+	*buf = NULL;
+	if (fd < 0)
+		return iom_err(err, errlen, errno, "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		e = errno && !S_ISREG(st.st_mode) ? EINVAL : errno;
+		close(fd);
+		return iom_err(err, errlen, EINVAL, "'%s' is not a regular file", path);
+	}
+	if ((uint64_t)st.st_size > IOM_IMPORT_MAX_BYTES) {
+		close(fd);
+		return iom_err(err, errlen, EFBIG, "'%s' is larger than %u MiB: not a job file",
+			       path, IOM_IMPORT_MAX_BYTES >> 20);
+	}
+	b = xmalloc(IOM_IMPORT_MAX_BYTES + 1);
+	for (;;) {
+		ssize_t got = read(fd, b + n, IOM_IMPORT_MAX_BYTES + 1 - n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			e = errno;
+			close(fd);
+			free(b);
+			return iom_err(err, errlen, e, "cannot read '%s': %s", path, strerror(e));
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+		if (n > IOM_IMPORT_MAX_BYTES) {
+			close(fd);
+			free(b);
+			return iom_err(err, errlen, EFBIG, "'%s' is larger than %u MiB: not a job "
+				       "file", path, IOM_IMPORT_MAX_BYTES >> 20);
+		}
+	}
+	close(fd);
+	if (memchr(b, '\0', n)) {
+		free(b);
+		return iom_err(err, errlen, EINVAL, "'%s' holds NUL bytes: not a text file", path);
+	}
+	b[n] = '\0';
+	*buf = xrealloc(b, n + 1);
+	if (len)
+		*len = n;
+	return 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && strcasecmp(s + a - b, suffix) == 0;
+}
+
+/* The format of a file: by its name, else by its first bytes. */
+static enum iom_import_format detect(const char *path, const char *buf)
+{
+	const char *p = buf;
+
+	if (ends_with(path, ".fio") || ends_with(path, ".ini") || ends_with(path, ".job"))
+		return IOM_IMPORT_FIO;
+	if (ends_with(path, ".xml"))
+		return IOM_IMPORT_DISKSPD;
+	if (ends_with(path, ".icf"))
+		return IOM_IMPORT_ICF;
+	if (strncmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '<')
+		return IOM_IMPORT_DISKSPD;
+	if (strstr(buf, "'TEST SETUP") || strstr(buf, "'ACCESS SPECIFICATIONS"))
+		return IOM_IMPORT_ICF;
+	return IOM_IMPORT_FIO;
+}
+
+int iom_import_file(const char *path, enum iom_import_format format, bool lenient,
+		    struct iom_import *im, char *err, size_t errlen)
+{
+	struct iom_matrix *m = NULL;
+	char *buf, e[IOM_ERRLEN];
+	size_t len;
+	int ret;
+
+	memset(im, 0, sizeof(*im));
+	if ((ret = iom_import_read(path, &buf, &len, err, errlen)) < 0)
+		return ret;
+	if (format == IOM_IMPORT_AUTO)
+		format = detect(path, buf);
+	switch (format) {
+	case IOM_IMPORT_DISKSPD: {
+		struct iom_diskspd d;
+
+		ret = iom_import_diskspd_profile(path, buf, len, lenient, &d, im, err, errlen);
+		if (ret == 0) {
+			ret = iom_diskspd_matrix(&d, &im->text, err, errlen);
+			iom_diskspd_release(&d);
+		}
+		break;
+	}
+	case IOM_IMPORT_ICF:
+		ret = iom_import_icf(path, buf, lenient, im, err, errlen);
+		break;
+	default:
+		ret = iom_import_fio(path, buf, lenient, im, err, errlen);
+		break;
+	}
+	free(buf);
+	if (ret < 0) {
+		free(im->text);
+		im->text = NULL;
+		return ret;
+	}
+	ret = iom_matrix_parse(path, im->text, NULL, 0, &m, e, sizeof(e));
+	iom_matrix_free(m);
+	if (ret < 0) {
+		free(im->text);
+		im->text = NULL;
+		return iom_err(err, errlen, EINVAL, "the matrix made from %s is not valid: %s", path,
+			       e);
+	}
+	return 0;
+}

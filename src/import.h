@@ -1,0 +1,76 @@
+/*
+ * import — `iomatrix import FILE`: another tool's job description turned into a commented
+ * matrix file. Three readers, one per format:
+ *   - a fio job file (import_fio.c): global and job sections, include, ${VAR}; each job a cell,
+ *     jobs that differ in a parameter a dimension of it;
+ *   - a DiskSpd XML profile (import_diskspd.c, libxml2): its <Profile> read into the same
+ *     struct iom_diskspd a DiskSpd command line fills (diskspd.h), so `iomatrix diskspd -X` and
+ *     the import give the matrix `iomatrix diskspd` gives;
+ *   - an IOMeter .icf file (import_icf.c): its access specifications (access_specs) and the
+ *     outstanding-I/O sweep of its test setup (queue_depth).
+ * Every option or field a reader has no equivalent for is a problem naming FILE:LINE and the
+ * option; with lenient they are kept as comments at the top of the matrix instead. The matrix
+ * is text read back by matrix.c before it is handed out, so what import writes always checks.
+ */
+#ifndef IOM_IMPORT_H
+#define IOM_IMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct iom_diskspd;
+
+/* The largest input file a reader takes. */
+#define IOM_IMPORT_MAX_BYTES (4u << 20)
+
+enum iom_import_format {
+	IOM_IMPORT_AUTO,
+	IOM_IMPORT_FIO,
+	IOM_IMPORT_DISKSPD,
+	IOM_IMPORT_ICF,
+};
+
+/* What an import came to: the matrix text, and the problems found (each "FILE:LINE: ..."). */
+struct iom_import {
+	char *text;        /* the matrix (heap); NULL when a problem refused the import */
+	char **problems;   /* heap strings; refusals, or with lenient what became comments */
+	size_t nproblems;
+};
+
+void iom_import_release(struct iom_import *im);
+
+/* Adds a problem "FILE:LINE: message" to im (the readers' one way to refuse). */
+void iom_import_problem(struct iom_import *im, const char *file, unsigned line, const char *fmt,
+			...) __attribute__((format(printf, 4, 5)));
+
+/* Reads path whole into a new NUL-terminated buffer: a regular file of at most
+ * IOM_IMPORT_MAX_BYTES. 0, or -errno with err naming the file. The caller frees *buf. */
+int iom_import_read(const char *path, char **buf, size_t *len, char *err, size_t errlen);
+
+/*
+ * Imports path (format AUTO: by its name's ending, .fio .ini .job; .xml; .icf; else by its
+ * first bytes). Returns 0 with im->text set (problems with lenient are in it as comments, and
+ * in im->problems); -EINVAL when the file has options with no equivalent (im->problems names
+ * each; err says how many) or the matrix made is not valid (err); another -errno when the file
+ * cannot be read. Release im with iom_import_release() either way.
+ */
+int iom_import_file(const char *path, enum iom_import_format format, bool lenient,
+		    struct iom_import *im, char *err, size_t errlen);
+
+/* The readers (buf: the file's text, NUL-terminated). */
+int iom_import_fio(const char *path, const char *buf, bool lenient, struct iom_import *im,
+		   char *err, size_t errlen);
+int iom_import_icf(const char *path, const char *buf, bool lenient, struct iom_import *im,
+		   char *err, size_t errlen);
+
+/*
+ * Reads a DiskSpd XML profile (its <Profile>: the first <TimeSpan>'s duration, warm-up,
+ * cool-down, random seed, <Affinity>, and its <Targets>) into d, as iom_diskspd_parse() fills
+ * it from flags (d released first; release it with iom_diskspd_release()). What has no
+ * equivalent is a problem in im (with lenient a note of d). 0, or -EINVAL with err.
+ */
+int iom_import_diskspd_profile(const char *path, const char *buf, size_t len, bool lenient,
+			       struct iom_diskspd *d, struct iom_import *im, char *err,
+			       size_t errlen);
+
+#endif
