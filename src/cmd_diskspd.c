@@ -24,8 +24,9 @@ int iom_cmd_diskspd(struct cli *cli)
 		iom_diskspd_release(&d);
 		return iom_cmd_finish(IOM_EXIT_OK);
 	}
-	if (d.matrix_only) {
-		ret = iom_diskspd_matrix(&d, &text, err, sizeof(err));
+	if (d.matrix_only || d.print_fio) {
+		ret = d.print_fio ? iom_diskspd_fio(&d, &text, err, sizeof(err))
+				  : iom_diskspd_matrix(&d, &text, err, sizeof(err));
 		iom_diskspd_release(&d);
 		if (ret < 0)
 			return iom_cmd_usage_error("%s", err);

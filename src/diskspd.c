@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "import.h"
 #include "keys.h"
 #include "matrix.h"
 #include "plan.h"
@@ -61,12 +62,11 @@ static const struct {
 			       "every setting" },
 	{ 'x', "completion routines", "a Windows I/O model; iomatrix reaps completions from "
 				      "io_uring" },
-	{ 'X', "XML profile", "iomatrix's profiles are matrix files (--matrix prints this one)" },
 	{ 'y', "named-event synchronization", "Windows events; iomatrix runs its study on its "
 					      "own" },
 };
 
-#define SUPPORTED "-a -b -c -C -d -D -f -g -h -i -j -L -n -o -r -s -S -t -T -w -W -z -Z"
+#define SUPPORTED "-a -b -c -C -d -D -f -g -h -i -j -L -n -o -r -s -S -t -T -w -W -X -z -Z"
 
 /* A size as DiskSpd writes it; *blocks set when it is in blocks of -b ("8b"). */
 static int parse_size(const char *s, uint64_t *v, bool *blocks)
@@ -268,9 +268,64 @@ static int parse_affinity(struct iom_diskspd *d, const char *a, char *err, size_
 	return 0;
 }
 
+/* Whether a -X flag comes after argument i (it then refuses the flags before it too). */
+static bool xml_seen(char **argv, int i, int argc)
+{
+	for (int k = i + 1; k < argc; k++)
+		if (strncmp(argv[k], "-X", 2) == 0)
+			return true;
+	return false;
+}
+
+/* -X: the profile's settings into d, iomatrix's own options kept. */
+static int read_profile(struct iom_diskspd *d, const char *xml, char *err, size_t errlen)
+{
+	struct iom_diskspd x;
+	struct iom_import im = { 0 };
+	char *buf;
+	size_t len;
+	int ret;
+
+	if (d->ntargets) {
+		ret = iom_err(err, errlen, EINVAL, "'%s': -X takes no target on the command line "
+			      "(the profile's <Target> elements name them)", d->targets[0]);
+		iom_diskspd_release(d);
+		return ret;
+	}
+	if ((ret = iom_import_read(xml, &buf, &len, err, errlen)) < 0) {
+		iom_diskspd_release(d);
+		return ret;
+	}
+	ret = iom_import_diskspd_profile(xml, buf, len, false, &x, &im, err, errlen);
+	free(buf);
+	if (ret < 0 && im.nproblems) {
+		char first[IOM_ERRLEN];
+
+		snprintf(first, sizeof(first), "%s", im.problems[0]);
+		iom_err(err, errlen, EINVAL, "%s%s", first, im.nproblems > 1 ? " (and more: "
+			"'iomatrix import' lists them all)" : "");
+	}
+	iom_import_release(&im);
+	if (ret < 0) {
+		iom_diskspd_release(d);
+		return ret;
+	}
+	x.output = d->output;
+	x.matrix_only = d->matrix_only;
+	x.print_fio = d->print_fio;
+	x.quiet = d->quiet;
+	x.no_trace = d->no_trace;
+	x.overwrite = d->overwrite;
+	x.destructive = d->destructive;
+	iom_diskspd_release(d);
+	*d = x;
+	return 0;
+}
+
 int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, size_t errlen)
 {
 	uint64_t r_align = 0, s_align = 0, create = 0, stride = 0, max_size = 0;
+	const char *xml = NULL;
 	bool r_blocks = false, s_blocks = false, c_blocks = false, f_blocks = false;
 	bool t_blocks = false, sequential = false;
 	bool only_args = false;
@@ -340,7 +395,8 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			if (eq && (strncmp(name, "matrix=", 7) == 0 || strncmp(name, "quiet=", 6) == 0 ||
 				   strncmp(name, "no-trace=", 9) == 0 ||
 				   strncmp(name, "overwrite=", 10) == 0 ||
-				   strncmp(name, "destructive=", 12) == 0)) {
+				   strncmp(name, "destructive=", 12) == 0 ||
+				   strncmp(name, "print-fio=", 10) == 0)) {
 				ret = iom_err(err, errlen, EINVAL, "option '%.*s' takes no value",
 					      (int)(eq - a), a);
 				goto fail;
@@ -355,16 +411,32 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 				d->overwrite = true;
 			else if (!eq && strcmp(name, "destructive") == 0)
 				d->destructive = true;
+			else if (!eq && strcmp(name, "print-fio") == 0)
+				d->print_fio = true;
 			else {
 				ret = iom_err(err, errlen, EINVAL, "unknown option '%s' for 'diskspd' "
-					      "(iomatrix's own: --output DIR, --matrix, --quiet, "
-					      "--no-trace, --overwrite, --destructive, --help)", a);
+					      "(iomatrix's own: --output DIR, --matrix, --print-fio, "
+					      "--quiet, --no-trace, --overwrite, --destructive, --help)", a);
 				goto fail;
 			}
 			continue;
 		}
 
 		append_arg(&d->command, a);
+		if (a[1] == 'X') {
+			if (!*v) {
+				ret = bad_value(err, errlen, a, "-X takes the XML profile, such as "
+						"-Xprofile.xml");
+				goto fail;
+			}
+			xml = v;
+			continue;
+		}
+		if (xml || xml_seen(argv, i, argc)) {
+			ret = iom_err(err, errlen, EINVAL, "'%s': -X takes a profile alone, as in "
+				      "DiskSpd (the profile holds every setting)", a);
+			goto fail;
+		}
 		switch (a[1]) {
 		case 'b':
 			if ((ret = parse_size(v, &n, &blocks)) < 0 || blocks || n == 0) {
@@ -634,6 +706,8 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			goto fail;
 		}
 	}
+	if (xml)
+		return read_profile(d, xml, err, errlen);
 	if (!d->target) {
 		ret = iom_err(err, errlen, EINVAL, "'diskspd' needs a target: a file (with -c<size> "
 			      "to create it) or a block device");
@@ -975,10 +1049,66 @@ int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size
 	return 0;
 }
 
+int iom_diskspd_fio(const struct iom_diskspd *d, char **text, char *err, size_t errlen)
+{
+	const char *rw;
+	uint64_t fsize;
+	bool is_dev;
+	char *t = NULL;
+	int ret;
+
+	*text = NULL;
+	if (d->ntargets > 1)
+		return iom_err(err, errlen, EINVAL, "--print-fio: several targets have no fio "
+			       "equivalent (fio's filename=a:b makes every job use every file)");
+	if (d->thread_stride || d->shared_seq || d->cpus || d->burst || d->think_ms)
+		return iom_err(err, errlen, EINVAL, "--print-fio: %s has no fio job equivalent that "
+			       "iomatrix imports back", d->thread_stride ? "-T" : d->shared_seq ? "-si"
+			       : d->cpus ? "-a" : "-i/-j");
+	if ((ret = targets_size(d, &is_dev, &fsize, err, errlen)) < 0)
+		return ret;
+	if (d->random)
+		rw = d->write_pct == 0 ? "randread" : d->write_pct == 100 ? "randwrite" : "randrw";
+	else
+		rw = d->write_pct == 0 ? "read" : d->write_pct == 100 ? "write" : "rw";
+	add(&t, "; The fio job equivalent of:  iomatrix diskspd %s\n", d->command ? d->command : "");
+	add(&t, "; 'iomatrix import' of this file gives the plan of that command (same plan hash).\n");
+	if (d->cooldown_s)
+		add(&t, "; -C%" PRIu64 ": fio has no cool-down (iomatrix's matrix keeps it)\n",
+		    d->cooldown_s);
+	add(&t, "[diskspd]\nfilename=%s\n", d->target);
+	if (fsize)
+		add(&t, "size=%" PRIu64 "\n", fsize);
+	add(&t, "bs=%" PRIu64 "\nrw=%s\n", d->block_size, rw);
+	if (d->write_pct && d->write_pct < 100)
+		add(&t, "rwmixread=%u\n", 100 - d->write_pct);
+	if (d->random_pct && d->random_pct < 100)
+		add(&t, "percentage_random=%u\n", d->random_pct);
+	if (d->align)
+		add(&t, "blockalign=%" PRIu64 "\n", d->align);
+	add(&t, "iodepth=%" PRIu64 "\nnumjobs=%" PRIu64 "\nthread\ngroup_reporting\n"
+		"ioengine=io_uring\ndirect=%d\n", d->outstanding, d->threads, d->direct ? 1 : 0);
+	if (d->write_through)
+		add(&t, "sync=dsync\n");
+	if (d->data && strcmp(d->data, "zeros") == 0)
+		add(&t, "zero_buffers\n");
+	if (d->rate_iops)
+		add(&t, "rate_iops=%" PRIu64 "\n", d->rate_iops);
+	if (d->rate_bpms)
+		add(&t, "rate=%" PRIu64 "\n", d->rate_bpms * 1000);
+	if (d->seed_given)
+		add(&t, "randseed=%" PRIu64 "\n", d->seed);
+	add(&t, "time_based\nruntime=%" PRIu64 "s\nramp_time=%" PRIu64 "s\n", d->duration_s,
+	    d->warmup_s);
+	*text = t;
+	return 0;
+}
+
 void iom_diskspd_usage(FILE *out)
 {
 	fputs("usage: iomatrix diskspd [DISKSPD OPTIONS] TARGET [--output DIR] [--matrix] [--quiet]\n"
-	      "                        [--no-trace] [--overwrite] [--destructive]\n"
+	      "                        [--no-trace] [--overwrite] [--destructive] [--print-fio]\n"
+	      "       iomatrix diskspd -Xprofile.xml [--output DIR] [--matrix] ...\n"
 	      "\n"
 	      "a one-cell study from DiskSpd's flags, run into a results directory and printed as\n"
 	      "DiskSpd prints its results; for example\n"
@@ -1008,10 +1138,13 @@ void iom_diskspd_usage(FILE *out)
 	      "  -a[cpus]     pin threads round-robin: -a0,2 to CPUs 0 and 2, -a to all  cpus\n"
 	      "  -n           no affinity: iomatrix's default (DiskSpd's default is -a)\n"
 	      "  -Z, -Zr      writes of zeros, of random data (-Z<size>: random)  data  [random]\n"
+	      "  -X<file>     an XML profile (DiskSpd's <Profile>), alone: its settings and targets\n"
 	      "\n"
 	      "iomatrix options:\n"
 	      "  --output DIR   the results directory (default results/diskspd-<UTC time>)\n"
 	      "  --matrix       print the study's matrix file and exit (save it, edit it, run it)\n"
+	      "  --print-fio    print the fio job equivalent and exit ('iomatrix import' of it\n"
+	      "                 gives this study's plan)\n"
 	      "  --quiet        no progress lines (they go to stderr)\n"
 	      "  --no-trace     do not record the per-I/O trace\n"
 	      "  --overwrite    may take over an existing file iomatrix did not create\n"

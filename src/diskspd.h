@@ -90,6 +90,13 @@ void iom_diskspd_note(struct iom_diskspd *d, const char *fmt, ...)
  */
 int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size_t errlen);
 
+/*
+ * The fio job equivalent of d (--print-fio), for `iomatrix import`: its plan is d's. The caller
+ * frees it. -EINVAL with err for what has no fio equivalent that imports back (several targets,
+ * -T, -si, -a, -i/-j).
+ */
+int iom_diskspd_fio(const struct iom_diskspd *d, char **text, char *err, size_t errlen);
+
 /* The usage text of `iomatrix diskspd` (the flags it takes and how each maps). */
 void iom_diskspd_usage(FILE *out);
 
