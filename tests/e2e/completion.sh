@@ -29,7 +29,8 @@ none() {
     [ ${#COMPREPLY[@]} -eq 0 ] || { echo "FAIL: '${*:2}' offers '${COMPREPLY[*]}'"; fail=1; }
 }
 complete -p iomatrix >/dev/null || { echo "FAIL: no 'complete -F' for iomatrix"; fail=1; }
-comp new check plan run resume report trace diskspd help version -- "$IOMATRIX" ""
+comp new check plan run resume report trace diskspd import help version -- "$IOMATRIX" ""
+comp --lenient --format --output -- "$IOMATRIX" import x.fio --
 comp report resume -- "$IOMATRIX" re
 comp --quiet --no-trace --set --output -- "$IOMATRIX" run x.cfg --
 comp --preset -- "$IOMATRIX" new --p
