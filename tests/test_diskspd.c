@@ -195,7 +195,7 @@ static void test_diskspd_max_size(void **state)
 		iom_diskspd_release(&d);
 		free(line);
 	}
-	for (const char *f = "BeFIlNOpPRuvxXy"; *f; f++) {
+	for (const char *f = "BeFIlNOpPRuvxy"; *f; f++) {
 		char arg[8], *argv[2] = { arg, "t.dat" }, err[IOM_ERRLEN] = "";
 		struct iom_diskspd d;
 
