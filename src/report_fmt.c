@@ -514,8 +514,8 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m,
 				iom_csv_num(out, r->n ? s.mean : NAN);
 				iom_csv_num(out, r->n >= 2 ? s.stddev : NAN);
 				iom_csv_num(out, r->n >= 2 ? s.cv * 100 : NAN);
-				iom_csv_num(out, r->n >= 2 ? s.mean - s.ci95 : NAN);
-				iom_csv_num(out, r->n >= 2 ? s.mean + s.ci95 : NAN);
+				iom_csv_num(out, r->n >= 2 ? s.ci95_lo : NAN);
+				iom_csv_num(out, r->n >= 2 ? s.ci95_hi : NAN);
 				iom_csv_field(out, iom_outcome_name(oc), false);
 				iom_csv_num(out, mg);
 				iom_csv_field(out, r->n >= 2 && s.cv * 100 > m->opts.max_cv_pct ?
@@ -687,8 +687,8 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 		ci = NULL;
 		if (r->n >= 2) {
 			ci = json_object_new_array();
-			json_object_array_add(ci, iom_json_num(s.mean - s.ci95));
-			json_object_array_add(ci, iom_json_num(s.mean + s.ci95));
+			json_object_array_add(ci, iom_json_num(s.ci95_lo));
+			json_object_array_add(ci, iom_json_num(s.ci95_hi));
 		}
 		iom_json_add(x, "ci95", ci);
 		iom_json_add(x, "min", r->n ? iom_json_num(s.min) : NULL);

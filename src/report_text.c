@@ -161,12 +161,15 @@ static void stalled_note(FILE *out, const struct iom_report *m, unsigned width)
 
 /* A margin beneath the best value, which is better by it: "20.8%" without a sign (the legend
  * says "better by the margin beneath"; a sign would mean more for IOPS and less for latency),
- * else the margin's words ("even"). */
+ * "3.15×" from 100 % on, else the margin's words ("even"). */
 static void best_margin(char *buf, size_t len, enum iom_metric k, double pct)
 {
-	char mg[32];
+	char mg[32], *times;
 
 	iom_report_fmt_margin(mg, sizeof(mg), k, pct);
+	/* a ratio beneath the best is its own: "3.15×" */
+	if ((times = strstr(mg, "× ")))
+		times[strlen("×")] = '\0';
 	snprintf(buf, len, "%s", strncmp(mg, "better by ", 10) == 0 ? mg + 10 : mg);
 }
 

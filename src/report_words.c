@@ -41,18 +41,21 @@ void iom_report_fmt_margin(char *buf, size_t len, enum iom_metric k, double pct)
 	/* pct > 0 is better whichever way the metric goes: words, not a sign that means "more"
 	 * for IOPS and "less" for latency in the same row */
 	const char *way = pct < 0 ? "worse by" : "better by";
+	/* from 100 % on, the ratio of the better to the worse: "3.15× lower" where the worse
+	 * has a third of the IOPS (a fall is never above 100 %) */
+	bool up = (pct > 0) == iom_metrics[k].higher_is_better;
+	double ratio = 1 + fabs(pct) / 100;
 
-	(void)k;
 	if (pct < 0)
 		pct = -pct;
 	if (isnan(pct))
 		snprintf(buf, len, "-");
 	else if (pct < 0.05)
 		snprintf(buf, len, "even");
-	else if (!isfinite(pct) || pct >= 9999.5)
-		snprintf(buf, len, "%s >9999%%", way);
+	else if (!isfinite(pct) || ratio >= 999.5)
+		snprintf(buf, len, ">999× %s", up ? "higher" : "lower");
 	else if (pct >= 99.95)
-		snprintf(buf, len, "%s %.0f%%", way, pct);
+		snprintf(buf, len, "%.3g× %s", ratio, up ? "higher" : "lower");
 	else
 		snprintf(buf, len, "%s %.1f%%", way, pct);
 }

@@ -134,6 +134,26 @@ double iom_stats_ci_half(const double *x, size_t n, double level)
 	return iom_stats_t_quantile((1 + level) / 2, (double)(n - 1)) * s / sqrt((double)n);
 }
 
+bool iom_stats_ci95_log(const double *x, size_t n, double *lo, double *hi)
+{
+	double *l, half, c;
+
+	if (n < 2)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(x[i] > 0) || !isfinite(x[i]))
+			return false;
+	l = xcalloc(n, sizeof(*l));
+	for (size_t i = 0; i < n; i++)
+		l[i] = log(x[i]);
+	c = iom_stats_mean(l, n);
+	half = iom_stats_ci_half(l, n, 0.95);
+	free(l);
+	*lo = exp(c - half);
+	*hi = exp(c + half);
+	return true;
+}
+
 void iom_stats_summarize(const double *x, size_t n, struct iom_stats_summary *s)
 {
 	size_t i;
@@ -146,6 +166,9 @@ void iom_stats_summarize(const double *x, size_t n, struct iom_stats_summary *s)
 	s->stddev = iom_stats_stddev(x, n);
 	s->cv = iom_stats_cv(x, n);
 	s->ci95 = iom_stats_ci_half(x, n, 0.95);
+	s->ci95_lo = s->mean - s->ci95;
+	s->ci95_hi = s->mean + s->ci95;
+	iom_stats_ci95_log(x, n, &s->ci95_lo, &s->ci95_hi);
 	s->median = iom_stats_median(x, n);
 	s->min = s->max = x[0];
 	for (i = 1; i < n; i++) {

@@ -17,6 +17,7 @@
 #ifndef IOM_STATS_H
 #define IOM_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Arithmetic mean; 0 when n is 0. */
@@ -37,13 +38,23 @@ double iom_stats_median(const double *x, size_t n);
  */
 double iom_stats_ci_half(const double *x, size_t n, double level);
 
-/* Summary of one sample, as the report prints it (ci95 = iom_stats_ci_half(…, 0.95)). */
+/*
+ * Summary of one sample, as the report prints it (ci95 = iom_stats_ci_half(…, 0.95)).
+ * ci95_lo..ci95_hi is the 95 % interval the files give: for a sample of positive values (IOPS,
+ * MB/s, latencies) on the log scale, where the moderated t tests them — exp(mean of ln x ±
+ * t·s/√n), never below 0; with a value ≤ 0, mean ± ci95.
+ */
 struct iom_stats_summary {
 	size_t n;
 	double mean, stddev, cv, ci95, median, min, max;
+	double ci95_lo, ci95_hi;
 };
 /* Fills s for x[0..n); every field 0 when n is 0. */
 void iom_stats_summarize(const double *x, size_t n, struct iom_stats_summary *s);
+
+/* The 95 % interval of positive values x[0..n) on the log scale into *lo, *hi (n ≥ 2); false,
+ * leaving them alone, when a value is ≤ 0 or not finite. */
+bool iom_stats_ci95_log(const double *x, size_t n, double *lo, double *hi);
 
 /*
  * Regularized incomplete beta function I_x(a, b), a > 0, b > 0; 0 for x ≤ 0, 1 for x ≥ 1;

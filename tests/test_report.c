@@ -2318,6 +2318,30 @@ static void test_report_hosts_rows_and_differs(void **state)
 	}
 }
 
+/* Margins in words: a percentage below 100 %, the ratio of the better to the worse above. */
+static void test_report_margin_words(void **state)
+{
+	static const struct { enum iom_metric k; double pct; const char *want; } cases[] = {
+		{ IOM_METRIC_IOPS, 51.1, "better by 51.1%" },
+		{ IOM_METRIC_IOPS, -51.1, "worse by 51.1%" },
+		{ IOM_METRIC_IOPS, -215, "3.15× lower" },
+		{ IOM_METRIC_IOPS, 215, "3.15× higher" },
+		{ IOM_METRIC_LAT_P99, 215, "3.15× lower" },
+		{ IOM_METRIC_LAT_P99, -215, "3.15× higher" },
+		{ IOM_METRIC_MB_S, -100, "2× lower" },
+		{ IOM_METRIC_IOPS, 0.01, "even" },
+		{ IOM_METRIC_IOPS, -INFINITY, ">999× lower" },
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		iom_report_fmt_margin(buf, sizeof(buf), cases[i].k, cases[i].pct);
+		if (strcmp(buf, cases[i].want) != 0)
+			fail_msg("%g: '%s', want '%s'", cases[i].pct, buf, cases[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2328,6 +2352,7 @@ int main(void)
 		TEST_IN_TMPDIR(test_report_single_run),
 		TEST_IN_TMPDIR(test_report_csv_digits_match_summary),
 		cmocka_unit_test(test_report_format_table),
+		cmocka_unit_test(test_report_margin_words),
 		cmocka_unit_test(test_report_walk_sections),
 		TEST_IN_TMPDIR(test_report_single_vs_repeated),
 		TEST_IN_TMPDIR(test_report_median_margin),

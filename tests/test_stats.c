@@ -34,6 +34,29 @@ static void assert_close(double got, double want, double rel, const char *what)
 		fail_msg("%s: got %.17g, want %.17g", what, got, want);
 }
 
+/*
+ * The interval of positive values on the log scale, from Python's statistics module and
+ * scipy.stats.t.ppf(0.975, 2) = 4.302652729911275: exp(mean(ln x) ± t·stdev(ln x)/√3). The
+ * linear interval of the same IOPS goes below zero (-235313.6).
+ */
+static void test_stats_ci95_log(void **state)
+{
+	const double x[] = { 20000, 250000, 18000 }, bad[] = { 3, 0, 5 };
+	struct iom_stats_summary s;
+	double lo = -1, hi = -1;
+
+	(void)state;
+	iom_stats_summarize(x, 3, &s);
+	assert_close(s.mean - s.ci95, -235313.57317342126, 1e-9, "linear low");
+	assert_close(s.ci95_lo, 1107.6132529413383, 1e-9, "log low");
+	assert_close(s.ci95_hi, 1813176.9775355654, 1e-9, "log high");
+	assert_false(iom_stats_ci95_log(bad, 3, &lo, &hi));
+	assert_true(lo == -1 && hi == -1);
+	assert_false(iom_stats_ci95_log(x, 1, &lo, &hi));
+	iom_stats_summarize(bad, 3, &s);
+	assert_close(s.ci95_lo, s.mean - s.ci95, 1e-15, "a zero: linear");
+}
+
 static void test_stats_t_quantile(void **state)
 {
 	/* Large df: the continued fraction needs ~√df steps and keeps ~1e-11 (stats.h). */
@@ -486,6 +509,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats_t_quantile),
+		cmocka_unit_test(test_stats_ci95_log),
 		cmocka_unit_test(test_stats_t_cdf_and_p),
 		cmocka_unit_test(test_stats_betai),
 		cmocka_unit_test(test_stats_welch_reference),
