@@ -99,24 +99,6 @@ static int parse_size(const char *s, uint64_t *v, bool *blocks)
 	return 0;
 }
 
-/* A whole number with nothing after it, at most max. */
-static int parse_uint(const char *s, uint64_t max, uint64_t *v)
-{
-	uint64_t n = 0;
-
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	for (; isdigit((unsigned char)*s); s++) {
-		n = n * 10 + (uint64_t)(*s - '0');
-		if (n > max)
-			return -ERANGE;
-	}
-	if (*s)
-		return -EINVAL;
-	*v = n;
-	return 0;
-}
-
 /* "16K", "1M", "512": a size as the matrix writes it (exact). */
 static void fmt_size(uint64_t v, char *buf, size_t len)
 {
@@ -145,6 +127,16 @@ void iom_diskspd_note(struct iom_diskspd *d, const char *fmt, ...)
 	va_end(ap);
 	d->notes = xrealloc(d->notes, (d->nnotes + 1) * sizeof(*d->notes));
 	d->notes[d->nnotes++] = xstrdup(buf);
+}
+
+void iom_diskspd_init(struct iom_diskspd *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->block_size = IOM_DISKSPD_BLOCK;
+	d->duration_s = IOM_DISKSPD_DURATION;
+	d->warmup_s = IOM_DISKSPD_WARMUP;
+	d->outstanding = IOM_DISKSPD_OUTSTANDING;
+	d->threads = 1;
 }
 
 void iom_diskspd_release(struct iom_diskspd *d)
@@ -331,12 +323,7 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 	bool only_args = false;
 	int ret = 0;
 
-	memset(d, 0, sizeof(*d));
-	d->block_size = IOM_DISKSPD_BLOCK;
-	d->duration_s = IOM_DISKSPD_DURATION;
-	d->warmup_s = IOM_DISKSPD_WARMUP;
-	d->outstanding = IOM_DISKSPD_OUTSTANDING;
-	d->threads = 1;
+	iom_diskspd_init(d);
 
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = a + 2;
@@ -469,7 +456,7 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 				d->warmup_s = 0;
 				break;
 			}
-			if ((ret = parse_uint(v, 720 * 3600, &n)) < 0 || (a[1] == 'd' && n == 0)) {
+			if ((ret = iom_uint_parse(v, 720 * 3600, &n)) < 0 || (a[1] == 'd' && n == 0)) {
 				ret = bad_value(err, errlen, a, a[1] == 'd'
 						? "-d takes the measured seconds, such as -d60"
 						: a[1] == 'W' ? "-W takes the warm-up seconds, such as -W5"
@@ -481,7 +468,7 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			break;
 		}
 		case 'D':
-			if (*v && (parse_uint(v, UINT32_MAX, &n) < 0 || n == 0)) {
+			if (*v && (iom_uint_parse(v, UINT32_MAX, &n) < 0 || n == 0)) {
 				ret = bad_value(err, errlen, a, "-D takes milliseconds, such as -D1000");
 				goto fail;
 			}
@@ -530,7 +517,7 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 				"round-robin to the CPUs unless -n is given");
 			break;
 		case 'o':
-			if ((ret = parse_uint(v, UINT32_MAX, &n)) < 0 || n == 0) {
+			if ((ret = iom_uint_parse(v, UINT32_MAX, &n)) < 0 || n == 0) {
 				ret = bad_value(err, errlen, a, "-o takes the I/Os outstanding per "
 						"thread, such as -o32");
 				goto fail;
@@ -541,7 +528,7 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			break;
 		case 'r':
 			if (*v == 's') { /* -rs<pct>: a share of random I/Os, the rest sequential */
-				if (parse_uint(v + 1, 100, &n) < 0 || n == 0) {
+				if (iom_uint_parse(v + 1, 100, &n) < 0 || n == 0) {
 					ret = bad_value(err, errlen, a, "-rs takes the percentage of "
 							"random I/Os, 1 to 100, such as -rs50");
 					goto fail;
@@ -595,7 +582,7 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 				goto fail;
 			break;
 		case 't':
-			if ((ret = parse_uint(v, UINT32_MAX, &n)) < 0 || n == 0) {
+			if ((ret = iom_uint_parse(v, UINT32_MAX, &n)) < 0 || n == 0) {
 				ret = bad_value(err, errlen, a, "-t takes the threads per target, such "
 						"as -t4");
 				goto fail;
@@ -609,7 +596,7 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 				d->write_pct = 0; /* DiskSpd: -w and -w0 are the same, all reads */
 				break;
 			}
-			if ((ret = parse_uint(v, 100, &n)) < 0) {
+			if ((ret = iom_uint_parse(v, 100, &n)) < 0) {
 				ret = bad_value(err, errlen, a, "-w takes the percentage of writes, 0 "
 						"to 100, such as -w30");
 				goto fail;
@@ -618,7 +605,7 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			break;
 		case 'z':
 			if (*v) {
-				if ((ret = parse_uint(v, INT64_MAX, &d->seed)) < 0) {
+				if ((ret = iom_uint_parse(v, INT64_MAX, &d->seed)) < 0) {
 					ret = bad_value(err, errlen, a, "-z takes a seed, such as -z42");
 					goto fail;
 				}
@@ -642,7 +629,7 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			}
 			memcpy(num, v, len - iops);
 			num[len - iops] = '\0';
-			if ((ret = parse_uint(num, UINT32_MAX, &n)) < 0 || n == 0) {
+			if ((ret = iom_uint_parse(num, UINT32_MAX, &n)) < 0 || n == 0) {
 				ret = bad_value(err, errlen, a, "-g takes bytes per millisecond per "
 						"thread, such as -g1000, or I/Os per second, -g500i");
 				goto fail;
@@ -655,7 +642,7 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 		}
 		case 'i':
 		case 'j':
-			if ((ret = parse_uint(v, a[1] == 'i' ? 1000000 : 3600000, &n)) < 0 || n == 0) {
+			if ((ret = iom_uint_parse(v, a[1] == 'i' ? 1000000 : 3600000, &n)) < 0 || n == 0) {
 				ret = bad_value(err, errlen, a, a[1] == 'i'
 						? "-i takes the I/Os per burst, such as -i8"
 						: "-j takes the milliseconds between bursts, such as -j5");

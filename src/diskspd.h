@@ -79,6 +79,9 @@ struct iom_diskspd {
 int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, size_t errlen);
 void iom_diskspd_release(struct iom_diskspd *d);
 
+/* d at DiskSpd's defaults, as an empty command line leaves it (no target). */
+void iom_diskspd_init(struct iom_diskspd *d);
+
 /* Adds a note to d: what was accepted but is done differently (printed, and in the matrix). */
 void iom_diskspd_note(struct iom_diskspd *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

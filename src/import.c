@@ -1,21 +1,20 @@
 /*
- * import — the frame of `iomatrix import` (design in import.h): read the file with a size cap,
- * pick its reader, collect the problems, and check the matrix made before handing it out.
+ * import — the frame of `iomatrix import` (design in import.h): read the file (ownfile.h: a
+ * regular file, a matrix file's size cap, never blocking on a FIFO), pick its reader, collect the problems, and check the matrix made before handing it out.
  */
 #include "import.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "diskspd.h"
 #include "matrix.h"
+#include "ownfile.h"
 #include "util.h"
 
 void iom_import_release(struct iom_import *im)
@@ -44,52 +43,23 @@ void iom_import_problem(struct iom_import *im, const char *file, unsigned line, 
 int iom_import_read(const char *path, char **buf, size_t *len, char *err, size_t errlen)
 {
 	struct stat st;
-	size_t n = 0;
-	char *b;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), e;
+	size_t n;
+	int ret;
 
 	*buf = NULL;
-	if (fd < 0)
-		return iom_err(err, errlen, errno, "cannot open '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		e = errno && !S_ISREG(st.st_mode) ? EINVAL : errno;
-		close(fd);
-		return iom_err(err, errlen, EINVAL, "'%s' is not a regular file", path);
-	}
-	if ((uint64_t)st.st_size > IOM_IMPORT_MAX_BYTES) {
-		close(fd);
-		return iom_err(err, errlen, EFBIG, "'%s' is larger than %u MiB: not a job file",
-			       path, IOM_IMPORT_MAX_BYTES >> 20);
-	}
-	b = xmalloc(IOM_IMPORT_MAX_BYTES + 1);
-	for (;;) {
-		ssize_t got = read(fd, b + n, IOM_IMPORT_MAX_BYTES + 1 - n);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			e = errno;
-			close(fd);
-			free(b);
-			return iom_err(err, errlen, e, "cannot read '%s': %s", path, strerror(e));
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-		if (n > IOM_IMPORT_MAX_BYTES) {
-			close(fd);
-			free(b);
-			return iom_err(err, errlen, EFBIG, "'%s' is larger than %u MiB: not a job "
-				       "file", path, IOM_IMPORT_MAX_BYTES >> 20);
-		}
-	}
-	close(fd);
-	if (memchr(b, '\0', n)) {
-		free(b);
+	/* said as an input's problem; iom_own_read checks again on what it opened */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return iom_err(err, errlen, EINVAL, "'%s' is not a regular file (a %s): give a "
+			       "job file", path, S_ISDIR(st.st_mode) ? "directory"
+			       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device" : "FIFO or socket");
+	ret = iom_own_read(NULL, path, IOM_OWN_FOLLOW, IOM_OWN_CAP_MATRIX, buf, &n, err, errlen);
+	if (ret < 0)
+		return ret;
+	if (memchr(*buf, '\0', n)) {
+		free(*buf);
+		*buf = NULL;
 		return iom_err(err, errlen, EINVAL, "'%s' holds NUL bytes: not a text file", path);
 	}
-	b[n] = '\0';
-	*buf = xrealloc(b, n + 1);
 	if (len)
 		*len = n;
 	return 0;

@@ -20,9 +20,6 @@
 
 struct iom_diskspd;
 
-/* The largest input file a reader takes. */
-#define IOM_IMPORT_MAX_BYTES (4u << 20)
-
 enum iom_import_format {
 	IOM_IMPORT_AUTO,
 	IOM_IMPORT_FIO,
@@ -43,8 +40,8 @@ void iom_import_release(struct iom_import *im);
 void iom_import_problem(struct iom_import *im, const char *file, unsigned line, const char *fmt,
 			...) __attribute__((format(printf, 4, 5)));
 
-/* Reads path whole into a new NUL-terminated buffer: a regular file of at most
- * IOM_IMPORT_MAX_BYTES. 0, or -errno with err naming the file. The caller frees *buf. */
+/* Reads path whole into a new NUL-terminated buffer: a regular file (a link to one is fine: the
+ * user names it) of at most a matrix file's cap (ownfile.h), holding no NUL byte. 0, or -errno with err naming the file. The caller frees *buf. */
 int iom_import_read(const char *path, char **buf, size_t *len, char *err, size_t errlen);
 
 /*

@@ -63,14 +63,9 @@ static bool is(const xmlNode *n, const char *name)
 static char *text(const xmlNode *n)
 {
 	xmlChar *t = xmlNodeGetContent(n);
-	char *s = xstrdup(t ? (const char *)t : ""), *b = s, *e;
+	char *s = xstrdup(t ? (const char *)t : ""), *b = iom_trim(s);
 
 	xmlFree(t);
-	while (*b == ' ' || *b == '\t' || *b == '\n' || *b == '\r')
-		b++;
-	e = b + strlen(b);
-	while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
-		*--e = '\0';
 	memmove(s, b, strlen(b) + 1);
 	return s;
 }
@@ -390,12 +385,7 @@ int iom_import_diskspd_profile(const char *path, const char *buf, size_t len, bo
 	size_t nspans = 0;
 	int ret = 0;
 
-	memset(d, 0, sizeof(*d));
-	d->block_size = IOM_DISKSPD_BLOCK;
-	d->duration_s = IOM_DISKSPD_DURATION;
-	d->warmup_s = IOM_DISKSPD_WARMUP;
-	d->outstanding = IOM_DISKSPD_OUTSTANDING;
-	d->threads = 1;
+	iom_diskspd_init(d);
 	d->profile = path;
 	if (len > INT32_MAX)
 		return iom_err(err, errlen, EFBIG, "'%s' is too large", path);

@@ -149,18 +149,6 @@ static void refuse(struct parse *p, const char *file, unsigned line, const char 
 	}
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 /* ${VAR} from the environment, as fio expands it (unset: empty). */
 static char *expand_env(const char *v)
 {
@@ -244,7 +232,7 @@ static int parse_text(struct parse *p, const char *file, const char *text, int d
 		if (nl)
 			*nl = '\0';
 		line++;
-		l = trim(raw);
+		l = iom_trim(raw);
 		if (!*l || *l == ';' || *l == '#')
 			continue;
 		if (*l == '[') {
@@ -256,7 +244,7 @@ static int parse_text(struct parse *p, const char *file, const char *text, int d
 					      "hold sections ('%s')", file, line, l);
 				break;
 			}
-			if (!end || end == l + 1 || *trim(end + 1)) {
+			if (!end || end == l + 1 || *iom_trim(end + 1)) {
 				ret = iom_err(err, errlen, EINVAL, "%s:%u: '%s' is not a section "
 					      "header such as [job1]", file, line, l);
 				break;
@@ -269,13 +257,13 @@ static int parse_text(struct parse *p, const char *file, const char *text, int d
 			}
 			p->secs = xrealloc(p->secs, (p->nsecs + 1) * sizeof(*p->secs));
 			sec = &p->secs[p->nsecs++];
-			*sec = (struct section){ .name = xstrdup(trim(l + 1)), .file = xstrdup(file),
+			*sec = (struct section){ .name = xstrdup(iom_trim(l + 1)), .file = xstrdup(file),
 						 .line = line };
 			sec->global = strcmp(sec->name, "global") == 0;
 			continue;
 		}
 		if (strncmp(l, "include", 7) == 0 && isspace((unsigned char)l[7])) {
-			if ((ret = include(p, file, line, trim(l + 7), depth, err, errlen)) < 0)
+			if ((ret = include(p, file, line, iom_trim(l + 7), depth, err, errlen)) < 0)
 				break;
 			continue;
 		}
@@ -287,7 +275,7 @@ static int parse_text(struct parse *p, const char *file, const char *text, int d
 		eq = strchr(l, '=');
 		if (eq) {
 			*eq = '\0';
-			add_opt(&p->secs[p->nsecs - 1], trim(l), trim(eq + 1), file, line);
+			add_opt(&p->secs[p->nsecs - 1], iom_trim(l), iom_trim(eq + 1), file, line);
 		} else {
 			add_opt(&p->secs[p->nsecs - 1], l, NULL, file, line);
 		}
@@ -374,23 +362,6 @@ static int fio_time(const char *s, uint64_t *ns)
 			return 0;
 		}
 	return -EINVAL;
-}
-
-static int fio_uint(const char *s, uint64_t max, uint64_t *v)
-{
-	uint64_t n = 0;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	for (; isdigit((unsigned char)*s); s++) {
-		n = n * 10 + (uint64_t)(*s - '0');
-		if (n > max)
-			return -ERANGE;
-	}
-	if (*s)
-		return -EINVAL;
-	*v = n;
-	return 0;
 }
 
 /* fio's bool: 1/0, or a bare flag. */
@@ -564,7 +535,7 @@ static bool map_bssplit(struct parse *p, struct job *j, const struct opt *o, uns
 		if (!slash || !slash[1]) {
 			pct[n] = -1;
 			blank++;
-		} else if (fio_uint(slash + 1, 100, &v) < 0) {
+		} else if (iom_uint_parse(slash + 1, 100, &v) < 0) {
 			BAD(o, "bssplit: '%s' is not a percentage (0 to 100)", slash + 1);
 			break;
 		} else {
@@ -675,13 +646,13 @@ static bool map_job(struct parse *p, const struct section *sec, const struct vie
 		}
 	}
 	if (has_rw_mix && (o = get2(v, "rwmixread", "rwmixwrite"))) {
-		if (fio_uint(o->val, 100, &n) < 0)
+		if (iom_uint_parse(o->val, 100, &n) < 0)
 			BAD(o, "%s takes a percentage, 0 to 100", o->key);
 		else
 			set(j, W_READ_PCT, o, "%" PRIu64, strcmp(o->key, "rwmixread") == 0 ? n : 100 - n);
 	}
 	if ((o = get(v, "percentage_random"))) {
-		if (fio_uint(o->val, 100, &n) < 0 || strchr(o->val, ','))
+		if (iom_uint_parse(o->val, 100, &n) < 0 || strchr(o->val, ','))
 			BAD(o, "percentage_random takes one percentage, 0 to 100");
 		else if (!random)
 			BAD(o, "percentage_random with a sequential rw=: write rw=randread, "
@@ -726,14 +697,14 @@ static bool map_job(struct parse *p, const struct section *sec, const struct vie
 	/* queue, threads, engine, cache */
 	set(j, W_QUEUE_DEPTH, NULL, "1");
 	if ((o = get(v, "iodepth"))) {
-		if (fio_uint(o->val, 65536, &n) < 0 || n == 0)
+		if (iom_uint_parse(o->val, 65536, &n) < 0 || n == 0)
 			BAD(o, "iodepth takes a whole number, 1 to 65536");
 		else
 			set(j, W_QUEUE_DEPTH, o, "%" PRIu64, n);
 	}
 	set(j, W_THREADS, NULL, "1");
 	if ((o = get(v, "numjobs"))) {
-		if (fio_uint(o->val, 1024, &numjobs) < 0 || numjobs == 0)
+		if (iom_uint_parse(o->val, 1024, &numjobs) < 0 || numjobs == 0)
 			BAD(o, "numjobs takes a whole number, 1 to 1024 (iomatrix's threads)");
 		else
 			set(j, W_THREADS, o, "%" PRIu64, numjobs);
@@ -767,7 +738,7 @@ static bool map_job(struct parse *p, const struct section *sec, const struct vie
 
 	/* pacing and distribution */
 	if ((o = get(v, "rate_iops"))) {
-		if (!o->val || strchr(o->val, ',') || fio_uint(o->val, 100000000, &n) < 0 || n == 0)
+		if (!o->val || strchr(o->val, ',') || iom_uint_parse(o->val, 100000000, &n) < 0 || n == 0)
 			BAD(o, "rate_iops takes one rate for reads and writes together (separate "
 			    "read,write rates have no iomatrix equivalent)");
 		else
@@ -812,7 +783,7 @@ static bool map_job(struct parse *p, const struct section *sec, const struct vie
 
 	/* flushes and the data written */
 	if ((o = get(v, "fsync"))) {
-		if (fio_uint(o->val, 1000000, &n) < 0)
+		if (iom_uint_parse(o->val, 1000000, &n) < 0)
 			BAD(o, "fsync takes a number of writes, 0 to 1000000");
 		else if (n)
 			set(j, W_FSYNC_EVERY, o, "%" PRIu64, n);
@@ -846,12 +817,12 @@ static bool map_job(struct parse *p, const struct section *sec, const struct vie
 			    "compressible:N%% or dedupe:N%%", cp ? cp->key : dp->key,
 			    cp && dp ? dp->key : zb->key);
 		else if (cp) {
-			if (fio_uint(cp->val, 100, &n) < 0)
+			if (iom_uint_parse(cp->val, 100, &n) < 0)
 				BAD(cp, "buffer_compress_percentage takes a percentage, 0 to 100");
 			else if (n)
 				set(j, W_DATA, cp, "\"compressible:%" PRIu64 "%%\"", n);
 		} else if (dp) {
-			if (fio_uint(dp->val, 100, &n) < 0)
+			if (iom_uint_parse(dp->val, 100, &n) < 0)
 				BAD(dp, "dedupe_percentage takes a percentage, 0 to 100");
 			else if (n)
 				set(j, W_DATA, dp, "\"dedupe:%" PRIu64 "%%\"", n);
@@ -940,7 +911,7 @@ static bool map_job(struct parse *p, const struct section *sec, const struct vie
 					  "do size bytes\n", b, (int)(25 - strlen(b)), "");
 		}
 		if ((o = get(v, "loops"))) {
-			if (fio_uint(o->val, 1000, &n) < 0 || n == 0)
+			if (iom_uint_parse(o->val, 1000, &n) < 0 || n == 0)
 				BAD(o, "loops takes a whole number, 1 to 1000");
 			iom_strbuf_printf(&t, "  repeat = %" PRIu64 ";%*s# loops\n", n,
 					  (int)(25 - snprintf(d, sizeof(d), "%" PRIu64, n)), "");
@@ -950,7 +921,7 @@ static bool map_job(struct parse *p, const struct section *sec, const struct vie
 		j->timing = iom_strbuf_take(&t);
 	}
 	if ((o = get(v, "randseed"))) {
-		if (fio_uint(o->val, INT64_MAX, &j->seed) < 0)
+		if (iom_uint_parse(o->val, INT64_MAX, &j->seed) < 0)
 			BAD(o, "randseed takes a whole number");
 		j->seed_given = true;
 	}

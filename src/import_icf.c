@@ -74,18 +74,6 @@ static void problem(struct icf *f, unsigned line, const char *fmt, ...)
 		f->bad = true;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 /* The index of the first heading at or after from that starts with h; n when none. */
 static size_t heading(const struct icf *f, size_t from, const char *h)
 {
@@ -113,7 +101,7 @@ static int split(char *s, const char *sep, char **out, int max)
 	char *save = NULL;
 
 	for (char *t = strtok_r(s, sep, &save); t && n < max; t = strtok_r(NULL, sep, &save))
-		out[n++] = trim(t);
+		out[n++] = iom_trim(t);
 	return n;
 }
 
@@ -246,7 +234,7 @@ int iom_import_icf(const char *path, const char *buf, bool lenient, struct iom_i
 		char *t;
 
 		lineno++;
-		t = trim(l);
+		t = iom_trim(l);
 		if (!*t)
 			continue;
 		f.l = xrealloc(f.l, (f.n + 1) * sizeof(*f.l));

@@ -64,18 +64,6 @@ static char *under(const char *root, const char *rel)
 	return xasprintf("%.*s%s", (int)n, root, rel);
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 /* The trimmed content of dir/name, or NULL when missing or empty. */
 static char *read_attr(const char *dir, const char *name)
 {
@@ -83,7 +71,7 @@ static char *read_attr(const char *dir, const char *name)
 	size_t len;
 
 	if (iom_read_file(p, &data, &len) == 0) {
-		s = trim(data);
+		s = iom_trim(data);
 		if (*s)
 			out = xstrdup(s);
 	}

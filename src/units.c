@@ -368,6 +368,27 @@ fail:
 	return ret;
 }
 
+int iom_uint_parse(const char *s, uint64_t max, uint64_t *v)
+{
+	uint64_t n = 0;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++) {
+		uint64_t d = (uint64_t)(*s - '0');
+
+		if (n > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		n = n * 10 + d;
+		if (n > max)
+			return -ERANGE;
+	}
+	if (*s)
+		return -EINVAL;
+	*v = n;
+	return 0;
+}
+
 int iom_pct_parse(const char *s, double min, double max, double *pct, char *err, size_t errlen)
 {
 	struct decimal d;

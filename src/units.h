@@ -22,6 +22,10 @@ int iom_size_parse(const char *s, uint64_t *bytes, char *err, size_t errlen);
  * 1536 → "1536" (1.5 K is not a whole unit). Needs at most 24 bytes. */
 void iom_size_format(uint64_t bytes, char *buf, size_t len);
 
+/* A whole decimal number with nothing before or after it, at most max: 0, -EINVAL (not such a
+ * number, or s NULL) or -ERANGE (above max). */
+int iom_uint_parse(const char *s, uint64_t max, uint64_t *v);
+
 /* Parses a duration: "500ms", "1.5s", "90m", "2h", "250us", "100ns", "0", "30" (seconds).
  * Stored as nanoseconds, rounded to the nearest. Returns 0, or -EINVAL / -ERANGE with err. */
 int iom_duration_parse(const char *s, uint64_t *ns, char *err, size_t errlen);

@@ -4,6 +4,7 @@
  */
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -246,6 +247,18 @@ char *iom_path_join(const char *dir, const char *base)
 int iom_write_file_atomic(const char *path, const void *data, size_t len)
 {
 	return iom_own_write_atomic(NULL, path, data, len, NULL, 0);
+}
+
+char *iom_trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
 }
 
 void iom_unescape_octal(char *s)

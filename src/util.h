@@ -91,6 +91,9 @@ int iom_write_file_atomic(const char *path, const void *data, size_t len);
 /* fsyncs the directory that holds path (or path itself when it is a directory). 0 or -errno. */
 int iom_fsync_dir(const char *path);
 
+/* Cuts the white space at both ends of s in place; returns where the text now starts. */
+char *iom_trim(char *s);
+
 /* Undoes the octal escapes of /proc/self/mountinfo and /proc/swaps ("\040" for a space) in
  * place. */
 void iom_unescape_octal(char *s);

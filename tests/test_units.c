@@ -80,6 +80,30 @@ static void test_units_size_parse(void **state)
 	}
 }
 
+static void test_units_uint_parse(void **state)
+{
+	static const struct {
+		const char *s;
+		uint64_t max;
+		int ret;
+		uint64_t v;
+	} cases[] = {
+		{ "0", 10, 0, 0 }, { "42", 100, 0, 42 }, { "100", 100, 0, 100 },
+		{ "101", 100, -ERANGE, 0 }, { "18446744073709551615", UINT64_MAX, 0, UINT64_MAX },
+		{ "18446744073709551616", UINT64_MAX, -ERANGE, 0 }, { "", 10, -EINVAL, 0 },
+		{ "-1", 10, -EINVAL, 0 }, { "+1", 10, -EINVAL, 0 }, { "1k", 10000, -EINVAL, 0 },
+		{ " 1", 10, -EINVAL, 0 }, { NULL, 10, -EINVAL, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 7;
+
+		assert_int_equal(iom_uint_parse(cases[i].s, cases[i].max, &v), cases[i].ret);
+		assert_int_equal(v, cases[i].ret == 0 ? cases[i].v : 7);
+	}
+}
+
 static void test_units_size_format(void **state)
 {
 	static const struct {
@@ -328,6 +352,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_units_size_parse),
+		cmocka_unit_test(test_units_uint_parse),
 		cmocka_unit_test(test_units_size_format),
 		cmocka_unit_test(test_units_duration_parse),
 		cmocka_unit_test(test_units_duration_seconds),
