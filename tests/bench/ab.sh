@@ -4,12 +4,18 @@
 # it this way: the workloads of bench.sh, each run by build A and build B in turn, the order
 # swapped every pair (A B, B A, A B …), and the median over the pairs of the ratios B/A printed
 # for IOPS, CPU µs per I/O and mean latency. A ratio above 1 is better for B in IOPS, worse in
-# CPU and latency.
+# CPU and latency, each with the range (min-max) of the per-pair ratios.
+#
+# Targets: zram (a zram device of its own, filled with random data) and zram-empty (another,
+# unwritten) where /sys/class/zram-control exists, tmpfs (a file in /dev/shm, O_DIRECT) — the
+# stages bound by the engine and the tool (tests/bench/targets.sh) — then the loop device, the
+# disk file and the null engine.
 #
 # Environment: AB_A and AB_B (the two binaries; B is "the change"), or AB_REV (a commit: A is
 # then built from it in a temporary git worktree, kept as AB_DIR/iomatrix-<commit>), AB_PAIRS (pairs, default 5),
-# AB_SECS (measured seconds per run, default 2), AB_WARMUP (1), AB_TARGETS ("loop disk null"),
-# AB_WORKLOADS (default all of bench.sh's), AB_DIR (scratch, default /var/tmp/iomatrix-ab; the
+# AB_SECS (measured seconds per run, default 2), AB_WARMUP (1), AB_TARGETS ("zram zram-empty
+# tmpfs loop disk null"), AB_WORKLOADS (default all of bench.sh's on loop and disk, its zram and
+# engine lists on zram, zram-empty and tmpfs), AB_DIR (scratch, default /var/tmp/iomatrix-ab; the
 # disk target lives there), AB_SIZE (1G), AB_PIN (the CPU one-thread workloads are pinned to,
 # default the last; "" for none). Every run's figures are left in AB_DIR/ab-rows.tsv.
 set -u
@@ -18,7 +24,7 @@ B=${AB_B:?set AB_B to the iomatrix binary with the change}
 PAIRS=${AB_PAIRS:-5}
 SECS=${AB_SECS:-2}
 WARM=${AB_WARMUP:-1}
-TARGETS=${AB_TARGETS:-loop disk null}
+TARGETS=${AB_TARGETS:-zram zram-empty tmpfs loop disk null}
 WORKLOADS=${AB_WORKLOADS:-}
 DIR=${AB_DIR:-/var/tmp/iomatrix-ab}
 SIZE=${AB_SIZE:-1G}
@@ -47,6 +53,7 @@ ROWS=$DIR/ab-rows.tsv
 : > "$ROWS"
 LOOP= SHM=
 cleanup() {
+	bench_targets_cleanup
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
 	[ -n "$SHM" ] && rm -f "$SHM"
 	rm -rf "$WORK"
@@ -55,7 +62,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 . "$(dirname "$0")/workloads.sh"
-WORKLOADS=${WORKLOADS:-$BENCH_DEFAULT_WORKLOADS}
+. "$(dirname "$0")/targets.sh"
 
 # one TAG BIN TARGET PATH TKEYS ENGINE WL ROUND — runs BIN once, appends a row
 one() {
@@ -112,6 +119,20 @@ echo "command: AB_PAIRS=$PAIRS AB_SECS=$SECS AB_WARMUP=$WARM AB_TARGETS='$TARGET
 
 for tgt in $TARGETS; do
 	case $tgt in
+	zram|zram-empty)
+		[ "$(id -u)" = 0 ] && [ -d /sys/class/zram-control ] ||
+			{ echo "ab: skipping $tgt: needs root and zram" >&2; continue; }
+		zram_add "$SIZE" "$( [ "$tgt" = zram ] && echo random || echo none)"
+		[ -n "$BENCH_DEV" ] || { echo "ab: skipping $tgt: zram hot_add failed" >&2; continue; }
+		pairs "$tgt" "$BENCH_DEV" "destructive = true;" io_uring \
+			${WORKLOADS:-$( [ "$tgt" = zram ] && echo "$BENCH_ZRAM_WORKLOADS" || echo "$BENCH_ENGINE_WORKLOADS")}
+		;;
+	tmpfs)
+		tmpfs_add "$SIZE"
+		[ -n "$BENCH_DEV" ] || { echo "ab: skipping tmpfs: no file in /dev/shm" >&2; continue; }
+		pairs tmpfs "$BENCH_DEV" "size = \"$SIZE\"; overwrite = true;" io_uring \
+			${WORKLOADS:-$BENCH_ENGINE_WORKLOADS}
+		;;
 	loop)
 		[ "$(id -u)" = 0 ] || { echo "ab: skipping the loop device: needs root" >&2; continue; }
 		SHM=$(mktemp /dev/shm/iomatrix-ab-loop.XXXXXX) || die "cannot create a file in /dev/shm"
@@ -119,35 +140,39 @@ for tgt in $TARGETS; do
 		LOOP=$(losetup -f --show "$SHM") || { echo "ab: skipping the loop device" >&2; continue; }
 		dd if=/dev/urandom of="$LOOP" bs=1M count=$(( $(blockdev --getsize64 "$LOOP") >> 20 )) \
 			oflag=direct status=none
-		pairs loop "$LOOP" "destructive = true;" io_uring $WORKLOADS
+		pairs loop "$LOOP" "destructive = true;" io_uring ${WORKLOADS:-$BENCH_DEFAULT_WORKLOADS}
 		;;
 	disk)
-		pairs disk "$DIR/disk.scratch" "size = \"$SIZE\"; overwrite = true;" io_uring $WORKLOADS
+		pairs disk "$DIR/disk.scratch" "size = \"$SIZE\"; overwrite = true;" io_uring \
+			${WORKLOADS:-$BENCH_DEFAULT_WORKLOADS}
 		;;
 	null)
 		pairs null "$WORK/null.scratch" "size = \"64M\";" null null-qd32
 		;;
-	*) die "unknown target '$tgt' (loop, disk, null)" ;;
+	*) die "unknown target '$tgt' (zram, zram-empty, tmpfs, loop, disk, null)" ;;
 	esac
 done
 
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg); uptime: $(uptime)"
 python3 - "$ROWS" <<'EOP'
 import collections, statistics, sys
 runs = collections.defaultdict(dict)
 for line in open(sys.argv[1]):
     tgt, wl, build, rnd, iops, lat, cpu = line.split("\t")
     runs[(tgt, wl)].setdefault(rnd, {})[build] = (float(iops), float(lat), float(cpu))
-print("\n%-6s %-18s %5s %10s %10s %8s %8s %8s" %
+def rng(xs):
+    return "%.3f (%.2f-%.2f)" % (statistics.median(xs), min(xs), max(xs))
+print("\nB/A: median (min-max) of the per-pair ratios")
+print("%-10s %-16s %5s %9s %9s %-17s %-17s %-17s" %
       ("target", "workload", "pairs", "IOPS A", "IOPS B", "IOPS B/A", "CPU B/A", "lat B/A"))
 for (tgt, wl), rounds in runs.items():
     pairs = [r for r in rounds.values() if "A" in r and "B" in r]
     if not pairs:
         continue
     med = lambda f: statistics.median(f(p) for p in pairs)
-    print("%-6s %-18s %5d %10.0f %10.0f %8.3f %8.3f %8.3f" % (tgt, wl, len(pairs),
+    print("%-10s %-16s %5d %9.0f %9.0f %s %s %s" % (tgt, wl, len(pairs),
           med(lambda p: p["A"][0]), med(lambda p: p["B"][0]),
-          med(lambda p: p["B"][0] / p["A"][0]),
-          med(lambda p: p["B"][2] / p["A"][2] if p["A"][2] else 1),
-          med(lambda p: p["B"][1] / p["A"][1] if p["A"][1] else 1)))
+          rng([p["B"][0] / p["A"][0] for p in pairs]),
+          rng([p["B"][2] / p["A"][2] if p["A"][2] else 1 for p in pairs]),
+          rng([p["B"][1] / p["A"][1] if p["A"][1] else 1 for p in pairs])))
 EOP

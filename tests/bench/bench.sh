@@ -2,55 +2,75 @@
 # bench.sh — iomatrix side by side with fio on the same targets (make bench; docs/performance.md).
 #
 # For every workload and target it runs, BENCH_PAIRS times in turn:
-#     iomatrix (default settings: traces on) · fio as users run it · fio tuned
-# with the same warm-up and measured window, and prints the median over the rounds of the ratios
-# iomatrix/fio for IOPS (MB/s for the 1M sequential workload), CPU µs per I/O and mean latency.
-# A ratio > 1 is better for iomatrix in IOPS, worse in CPU and latency.
+#     iomatrix (default settings: traces on) · fio as users run it · fio tuned (not at QD1)
+# with the same warm-up and measured window, and prints the median and the range (min-max) over
+# the rounds of the per-round ratios iomatrix/fio for IOPS (MB/s for the 1M sequential workload),
+# CPU µs per I/O, mean latency and p99 latency. A ratio > 1 is better for iomatrix in IOPS,
+# worse in CPU and latency.
 #
-# Targets: "loop" — a loop device on a file in /dev/shm (root only; detached on exit, whatever
-# happens), "disk" — a scratch file on the machine's own disk (direct I/O), "null" — the null
-# engines (no I/O: each tool's own overhead). Then: traces on vs off, peak RSS of a long vs a short
-# run, and the time of `iomatrix plan` of a 100,000-run matrix.
+# Targets (tests/bench/targets.sh): "zram" — a zram device of the bench's own (hot_add), filled
+# with random data, and "zram-empty" — another, never written (both where /sys/class/zram-control
+# exists; reset and hot_removed on exit), "tmpfs" — a file in /dev/shm read with O_DIRECT: the
+# stages where the engine and the tool are the limit, not a device (zram's reads run in io_uring's
+# worker threads). "loop" — a loop device on a file in /dev/shm (root only; detached on exit,
+# whatever happens), "disk" — a scratch file on the machine's own disk (direct I/O), "null" — the
+# null engines (no I/O: each tool's own overhead). Then: traces on vs off and the pacer on the
+# null engine, peak RSS of a long vs a short run, and the time of `iomatrix plan` of a
+# 100,000-run matrix.
 #
 # Definitions, the same for both tools:
-#   CPU µs per I/O = CPU time (user + system) of the process(es) doing the I/O during the measured
-#                    window only / I/Os counted in it. iomatrix: cpu.us_per_io of the run's JSON
-#                    (getrusage of the whole process: workers, controller, trace writer); fio: per
-#                    job (usr_cpu + sys_cpu) % × job_runtime, summed over the jobs (fio resets its
-#                    rusage at the end of ramp_time; the fio parent process is not counted).
+#   CPU µs per I/O = CPU time of the tool's whole process tree — every thread, io_uring's iou-wrk
+#                    workers included (tests/bench/cpuwin.py samples /proc/PID/task/*/schedstat
+#                    every 50 ms) — over the tool's measured window less 0.15 s at each end, per
+#                    second, over the IOPS of the window. iomatrix's window is its run JSON's
+#                    start_ns + elapsed_s, fio's the job_runtime that ends at its timestamp_ms.
+#                    (fio's own usr_cpu + sys_cpu counts its job thread only and misses the
+#                    worker threads; iomatrix's own cpu.us_per_io, getrusage of the process, is
+#                    left in the rows beside it.)
 #   latency        = mean of submission to completion (iomatrix total.lat_ns.mean; fio lat_ns.mean,
-#                    reads and writes weighted by their I/O counts).
+#                    reads and writes weighted by their I/O counts); p99: iomatrix's total p99,
+#                    fio's clat p99 (its default percentiles: completion latency, which leaves out
+#                    fio's submission time, so the comparison is strict for iomatrix).
 #
 # Environment: IOMATRIX (the binary), BENCH_SECS (measured seconds per run, default 3),
-# BENCH_WARMUP (1), BENCH_PAIRS (rounds, default 3, at least 3 for a median worth the name),
-# BENCH_TRACE_PAIRS (traces on/off pairs, default BENCH_PAIRS but at least 7),
+# BENCH_WARMUP (1), BENCH_PAIRS (rounds on the engine-bound and null targets, default 5),
+# BENCH_DEVICE_PAIRS (rounds on loop and disk, default 3),
+# BENCH_TRACE_PAIRS (traces on/off pairs, default BENCH_PAIRS but at least 7), BENCH_AB_PAIRS
+# (the variant and paced pairs, default BENCH_PAIRS),
 # BENCH_IOM_KEYS (top-level matrix keys added to every iomatrix run of the table, e.g.
 # 'reap_wait = "1/2";'), BENCH_VARIANT (top-level matrix keys: iomatrix with them against
 # iomatrix without, on the loop device (else the disk file), rr4k-qd32, pinned like the table,
 # BENCH_TRACE_PAIRS pairs in alternating order),
-# BENCH_QUICK=1 (1 s runs, RSS 10 s vs 2 s), BENCH_TARGETS ("loop disk null"),
-# BENCH_WORKLOADS (names below, default all), BENCH_DIR (scratch, default /var/tmp/iomatrix-bench;
+# BENCH_QUICK=1 (1 s runs, RSS 10 s vs 2 s), BENCH_TARGETS ("zram zram-empty tmpfs loop disk
+# null"), BENCH_WORKLOADS (names in workloads.sh, for every device target; default: zram
+# BENCH_ZRAM_WORKLOADS, zram-empty and tmpfs BENCH_ENGINE_WORKLOADS, loop and disk
+# BENCH_DEVICE_WORKLOADS, "rr4k-qd32 sr1m-qd8"), BENCH_DEVICE_EXTRAS=1 (the traces and paced
+# pairs on the loop device, else the disk file, too), BENCH_DIR (scratch, default /var/tmp/iomatrix-bench;
 # the disk target lives there), BENCH_SIZE (target size, 1G), BENCH_PIN (CPU list that
 # one-thread workloads of both tools are pinned to with taskset, default the last CPU; "" for
 # none),
 # BENCH_KEEP=1 keeps the per-run JSON files and the disk target. Every run's figures are left in
-# BENCH_DIR/last-rows.tsv (target, workload, tool, IOPS, MB/s, mean latency ns, CPU µs per I/O,
-# round, the device's mean read latency ns over the run or 0). A run that fails is reported and left out; its round's ratios are then not formed.
+# BENCH_DIR/last-rows.tsv (target, workload, tool, IOPS, MB/s, mean latency ns, CPU µs per I/O
+# measured alike, round, the device's mean read latency ns over the run or 0, p99 latency ns,
+# the tool's own CPU µs per I/O). A run that fails is reported and left out; its round's ratios
+# are then not formed.
 set -u
 
 IOMATRIX=${IOMATRIX:-build/release/iomatrix}
 SECS=${BENCH_SECS:-3}
 WARM=${BENCH_WARMUP:-1}
-PAIRS=${BENCH_PAIRS:-3}
+PAIRS=${BENCH_PAIRS:-5}
+DEVICE_PAIRS=${BENCH_DEVICE_PAIRS:-3}
 TRACE_PAIRS=${BENCH_TRACE_PAIRS:-$(( PAIRS > 7 ? PAIRS : 7 ))}
+AB_PAIRS_N=${BENCH_AB_PAIRS:-$PAIRS}
 IOM_KEYS=${BENCH_IOM_KEYS:-}
 VARIANT=${BENCH_VARIANT:-}
-TARGETS=${BENCH_TARGETS:-loop disk null}
+TARGETS=${BENCH_TARGETS:-zram zram-empty tmpfs loop disk null}
 WORKLOADS=${BENCH_WORKLOADS:-}
 DIR=${BENCH_DIR:-/var/tmp/iomatrix-bench}
 SIZE=${BENCH_SIZE:-1G}
 PIN=${BENCH_PIN-$(( $(nproc) - 1 ))}
-RSS_LONG=60
+RSS_LONG=30
 RSS_SHORT=5
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	SECS=${BENCH_SECS:-1}
@@ -81,6 +101,7 @@ ROUND=0
 
 cleanup() {
 	[ -s "$ROWS" ] && cp "$ROWS" "$DIR/last-rows.tsv"
+	bench_targets_cleanup
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
 	[ -n "$SHM" ] && rm -f "$SHM"
 	if [ "${BENCH_KEEP:-0}" = 1 ]; then
@@ -96,20 +117,24 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
 . "$(dirname "$0")/workloads.sh"
-WORKLOADS=${WORKLOADS:-$BENCH_DEFAULT_WORKLOADS}
+. "$(dirname "$0")/targets.sh"
+DEVICE_WORKLOADS=${BENCH_DEVICE_WORKLOADS:-rr4k-qd32 sr1m-qd8}
+CPUWIN=$(cd "$(dirname "$0")" && pwd)/cpuwin.py
 
 progress() { # a status line on a terminal, nothing in a log
 	[ -t 2 ] && printf '\r%-60s\r%s' '' "${1:+bench: $1 }" >&2
 	return 0
 }
 
-pin() { # pin THREADS CMD... : one-thread workloads run on $PIN (not while NOPIN=1)
-	if [ "$1" = 1 ] && [ -n "$PIN" ] && [ "${NOPIN:-0}" != 1 ]; then
-		shift
-		taskset -c "$PIN" "$@"
+# measured THREADS TIMELINE CMD... : CMD under the CPU sampler (cpuwin.py, which runs on any
+# CPU); one-thread workloads run on $PIN (not while NOPIN=1)
+measured() {
+	local threads=$1 tl=$2
+	shift 2
+	if [ "$threads" = 1 ] && [ -n "$PIN" ] && [ "${NOPIN:-0}" != 1 ]; then
+		python3 "$CPUWIN" run "$tl" taskset -c "$PIN" "$@"
 	else
-		shift
-		"$@"
+		python3 "$CPUWIN" run "$tl" "$@"
 	fi
 }
 
@@ -166,20 +191,23 @@ run_iomatrix() {
 	local st before
 	st=$(devstat "$path")
 	before=$(reads_now "$st")
-	if ! pin "$3" "$IOMATRIX" run "$out.cfg" -o "$out.d" --quiet > "$out.log" 2>&1; then
+	if ! measured "$3" "$out.tl" "$IOMATRIX" run "$out.cfg" -o "$out.d" --quiet > "$out.log" 2>&1; then
 		echo "bench: iomatrix failed on $tgt/$wl:" >&2
 		tail -5 "$out.log" >&2
 		return 1
 	fi
-	python3 - "$out.d/runs/00001.json" "$tgt" "$wl" "$tool" "$ROUND" "$(dev_lat "$before" "$(reads_now "$st")")" >> "$ROWS" <<'EOP' || return 1
-import json, sys
+	python3 - "$out.d/runs/00001.json" "$tgt" "$wl" "$tool" "$ROUND" "$(dev_lat "$before" "$(reads_now "$st")")" "$out.tl" "$CPUWIN" >> "$ROWS" <<'EOP' || return 1
+import json, os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[8]))
+import cpuwin
 d = json.load(open(sys.argv[1]))
 if d.get("status") != "ok":
     sys.exit("bench: iomatrix run failed: %s" % d.get("error"))
 t = d["total"]
+cpu, _ = cpuwin.rate(sys.argv[7], d["start_ns"], d["start_ns"] + d["elapsed_s"] * 1e9)
 print("\t".join(map(str, [sys.argv[2], sys.argv[3], sys.argv[4],
-      t["iops"], t["mb_s"], t["lat_ns"]["mean"], d["cpu"]["us_per_io"], sys.argv[5],
-      sys.argv[6]])))
+      t["iops"], t["mb_s"], t["lat_ns"]["mean"], cpu * 1e6 / t["iops"] if t["iops"] else 0,
+      sys.argv[5], sys.argv[6], t["lat_ns"]["percentiles"]["99"], d["cpu"]["us_per_io"]])))
 EOP
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$out.d/traces"
 }
@@ -209,15 +237,18 @@ run_fio() {
 	local st before
 	st=$( [ "$engine" = null ] || devstat "$path")
 	before=$(reads_now "$st")
-	if ! pin "$3" fio "${args[@]}" > "$WORK/$tag.log" 2>&1; then
+	if ! measured "$3" "$WORK/$tag.tl" fio "${args[@]}" > "$WORK/$tag.log" 2>&1; then
 		echo "bench: fio failed on $tgt/$wl:" >&2
 		tail -5 "$WORK/$tag.log" >&2
 		return 1
 	fi
-	python3 - "$WORK/$tag.json" "$tgt" "$wl" "fio-$mode" "$ROUND" "$(dev_lat "$before" "$(reads_now "$st")")" >> "$ROWS" <<'EOP'
-import json, sys
+	python3 - "$WORK/$tag.json" "$tgt" "$wl" "fio-$mode" "$ROUND" "$(dev_lat "$before" "$(reads_now "$st")")" "$WORK/$tag.tl" "$CPUWIN" >> "$ROWS" <<'EOP'
+import json, os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[8]))
+import cpuwin
 d = json.load(open(sys.argv[1]))
-iops = mbs = ios = lat = cpu = 0.0
+iops = mbs = ios = lat = own = p99 = 0.0
+runtime = 0
 for j in d["jobs"]:
     for k in ("read", "write"):
         s = j[k]
@@ -225,26 +256,34 @@ for j in d["jobs"]:
         mbs += s["bw_bytes"] / 1e6
         ios += s["total_ios"]
         lat += s["lat_ns"]["mean"] * s["total_ios"]
-    cpu += (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * j["job_runtime"] / 1000.0
+        pct = s.get("clat_ns", {}).get("percentile", {})
+        p99 = max(p99, float(pct.get("99.000000", 0)))
+    own += (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * j["job_runtime"] / 1000.0
+    runtime = max(runtime, j["job_runtime"])
+end = d["timestamp_ms"] * 1e6
+cpu, _ = cpuwin.rate(sys.argv[7], end - runtime * 1e6, end)
 print("\t".join(map(str, [sys.argv[2], sys.argv[3], sys.argv[4], iops, mbs,
-      lat / ios if ios else 0, cpu * 1e6 / ios if ios else 0, sys.argv[5], sys.argv[6]])))
+      lat / ios if ios else 0, cpu * 1e6 / iops if iops else 0, sys.argv[5], sys.argv[6], p99,
+      own * 1e6 / ios if ios else 0])))
 EOP
 }
 
-# bench_target TARGET PATH TKEYS ENGINE WORKLOADS...
+# bench_target TARGET PATH TKEYS ENGINE ROUNDS WORKLOADS...
 bench_target() {
-	local tgt=$1 path=$2 tkeys=$3 engine=$4 wl i
-	shift 4
+	local tgt=$1 path=$2 tkeys=$3 engine=$4 rounds=$5 wl i qd
+	shift 5
 	for wl in "$@"; do
-		for i in $(seq 1 "$PAIRS"); do
+		qd=$(workload "$wl" | cut -d' ' -f2)
+		for i in $(seq 1 "$rounds"); do
 			ROUND=$i
-			progress "$tgt $wl round $i of $PAIRS"
-			# the order rotates every round, so that no tool always follows another
+			progress "$tgt $wl round $i of $rounds"
+			# the order rotates every round, so that no tool always follows another; tuned
+			# fio batches, which means nothing at QD1
 			for k in 0 1 2; do
 				case $(( (k + i) % 3 )) in
 				0) run_iomatrix "iom-$tgt-$wl-$i" "$tgt" "$path" "$tkeys" "$engine" "$wl" ;;
 				1) run_fio "users-$tgt-$wl-$i" "$tgt" "$path" "$engine" "$wl" users ;;
-				2) [ "$engine" = null ] ||
+				2) [ "$engine" = null ] || [ "$qd" = 1 ] ||
 					run_fio "tuned-$tgt-$wl-$i" "$tgt" "$path" "$engine" "$wl" tuned ;;
 				esac
 			done
@@ -259,15 +298,33 @@ EXTRA_PATH=
 EXTRA_KEYS=
 
 echo "iomatrix bench — $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "command: BENCH_SECS=$SECS BENCH_WARMUP=$WARM BENCH_PAIRS=$PAIRS BENCH_TRACE_PAIRS=$TRACE_PAIRS" \
-	"BENCH_TARGETS='$TARGETS' BENCH_WORKLOADS='$WORKLOADS' BENCH_PIN='$PIN'" \
+echo "command: BENCH_SECS=$SECS BENCH_WARMUP=$WARM BENCH_PAIRS=$PAIRS BENCH_DEVICE_PAIRS=$DEVICE_PAIRS" \
+	"BENCH_TRACE_PAIRS=$TRACE_PAIRS BENCH_TARGETS='$TARGETS' BENCH_WORKLOADS='$WORKLOADS'" \
+	"BENCH_PIN='$PIN'" \
 	"${IOM_KEYS:+BENCH_IOM_KEYS='$IOM_KEYS' }${VARIANT:+BENCH_VARIANT='$VARIANT' }tests/bench/bench.sh"
 echo "$("$IOMATRIX" --version 2>/dev/null | head -1), $(fio --version), kernel $(uname -r)," \
 	"$(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "uptime: $(uptime)"
 echo
 
 for tgt in $TARGETS; do
 	case $tgt in
+	zram|zram-empty)
+		if [ "$(id -u)" != 0 ] || [ ! -d /sys/class/zram-control ]; then
+			echo "bench: skipping $tgt: needs root and zram (/sys/class/zram-control)" >&2
+			continue
+		fi
+		zram_add "$SIZE" "$( [ "$tgt" = zram ] && echo random || echo none)"
+		[ -n "$BENCH_DEV" ] || { echo "bench: skipping $tgt: zram hot_add failed" >&2; continue; }
+		bench_target "$tgt" "$BENCH_DEV" "destructive = true;" io_uring "$PAIRS" \
+			${WORKLOADS:-$( [ "$tgt" = zram ] && echo "$BENCH_ZRAM_WORKLOADS" || echo "$BENCH_ENGINE_WORKLOADS")}
+		;;
+	tmpfs)
+		tmpfs_add "$SIZE"
+		[ -n "$BENCH_DEV" ] || { echo "bench: skipping tmpfs: no file in /dev/shm" >&2; continue; }
+		bench_target tmpfs "$BENCH_DEV" "size = \"$SIZE\"; overwrite = true;" io_uring "$PAIRS" \
+			${WORKLOADS:-$BENCH_ENGINE_WORKLOADS}
+		;;
 	loop)
 		if [ "$(id -u)" != 0 ]; then
 			echo "bench: skipping the loop device: needs root (losetup)" >&2
@@ -280,7 +337,8 @@ for tgt in $TARGETS; do
 		dd if=/dev/urandom of="$LOOP" bs=1M count=$(( $(blockdev --getsize64 "$LOOP") >> 20 )) \
 			oflag=direct status=none
 		EXTRA_TGT=loop EXTRA_PATH=$LOOP EXTRA_KEYS="destructive = true;"
-		bench_target loop "$LOOP" "destructive = true;" io_uring $WORKLOADS
+		bench_target loop "$LOOP" "destructive = true;" io_uring "$DEVICE_PAIRS" \
+			${WORKLOADS:-$DEVICE_WORKLOADS}
 		;;
 	disk)
 		FILE=$DIR/disk.scratch
@@ -289,40 +347,48 @@ for tgt in $TARGETS; do
 		"$IOMATRIX" run "$WORK/mk.cfg" -o "$WORK/mk.d" --quiet > "$WORK/mk.log" 2>&1 ||
 			{ cat "$WORK/mk.log" >&2; die "cannot prepare '$FILE'"; }
 		[ -n "$EXTRA_TGT" ] || { EXTRA_TGT=disk EXTRA_PATH=$FILE EXTRA_KEYS="size = \"$SIZE\"; overwrite = true;"; }
-		bench_target disk "$FILE" "size = \"$SIZE\"; overwrite = true;" io_uring $WORKLOADS
+		bench_target disk "$FILE" "size = \"$SIZE\"; overwrite = true;" io_uring "$DEVICE_PAIRS" \
+			${WORKLOADS:-$DEVICE_WORKLOADS}
 		;;
 	null)
-		bench_target null "$WORK/null.scratch" "size = \"64M\";" null null-qd32
+		bench_target null "$WORK/null.scratch" "size = \"64M\";" null "$PAIRS" null-qd32
 		;;
-	*) die "unknown target '$tgt' (loop, disk, null)" ;;
+	*) die "unknown target '$tgt' (zram, zram-empty, tmpfs, loop, disk, null)" ;;
 	esac
 done
 
-# Traces on (the default) against off, on the engine-bound workload: at least 7 pairs (a few per
-# cent is the effect, the noise of one pair is as large), the order swapped every pair, and not
-# pinned — pinning the process to one CPU would put the trace writer on the worker's CPU, which
-# no iomatrix run does by itself.
-if [ -n "$EXTRA_TGT" ]; then
+# Traces on (the default) against off: at least 7 pairs (a few per cent is the effect, the noise
+# of one pair is as large), the order swapped every pair, and not pinned — pinning the process to
+# one CPU would put the trace writer on the worker's CPU, which no iomatrix run does by itself. On
+# the null engine, where the difference of CPU µs per I/O is what a trace costs per I/O (goal
+# ≤ 20 ns), and with BENCH_DEVICE_EXTRAS=1 on the loop device (else the disk file) too.
+# trace_pairs GROUP PATH TARGET_KEYS ENGINE WORKLOAD
+trace_pairs() {
+	local i tr
 	NOPIN=1
 	for i in $(seq 1 "$TRACE_PAIRS"); do
 		ROUND=$i
-		progress "traces on/off round $i of $TRACE_PAIRS"
+		progress "traces on/off $1 round $i of $TRACE_PAIRS"
 		for tr in $( [ $((i % 2)) = 1 ] && echo "true false" || echo "false true"); do
-			run_iomatrix "iom-$tr-$EXTRA_TGT-$i" "trace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 "$tr"
+			run_iomatrix "iom-$tr-$1-$i" "trace-$1" "$2" "$3" "$4" "$5" "$tr"
 		done
 	done
 	NOPIN=0
 	progress ""
+}
+trace_pairs null "$WORK/null.scratch" 'size = "64M";' null null-qd32
+if [ -n "$EXTRA_TGT" ] && [ "${BENCH_DEVICE_EXTRAS:-0}" = 1 ]; then
+	trace_pairs "$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32
 fi
 
-# ab_pairs WHAT GROUP PATH TARGET_KEYS ENGINE WORKLOAD A B B_TARGET_KEYS B_KEYS B_TOOL: TRACE_PAIRS
-# pairs of run A (TARGET_KEYS, the table's keys) against run B (B_TARGET_KEYS, B_KEYS, results
+# ab_pairs WHAT GROUP PATH TARGET_KEYS ENGINE WORKLOAD A B B_TARGET_KEYS B_KEYS B_TOOL:
+# BENCH_AB_PAIRS (default BENCH_PAIRS) pairs of run A (TARGET_KEYS, the table's keys) against run B (B_TARGET_KEYS, B_KEYS, results
 # under B_TOOL) of GROUP, the order swapped every pair; runs are tagged A-i and B-i.
 ab_pairs() {
 	local i v
-	for i in $(seq 1 "$TRACE_PAIRS"); do
+	for i in $(seq 1 "$AB_PAIRS_N"); do
 		ROUND=$i
-		progress "$1 $i of $TRACE_PAIRS"
+		progress "$1 $i of $AB_PAIRS_N"
 		for v in $( [ $((i % 2)) = 1 ] && echo "0 1" || echo "1 0"); do
 			if [ "$v" = 1 ]; then
 				run_iomatrix "$8-$i" "$2" "$3" "$9" "$5" "$6" true "${10}" "${11}"
@@ -346,7 +412,7 @@ fi
 # rate) and CPU µs per I/O, whose difference × 100K says what share of a core pacing adds at
 # 100K IOPS. On the loop device (else the disk file), and on the null engine, where nothing but
 # the pacer differs (no device, no kernel I/O path whose per-I/O cost depends on the batch).
-if [ -n "$EXTRA_TGT" ] && [ "${BENCH_PACE:-1}" = 1 ]; then
+if [ -n "$EXTRA_TGT" ] && [ "${BENCH_PACE:-1}" = 1 ] && [ "${BENCH_DEVICE_EXTRAS:-0}" = 1 ]; then
 	ab_pairs "paced pair" "pace-$EXTRA_TGT" "$EXTRA_PATH" "$EXTRA_KEYS" io_uring rr4k-qd32 \
 		"free-$EXTRA_TGT" "pace-$EXTRA_TGT" "$EXTRA_KEYS rate_iops = 100000;" "$IOM_KEYS" iompaced
 fi
@@ -400,48 +466,59 @@ EOP
 )
 
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
-python3 - "$ROWS" "$PAIRS" "$SECS" "$WARM" "$RSS" "$PLAN" "$LOAD_AFTER" "$VARIANT" "$IOM_KEYS" <<'EOP'
+python3 - "$ROWS" "$PAIRS" "$SECS" "$WARM" "$RSS" "$PLAN" "$LOAD_AFTER" "$VARIANT" "$IOM_KEYS" "$(uptime)" <<'EOP'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 pairs, secs, warm = sys.argv[2], sys.argv[3], sys.argv[4]
 runs = {}
-for tgt, wl, tool, iops, mbs, lat, cpu, rnd, devlat in rows:
+for tgt, wl, tool, iops, mbs, lat, cpu, rnd, devlat, p99, own in rows:
     # figure 4: the tool's mean latency over the device's own (block layer) mean read latency
     # in the same run, for read-only workloads: what the tool adds, free of the device's
     # run-to-run variation
     rel = float(lat) / float(devlat) if float(devlat) > 0 and "-qd" in wl and wl[:2] in ("rr", "sr") else 0.0
     runs.setdefault((tgt, wl), {}).setdefault(tool, {})[rnd] = (
-        float(iops), float(mbs), float(lat), float(cpu), rel)
+        float(iops), float(mbs), float(lat), float(cpu), rel, float(p99), float(own))
 
 def med(xs):
     return statistics.median(xs) if xs else float("nan")
 
 def ratios(a, b, k):
     """Per-round ratios a/b of figure k, over the rounds where both tools ran."""
-    return [a[r][k] / b[r][k] for r in a if r in b and b[r][k] > 0]
+    return [a[r][k] / b[r][k] for r in a
+            if r in b and b[r][k] > 0 and a[r][k] == a[r][k] and b[r][k] == b[r][k]]
+
+def rng(xs):
+    """median (min-max) of per-round ratios"""
+    if not xs:
+        return "%-17s" % "-"
+    return "%.3f (%.2f-%.2f)" % (med(xs), min(xs), max(xs))
 
 def vals(a, k):
     return [x[k] for x in a.values()]
 
-print("iomatrix / fio, median of per-round ratios (%s rounds of %s s after %s s warm-up)" %
-      (pairs, secs, warm))
+print("iomatrix / fio, median (min-max) of per-round ratios (up to %s rounds of %s s after %s s"
+      " warm-up)" % (pairs, secs, warm))
 if sys.argv[9]:
     print("iomatrix with: %s" % sys.argv[9])
-print("IOPS: > 1 iomatrix is faster; CPU µs/IO and lat: < 1 iomatrix costs less / is quicker")
-print("lat/dev: each tool's mean latency over the device's own mean read latency in the same run")
-print("(block layer, /sys/block/*/stat), iomatrix's over fio's: what the tools add, compared")
+print("IOPS (MB/s for sr1m): > 1 iomatrix is faster; CPU/IO, lat, p99: < 1 iomatrix costs less"
+      " / is quicker")
+print("CPU/IO: each tool's whole process, every thread (io_uring's iou-wrk workers included),"
+      " over its window")
+print("(tests/bench/cpuwin.py), per I/O; lat: mean; p99: iomatrix's p99 over fio's clat p99;"
+      " lat/dev: each tool's")
+print("mean latency over the device's own mean read latency in the same run, iomatrix's over"
+      " fio's")
 print()
-hdr = "%-6s %-16s %-10s %9s %9s %9s %8s  %10s %8s %9s %7s" % (
-    "target", "workload", "vs fio", "IOPS", "CPU/IO", "lat mean", "lat/dev", "iom IOPS",
-    "iom µs", "iom lat", "iom/dev")
+hdr = "%-10s %-14s %-5s %2s %-17s %-17s %-17s %-17s %7s  %9s %7s %8s" % (
+    "target", "workload", "vs", "n", "IOPS", "CPU/IO", "lat mean", "lat p99", "lat/dev",
+    "iom IOPS", "iom µs", "iom lat")
 print(hdr)
 print("-" * len(hdr))
 for (tgt, wl), t in runs.items():
-    if tgt.startswith(("trace-", "variant-")):
+    if tgt.startswith(("trace-", "variant-", "pace")):
         continue
     iom = t.get("iomatrix", {})
-    metric = "MB/s" if wl.startswith("sr1m") else "IOPS"
-    k = 1 if metric == "MB/s" else 0
+    k = 1 if wl.startswith("sr1m") else 0
     for mode in ("fio-users", "fio-tuned"):
         f = t.get(mode)
         if not f or not iom:
@@ -449,16 +526,20 @@ for (tgt, wl), t in runs.items():
         label = {"fio-users": "users", "fio-tuned": "tuned"}[mode]
         if tgt == "null":
             label = "null"
+        r = ratios(iom, f, k)
         rel = ratios(iom, f, 4)
-        iom_rel = [x for x in vals(iom, 4) if x > 0]
-        print("%-6s %-16s %-10s %8.3f%s %9.3f %9.3f %8s  %10s %8.3f %8.1fµs %7s" % (
-            tgt, wl, label, med(ratios(iom, f, k)), "M" if k else "x",
-            med(ratios(iom, f, 3)), med(ratios(iom, f, 2)),
-            "%.3f" % med(rel) if rel else "-",
+        print("%-10s %-14s %-5s %2d %s %s %s %s %7s  %9s %7.3f %7.1fµs" % (
+            tgt, wl, label, len(r), rng(r), rng(ratios(iom, f, 3)), rng(ratios(iom, f, 2)),
+            rng(ratios(iom, f, 5)), "%.3f" % med(rel) if rel else "-",
             ("%.1fMB/s" % med(vals(iom, 1))) if k else "%.0fK" % (med(vals(iom, 0)) / 1e3),
-            med(vals(iom, 3)), med(vals(iom, 2)) / 1e3,
-            "%.3f" % med(iom_rel) if iom_rel else "-"))
+            med(vals(iom, 3)), med(vals(iom, 2)) / 1e3))
 print()
+print("fio's own usr_cpu + sys_cpu per I/O against the same fio runs' whole process (median):"
+      " " + ", ".join("%s/%s %.2f of %.2f µs" % (tgt, wl, med(vals(f, 6)), med(vals(f, 3)))
+                       for (tgt, wl), t in runs.items() for m, f in t.items()
+                       if m == "fio-users" and not tgt.startswith(("trace-", "pace"))))
+print()
+
 def pairs(prefix, a_tool, b_tool, title, how="", goal=""):
     """The A/B pairs of the targets named prefix + target: tool a over tool b, per pair."""
     for (tgt, wl), t in runs.items():
@@ -466,20 +547,25 @@ def pairs(prefix, a_tool, b_tool, title, how="", goal=""):
         if not tgt.startswith(prefix) or not a or not b:
             continue
         r = ratios(a, b, 0)
-        print("%s (%s, %s, %d pairs%s): IOPS %.3f×, CPU/IO %.3f×, lat %.3f×%s" % (
-            title, tgt[len(prefix):], wl, len(r), how, med(r), med(ratios(a, b, 3)),
-            med(ratios(a, b, 2)), goal))
+        print("%s (%s, %s, %d pairs%s): IOPS %s×, CPU/IO %s×, lat %s×%s" % (
+            title, tgt[len(prefix):], wl, len(r), how, rng(r), rng(ratios(a, b, 3)),
+            rng(ratios(a, b, 2)), goal))
         print("  per pair: " + " ".join("%.3f" % x for x in r))
+        if prefix == "trace-":
+            # what a trace costs per I/O: the CPU ns per I/O with it over without, per pair
+            add = [(a[k][3] - b[k][3]) * 1e3 for k in a if k in b]
+            print("  traces cost %.1f ns of CPU per I/O (min %.1f, max %.1f; goal ≤ 20 on the null"
+                  " engine)" % (med(add), min(add), max(add)))
         if prefix.startswith("pace"):
             # what pacing adds: (paced − unthrottled) CPU µs per I/O × the paced IOPS, in % of
             # a core, per pair and its median
             add = [(a[k][3] - b[k][3]) * a[k][0] / 1e4 for k in a if k in b]
             print("  CPU µs/IO paced %.3f, unthrottled %.3f (medians); pacing adds %.1f %% of a"
-                  " core at %.0fK IOPS (per pair: %s)" % (
+                  " core at %.0fK IOPS (min %.1f, max %.1f; goal ≤ 10 with the default tick)" % (
                       med(vals(a, 3)), med(vals(b, 3)), med(add), med(vals(a, 0)) / 1e3,
-                      " ".join("%.1f" % x for x in add)))
+                      min(add), max(add)))
 
-pairs("trace-", "iomatrix", "iomnotr", "traces on / off", ", unpinned", " (goal IOPS ≥ 0.97×)")
+pairs("trace-", "iomatrix", "iomnotr", "traces on / off", ", unpinned")
 pairs("variant-", "iomvar", "iomatrix", "iomatrix with %s / without" % sys.argv[8])
 pairs("pace-", "iompaced", "iomatrix", "paced at 100K IOPS / unthrottled")
 pairs("pace200-", "iompaced", "iomatrix", "paced at 100K IOPS, pace_tick 200us / unthrottled")
@@ -491,6 +577,7 @@ if len(rss) == 2:
           (s1, k1, s2, k2, d))
 n, el, rc = sys.argv[6].split()
 print("load average after: %s" % sys.argv[7])
+print("uptime after: %s" % sys.argv[10])
 print("iomatrix plan of %s runs: %.3f s (best of 3; goal < 1 s)%s" % (
     n, float(el), "" if rc == "0" else " — exit status %s" % rc))
 EOP
