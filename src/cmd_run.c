@@ -528,6 +528,15 @@ static int sweep_logged(const struct iom_plan *p, const char *dir, const struct 
 	if (res.interrupted) {
 		size_t nd = res.ok + res.stalled + res.unsteady + res.failed;
 
+		if (res.lost) {
+			fprintf(stderr, "iomatrix: %s; the sweep stopped after %zu run%s; carry on "
+				"with: mpirun … iomatrix-mpi resume %s%s\n", iom_hosts_lost(o.hosts),
+				nd, nd == 1 ? "" : "s", dir, o.allow_hooks ? " --allow-hooks" : "");
+			if (o.log)
+				fprintf(o.log, "%s; the sweep stopped after %zu run%s\n",
+					iom_hosts_lost(o.hosts), nd, nd == 1 ? "" : "s");
+			return iom_cmd_finish(IOM_EXIT_FAIL);
+		}
 		fprintf(stderr, "iomatrix: interrupted after %zu run%s; carry on with: %siomatrix%s "
 			"resume %s%s\n", nd, nd == 1 ? "" : "s", o.hosts ? "mpirun … " : "",
 			o.hosts ? "-mpi" : "", dir, o.allow_hooks ? " --allow-hooks" : "");
@@ -620,7 +629,7 @@ static int run_hosts(struct cli *cli, const char *path, const char *resume_dir)
 		dir = resume_dir ? xstrdup(resume_dir) : cli->given[OPT_OUTPUT] ?
 		      xstrdup(cli->value[OPT_OUTPUT]) : iom_sweep_default_dir(m);
 		ret = sweep(cli, &p, dir, resume_dir != NULL);
-		if (h->agreed)
+		if (h->agreed && !iom_hosts_lost(h))
 			iom_hosts_next(h, 0); /* the end: the followers return */
 		free(dir);
 	}

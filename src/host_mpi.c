@@ -1,6 +1,17 @@
 /*
  * host_mpi — the MPI host backend of iomatrix-mpi (hosts.h): the only file that includes
  * <mpi.h>. Built only by `make mpi`, with the flags of `mpicc --showme`.
+ *
+ * Deadlines. Every collective and transfer is non-blocking and polled (wait_req), so a rank
+ * that stopped or was lost cannot keep the others waiting for ever. Between runs there is no
+ * deadline (a target's preparation, its precondition, a visit's mkfs may take hours); a run's
+ * ready point (m_ready, a barrier every rank reaches after its precondition) starts the run's
+ * deadline, the allowance the host layer gives (m_deadline, from the run's watchdog). A rank
+ * whose wait passes it asks every other rank where it is (find_lost: a query each, answered
+ * by any rank polling a wait, serve); the ranks that do not answer within GRACE_NS are named
+ * lost, and from then on every operation fails at once (a collective that never completes
+ * cannot be cancelled): the run fails on every rank still alive, and the job ends with
+ * MPI_Abort (iom_host_mpi_finish), rank 0 first recording the run.
  */
 #include "host_mpi.h"
 
@@ -20,6 +31,12 @@
 #define START_MARGIN_NS 10000000ull  /* the window starts this long after the barrier */
 #define START_SPIN_NS 200000ull      /* … the last of it spun, not slept: no timer slack */
 #define CHUNK (16u << 20)
+#define GRACE_NS 2000000000ull       /* past a deadline: how long the others have to answer */
+#define CHUNK_NS 10000000000ull      /* a transfer's chunk: at least this long to arrive */
+#define LOST_WAIT_NS 30000000000ull  /* a follower: how long rank 0 has to end the job */
+#define SPIN_NS 1000000ull           /* a clock ping's wait: spun this long, then polled */
+#define TAG_QUERY 12
+#define TAG_REPLY 13
 
 struct mpi_ctx {
 	int rank, size;
@@ -37,36 +54,182 @@ struct mpi_ctx {
 	MPI_Request *sw_req;         /* the announcement to each rank */
 	MPI_Datatype hist_type;
 	MPI_Op hist_op;
+	/* deadlines */
+	char *const *names;          /* every rank's short hostname (iom_hosts.names) */
+	uint64_t allow_ns;           /* the current run's allowance from its ready point */
+	uint64_t deadline_ns;        /* this rank's clock; 0: none */
+	uint32_t seq;                /* collectives entered: where a rank is, for find_lost */
+	int query;                   /* this rank's query, as it travels */
+	int *reply;                  /* per rank: the answer to its query, as it travels */
+	MPI_Request *reply_req;
+	bool lost, rank0_lost;       /* a rank was lost (rank 0 among them) */
+	char lost_msg[512];
 };
+
+/* Answers the other ranks' queries (find_lost): where this rank is, its seq. */
+static void serve(struct mpi_ctx *c)
+{
+	MPI_Status st;
+	int flag = 0, q;
+
+	while (MPI_Iprobe(MPI_ANY_SOURCE, TAG_QUERY, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS &&
+	       flag) {
+		int src = st.MPI_SOURCE, done = 1;
+
+		MPI_Recv(&q, 1, MPI_INT, src, TAG_QUERY, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		if (c->reply_req[src] != MPI_REQUEST_NULL)
+			MPI_Test(&c->reply_req[src], &done, MPI_STATUS_IGNORE);
+		if (!done)
+			continue; /* its last answer still on the way: it asks once */
+		c->reply[src] = (int)c->seq;
+		MPI_Isend(&c->reply[src], 1, MPI_INT, src, TAG_REPLY, MPI_COMM_WORLD,
+			  &c->reply_req[src]);
+	}
+}
+
+/* Past a deadline: asks every other rank, and names those that do not answer within GRACE_NS
+ * (else those still behind this rank's collective) in lost_msg; the ranks are lost. */
+static void find_lost(struct mpi_ctx *c)
+{
+	int *ans = xcalloc((size_t)c->size, sizeof(*ans)), *got = xcalloc((size_t)c->size,
+								       sizeof(*got));
+	MPI_Request *rq = xcalloc((size_t)c->size, sizeof(*rq)), *sq = xcalloc((size_t)c->size,
+										 sizeof(*sq));
+	int left = c->size - 1;
+	uint64_t end = iom_now_ns() + GRACE_NS;
+	struct timespec pause = { .tv_nsec = 1000000 };
+	size_t off = 0;
+
+	c->query = (int)c->seq; /* sent to every rank: it outlives this call */
+	for (int r = 0; r < c->size; r++) {
+		rq[r] = sq[r] = MPI_REQUEST_NULL;
+		if (r == c->rank)
+			continue;
+		MPI_Irecv(&ans[r], 1, MPI_INT, r, TAG_REPLY, MPI_COMM_WORLD, &rq[r]);
+		MPI_Isend(&c->query, 1, MPI_INT, r, TAG_QUERY, MPI_COMM_WORLD, &sq[r]);
+	}
+	while (left > 0 && iom_now_ns() < end) {
+		for (int r = 0; r < c->size; r++)
+			if (r != c->rank && !got[r]) {
+				MPI_Test(&rq[r], &got[r], MPI_STATUS_IGNORE);
+				left -= got[r] != 0;
+			}
+		serve(c);
+		nanosleep(&pause, NULL);
+	}
+	for (int pass = 0; pass < 2 && !off; pass++)
+		for (int r = 0; r < c->size; r++) {
+			/* pass 0: who did not answer; pass 1: who answered from behind */
+			if (r == c->rank || (pass == 0 ? got[r] : !got[r] || ans[r] >= c->query) ||
+			    off >= sizeof(c->lost_msg))
+				continue;
+			off += (size_t)snprintf(c->lost_msg + off, sizeof(c->lost_msg) - off,
+						"%srank %d (host %s)", off ? ", " : "", r,
+						c->names ? c->names[r] : "?");
+			c->rank0_lost |= r == 0 && pass == 0;
+		}
+	if (off < sizeof(c->lost_msg))
+		snprintf(c->lost_msg + off, sizeof(c->lost_msg) - off, off ?
+			 " did not answer within %.0f s of the run's start (stopped, or lost): "
+			 "the run fails on every rank and the job ends" :
+			 "the collectives did not complete within %.0f s of the run's start",
+			 (double)c->allow_ns / 1e9);
+	for (int r = 0; r < c->size; r++) {
+		if (rq[r] != MPI_REQUEST_NULL && !got[r]) {
+			MPI_Cancel(&rq[r]);
+			MPI_Request_free(&rq[r]);
+		}
+		if (sq[r] != MPI_REQUEST_NULL)
+			MPI_Request_free(&sq[r]);
+	}
+	c->lost = true;
+	free(ans);
+	free(got);
+	free(rq);
+	free(sq);
+}
+
+/*
+ * Completes r polling: MPI_Test (answering the other ranks' queries), then a sleep of 20 µs,
+ * doubled every 16 polls up to 640 µs (a long wait for a rank still warming up costs little),
+ * so a boosted controller neither waits on the workers' time slices (as a yielding one does)
+ * nor takes a core from them; spun, not slept, for the first spin_ns. Past deadline (this
+ * rank's clock; 0: none) the ranks that keep it waiting are found (find_lost): -ETIMEDOUT, as
+ * for every later call once lost. -EIO when MPI fails.
+ */
+static int wait_req(struct mpi_ctx *c, MPI_Request *r, uint64_t deadline, uint64_t spin_ns)
+{
+	struct timespec pause = { .tv_nsec = 20000 };
+	uint64_t t0 = iom_now_ns();
+	int done = 0;
+
+	if (c->lost)
+		return -ETIMEDOUT;
+	for (unsigned n = 1;; n++) {
+		uint64_t now;
+
+		if (MPI_Test(r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return -EIO;
+		if (done)
+			return 0;
+		serve(c);
+		now = iom_now_ns();
+		if (deadline && now >= deadline) {
+			find_lost(c);
+			return -ETIMEDOUT;
+		}
+		if (now - t0 < spin_ns)
+			continue;
+		nanosleep(&pause, NULL);
+		if (n % 16 == 0 && pause.tv_nsec < 640000)
+			pause.tv_nsec *= 2;
+	}
+}
+
+/* A collective's request started (ret, of the MPI_I… call) and completed within the run's
+ * deadline: 0 or -errno (-ETIMEDOUT: lost). */
+static int coll(struct mpi_ctx *c, int ret, MPI_Request *r)
+{
+	if (c->lost)
+		return -ETIMEDOUT;
+	c->seq++;
+	return ret != MPI_SUCCESS ? -EIO : wait_req(c, r, c->deadline_ns, 0);
+}
+
+/* A transfer's deadline: the run's, and at least CHUNK_NS from now (0 outside a run). */
+static uint64_t xfer_deadline(const struct mpi_ctx *c)
+{
+	return c->deadline_ns ? IOM_MAX(c->deadline_ns, iom_now_ns() + CHUNK_NS) : 0;
+}
 
 static int m_bcast(void *ctx, void *buf, size_t len)
 {
-	(void)ctx;
-	for (size_t off = 0; off < len || (len == 0 && off == 0); off += CHUNK) {
-		int n = (int)IOM_MIN(len - off, (size_t)CHUNK);
+	struct mpi_ctx *c = ctx;
+	int ret = 0;
 
-		if (len && MPI_Bcast((char *)buf + off, n, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-			return -EIO;
-		if (!len)
-			break;
+	for (size_t off = 0; off < len && ret == 0; off += CHUNK) {
+		MPI_Request r;
+
+		ret = coll(c, MPI_Ibcast((char *)buf + off, (int)IOM_MIN(len - off, (size_t)CHUNK),
+					 MPI_BYTE, 0, MPI_COMM_WORLD, &r), &r);
 	}
-	return 0;
+	return ret;
 }
 
 static int m_allmax(void *ctx, uint64_t *v)
 {
 	uint64_t in = *v;
+	MPI_Request r;
 
-	(void)ctx;
-	return MPI_Allreduce(&in, v, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS ?
-	       0 : -EIO;
+	return coll(ctx, MPI_Iallreduce(&in, v, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD, &r), &r);
 }
 
 static int m_gather(void *ctx, const void *mine, size_t len, void *all)
 {
-	(void)ctx;
-	return MPI_Gather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD) ==
-	       MPI_SUCCESS ? 0 : -EIO;
+	MPI_Request r;
+
+	return coll(ctx, MPI_Igather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, 0,
+				     MPI_COMM_WORLD, &r), &r);
 }
 
 /* The reduction of histograms: bucket by bucket (iom_hist_merge). */
@@ -81,13 +244,25 @@ static int m_merge_hist(void *ctx, struct iom_hist *h, size_t n)
 {
 	struct mpi_ctx *c = ctx;
 	struct iom_hist *res = xcalloc(n, sizeof(*res));
+	MPI_Request r;
 	int ret;
 
-	ret = MPI_Reduce(h, res, (int)n, c->hist_type, c->hist_op, 0, MPI_COMM_WORLD);
-	if (ret == MPI_SUCCESS && c->rank == 0)
+	ret = coll(c, MPI_Ireduce(h, res, (int)n, c->hist_type, c->hist_op, 0, MPI_COMM_WORLD,
+				  &r), &r);
+	if (ret == 0 && c->rank == 0)
 		memcpy(h, res, n * sizeof(*h));
 	free(res);
-	return ret == MPI_SUCCESS ? 0 : -EIO;
+	return ret;
+}
+
+/* One point-to-point message of the clock offsets: sent (send) or received, spun on. */
+static int ping(struct mpi_ctx *c, bool send, uint64_t *v, int peer, int tag)
+{
+	MPI_Request r;
+	int ret = send ? MPI_Isend(v, 1, MPI_UINT64_T, peer, tag, MPI_COMM_WORLD, &r)
+		       : MPI_Irecv(v, 1, MPI_UINT64_T, peer, tag, MPI_COMM_WORLD, &r);
+
+	return ret != MPI_SUCCESS ? -EIO : wait_req(c, &r, c->deadline_ns, SPIN_NS);
 }
 
 /* Each rank's clock offset to rank 0, by ping-pong (Cristian: the reply's time against the
@@ -97,38 +272,37 @@ static int m_merge_hist(void *ctx, struct iom_hist *h, size_t n)
 static int measure_offsets(struct mpi_ctx *c)
 {
 	int64_t *off = xcalloc((size_t)c->size, sizeof(*off));
-	int ret = MPI_SUCCESS;
+	MPI_Request req;
+	int ret = 0;
 
-	for (int r = 1; r < c->size && ret == MPI_SUCCESS; r++) {
+	for (int r = 1; r < c->size && ret == 0; r++) {
 		uint64_t t, best = UINT64_MAX;
 
-		for (int k = 0; !c->same_clock[r] && k < OFFSET_ROUNDS && ret == MPI_SUCCESS; k++) {
+		for (int k = 0; !c->same_clock[r] && k < OFFSET_ROUNDS && ret == 0; k++) {
 			if (c->rank == 0) {
 				uint64_t a = iom_now_ns(), b;
 
-				ret = MPI_Send(&a, 1, MPI_UINT64_T, r, 7, MPI_COMM_WORLD);
-				if (ret == MPI_SUCCESS)
-					ret = MPI_Recv(&t, 1, MPI_UINT64_T, r, 8, MPI_COMM_WORLD,
-						       MPI_STATUS_IGNORE);
+				ret = ping(c, true, &a, r, 7);
+				if (ret == 0)
+					ret = ping(c, false, &t, r, 8);
 				b = iom_now_ns();
 				if (b - a < best) {
 					best = b - a;
 					off[r] = (int64_t)t - (int64_t)(a + (b - a) / 2);
 				}
 			} else if (c->rank == r) {
-				ret = MPI_Recv(&t, 1, MPI_UINT64_T, 0, 7, MPI_COMM_WORLD,
-					       MPI_STATUS_IGNORE);
+				ret = ping(c, false, &t, 0, 7);
 				t = iom_now_ns();
-				if (ret == MPI_SUCCESS)
-					ret = MPI_Send(&t, 1, MPI_UINT64_T, 0, 8, MPI_COMM_WORLD);
+				if (ret == 0)
+					ret = ping(c, true, &t, 0, 8);
 			}
 		}
 	}
-	if (ret == MPI_SUCCESS)
-		ret = MPI_Bcast(off, c->size, MPI_INT64_T, 0, MPI_COMM_WORLD);
+	if (ret == 0)
+		ret = coll(c, MPI_Ibcast(off, c->size, MPI_INT64_T, 0, MPI_COMM_WORLD, &req), &req);
 	c->offset_ns = off[c->rank];
 	free(off);
-	return ret == MPI_SUCCESS ? 0 : -EIO;
+	return ret;
 }
 
 static void sleep_until(uint64_t t)
@@ -178,26 +352,15 @@ static void wait_start(uint64_t t)
 		__asm__ __volatile__("" ::: "memory");
 }
 
-/* Completes r polling: MPI_Test, then a sleep of 20 µs, doubled every 16 polls up to 640 µs (a
- * long wait for a rank still warming up costs little), so a boosted controller neither waits
- * on the workers' time slices (as a yielding one does) nor takes a core from them. */
-static int poll_req(MPI_Request *r)
+/* The message of a failed collective: who was lost, else that MPI failed; -ETIMEDOUT or -EIO. */
+static int lost_err(const struct mpi_ctx *c, char *err, size_t errlen)
 {
-	struct timespec pause = { .tv_nsec = 20000 };
-	int done = 0;
-
-	for (unsigned n = 1;; n++) {
-		if (MPI_Test(r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-			return -EIO;
-		if (done)
-			return 0;
-		nanosleep(&pause, NULL);
-		if (n % 16 == 0 && pause.tv_nsec < 640000)
-			pause.tv_nsec *= 2;
-	}
+	if (c->lost)
+		return iom_err(err, errlen, ETIMEDOUT, "%s", c->lost_msg);
+	return iom_err(err, errlen, EIO, "MPI: the ranks lost each other");
 }
 
-/* Sync point 0 or 1's collectives and wait, as m_sync says; point 1 polled (poll_req), and
+/* Sync point 0 or 1's collectives and wait, as m_sync says; polled (wait_req), and
  * boosted (boost) from the clock offsets on when boost_it: the offsets' blocking sends and
  * receives spin in Open MPI, which three SCHED_FIFO ranks on two cores must not do. */
 static int sync_body(struct mpi_ctx *c, unsigned point, bool boost_it, int mine, char *err,
@@ -207,22 +370,22 @@ static int sync_body(struct mpi_ctx *c, unsigned point, bool boost_it, int mine,
 	int first;
 	uint64_t start;
 
-	if (MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req) !=
-	    MPI_SUCCESS || poll_req(&req) < 0)
-		return iom_err(err, errlen, EIO, "MPI: the ranks lost each other");
+	if (coll(c, MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req),
+		 &req) < 0)
+		return lost_err(c, err, errlen);
 	/* a rank that failed (first < size) sits the run out: it arrives here only to keep the
 	 * collectives in step, and the aggregate names it; the others measure on */
 	(void)first;
 	if (measure_offsets(c) < 0)
-		return iom_err(err, errlen, EIO, "MPI: cannot measure the clock offsets");
+		return c->lost ? lost_err(c, err, errlen)
+			       : iom_err(err, errlen, EIO, "MPI: cannot measure the clock offsets");
 	if (boost_it)
 		boost(c);
 	if (point == 1) {
 		/* the agreed start, in rank 0's clock; each rank waits for it in its own */
 		start = iom_now_ns() + START_MARGIN_NS;
-		if (MPI_Ibcast(&start, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &req) != MPI_SUCCESS ||
-		    poll_req(&req) < 0)
-			return iom_err(err, errlen, EIO, "MPI: the ranks lost each other");
+		if (coll(c, MPI_Ibcast(&start, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &req), &req) < 0)
+			return lost_err(c, err, errlen);
 		c->start_ns = (uint64_t)((int64_t)start + c->offset_ns);
 		wait_start(c->start_ns);
 	}
@@ -255,47 +418,54 @@ static int64_t m_offset(void *ctx)
 	return ((struct mpi_ctx *)ctx)->offset_ns;
 }
 
+/* A transfer's message of n bytes to (send) or from peer, within xfer_deadline. */
+static int xfer(struct mpi_ctx *c, bool send, void *buf, int n, int peer, int tag)
+{
+	MPI_Request r;
+	int ret;
+
+	if (c->lost)
+		return -ETIMEDOUT;
+	ret = send ? MPI_Isend(buf, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &r)
+		   : MPI_Irecv(buf, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &r);
+	return ret != MPI_SUCCESS ? -EIO : wait_req(c, &r, xfer_deadline(c), 0);
+}
+
 static int m_send_file(void *ctx, const char *path)
 {
+	struct mpi_ctx *c = ctx;
 	char *data = NULL;
 	size_t len = 0;
 	int64_t n = -1;
+	int ret;
 
-	(void)ctx;
 	if (path && iom_read_file(path, &data, &len) == 0)
 		n = (int64_t)len;
-	if (MPI_Send(&n, 1, MPI_INT64_T, 0, 9, MPI_COMM_WORLD) != MPI_SUCCESS)
-		goto fail;
-	for (size_t off = 0; n > 0 && off < len; off += CHUNK)
-		if (MPI_Send(data + off, (int)IOM_MIN(len - off, (size_t)CHUNK), MPI_BYTE, 0, 10,
-			     MPI_COMM_WORLD) != MPI_SUCCESS)
-			goto fail;
+	ret = xfer(c, true, &n, (int)sizeof(n), 0, 9);
+	for (size_t off = 0; ret == 0 && n > 0 && off < len; off += CHUNK)
+		ret = xfer(c, true, data + off, (int)IOM_MIN(len - off, (size_t)CHUNK), 0, 10);
 	free(data);
-	return 0;
-fail:
-	free(data);
-	return -EIO;
+	return ret;
 }
 
 static int m_recv_file(void *ctx, unsigned from, const char *path, bool *got)
 {
+	struct mpi_ctx *c = ctx;
 	int64_t n;
 	char *data;
 	int ret = 0;
 
-	(void)ctx;
 	*got = false;
-	if (MPI_Recv(&n, 1, MPI_INT64_T, (int)from, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
-	    MPI_SUCCESS)
-		return -EIO;
+	if ((ret = xfer(c, false, &n, (int)sizeof(n), (int)from, 9)) < 0)
+		return ret;
 	if (n < 0)
 		return 0;
 	data = xmalloc((size_t)n + 1);
 	for (size_t off = 0; off < (size_t)n; off += CHUNK)
-		if (MPI_Recv(data + off, (int)IOM_MIN((size_t)n - off, (size_t)CHUNK), MPI_BYTE,
-			     (int)from, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+		if ((ret = xfer(c, false, data + off, (int)IOM_MIN((size_t)n - off, (size_t)CHUNK),
+				(int)from, 10)) < 0) {
 			free(data);
-			return -EIO;
+			return ret;
 		}
 	if (iom_write_file_atomic(path, data, (size_t)n) < 0)
 		ret = -(errno ? errno : EIO);
@@ -338,29 +508,63 @@ static int m_stonewall_end(void *ctx)
 {
 	struct mpi_ctx *c = ctx;
 	int sent = c->sw_sent, *all = xcalloc((size_t)c->size, sizeof(*all)), ret;
+	MPI_Request req;
 
 	unboost(c); /* a run that ended between its sync point 1 and its window */
-	ret = MPI_Allgather(&sent, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
-	for (int r = 0; ret == MPI_SUCCESS && r < c->size; r++)
+	ret = coll(c, MPI_Iallgather(&sent, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD, &req),
+		   &req);
+	for (int r = 0; ret == 0 && r < c->size; r++)
 		if (r != c->rank && all[r] && !c->sw_got[r]) {
 			int token;
 
-			ret = MPI_Recv(&token, 1, MPI_INT, r, TAG_STONEWALL, MPI_COMM_WORLD,
-				       MPI_STATUS_IGNORE);
+			ret = MPI_Irecv(&token, 1, MPI_INT, r, TAG_STONEWALL, MPI_COMM_WORLD,
+					&req) != MPI_SUCCESS ? -EIO :
+			      wait_req(c, &req, c->deadline_ns, 0);
 		}
-	if (ret == MPI_SUCCESS && c->sw_sent)
-		ret = MPI_Waitall(c->size, c->sw_req, MPI_STATUSES_IGNORE);
+	for (int r = 0; ret == 0 && c->sw_sent && r < c->size; r++)
+		if (c->sw_req[r] != MPI_REQUEST_NULL)
+			ret = wait_req(c, &c->sw_req[r], c->deadline_ns, 0);
 	c->sw_sent = false;
 	memset(c->sw_got, 0, (size_t)c->size * sizeof(*c->sw_got));
 	free(all);
-	return ret == MPI_SUCCESS ? 0 : -EIO;
+	return ret;
+}
+
+static void m_deadline(void *ctx, uint64_t allow_ns)
+{
+	struct mpi_ctx *c = ctx;
+
+	c->allow_ns = allow_ns;
+	if (!allow_ns)
+		c->deadline_ns = 0;
+}
+
+static int m_ready(void *ctx, char *err, size_t errlen)
+{
+	struct mpi_ctx *c = ctx;
+	MPI_Request req;
+	int ret;
+
+	c->deadline_ns = 0; /* every rank's precondition: as long as it takes */
+	ret = coll(c, MPI_Ibarrier(MPI_COMM_WORLD, &req), &req);
+	if (ret < 0)
+		return lost_err(c, err, errlen);
+	c->deadline_ns = c->allow_ns ? iom_now_ns() + c->allow_ns : 0;
+	return 0;
+}
+
+static const char *m_lost(void *ctx)
+{
+	const struct mpi_ctx *c = ctx;
+
+	return c->lost ? c->lost_msg : NULL;
 }
 
 static const struct iom_hosts_ops mpi_ops = {
 	.bcast = m_bcast, .allmax = m_allmax, .gather = m_gather, .merge_hist = m_merge_hist,
 	.sync = m_sync, .offset_ns = m_offset, .send_file = m_send_file,
 	.recv_file = m_recv_file, .stonewall = m_stonewall, .stonewall_end = m_stonewall_end,
-	.start_ns = m_start,
+	.start_ns = m_start, .deadline = m_deadline, .ready = m_ready, .lost = m_lost,
 };
 
 int iom_host_mpi_start(int *argc, char ***argv, struct iom_hosts *h)
@@ -398,6 +602,10 @@ int iom_host_mpi_start(int *argc, char ***argv, struct iom_hosts *h)
 	h->size = (unsigned)c->size;
 	c->sw_got = xcalloc((size_t)c->size, sizeof(*c->sw_got));
 	c->sw_req = xcalloc((size_t)c->size, sizeof(*c->sw_req));
+	c->reply = xcalloc((size_t)c->size, sizeof(*c->reply));
+	c->reply_req = xcalloc((size_t)c->size, sizeof(*c->reply_req));
+	for (int r = 0; r < c->size; r++)
+		c->reply_req[r] = MPI_REQUEST_NULL;
 	if (gethostname(h->host, sizeof(h->host)) < 0)
 		snprintf(h->host, sizeof(h->host), "localhost");
 	h->host[sizeof(h->host) - 1] = '\0';
@@ -417,6 +625,7 @@ int iom_host_mpi_start(int *argc, char ***argv, struct iom_hosts *h)
 		h->names = xcalloc((size_t)c->size, sizeof(*h->names));
 		for (int r = 0; r < c->size; r++)
 			h->names[r] = xstrdup(all + (size_t)r * sizeof(h->host));
+		c->names = h->names;
 		free(all);
 	}
 	if (h->rank > 0) {
@@ -454,6 +663,20 @@ void iom_host_mpi_finish(struct iom_hosts *h, int code)
 		return;
 	remove_tree(h->private_dir);
 	free(h->private_dir);
+	if (c->lost) {
+		/* a lost rank: MPI_Finalize would wait for it. A follower gives rank 0 the time to
+		 * record the run (its MPI_Abort ends the job), answering queries meanwhile; then
+		 * any rank ends the job, the stopped or lost one with it */
+		struct timespec pause = { .tv_nsec = 10000000 };
+		uint64_t end = iom_now_ns() + LOST_WAIT_NS;
+
+		fflush(NULL);
+		while (c->rank > 0 && !c->rank0_lost && iom_now_ns() < end) {
+			serve(c);
+			nanosleep(&pause, NULL);
+		}
+		MPI_Abort(MPI_COMM_WORLD, code ? code : 1);
+	}
 	for (unsigned r = 0; h->names && r < h->size; r++)
 		free(h->names[r]);
 	free(h->names);
@@ -465,6 +688,8 @@ void iom_host_mpi_finish(struct iom_hosts *h, int code)
 	free(c->same_clock);
 	free(c->sw_got);
 	free(c->sw_req);
+	free(c->reply);
+	free(c->reply_req);
 	free(c);
 	h->ctx = NULL;
 }

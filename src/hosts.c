@@ -20,6 +20,9 @@
 #include "trace.h"
 #include "util.h"
 
+/* A run's deadline beyond twice its watchdog: MPI, the run files, a loaded host */
+#define DEADLINE_MARGIN_NS 10000000000ull
+
 bool iom_hosts_launched_many(void)
 {
 	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE" };
@@ -327,6 +330,22 @@ void iom_hosts_begin_run(struct iom_hosts *h, const struct iom_plan *p, const st
 		free(model);
 	}
 	h->device[0] = '\0';
+	/* a run's collectives wait at most for the slowest rank's whole run and after_run hook
+	 * (each within the watchdog), plus a margin */
+	if (h->ops && h->ops->deadline)
+		h->ops->deadline(h->ctx, 2 * iom_stage_run_timeout_ns(&p->m->timing) +
+				 DEADLINE_MARGIN_NS);
+}
+
+int iom_hosts_ready(struct iom_hosts *h, char *err, size_t errlen)
+{
+	h->readied = true;
+	return h->ops && h->ops->ready ? h->ops->ready(h->ctx, err, errlen) : 0;
+}
+
+const char *iom_hosts_lost(const struct iom_hosts *h)
+{
+	return h->ops && h->ops->lost ? h->ops->lost(h->ctx) : NULL;
 }
 
 bool iom_hosts_sits_out(const struct iom_hosts *h)
@@ -544,7 +563,10 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 	char e[IOM_ERRLEN];
 	int ret = 0;
 
-	/* the sync points this run never reached: every rank must pass each of them */
+	/* the ready and sync points this run never reached: every rank must pass each of them */
+	if (!h->readied)
+		(void)iom_hosts_ready(h, e, sizeof(e));
+	h->readied = false;
 	while (h->synced < 2) {
 		h->ops->sync(h->ctx, h->synced, false, e, sizeof(e));
 		h->synced++;
@@ -597,7 +619,7 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 	/* every follower sends and rank 0 receives each, whatever failed before or on the way
 	 * (a rank that stopped halfway would leave the others' sends for the next run): the
 	 * first error is the one returned */
-	for (unsigned k = 1; k < h->size; k++) {
+	for (unsigned k = 1; k < h->size && !iom_hosts_lost(h); k++) {
 		int kret = 0;
 
 		if (h->rank == 0) {
@@ -629,6 +651,14 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 		if (ret == 0)
 			ret = kret;
 	}
+	if (iom_hosts_lost(h)) { /* the run fails on every rank still alive, saying who is gone */
+		free(r->error);
+		r->error = xstrdup(iom_hosts_lost(h));
+		r->status = IOM_RUN_FAILED;
+		ret = -ETIMEDOUT;
+	}
+	if (h->ops->deadline)
+		h->ops->deadline(h->ctx, 0); /* between runs: none */
 	memset(&h->out.t0_ns, 0, sizeof(h->out.t0_ns) * 2);
 	h->plan = NULL;
 	h->cell = NULL;
@@ -679,6 +709,8 @@ static void follow_run(struct follower *f, const struct iom_run *run, bool no_tr
 	r->repetition = run->repetition;
 	r->seed = run->seed;
 	ret = iom_stage_before_run(&f->stage, run, err, sizeof(err));
+	if (ret == 0)
+		ret = iom_hosts_ready(f->h, err, sizeof(err)); /* the run's deadline starts */
 	if (ret < 0) {
 		r->status = ret == -EINTR ? IOM_RUN_INTERRUPTED : IOM_RUN_FAILED;
 		r->error = xstrdup(err);
@@ -699,11 +731,7 @@ static void follow_run(struct follower *f, const struct iom_run *run, bool no_tr
 	spec.disk = info->facts.device; /* its counters, and its words in the row (as rank 0's) */
 	iom_run_spec_set_cell(&spec, c);
 	spec.timing = m->timing;
-	if (!spec.timing.timeout_ns)
-		spec.timing.timeout_ns = 2 * (m->timing.warmup_ns + m->timing.cooldown_ns +
-					      (m->timing.duration_ns ? m->timing.duration_ns :
-					       m->timing.bytes / 1000000u * 1000000000u)) +
-					 60ull * 1000000000u;
+	spec.timing.timeout_ns = iom_stage_run_timeout_ns(&m->timing); /* rank 0's watchdog */
 	spec.seed = run->seed;
 	spec.index = run->index;
 	spec.repetition = run->repetition;
@@ -788,7 +816,12 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 		ret = iom_hosts_run_end(h, h->private_dir, &r);
 		iom_run_result_release(&r);
 		if (ret < 0) {
-			iom_err(err, errlen, -ret, "cannot send run %u's figures to rank 0", index);
+			if (iom_hosts_lost(h))
+				iom_err(err, errlen, ETIMEDOUT, "run %u: %s", index,
+					iom_hosts_lost(h));
+			else
+				iom_err(err, errlen, -ret, "cannot send run %u's figures to rank 0",
+					index);
 			break;
 		}
 	}

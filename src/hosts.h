@@ -61,6 +61,15 @@ struct iom_hosts_ops {
 	/* the agreed start of the last measured window (sync point 1), in this rank's monotonic
 	 * clock; 0 when none. May be NULL. */
 	uint64_t (*start_ns)(void *ctx);
+	/* deadlines: the current run's allowance (0: none, between runs); its ready point, where
+	 * every rank arrives when its precondition is done (no deadline), starts it: each later
+	 * operation of the run must complete within allow_ns, else the ranks that keep it waiting
+	 * are lost: the operation fails with -ETIMEDOUT, as every later one at once, and lost
+	 * names them ("rank 1 (host vm2) did not answer …"; NULL while none is). The three may be
+	 * NULL (a backend that cannot lose a rank). */
+	void (*deadline)(void *ctx, uint64_t allow_ns);
+	int (*ready)(void *ctx, char *err, size_t errlen);
+	const char *(*lost)(void *ctx);
 };
 
 /* The hosts of a study: this rank among size. NULL (or size 1): this host alone. */
@@ -74,6 +83,7 @@ struct iom_hosts {
 	bool agreed;                  /* every rank passed preflight: the followers wait */
 
 	/* private: of the current run */
+	bool readied;                 /* its ready point passed (iom_hosts_ready) */
 	unsigned synced;              /* sync points passed */
 	struct iom_run_hosts_out out; /* what run.c left for the aggregate */
 
@@ -133,6 +143,14 @@ bool iom_hosts_takes_part(const struct iom_plan *p, const struct iom_cell *c, un
 /* The run every rank is about to make (before its stage calls): which ranks do its I/O. */
 void iom_hosts_begin_run(struct iom_hosts *h, const struct iom_plan *p, const struct iom_run *run);
 
+/* The current run's ready point, after this rank's precondition (iom_stage_before_run): every
+ * rank arrives, however long theirs took; from here on the run has its deadline. 0, or
+ * -ETIMEDOUT with err when a rank was lost. */
+int iom_hosts_ready(struct iom_hosts *h, char *err, size_t errlen);
+
+/* Why the ranks lost each other (a rank stopped or gone past a deadline), or NULL. */
+const char *iom_hosts_lost(const struct iom_hosts *h);
+
 /* Whether this rank sits the current run out (it only keeps the collective calls in step). */
 bool iom_hosts_sits_out(const struct iom_hosts *h);
 
@@ -140,9 +158,11 @@ bool iom_hosts_sits_out(const struct iom_hosts *h);
 void iom_hosts_arm(struct iom_hosts *h, struct iom_run_spec *spec);
 
 /*
- * After every rank's run (also one that failed before it started): the sync points it missed
- * made up, the figures gathered; on rank 0, r becomes the aggregate with one row per host and
- * the followers' traces land in dir/traces/NNNNN.rR.trace.gz. 0 or -errno.
+ * After every rank's run (also one that failed before it started): the ready and sync points
+ * it missed made up, the figures gathered; on rank 0, r becomes the aggregate with one row per
+ * host and the followers' traces land in dir/traces/NNNNN.rR.trace.gz. 0 or -errno; -ETIMEDOUT
+ * when a rank was lost (iom_hosts_lost): r failed with why, on every rank, and the study cannot
+ * go on (the job ends).
  */
 int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_result *r);
 

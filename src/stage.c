@@ -500,6 +500,17 @@ static int precondition_path(struct iom_stage *st, const struct iom_run *run, si
 	return 0;
 }
 
+uint64_t iom_stage_run_timeout_ns(const struct iom_timing *tm)
+{
+	uint64_t expected;
+
+	if (tm->timeout_ns)
+		return tm->timeout_ns;
+	expected = (tm->warmup_steady ? tm->warmup_max_ns : tm->warmup_ns) + tm->cooldown_ns +
+		   (tm->duration_ns ? tm->duration_ns : tm->bytes / 1000000u * 1000000000u);
+	return 2 * expected + 60ull * 1000000000u;
+}
+
 int iom_stage_before_run(struct iom_stage *st, const struct iom_run *run, char *err,
 			 size_t errlen)
 {

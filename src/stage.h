@@ -163,6 +163,10 @@ int iom_stage_begin_visit(struct iom_stage *st, size_t t);
 /* The visit failed (before_target failed with reason): its runs fail with it. */
 void iom_stage_fail_visit(struct iom_stage *st, const char *reason);
 
+/* The watchdog of a run: timing.timeout, or twice the expected time plus 60 s (a bytes-bound
+ * window counted at 1 MB/s; a steady warm-up at its warmup_max). */
+uint64_t iom_stage_run_timeout_ns(const struct iom_timing *tm);
+
 /*
  * What comes before the run (its target's visit begun): the target usable and its visit not
  * failed, the precondition, drop_caches. 0, or -errno with the reason in err (the run fails;

@@ -462,19 +462,6 @@ static void rest(uint64_t ns, volatile sig_atomic_t *stop)
 	}
 }
 
-/* The watchdog of a run: timing.timeout, or twice the expected time plus 60 s (a bytes-bound
- * window counted at 1 MB/s; a steady warm-up at its warmup_max). */
-static uint64_t run_timeout_ns(const struct iom_timing *tm)
-{
-	uint64_t expected;
-
-	if (tm->timeout_ns)
-		return tm->timeout_ns;
-	expected = (tm->warmup_steady ? tm->warmup_max_ns : tm->warmup_ns) + tm->cooldown_ns +
-		   (tm->duration_ns ? tm->duration_ns : tm->bytes / 1000000u * 1000000000u);
-	return 2 * expected + 60ull * 1000000000u;
-}
-
 /* ---- hooks ------------------------------------------------------------------------------- */
 
 bool iom_sweep_has_shell_hooks(const struct iom_matrix *m)
@@ -678,7 +665,7 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	struct iom_run_spec spec = { 0 };
 	char err[IOM_ERRLEN], cell_text[256], what[16];
 	char *trace_path = NULL;
-	uint64_t timeout = run_timeout_ns(&s->m->timing);
+	uint64_t timeout = iom_stage_run_timeout_ns(&s->m->timing);
 	struct iom_worker_hooks hooks = { 0 };
 	struct iom_stage_paths paths = { 0 }; /* issue 16c */
 	int fd, ret;
@@ -694,6 +681,8 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	}
 	snprintf(what, sizeof(what), "%05u", run->index);
 	ret = iom_stage_before_run(&s->stage, run, err, sizeof(err));
+	if (ret == 0 && s->o->hosts)
+		ret = iom_hosts_ready(s->o->hosts, err, sizeof(err)); /* the run's deadline starts */
 	if (ret == 0)
 		ret = run_hook(s, IOM_HOOK_BEFORE_RUN, what, (long)t, run, timeout, err,
 			       sizeof(err));
@@ -1582,7 +1571,8 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 			iom_hosts_begin_run(o->hosts, p, run); /* … or sit it out */
 		}
 		execute_run(&s, run, &r);
-		if (o->hosts && (ret = iom_hosts_run_end(o->hosts, o->dir, &r)) < 0)
+		if (o->hosts && (ret = iom_hosts_run_end(o->hosts, o->dir, &r)) < 0 &&
+		    !iom_hosts_lost(o->hosts))
 			warn(&s, "run %u: the other ranks' figures or traces did not all arrive "
 			     "or could not be written: %s", run->index, strerror(-ret));
 		if (r.trace.error == -ENOSPC || r.trace.error == -EDQUOT) {
@@ -1606,6 +1596,13 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		iom_run_result_release(&r);
 		if (ret < 0)
 			goto done;
+		if (o->hosts && iom_hosts_lost(o->hosts)) {
+			/* a rank is gone: no collective can complete; the run is recorded failed,
+			 * and resume carries on */
+			out->lost = true;
+			out->interrupted = true;
+			break;
+		}
 		if (out->interrupted)
 			break;
 		s.remaining--;

@@ -73,6 +73,8 @@ struct iom_sweep_outcome {
 	bool interrupted;       /* *stop was set: the sweep can be resumed */
 	bool disk_full;         /* stopped because the results directory is full */
 	bool plan_changed;      /* resume refused: matrix.cfg no longer gives the study's plan */
+	bool lost;              /* many hosts: a rank was lost (iom_hosts_lost), the sweep stopped
+				 * (interrupted too: it can be resumed) */
 };
 
 /*

@@ -3,9 +3,22 @@
 # first of three runs; its later runs fail on it (the target is no longer what was prepared),
 # and each such run is recorded failed naming rank 1 and its host, while ranks 0 and 2 measure
 # on and their rows keep their figures.
+# Then a lost rank: SIGSTOP of a follower, and of rank 0, in the middle of a run. The ranks
+# still alive fail that run within its deadline (twice the run's watchdog plus 10 s) naming the
+# stopped rank and its host, the job ends instead of waiting for ever, and `resume` carries on.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
+command -v pgrep >/dev/null 2>&1 || skip "pgrep is not installed"
+
+# the ranks of this test's jobs (their own command line), and the ones it stopped
+job_pids() { pgrep -f "$MPI_BIN (run|resume) $WORK/" || true; }
+stopped=""
+cleanup() {
+    for p in $stopped; do kill -CONT "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
+    for p in $(job_pids); do kill -9 "$p" 2>/dev/null; done
+}
+on_exit cleanup
 
 cat >f.cfg <<CFG
 iomatrix = 1;
@@ -42,4 +55,72 @@ for i in (2, 3):
         assert rows[k]["status"] == "ok" and rows[k]["ios"] > 0, rows[k]
     assert r["total"]["ios"] == rows[0]["ios"] + rows[2]["ios"]
 PY
+
+# rank_pid R: the pid of rank R of the running job
+rank_pid() {
+    for p in $(job_pids); do
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
+            { echo "$p"; return 0; }
+    done
+    return 1
+}
+
+# lost R: rank R stopped 0.5 s into run 2 of 3; the job must end within 60 s of the stop
+lost() {
+    cat >st.cfg <<CFG
+iomatrix = 1;
+name = "hosts-lost";
+targets = ( { label = "a"; path = "$WORK/l\${rank}.scratch"; size = "8M"; } );
+workload = { engine = "psync"; direct = false; pattern = "random"; block_size = "4K";
+             read_pct = 100; queue_depth = 1; threads = 1; };
+timing = { warmup = "100ms"; duration = "1500ms"; rest = "0s"; repeat = 3; timeout = "3s"; };
+trace = false;
+CFG
+    rm -rf "lost$1"
+    mpi -np 3 "$MPI_BIN" run "$WORK/st.cfg" -o "lost$1" -q >"lost$1.txt" 2>&1 &
+    mp=$!
+    for _ in $(seq 1 300); do
+        grep -q "run-start	2" "lost$1/journal" 2>/dev/null && break
+        sleep 0.1
+    done
+    sleep 0.5
+    pid=$(rank_pid "$1") || { die "rank $1 not found"; return; }
+    kill -STOP "$pid"
+    stopped="$stopped $pid"
+    t0=$(date +%s)
+    rc=0
+    # the mpi wrapper's own timeout (120 s) ends a hang; 60 s is the bound asserted
+    wait "$mp" || rc=$?
+    secs=$(($(date +%s) - t0))
+    kill -CONT "$pid" 2>/dev/null
+    kill -9 "$pid" 2>/dev/null
+    for _ in $(seq 1 100); do [ -z "$(job_pids)" ] && break; sleep 0.1; done
+    echo "rank $1 stopped: the job ended after ${secs} s, exit $rc"
+    [ "$rc" -ne 0 ] || die "rank $1 stopped: the job exited 0"
+    [ "$rc" -ne 124 ] && [ "$secs" -le 60 ] ||
+        die "rank $1 stopped: the job did not end within 60 s ($secs s, exit $rc)"
+    grep -q "rank $1 (host [^)]*) did not answer" "lost$1.txt" ||
+        die "rank $1 stopped: not named: $(tail -n 20 "lost$1.txt")"
+    if [ "$1" -ne 0 ]; then # rank 0 recorded the run failed, naming the rank
+        grep -q "run-failed	2	.*rank $1 (host " "lost$1/journal" ||
+            die "rank $1 stopped: run 2 not recorded failed: $(cat "lost$1/journal")"
+    fi
+    # the study goes on where it stopped
+    rc=0
+    mpi -np 3 "$MPI_BIN" resume "$WORK/lost$1" -q >"resume$1.txt" 2>&1 || rc=$?
+    [ "$rc" -le 1 ] || die "rank $1 stopped: resume exit $rc: $(tail -n 20 "resume$1.txt")"
+    python3 - "lost$1" <<'PY' || die "rank $1 stopped: the resumed study is not every run once"
+import sys
+d = sys.argv[1]
+ends = {}
+for l in open(d + "/journal"):
+    f = l.rstrip("\n").split("\t")
+    if f[1] in ("run-done", "run-failed"):
+        ends.setdefault(int(f[2]), []).append(f[1])
+assert sorted(ends) == [1, 2, 3] and all(len(v) == 1 for v in ends.values()), ends
+assert ends[1] == ["run-done"] and ends[3] == ["run-done"], ends
+PY
+}
+lost 1
+lost 0
 exit $fail
