@@ -592,9 +592,9 @@ static int follow(struct cli *cli, const struct iom_plan *p)
 }
 
 /* `run` under iomatrix-mpi with several ranks: rank 0's matrix file shared, planned by every
- * rank alike (the plan hashes agree), each rank's ${host} and ${rank}; then rank 0 sweeps and
- * the others follow. */
-static int run_hosts(struct cli *cli, const char *path, const char *resume_dir)
+ * rank alike (the plan hashes agree), each rank's ${host} and ${rank}; then rank 0 sweeps into
+ * dir (NULL: -o or the default) and the others follow. */
+static int run_hosts(struct cli *cli, const char *path, const char *in_dir, bool resume)
 {
 	struct iom_hosts *h = cli->hosts;
 	struct iom_matrix *m;
@@ -626,9 +626,9 @@ static int run_hosts(struct cli *cli, const char *path, const char *resume_dir)
 	if (h->rank > 0) {
 		ret = follow(cli, &p);
 	} else {
-		dir = resume_dir ? xstrdup(resume_dir) : cli->given[OPT_OUTPUT] ?
+		dir = in_dir ? xstrdup(in_dir) : cli->given[OPT_OUTPUT] ?
 		      xstrdup(cli->value[OPT_OUTPUT]) : iom_sweep_default_dir(m);
-		ret = sweep(cli, &p, dir, resume_dir != NULL);
+		ret = sweep(cli, &p, dir, resume);
 		if (h->agreed && !iom_hosts_lost(h))
 			iom_hosts_next(h, 0); /* the end: the followers return */
 		free(dir);
@@ -646,7 +646,7 @@ int iom_cmd_run(struct cli *cli)
 	int ret;
 
 	if (cli->hosts && cli->hosts->size > 1)
-		return run_hosts(cli, cli->args[0], NULL);
+		return run_hosts(cli, cli->args[0], NULL, false);
 	if ((ret = iom_cmd_load_plan(cli, cli->args[0], &m, &p)) != 0)
 		return ret;
 	iom_hosts_expand_paths(NULL, m);
@@ -658,40 +658,62 @@ int iom_cmd_run(struct cli *cli)
 	return ret;
 }
 
+/*
+ * What `resume DIR` finds: 0 a journal (a study to carry on), 1 a creation interrupted before
+ * its journal named the study, with its matrix.cfg (the study starts there, as `run` would
+ * have), 2 neither (said on stderr).
+ */
+static uint64_t resume_kind(const char *dir)
+{
+	char *journal = xasprintf("%s/journal", dir), *cfg = xasprintf("%s/matrix.cfg", dir), e[8];
+	struct stat st;
+	uint64_t kind = 0;
+
+	if (stat(journal, &st) == 0 && st.st_size > 0)
+		kind = 0;
+	else if (stat(cfg, &st) == 0 && S_ISREG(st.st_mode) &&
+		 iom_sweep_check_new_dir(dir, e, sizeof(e)) == 0)
+		kind = 1;
+	else if (iom_sweep_check_new_dir(dir, e, sizeof(e)) == 0)
+		kind = 3; /* interrupted before its matrix.cfg: nothing to resume from */
+	else if (stat(journal, &st) == 0)
+		kind = 0; /* an empty journal beside files of a study: the sweep says what it is */
+	else
+		kind = 2;
+	if (kind == 3)
+		fprintf(stderr, "iomatrix: '%s' holds a study whose creation was interrupted before "
+			"its matrix was written: nothing was measured; start it with 'iomatrix run "
+			"MATRIX -o %s'\n", dir, dir);
+	if (kind == 2)
+		fprintf(stderr, "iomatrix: '%s' is not a results directory (no journal)\n", dir);
+	kind = kind == 3 ? 2 : kind;
+	free(journal);
+	free(cfg);
+	return kind;
+}
+
 int iom_cmd_resume(struct cli *cli)
 {
 	const char *dir = cli->args[0];
 	struct iom_matrix *m;
 	struct iom_plan p;
-	struct stat st;
+	uint64_t kind = 0;
 	char *path;
 	int ret;
 
 	if (cli->hosts && cli->hosts->size > 1) {
-		/* rank 0's directory: its journal there or not, every rank hears it */
-		uint64_t missing = 0;
-
-		path = xasprintf("%s/journal", dir);
-		missing = cli->hosts->rank == 0 && stat(path, &st) < 0;
-		free(path);
-		if (cli->hosts->ops->allmax(cli->hosts->ctx, &missing) < 0 || missing) {
-			if (cli->hosts->rank == 0)
-				fprintf(stderr, "iomatrix: '%s' is not a results directory (no "
-					"journal)\n", dir);
+		/* rank 0's directory: what it holds, every rank hears it */
+		if (cli->hosts->rank == 0)
+			kind = resume_kind(dir);
+		if (cli->hosts->ops->allmax(cli->hosts->ctx, &kind) < 0 || kind == 2)
 			return IOM_EXIT_USAGE;
-		}
 		path = xasprintf("%s/matrix.cfg", dir);
-		ret = run_hosts(cli, path, dir);
+		ret = run_hosts(cli, path, dir, kind == 0);
 		free(path);
 		return ret;
 	}
-	path = xasprintf("%s/journal", dir);
-	if (stat(path, &st) < 0) {
-		fprintf(stderr, "iomatrix: '%s' is not a results directory (no journal)\n", dir);
-		free(path);
+	if ((kind = resume_kind(dir)) == 2)
 		return IOM_EXIT_USAGE;
-	}
-	free(path);
 	/* The matrix as run, with its overrides applied, is the one in the directory. */
 	path = xasprintf("%s/matrix.cfg", dir);
 	ret = iom_cmd_load_plan(cli, path, &m, &p);
@@ -699,7 +721,7 @@ int iom_cmd_resume(struct cli *cli)
 	if (ret != 0)
 		return ret;
 	iom_hosts_expand_paths(NULL, m);
-	ret = sweep(cli, &p, dir, true);
+	ret = sweep(cli, &p, dir, kind == 0);
 	iom_plan_release(&p);
 	iom_matrix_free(m);
 	return ret;

@@ -69,9 +69,10 @@ char *iom_sweep_default_dir(const struct iom_matrix *m)
 	return dir;
 }
 
-static bool dir_is_empty(const char *dir)
+/* Whether path is an empty directory (missing: true). */
+static bool dir_is_empty(const char *path)
 {
-	DIR *d = opendir(dir);
+	DIR *d = opendir(path);
 	struct dirent *e;
 	bool empty = true;
 
@@ -84,6 +85,47 @@ static bool dir_is_empty(const char *dir)
 		}
 	closedir(d);
 	return empty;
+}
+
+/*
+ * Whether dir may take a new study: empty, or a creation that was interrupted before its
+ * journal named a study (open_dir's order: the lock, runs/, matrix.cfg, then the journal with
+ * its study-start): the lock there, and nothing but empty runs/ and traces/, matrix.cfg, an
+ * empty journal (an older iomatrix made it before matrix.cfg) and temporaries. Nothing was
+ * measured there; without the lock the directory is not one iomatrix made, and is refused.
+ */
+static bool dir_is_fresh(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool fresh = true, lock = false;
+
+	if (!d)
+		return errno == ENOENT;
+	while (fresh && (e = readdir(d))) {
+		const char *n = e->d_name;
+		char *path = xasprintf("%s/%s", dir, n);
+		struct stat st;
+
+		if (!strcmp(n, ".") || !strcmp(n, "..")) {
+			free(path);
+			continue;
+		}
+		if (lstat(path, &st) < 0)
+			fresh = false;
+		else if (!strcmp(n, ".lock"))
+			lock = fresh = S_ISREG(st.st_mode);
+		else if (!strcmp(n, "runs") || !strcmp(n, "traces"))
+			fresh = S_ISDIR(st.st_mode) && dir_is_empty(path);
+		else if (!strcmp(n, "journal"))
+			fresh = S_ISREG(st.st_mode) && st.st_size == 0;
+		else
+			fresh = S_ISREG(st.st_mode) && (!strcmp(n, "matrix.cfg") ||
+							strstr(n, ".tmp."));
+		free(path);
+	}
+	closedir(d);
+	return fresh && (lock || dir_is_empty(dir));
 }
 
 /* MemAvailable from /proc/meminfo in bytes; 0 when unknown. */
@@ -1310,7 +1352,7 @@ static int open_resume(struct sweep *s, bool *complete, char *err, size_t errlen
 
 int iom_sweep_check_new_dir(const char *dir, char *err, size_t errlen)
 {
-	if (!dir_is_empty(dir))
+	if (!dir_is_fresh(dir))
 		return iom_err(err, errlen, EEXIST,
 			       "results directory '%s' is not empty (resume it with 'iomatrix resume "
 			       "%s', or choose another with -o)", dir, dir);
@@ -1324,22 +1366,29 @@ static int open_dir(struct sweep *s, bool *complete, char *err, size_t errlen)
 	int ret;
 
 	*complete = false;
-	if (!o->resume && (ret = iom_sweep_check_new_dir(o->dir, err, errlen)) < 0)
+	if (o->resume) {
+		ret = iom_results_dir_create(o->dir, err, errlen);
+		return ret < 0 ? ret : open_resume(s, complete, err, errlen);
+	}
+	/* a new study, created so that a kill at any point leaves a directory that `run` takes
+	 * again (dir_is_fresh) or `resume` carries on: the lock, runs/, matrix.cfg (written
+	 * whole), and only then the journal that names the study, with its study-start */
+	if ((ret = iom_sweep_check_new_dir(o->dir, err, errlen)) < 0)
 		return ret;
-	ret = iom_results_dir_create(o->dir, err, errlen);
-	if (ret < 0)
+	if ((ret = iom_mkdir_p(o->dir)) < 0)
+		return iom_err(err, errlen, -ret, "cannot create '%s': %s", o->dir, strerror(-ret));
+	if ((ret = iom_journal_lock(&s->j, o->dir, err, errlen)) < 0 ||
+	    /* another process may have taken it between the check and the lock */
+	    (ret = iom_sweep_check_new_dir(o->dir, err, errlen)) < 0 ||
+	    (ret = iom_results_dir_create(o->dir, err, errlen)) < 0 ||
+	    (ret = iom_results_write_matrix(o->dir, s->m->as_run, err, errlen)) < 0)
 		return ret;
-	if (o->resume)
-		return open_resume(s, complete, err, errlen);
-	ret = iom_journal_open(&s->j, o->dir, err, errlen);
+	ret = iom_journal_open_locked(&s->j, o->dir, err, errlen);
 	if (ret < 0)
 		return ret;
 	s->st.nruns = s->p->nruns;
 	s->st.run = xcalloc(s->p->nruns + 1, 1);
 	s->st.decided = xcalloc(s->p->nruns + 1, 1);
-	ret = iom_results_write_matrix(o->dir, s->m->as_run, err, errlen);
-	if (ret < 0)
-		return ret;
 	snprintf(detail, sizeof(detail), "plan %016" PRIx64 " runs %zu", s->p->hash, s->p->nruns);
 	return iom_journal_append(&s->j, IOM_J_STUDY_START, 0, detail);
 }
