@@ -210,6 +210,7 @@ struct sweep {
 	struct iom_run_live live;       /* what the current run measured so far */
 	size_t runs_timed, remaining;
 	size_t redone;                  /* resume: finished runs whose files were damaged */
+	size_t reshared;                /* … and runs whose rate is a share of a max run again */
 	char last_iops[32];
 
 	/* hooks */
@@ -693,8 +694,45 @@ static void mark_written_before(struct sweep *s)
 
 /* ---- runs -------------------------------------------------------------------------------- */
 
-static int derive_rate(struct sweep *s, const struct iom_run *run, const struct iom_cell *c,
-		       struct iom_run_spec *spec, char *err, size_t errlen);
+static int derive_rate(struct sweep *s, const struct iom_run *run, struct iom_run_spec *spec,
+		       char *err, size_t errlen);
+
+/* The dimension of run's rate when it is a share of the cell's max (rate_iops or rate_mb_s),
+ * else -1. */
+static int share_dim(const struct sweep *s, const struct iom_run *run)
+{
+	const struct iom_cell *c = &s->p->cells[run->cell];
+
+	if (IOM_RATE_IS_SHARE(c->v[IOM_DIM_RATE_IOPS]))
+		return IOM_DIM_RATE_IOPS;
+	if (IOM_RATE_IS_SHARE(c->v[IOM_DIM_RATE_MB_S]))
+		return IOM_DIM_RATE_MB_S;
+	return -1;
+}
+
+/* The "max" run a share run derives its rate from: the same cell with rate "max", of this
+ * repetition, else the latest before it (an adaptive round may have stopped the max cell: its
+ * later runs are journalled run-skipped); NULL when the plan has none (or run is no share). */
+static const struct iom_run *share_max(const struct sweep *s, const struct iom_run *run)
+{
+	const struct iom_cell *c = &s->p->cells[run->cell];
+	const struct iom_run *max = NULL;
+	int d = share_dim(s, run);
+
+	for (size_t i = 0; d >= 0 && i < s->p->nruns; i++) {
+		const struct iom_run *o = &s->p->runs[i];
+		const struct iom_cell *oc = &s->p->cells[o->cell];
+		bool same = oc->v[d] == IOM_RATE_MAX;
+
+		for (int k = 0; same && k < IOM_DIM_COUNT; k++)
+			same = k == d || oc->v[k] == c->v[k];
+		if (same && o->repetition <= run->repetition &&
+		    s->st.run[o->index] != IOM_RS_SKIPPED &&
+		    (!max || o->repetition > max->repetition))
+			max = o;
+	}
+	return max;
+}
 
 /* Executes one run of the plan into r. Never fails the sweep: a failure is r's status. */
 static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_run_result *r)
@@ -764,7 +802,7 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 	iom_run_spec_set_cell(&spec, c);
 	if (spec.wl.access && spec.wl.access <= s->m->naccess_specs)
 		spec.access = &s->m->access_specs[spec.wl.access - 1];
-	if (derive_rate(s, run, c, &spec, err, sizeof(err)) < 0) {
+	if (derive_rate(s, run, &spec, err, sizeof(err)) < 0) {
 		r->status = IOM_RUN_FAILED;
 		r->error = xstrdup(err);
 		iom_stage_close_paths(&paths); /* the other paths, held exclusively when written */
@@ -833,12 +871,12 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
  * itself runs unthrottled (a closed loop). 0, or -ENOENT with why in err when the max run has
  * no ok result (not run yet, or failed).
  */
-static int derive_rate(struct sweep *s, const struct iom_run *run, const struct iom_cell *c,
-		       struct iom_run_spec *spec, char *err, size_t errlen)
+static int derive_rate(struct sweep *s, const struct iom_run *run, struct iom_run_spec *spec,
+		       char *err, size_t errlen)
 {
 	int d = spec->wl.rate_iops != IOM_RATE_NONE ? IOM_DIM_RATE_IOPS : IOM_DIM_RATE_MB_S;
 	int64_t *rate = d == IOM_DIM_RATE_IOPS ? &spec->wl.rate_iops : &spec->wl.rate_mb_s;
-	const struct iom_run *max = NULL;
+	const struct iom_run *max;
 	struct iom_result_file f;
 	char *path;
 	int ret;
@@ -847,20 +885,7 @@ static int derive_rate(struct sweep *s, const struct iom_run *run, const struct 
 		*rate = IOM_RATE_NONE;
 	if (!IOM_RATE_IS_SHARE(*rate))
 		return 0;
-	for (size_t i = 0; i < s->p->nruns; i++) {
-		const struct iom_run *o = &s->p->runs[i];
-		const struct iom_cell *oc = &s->p->cells[o->cell];
-		bool same = oc->v[d] == IOM_RATE_MAX;
-
-		for (int k = 0; same && k < IOM_DIM_COUNT; k++)
-			same = k == d || oc->v[k] == c->v[k];
-		/* this repetition's max run, else the latest before it (an adaptive round may
-		 * have stopped the max cell: its later runs are journalled run-skipped) */
-		if (same && o->repetition <= run->repetition &&
-		    s->st.run[o->index] != IOM_RS_SKIPPED &&
-		    (!max || o->repetition > max->repetition))
-			max = o;
-	}
+	max = share_max(s, run);
 	if (!max)
 		return iom_err(err, errlen, ENOENT, "run %u: rate %g%% of the cell's max, but the "
 			       "plan has no \"max\" run of the cell", run->index,
@@ -1099,7 +1124,35 @@ out:
 struct damage {
 	uint32_t index;
 	char *why;       /* heap: the parser's message; NULL when the file is missing */
+	uint32_t max;    /* not 0: the file is whole, but its rate was derived from this "max"
+			  * run, which runs again (why NULL) */
 };
+
+/*
+ * Shares follow their max: every run whose rate is a share of a "max" run in d (about to run
+ * again) is added to d, its file to be set aside and the run redone with the rate the new max
+ * gives (its file set aside now, so that a kill before it runs again redoes it too). Runs that
+ * have not run yet derive from the new max anyway.
+ */
+static void add_shares(struct sweep *s, struct damage **d, size_t *nd)
+{
+	for (size_t i = 0; i < s->p->nruns; i++) {
+		const struct iom_run *run = &s->p->runs[i], *max = share_max(s, run);
+		bool listed = false, redone = false;
+
+		if (!max || (s->st.run[run->index] != IOM_RS_DONE &&
+			     s->st.run[run->index] != IOM_RS_FAILED))
+			continue;
+		for (size_t k = 0; k < *nd; k++) {
+			listed |= (*d)[k].index == run->index;
+			redone |= (*d)[k].index == max->index;
+		}
+		if (listed || !redone)
+			continue;
+		*d = xrealloc(*d, (*nd + 1) * sizeof(**d));
+		(*d)[(*nd)++] = (struct damage){ .index = run->index, .max = max->index };
+	}
+}
 
 /*
  * On resume, before anything is written: every run file in runs/ is read back (a damaged one,
@@ -1193,16 +1246,17 @@ static int repair_damage(struct sweep *s, struct damage *d, size_t nd, char *err
 		char *path = iom_result_path(s->o->dir, d[i].index);
 		char *rel = path + strlen(s->o->dir) + 1;
 
-		if (!d[i].why) {
+		if (!d[i].why && !d[i].max) {
 			warn(s, "run %" PRIu32 ": the journal counts it finished but %s is missing: it "
 			     "runs again", d[i].index, rel);
 		} else {
-			char *aside = xasprintf("%s.corrupt-%s", path, when);
+			char *aside = xasprintf("%s.%s-%s", path, d[i].max ? "stale" : "corrupt", when);
 
 			/* never over an earlier one (two resumes within a second) */
 			for (unsigned k = 2; access(aside, F_OK) == 0; k++) {
 				free(aside);
-				aside = xasprintf("%s.corrupt-%s-%u", path, when, k);
+				aside = xasprintf("%s.%s-%s-%u", path, d[i].max ? "stale" : "corrupt",
+						  when, k);
 			}
 			if (rename(path, aside) < 0 || iom_fsync_dir(path) < 0) {
 				int e = errno;
@@ -1213,8 +1267,15 @@ static int repair_damage(struct sweep *s, struct damage *d, size_t nd, char *err
 				free(path);
 				return -e;
 			}
-			warn(s, "run %" PRIu32 ": %s is damaged (%s); set aside as %s, and the run runs "
-			     "again", d[i].index, rel, d[i].why, aside + strlen(s->o->dir) + 1);
+			if (d[i].max)
+				warn(s, "run %" PRIu32 ": its rate is a share of run %" PRIu32 "'s max, "
+				     "which runs again; %s set aside as %s, and the run runs again with "
+				     "the rate the new max gives", d[i].index, d[i].max, rel,
+				     aside + strlen(s->o->dir) + 1);
+			else
+				warn(s, "run %" PRIu32 ": %s is damaged (%s); set aside as %s, and the "
+				     "run runs again", d[i].index, rel, d[i].why,
+				     aside + strlen(s->o->dir) + 1);
 			free(aside);
 		}
 		rerun(s, d[i].index);
@@ -1262,6 +1323,9 @@ static void say_resumed(struct sweep *s)
 		iom_strbuf_printf(&line, "; %zu not needed (their cells settled)", s->st.skipped);
 	if (s->redone)
 		iom_strbuf_printf(&line, "; redoing %zu whose files were damaged", s->redone);
+	if (s->reshared)
+		iom_strbuf_printf(&line, "; redoing %zu whose rate is a share of a max run again",
+				  s->reshared);
 	if (rerun) {
 		iom_strbuf_printf(&line, "; rerunning run %u (interrupted)", s->st.in_progress);
 		togo--;
@@ -1303,6 +1367,8 @@ static int open_resume(struct sweep *s, bool *complete, char *err, size_t errlen
 	if ((ret = find_damage(s, &d, &nd, err, errlen)) < 0)
 		return ret;
 	s->redone = nd;
+	add_shares(s, &d, &nd);
+	s->reshared = nd - s->redone;
 	if (s->st.ended && nd == 0) {
 		*complete = true;
 		return 0; /* complete: nothing is written */
