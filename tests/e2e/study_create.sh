@@ -75,10 +75,11 @@ if command -v strace >/dev/null 2>&1; then
     strace -f -qq -e trace=openat,rename,renameat,renameat2 -o trace.txt "$IOMATRIX" run m.cfg -o traced -q >/dev/null 2>&1 ||
         die "run under strace failed"
     python3 - trace.txt <<'PY' || die "matrix.cfg is not in place before the journal is created: $(grep -E 'matrix.cfg|journal' trace.txt)"
-import sys
+import re, sys
 lines = open(sys.argv[1]).read().splitlines()
-cfg = next(i for i, l in enumerate(lines) if "rename" in l and "traced/matrix.cfg\"" in l)
-jr = next(i for i, l in enumerate(lines) if "openat" in l and "traced/journal\"" in l)
+# by name or relative to the directory's descriptor
+cfg = next(i for i, l in enumerate(lines) if re.search(r'rename.*"(traced/)?matrix\.cfg"\)', l))
+jr = next(i for i, l in enumerate(lines) if re.search(r'openat\(.*"(traced/)?journal", [^)]*O_CREAT', l))
 assert cfg < jr, (cfg, jr)
 PY
 else
