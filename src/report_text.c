@@ -926,9 +926,10 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 			print_wrapped(out, "(x%) beneath the best: better by x %, but a single run — "
 				      "no significance, no winner", width, 2);
 		if (nmax)
-			print_wrapped(out, "lat avg, lat p99: latency of all I/O; CPU/IO: system CPU "
-				      "µs per I/O (all CPUs busy, interrupts included); MB/s: 10^6 "
-				      "bytes/s", width, 2);
+			print_wrapped(out, "lat avg, lat p99: latency of all I/O; CPU/IO: system-wide "
+				      "CPU µs per I/O (all CPUs busy: interrupts, kernel threads and "
+				      "io_uring's workers included; runs without it: the iomatrix "
+				      "process's, every thread); MB/s: 10^6 bytes/s", width, 2);
 		free(nb.s);
 	}
 	fputc('\n', out);

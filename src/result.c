@@ -400,11 +400,18 @@ static json_object *cpu_json(const struct iom_run_cpu *c)
 	iom_json_add(o, "proc_user_s", iom_json_num(c->proc_user_s));
 	iom_json_add(o, "proc_sys_s", iom_json_num(c->proc_sys_s));
 	iom_json_add(o, "us_per_io", iom_json_num(c->us_per_io));
+	/* which CPU the two per-I/O figures count, for a reader comparing them with other tools */
+	iom_json_add(o, "us_per_io_counts",
+		     iom_json_str("the iomatrix process: every thread, io_uring's worker threads "
+				  "(iou-wrk, iou-sqp) included (getrusage RUSAGE_SELF)"));
 	iom_json_add(o, "interrupts", json_object_new_uint64(c->interrupts));
 	iom_json_add(o, "interrupts_per_io", iom_json_num(c->interrupts_per_io));
 	iom_json_add(o, "irq_drivers", iom_json_str(c->irq_drivers));
 	iom_json_add(o, "system_busy_pct", iom_json_num(c->system_busy_pct));
 	iom_json_add(o, "system_us_per_io", iom_json_num(c->system_us_per_io));
+	iom_json_add(o, "system_us_per_io_counts",
+		     iom_json_str("the whole system: every CPU's busy time (/proc/stat: user, "
+				  "nice, system, irq, softirq), other processes included"));
 	iom_json_add(o, "iops_per_busy_pct", iom_json_num(c->iops_per_busy_pct));
 	iom_json_add(o, "busy_jiffies", json_object_new_uint64(c->busy_jiffies));
 	iom_json_add(o, "all_jiffies", json_object_new_uint64(c->all_jiffies));
