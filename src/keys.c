@@ -195,6 +195,11 @@ const struct iom_key iom_keys[] = {
 	{ .name = "destructive", .section = IOM_SEC_TARGET, .type = IOM_TYPE_BOOL, .dim = NODIM,
 	  .def = "false", IOM_AT(iom_target, destructive),
 	  .help = "may write to a block device, destroying its contents" },
+	{ .name = "allow_same", .section = IOM_SEC_TARGET, .type = IOM_TYPE_BOOL, .dim = NODIM,
+	  .def = "false", IOM_AT(iom_target, allow_same),
+	  .help = "may be the same device or file as another target under another name (an A/A "
+		  "test of the noise floor); without it that is refused, and with it the report "
+		  "says the two are one" },
 	{ .name = "device", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,
 	  .help = "a block device under /dev/, instead of path (with filesystems: the device "
 		  "iomatrix formats)" },

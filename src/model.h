@@ -160,6 +160,7 @@ struct iom_target {
 	bool overwrite;    /* may take over an existing file that lacks iomatrix's mark */
 	bool fill_data;    /* the scratch fill writes dim[IOM_DIM_DATA]'s one value, not random */
 	bool destructive;  /* may write to a block device */
+	bool allow_same;   /* may be the same device or file as another target (an A/A test) */
 	/* The filesystem as a dimension: a target with filesystems = [ … ] is expanded into one
 	 * target per filesystem, labelled "<label>-<fstype>", whose path is the device (fsprep.h
 	 * makes the filesystem at the target's first run; its I/O goes to a scratch file of size

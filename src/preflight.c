@@ -558,6 +558,30 @@ static void path_key(const char *path, struct stat *st, bool *exists, char **nam
 	free(dir);
 }
 
+/*
+ * Whether paths a and b name one thing under two names: "device" (one st_rdev: a
+ * /dev/disk/by-id/ link and its node), "file" (one st_dev/st_ino, or one name still to be
+ * created once the directories' links are resolved), or NULL.
+ */
+static const char *same_thing(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	bool ea, eb, same;
+	char *na, *nb;
+
+	path_key(a, &sa, &ea, &na);
+	path_key(b, &sb, &eb, &nb);
+	if (ea && eb)
+		same = S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode)
+			       ? sa.st_rdev == sb.st_rdev
+			       : sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	else
+		same = !ea && !eb && strcmp(na, nb) == 0;
+	free(na);
+	free(nb);
+	return !same ? NULL : ea && S_ISBLK(sa.st_mode) ? "device" : "file";
+}
+
 /* issue 16c: no two paths of target t are one file or device. */
 static void check_paths_distinct(struct pf *s, size_t t)
 {
@@ -565,27 +589,47 @@ static void check_paths_distinct(struct pf *s, size_t t)
 
 	for (size_t a = 0; a < tg->npaths; a++)
 		for (size_t b = 0; b < a; b++) {
-			struct stat sa, sb;
-			bool ea, eb, same;
-			char *na, *nb;
+			const char *what = same_thing(tg->paths[a], tg->paths[b]);
 
-			path_key(tg->paths[a], &sa, &ea, &na);
-			path_key(tg->paths[b], &sb, &eb, &nb);
-			if (ea && eb)
-				same = S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode)
-					       ? sa.st_rdev == sb.st_rdev
-					       : sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-			else
-				same = !ea && !eb && strcmp(na, nb) == 0;
-			free(na);
-			free(nb);
-			if (same) {
+			if (what) {
 				diag(s, true, tg->line, "target '%s': '%s' and '%s' are the same %s: "
 				     "give each path once", tg->label, tg->paths[b], tg->paths[a],
-				     ea && S_ISBLK(sa.st_mode) ? "device" : "file");
+				     what);
 				return;
 			}
 		}
+}
+
+/*
+ * No two targets are one device or file under two names (a link, as /dev/disk/by-id/ names
+ * are), unless one of them says allow_same = true: an A/A test, two targets on one device to
+ * learn the noise floor (the report then says they are one).
+ */
+static void check_targets_distinct(struct pf *s, size_t t)
+{
+	const struct iom_target *tg = &s->m->targets[t];
+
+	for (size_t u = 0; u < t; u++) {
+		const struct iom_target *o = &s->m->targets[u];
+
+		if (o->fs_type || o->absent || !o->path || tg->allow_same || o->allow_same)
+			continue;
+		for (size_t a = 0; a < (tg->npaths ? tg->npaths : 1); a++)
+			for (size_t b = 0; b < (o->npaths ? o->npaths : 1); b++) {
+				const char *pa = tg->npaths ? tg->paths[a] : tg->path;
+				const char *pb = o->npaths ? o->paths[b] : o->path;
+				const char *what = same_thing(pa, pb);
+
+				if (what) {
+					diag(s, true, tg->line, "target '%s' ('%s') is the same %s "
+					     "as target '%s' ('%s'): one %s under two names; set "
+					     "allow_same = true on one of them to run it anyway (an "
+					     "A/A test of the noise floor)", tg->label, pa, what,
+					     o->label, pb, what);
+					return;
+				}
+			}
+	}
 }
 
 int iom_preflight_check(const struct iom_plan *p, const struct iom_preflight_opts *o,
@@ -626,6 +670,7 @@ int iom_preflight_check(const struct iom_plan *p, const struct iom_preflight_opt
 		}
 		/* issue 16c: each path of a target with several, as a target of its own */
 		check_paths_distinct(&s, t);
+		check_targets_distinct(&s, t);
 		for (size_t k = 0; k < (p->m->targets[t].npaths ? p->m->targets[t].npaths : 1);
 		     k++) {
 			struct iom_target v = p->m->targets[t];

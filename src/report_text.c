@@ -786,6 +786,23 @@ static void print_provenance(FILE *out, const struct iom_report *m, unsigned wid
 			     "value@directory\n");
 }
 
+/* Targets a study ran on one device or file under two names (allow_same, an A/A test): "a
+ * and b are one device". */
+static void print_same_targets(FILE *out, const struct iom_report *m)
+{
+	for (size_t i = 0; i < m->nsrc; i++) {
+		const struct iom_study_info *st = &m->src[i].study;
+
+		for (size_t t = 0; t < st->ntargets; t++)
+			if (st->targets[t].same_as)
+				fprintf(out, "%s and %s are one %s (allow_same: an A/A test, their "
+					"differences are the noise floor)%s%s\n",
+					st->targets[t].same_as, st->targets[t].label,
+					st->targets[t].is_block ? "device" : "file",
+					m->nsrc > 1 ? " in " : "", m->nsrc > 1 ? m->src[i].name : "");
+	}
+}
+
 int iom_report_print_winners(FILE *out, const struct iom_report *m,
 			     const struct iom_report_opts_cli *o)
 {
@@ -824,6 +841,7 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		}
 	}
 	fputc('\n', out);
+	print_same_targets(out, m);
 	if (iom_report_by_study(m) && m->ncompared > 1) {
 		struct iom_strbuf sb = { 0 };
 		char *changes = iom_report_setup_changes(m);

@@ -1969,6 +1969,29 @@ static json_object *facts_json(const struct iom_device_facts *f)
 	return o;
 }
 
+/*
+ * The label of the first target before target i that is the same device (st_rdev) or file
+ * (st_dev/st_ino) as it, as pinned when both were prepared (allow_same); NULL when none.
+ */
+static const char *same_as(const struct iom_study_record *s, size_t i)
+{
+	const struct iom_matrix *m = s->plan->m;
+	const struct iom_target_info *a = s->targets && i < s->ntargets && s->targets[i].t ?
+						  &s->targets[i] : NULL;
+
+	for (size_t j = 0; a && j < i; j++) {
+		const struct iom_target_info *b = j < s->ntargets && s->targets[j].t ?
+							  &s->targets[j] : NULL;
+
+		if (!b || a->is_block != b->is_block)
+			continue;
+		if (a->is_block ? a->id.rdev && a->id.rdev == b->id.rdev :
+				  a->id.ino && a->id.dev == b->id.dev && a->id.ino == b->id.ino)
+			return m->targets[j].label;
+	}
+	return NULL;
+}
+
 static json_object *targets_json(const struct iom_study_record *s)
 {
 	const struct iom_matrix *m = s->plan->m;
@@ -1992,6 +2015,7 @@ static json_object *targets_json(const struct iom_study_record *s)
 		iom_json_add(o, "overwrite", json_object_new_boolean(t->overwrite));
 		iom_json_add(o, "destructive", json_object_new_boolean(t->destructive));
 		iom_json_add(o, "facts", info ? facts_json(&info->facts) : NULL);
+		iom_json_add(o, "same_as", iom_json_str(same_as(s, i)));
 		if (t->npaths) { /* issue 16c: every path, its region and device facts */
 			json_object *pa = json_object_new_array();
 
@@ -2168,6 +2192,7 @@ static void read_study_targets(struct rd *c, json_object *root, struct iom_study
 		rd_u64(c, o, p, "size", &t->size);
 		rd_u64(c, o, p, "region", &t->region);
 		rd_bool(c, o, p, "is_block", &t->is_block);
+		rd_str(c, o, p, "same_as", &t->same_as);
 		facts = rd_obj(c, o, p, "facts");
 		if (facts) {
 			char q[64];
@@ -2304,6 +2329,7 @@ void iom_study_info_release(struct iom_study_info *s)
 		free(t->path);
 		free(t->filesystem);
 		free(t->controller);
+		free(t->same_as);
 		iom_device_facts_release(&t->facts);
 	}
 	free(s->targets);

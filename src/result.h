@@ -406,6 +406,8 @@ int iom_result_list(const char *dir, uint32_t **idx, size_t *n, char *err, size_
 /* A target as study.json records it. */
 struct iom_study_target {
 	char *label, *path, *filesystem, *controller;
+	char *same_as;               /* the label of an earlier target on the same device or
+				      * file (allow_same: an A/A test); NULL when none */
 	uint64_t size;               /* as configured (0 = whole device) */
 	uint64_t region;             /* bytes of the I/O region; 0 when not prepared */
 	bool is_block;

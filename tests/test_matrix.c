@@ -448,6 +448,7 @@ static const struct {
 	{ "controller", "\"ctl\"", "ctl" },
 	{ "overwrite", "true", NULL },
 	{ "destructive", "true", NULL },
+	{ "allow_same", "true", NULL },
 	{ "fill_data", "true", NULL },
 	{ "mkfs_options", "\"-q\"", "-q" },
 	{ "mount_options", "\"noatime\"", "noatime" },
@@ -571,7 +572,8 @@ static void test_matrix_every_landed_key_lands(void **state)
 		 "iomatrix = 1;\nname = %s;\ndescription = %s;\nseed = %s;\nrepeat_order = %s;\n"
 		 "trace = %s;\n"
 		 "targets = ( { label = \"a\"; path = \"a.scratch\"; size = %s; filesystem = %s;\n"
-		 "  controller = %s; overwrite = %s; destructive = %s; fill_data = %s; },\n"
+		 "  controller = %s; overwrite = %s; destructive = %s; fill_data = %s;\n"
+		 "  allow_same = %s; },\n"
 		 "  { label = \"b\"; device = \"/dev/loop9\"; destructive = true;\n"
 		 "    filesystems = [ \"raw\" ]; mkfs_options = %s; mount_options = %s; } );\n"
 		 "timing = { warmup = %s; duration = %s; cooldown = %s; rest = %s; timeout = %s;\n"
@@ -581,7 +583,8 @@ static void test_matrix_every_landed_key_lands(void **state)
 		 landed_value("name"), landed_value("description"), landed_value("seed"),
 		 landed_value("repeat_order"), landed_value("trace"), landed_value("size"),
 		 landed_value("filesystem"), landed_value("controller"), landed_value("overwrite"),
-		 landed_value("destructive"), landed_value("fill_data"), landed_value("mkfs_options"),
+		 landed_value("destructive"), landed_value("fill_data"), landed_value("allow_same"),
+		 landed_value("mkfs_options"),
 		 landed_value("mount_options"), landed_value("warmup"), landed_value("duration"),
 		 landed_value("cooldown"), landed_value("rest"), landed_value("timeout"),
 		 landed_value("repeat"), landed_value("repeat_max"), landed_value("alpha"),
