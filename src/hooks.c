@@ -198,43 +198,240 @@ static int unknown_var(const char *name, size_t len, char *err, size_t errlen)
 }
 
 /*
- * Where the shell will be at a point of the command: outside quotes, in double quotes, in single
- * quotes, in bash's $'…' (where a backslash escapes a quote), in a comment, after a backslash or
- * a '$' that starts an expansion, inside a ${…} of the shell. It follows POSIX quoting for plain
- * commands and keeps a best guess for $( … ); where it guesses wrong the reference it inserts is
- * still only a reference (see the top of this file), so a wrong guess costs exactness only.
+ * Where the shell will be at a point of the command, and what the word there is to it.
+ *
+ * The quoting: outside quotes, in double quotes, in single quotes, in bash's $'…' (where a
+ * backslash escapes a quote), in a comment, after a backslash or a '$' that starts an
+ * expansion, inside a ${…} of the shell, inside backquotes, in a here-document's body. It
+ * follows POSIX quoting for plain commands and keeps a best guess for $( … ).
+ *
+ * The command: each simple command's words as the shell splits them (blanks end a word; the
+ * operators ; & | ( ) and a newline end a command; < and > start a redirection), each word's
+ * text kept without its quotes, so that a variable's place is known: the command's name, an
+ * assignment, an argument (of which command, after which words), a redirection's target, a
+ * here-document's delimiter. A $( … ) is a command of its own; the outer one resumes at ')'.
  */
 enum qstate { Q_OUT, Q_DQ, Q_SQ, Q_ANSI };
+
+#define WORD_MAX 32    /* the text kept of a word; a longer word is no name of ours */
+#define HEREDOC_MAX 4  /* here-documents opened on one line */
+#define SUBST_MAX 16   /* nested $( … ) followed */
+
+struct cmdst {
+	bool cmd_pos;    /* no command name yet: the next word is the name or an assignment */
+	bool prefix;     /* after command, builtin or exec: their options, then the name */
+	bool in_word;
+	bool word_var;   /* the current word holds a variable */
+	bool prev_var;   /* the word before it did */
+	bool redir;      /* the next (or current) word is a redirection's target */
+	bool delim;      /* ... a here-document's delimiter */
+	bool delim_tabs; /* <<-: its closing line may start with tabs */
+	char shell[WORD_MAX]; /* the command's word that names a shell, "" none */
+	bool code_next;  /* the next word is a shell's -c command string */
+	bool code_word;  /* the current word is one */
+	bool opt_v;      /* test, [ or printf: a -v (or -R) word before */
+	unsigned nargs;  /* the command's arguments before the current word */
+	char name[WORD_MAX]; /* the command's name, "" while there is none */
+	char word[WORD_MAX]; /* the current word without its quotes; a variable is \1 */
+	size_t wlen;         /* WORD_MAX: the word is longer */
+};
 
 struct qtrack {
 	enum qstate st;
 	bool esc, comment, word_start;
 	bool dollar;     /* the last character was a '$' that starts an expansion */
 	unsigned brace;  /* open ${ … } expansions of the shell */
+	bool backq;      /* inside `…` */
+	char op;         /* the redirection character just before ('<', '>'), or 0 */
+	unsigned nop;    /* how many of it in a row */
+	/* here-documents: the delimiters waiting for the end of their line, then the bodies */
+	unsigned nheredoc, body;
+	bool in_body;
+	char heredoc[HEREDOC_MAX][WORD_MAX];
+	bool heredoc_tabs[HEREDOC_MAX];
+	char line[WORD_MAX];
+	size_t llen;
+	struct cmdst c;
 	/* best effort for $( … ): the state it was opened in, and the parentheses inside */
 	int depth;
-	enum qstate outer[16];
-	unsigned parens[16];
+	enum qstate outer[SUBST_MAX];
+	unsigned parens[SUBST_MAX];
+	struct cmdst outer_cmd[SUBST_MAX];
 };
 
-/* "$(" seen in state st: the command inside starts outside quotes. */
+static void cmd_fresh(struct cmdst *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->cmd_pos = true;
+}
+
+static bool word_in(const char *w, const char *const *list)
+{
+	for (; w && *list; list++)
+		if (strcmp(w, *list) == 0)
+			return true;
+	return false;
+}
+
+/* Reserved words, after which the next word is still a command's name. */
+static const char *const reserved_words[] = { "if", "then", "else", "elif", "fi", "do", "done",
+					      "while", "until", "esac", "{", "}", "!", "time",
+					      NULL };
+/* Programs that run a command string given with -c. */
+static const char *const shell_words[] = { "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh",
+					   "busybox", "su", "runuser", NULL };
+/* Builtins (and ssh) that run their arguments as shell code. */
+static const char *const code_words[] = { "eval", "trap", "alias", "source", ".", "ssh", "fc",
+					  "bind", "complete", "compgen", NULL };
+/* Builtins that take variable names (bash evaluates a name's subscript as arithmetic). */
+static const char *const name_words[] = { "let", "declare", "typeset", "local", "export",
+					  "readonly", "read", "readarray", "mapfile", "unset",
+					  "getopts", "wait", NULL };
+static const char *const test_words[] = { "test", "[", NULL };
+
+static const char *basename_of(const char *w)
+{
+	const char *s = w ? strrchr(w, '/') : NULL;
+
+	return s ? s + 1 : w;
+}
+
+/* The current word's text, or NULL when it is longer than WORD_MAX - 1. */
+static const char *word_text(struct cmdst *c)
+{
+	if (c->wlen >= WORD_MAX)
+		return NULL;
+	c->word[c->wlen] = '\0';
+	return c->word;
+}
+
+/* The length of the shell variable name that w starts with (0: none). */
+static size_t name_prefix(const char *w)
+{
+	size_t n = 0;
+
+	if (!w || !((w[0] >= 'a' && w[0] <= 'z') || (w[0] >= 'A' && w[0] <= 'Z') || w[0] == '_'))
+		return 0;
+	while ((w[n] >= 'a' && w[n] <= 'z') || (w[n] >= 'A' && w[n] <= 'Z') ||
+	       (w[n] >= '0' && w[n] <= '9') || w[n] == '_')
+		n++;
+	return n;
+}
+
+/* Whether w, a word in a command's name position, starts an assignment: NAME=, NAME+=, NAME[. */
+static bool assignment(const char *w)
+{
+	size_t n = name_prefix(w);
+
+	return n > 0 && (w[n] == '=' || w[n] == '[' || (w[n] == '+' && w[n + 1] == '='));
+}
+
+static void word_begin(struct cmdst *c)
+{
+	c->in_word = true;
+	c->wlen = 0;
+	c->word_var = false;
+	if (c->code_next) {
+		c->code_word = true;
+		c->code_next = false;
+	}
+}
+
+static void word_add(struct cmdst *c, char ch)
+{
+	if (!c->in_word)
+		word_begin(c);
+	if (c->wlen + 1 < WORD_MAX)
+		c->word[c->wlen++] = ch;
+	else
+		c->wlen = WORD_MAX;
+}
+
+static void heredoc_push(struct qtrack *q, const char *w, bool tabs)
+{
+	if (q->nheredoc < HEREDOC_MAX) {
+		/* a delimiter too long to keep never matches: the rest is a body */
+		snprintf(q->heredoc[q->nheredoc], WORD_MAX, "%s", w ? w : "\1");
+		q->heredoc_tabs[q->nheredoc++] = tabs;
+	}
+}
+
+/* The end of the current word: what it makes of the command. */
+static void word_end(struct qtrack *q)
+{
+	struct cmdst *c = &q->c;
+	const char *w;
+
+	if (!c->in_word)
+		return;
+	w = word_text(c);
+	if (c->delim) {
+		heredoc_push(q, w, c->delim_tabs);
+		c->delim = false;
+	} else if (c->redir) {
+		c->redir = false;
+	} else if (c->cmd_pos) {
+		if (w && (word_in(w, reserved_words) || assignment(w) || (c->prefix && w[0] == '-')))
+			;
+		else if (w && (strcmp(w, "command") == 0 || strcmp(w, "builtin") == 0 ||
+			       strcmp(w, "exec") == 0))
+			c->prefix = true;
+		else {
+			snprintf(c->name, sizeof(c->name), "%s", w ? w : "\1");
+			c->cmd_pos = c->prefix = false;
+			c->nargs = 0;
+			if (word_in(basename_of(w), shell_words))
+				snprintf(c->shell, sizeof(c->shell), "%s", w);
+		}
+	} else {
+		if (w && (strcmp(w, "-v") == 0 || strcmp(w, "-R") == 0) &&
+		    (word_in(c->name, test_words) || strcmp(c->name, "printf") == 0))
+			c->opt_v = true;
+		if (word_in(basename_of(w), shell_words))
+			snprintf(c->shell, sizeof(c->shell), "%s", w);
+		else if (w && c->shell[0] && w[0] == '-' && w[1] != '-' && strchr(w, 'c'))
+			c->code_next = true;
+		c->nargs++;
+	}
+	c->prev_var = c->word_var;
+	c->word_var = c->code_word = c->in_word = false;
+}
+
+/* An operator that ends the command (; & | ( ) newline): the next word is a new command's. */
+static void cmd_end(struct qtrack *q)
+{
+	word_end(q);
+	cmd_fresh(&q->c);
+}
+
+/* "$(" seen in state st: the command inside starts outside quotes, a command of its own. */
 static void subst_open(struct qtrack *q)
 {
-	if (q->depth < (int)IOM_ARRAY_SIZE(q->outer)) {
+	if (q->depth < SUBST_MAX) {
 		q->outer[q->depth] = q->st;
 		q->parens[q->depth] = 0;
+		q->outer_cmd[q->depth] = q->c;
 		q->depth++;
 	}
 	q->st = Q_OUT;
+	cmd_fresh(&q->c);
 }
 
-/* What a '$', '(', '{' or '}' does outside single quotes; false for any other character. */
+static void subst_close(struct qtrack *q)
+{
+	word_end(q);
+	q->depth--;
+	q->st = q->outer[q->depth];
+	q->c = q->outer_cmd[q->depth];
+	word_add(&q->c, '\1'); /* the substitution is part of the outer word */
+}
+
+/* What a '$', '{' or '}' does outside single quotes ("$(" is the caller's); false for any
+ * other character. */
 static bool track_dollar(struct qtrack *q, char c, bool dollar)
 {
 	if (c == '$')
 		q->dollar = !dollar; /* "$$" is the shell's process id, complete */
-	else if (dollar && c == '(')
-		subst_open(q);
 	else if (dollar && c == '{')
 		q->brace++;
 	else if (c == '}' && q->brace > 0)
@@ -244,6 +441,103 @@ static bool track_dollar(struct qtrack *q, char c, bool dollar)
 	return true;
 }
 
+/* A character of a here-document's body: a line equal to the delimiter ends it. */
+static void track_body(struct qtrack *q, char c)
+{
+	const char *l;
+
+	if (c != '\n') {
+		if (q->llen + 1 < WORD_MAX)
+			q->line[q->llen++] = c;
+		else
+			q->llen = WORD_MAX;
+		return;
+	}
+	if (q->llen < WORD_MAX) {
+		q->line[q->llen] = '\0';
+		l = q->line;
+		while (q->heredoc_tabs[q->body] && *l == '\t')
+			l++;
+		if (strcmp(l, q->heredoc[q->body]) == 0 && ++q->body == q->nheredoc) {
+			q->in_body = false;
+			q->nheredoc = q->body = 0;
+		}
+	}
+	q->llen = 0;
+}
+
+/* A character outside quotes (not after a backslash), for the command's words. */
+static void track_out(struct qtrack *q, char c, bool dollar)
+{
+	bool op = q->op == c && (c == '<' || c == '>');
+
+	if (c != '<' && c != '>' && c != '&' && c != '|' && c != '-')
+		q->op = 0;
+	if (c == '\'') {
+		q->st = dollar ? Q_ANSI : Q_SQ;
+		if (!q->c.in_word)
+			word_begin(&q->c);
+	} else if (c == '"') {
+		q->st = Q_DQ;
+		if (!q->c.in_word)
+			word_begin(&q->c);
+	} else if (c == '`') {
+		q->backq = !q->backq;
+		word_add(&q->c, '\1');
+	} else if (c == '#' && q->word_start) {
+		q->comment = true;
+	} else if (dollar && c == '(') {
+		subst_open(q);
+	} else if (track_dollar(q, c, dollar)) {
+		word_add(&q->c, c);
+	} else if (c == '(' && q->depth > 0) {
+		q->parens[q->depth - 1]++;
+		cmd_end(q);
+	} else if (c == ')' && q->depth > 0) {
+		if (q->parens[q->depth - 1] > 0) {
+			q->parens[q->depth - 1]--;
+			cmd_end(q);
+		} else {
+			subst_close(q);
+		}
+	} else if (c == '<' || c == '>') {
+		/* digits before it are its file descriptor, not a word */
+		const char *w = q->c.in_word ? word_text(&q->c) : NULL;
+
+		if (w && *w && strspn(w, "0123456789") == strlen(w))
+			q->c.in_word = false;
+		word_end(q);
+		q->nop = op ? q->nop + 1 : 1;
+		q->op = c;
+		q->c.delim = c == '<' && q->nop == 2;
+		q->c.redir = !q->c.delim;
+		q->c.delim_tabs = false;
+	} else if (c == '-' && q->op == '<' && q->nop == 2 && !q->c.in_word) {
+		q->c.delim_tabs = true;
+		q->op = 0;
+	} else if (c == '&' && (q->op == '<' || q->op == '>')) {
+		q->op = 0;               /* >& and <&: the word after is the target */
+	} else if (c == '|' && q->op == '>') {
+		q->op = 0;               /* >| */
+	} else if (strchr(";&|()\n", c)) {
+		q->op = 0;
+		cmd_end(q);
+		if (c == '\n' && q->nheredoc > 0) {
+			q->in_body = true;
+			q->body = 0;
+			q->llen = 0;
+		}
+	} else if (c == ' ' || c == '\t') {
+		word_end(q);
+	} else {
+		word_add(&q->c, c);
+	}
+	if (c == '<' && q->nop == 3) { /* <<<: a here-string, whose word is data */
+		q->c.delim = false;
+		q->c.redir = true;
+	}
+}
+
 static void track(struct qtrack *q, const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
@@ -251,56 +545,64 @@ static void track(struct qtrack *q, const char *s, size_t len)
 		bool dollar = q->dollar;
 
 		q->dollar = false;
+		if (q->in_body) {
+			track_body(q, c);
+			continue;
+		}
 		if (q->comment) {
 			if (c == '\n') {
 				q->comment = false;
 				q->word_start = true;
+				cmd_end(q);
+				if (q->nheredoc > 0) {
+					q->in_body = true;
+					q->body = 0;
+					q->llen = 0;
+				}
 			}
 			continue;
 		}
 		if (q->esc) {
 			q->esc = false;
 			q->word_start = false;
+			if (c != '\n')
+				word_add(&q->c, c);
 			continue;
 		}
 		switch (q->st) {
 		case Q_SQ:
 			if (c == '\'')
 				q->st = Q_OUT;
+			else
+				word_add(&q->c, c);
 			break;
 		case Q_ANSI:
 			if (c == '\\')
 				q->esc = true;
 			else if (c == '\'')
 				q->st = Q_OUT;
+			else
+				word_add(&q->c, c);
 			break;
 		case Q_DQ:
 			if (c == '\\')
 				q->esc = true;
 			else if (c == '"')
 				q->st = Q_OUT;
-			else
+			else if (c == '`')
+				q->backq = !q->backq;
+			else if (dollar && c == '(')
+				subst_open(q);
+			else {
 				track_dollar(q, c, dollar);
+				word_add(&q->c, c);
+			}
 			break;
 		case Q_OUT:
-			if (c == '\\') {
+			if (c == '\\')
 				q->esc = true;
-			} else if (c == '\'') {
-				q->st = dollar ? Q_ANSI : Q_SQ;
-			} else if (c == '"') {
-				q->st = Q_DQ;
-			} else if (c == '#' && q->word_start) {
-				q->comment = true;
-			} else if (track_dollar(q, c, dollar)) {
-				;
-			} else if (c == '(' && q->depth > 0) {
-				q->parens[q->depth - 1]++;
-			} else if (c == ')' && q->depth > 0) {
-				if (q->parens[q->depth - 1] > 0)
-					q->parens[q->depth - 1]--;
-				else
-					q->st = q->outer[--q->depth];
-			}
+			else
+				track_out(q, c, dollar);
 			if (q->st == Q_OUT)
 				q->word_start = !q->esc && strchr(" \t\n;&|()", c) != NULL;
 			else
@@ -315,6 +617,7 @@ static void track_init(struct qtrack *q)
 	memset(q, 0, sizeof(*q));
 	q->st = Q_OUT;
 	q->word_start = true;
+	cmd_fresh(&q->c);
 }
 
 /* After a variable: part of a word, and no '$' for what follows. */
@@ -322,21 +625,26 @@ static void track_var(struct qtrack *q)
 {
 	q->dollar = false;
 	q->word_start = false;
+	q->op = 0;
+	word_add(&q->c, '\1');
+	q->c.word_var = true;
 }
 
 /*
- * The bash construct of tmpl that evaluates what it expands as arithmetic, or NULL: "((" (of
- * $((…)) and ((…))) anywhere, or "[[" as a word ([[ x -eq y ]]). Arithmetic evaluates array
- * subscripts, and a subscript can be $(command): bash -c 'echo $(( $X ))' with X='a[$(cmd)]'
- * runs cmd, quoted or not. Found by a plain scan, so no tracking error can hide one.
+ * The construct of tmpl in which bash evaluates what it expands as arithmetic, or NULL: "(("
+ * (of $((…)), ((…)) and for ((…))) or "$[" anywhere, or "[[" then a blank ([[ x -eq y ]]).
+ * Arithmetic evaluates array subscripts, and a subscript can be $(command): bash -c
+ * 'echo $(( $X ))' with X='a[$(cmd)]' runs cmd, quoted or not. Found by a plain scan, so no
+ * tracking error can hide one.
  */
 static const char *arith_construct(const char *tmpl)
 {
 	for (const char *p = tmpl; *p; p++) {
 		if (p[0] == '(' && p[1] == '(')
 			return "((…))";
-		if (p[0] == '[' && p[1] == '[' && (p == tmpl || strchr(" \t\n;&|(!", p[-1])) &&
-		    (p[2] == ' ' || p[2] == '\t' || p[2] == '\n'))
+		if (p[0] == '$' && p[1] == '[')
+			return "$[…]";
+		if (p[0] == '[' && p[1] == '[' && (p[2] == ' ' || p[2] == '\t' || p[2] == '\n'))
 			return "[[ … ]]";
 	}
 	return NULL;
@@ -353,12 +661,97 @@ static bool all_digits(const char *s)
 }
 
 /*
+ * Whether a text variable may stand at q: only where bash, dash and busybox sh all keep its
+ * value as data. 0, or -EINVAL with the place and why (the variable is named by the caller).
+ * The positive list: an argument of a simple command (bare, in "…", '…' or $'…'), or a
+ * redirection's target, of a command that neither runs its arguments as code nor takes them
+ * as names.
+ */
+static int place_refused(const struct qtrack *q, const char *arith, char *err, size_t errlen)
+{
+	const struct cmdst *c = &q->c;
+	char w[WORD_MAX] = "";
+	size_t n;
+
+	if (c->in_word && c->wlen < WORD_MAX) {
+		memcpy(w, c->word, c->wlen);
+		w[c->wlen] = '\0';
+	}
+
+	if (q->in_body)
+		return iom_err(err, errlen, EINVAL,
+			       "is in a here-document's body, which its command may read as "
+			       "code (pass it as an argument)");
+	if (q->backq)
+		return iom_err(err, errlen, EINVAL,
+			       "is inside backquotes, whose text the shell parses again (use "
+			       "$$( … ))");
+	if (arith)
+		return iom_err(err, errlen, EINVAL,
+			       "is text in a command with %s, where bash evaluates values as "
+			       "arithmetic, which can run commands; only the numeric variables "
+			       "(${run.index}, ${cell.queue_depth} …) may be used in it", arith);
+	if (q->brace > 0 && q->st != Q_SQ)
+		return iom_err(err, errlen, EINVAL,
+			       "is text inside a '$${…}' of the shell, whose offsets and "
+			       "subscripts bash evaluates as arithmetic, which can run commands; "
+			       "only the numeric variables may be used there");
+	if (c->delim)
+		return iom_err(err, errlen, EINVAL, "is a here-document's delimiter");
+	if (c->redir)
+		return 0;
+	if (c->cmd_pos) {
+		n = name_prefix(w);
+		if (n > 0 && w[n] == '[')
+			return iom_err(err, errlen, EINVAL,
+				       "is in an array subscript (%.*s[…]), which bash evaluates as "
+				       "arithmetic", (int)n, w);
+		if (n > 0 && (w[n] == '=' || w[n] == '+'))
+			return iom_err(err, errlen, EINVAL,
+				       "is the value of an assignment (%.*s=…), which bash evaluates "
+				       "as arithmetic or a name when %.*s is declared so (pass it as "
+				       "an argument)", (int)n, w, (int)n, w);
+		return iom_err(err, errlen, EINVAL,
+			       "is the command's name: the shell would run the value (give the "
+			       "command's name as text, the value as an argument)");
+	}
+	if (c->code_word)
+		return iom_err(err, errlen, EINVAL,
+			       "is in the command string of '%s -c', where the value would be "
+			       "parsed as code (pass it as an argument after the string, as \"$1\")",
+			       c->shell);
+	if (word_in(c->name, code_words))
+		return iom_err(err, errlen, EINVAL,
+			       "is an argument of '%s', which runs its arguments as shell code",
+			       c->name);
+	if (word_in(c->name, name_words))
+		return iom_err(err, errlen, EINVAL,
+			       "is an argument of '%s', which takes variable names and evaluates "
+			       "their subscripts as arithmetic", c->name);
+	if (c->opt_v)
+		return iom_err(err, errlen, EINVAL,
+			       "follows '%s -v', which takes a variable name and evaluates its "
+			       "subscript as arithmetic", c->name);
+	if (word_in(c->name, test_words) && c->prev_var)
+		return iom_err(err, errlen, EINVAL,
+			       "follows another value in '%s', where that value could be an "
+			       "operator (-v) that makes this one a variable name", c->name);
+	if (strcmp(c->name, "printf") == 0 && c->nargs == 0)
+		return iom_err(err, errlen, EINVAL,
+			       "is printf's first argument, its format or an option such as -v "
+			       "(give the format as text: printf '%%s' …)");
+	return 0;
+}
+
+/*
  * Whether variable name (vi its row; NULL for a name outside the table) may stand at q of a
  * template whose arithmetic construct is arith (NULL: none). 0, or -EINVAL with the reason.
  */
 static int var_refused(const struct qtrack *q, const struct iom_hook_var_info *vi,
 		       const char *name, size_t len, const char *arith, char *err, size_t errlen)
 {
+	char why[IOM_ERRLEN];
+
 	if (q->comment)
 		return 0;
 	if (q->esc)
@@ -372,18 +765,8 @@ static int var_refused(const struct qtrack *q, const struct iom_hook_var_info *v
 			       (int)len, name);
 	if (vi && vi->numeric)
 		return 0;
-	if (arith)
-		return iom_err(err, errlen, EINVAL,
-			       "'${%.*s}' is text in a command with %s, where bash evaluates values "
-			       "as arithmetic, which can run commands; only the numeric variables "
-			       "(${run.index}, ${cell.queue_depth} …) may be used in it",
-			       (int)len, name, arith);
-	if (q->brace > 0 && q->st != Q_SQ)
-		return iom_err(err, errlen, EINVAL,
-			       "'${%.*s}' is text inside a '$${…}' of the shell, whose offsets and "
-			       "subscripts bash evaluates as arithmetic, which can run commands; "
-			       "only the numeric variables may be used there",
-			       (int)len, name);
+	if (place_refused(q, arith, why, sizeof(why)) < 0)
+		return iom_err(err, errlen, EINVAL, "'${%.*s}' %s", (int)len, name, why);
 	return 0;
 }
 

@@ -8,7 +8,7 @@
  * table of name → text, so this module knows nothing of matrices or plans. "$$" is a literal
  * "$"; a "$" before anything but "{" or "$" is left to the shell ($HOME works).
  *
- * No value can inject a command, wherever the variable stands and whichever POSIX shell /bin/sh
+ * No value can inject a command, wherever a variable is accepted and whichever POSIX shell /bin/sh
  * is (dash, or bash as on Fedora, RHEL and Arch). The values are in the hook's environment
  * (IOMATRIX_TARGET_PATH, IOMATRIX_RUN_INDEX …; IOMATRIX_HOOK names the point), and a variable
  * becomes a reference to its environment variable, never its text: "${IOMATRIX_TARGET_PATH}"
@@ -17,21 +17,29 @@
  * again). Why that is safe: the command the shell parses is the template's own text plus these
  * references, built of quotes, '$', braces and the name only; no byte of a value is in it. A
  * shell never parses the result of a parameter expansion as syntax (POSIX: it is only split into
- * fields and globbed), so a value stays data in every context -- plain words, "…", '…', $'…',
- * here-documents and here-strings, $(…) and backquotes. A wrong guess of the quoting around a
- * variable (the quote tracking is exact for plain commands, a best guess inside $(…)) costs
- * exactness (a value split into words, or quotes printed), never safety.
- * Refused, by iom_hook_check (so `iomatrix check` names the file and line) and at expansion:
- *  - a variable after a backslash or after a '$' that starts an expansion ($$${target.path} is
- *    "$" then the variable: the shell would join the two, into $'…' or $"…" in bash): write
- *    '\$$' for a '$' printed before the value, '$${' for a literal '${';
- *  - a text variable (all but the numeric ones: run.index, cell.queue_depth …) in a command
- *    with "((" or "[[ " anywhere, or inside a $${…} of the shell: there bash evaluates what it
- *    expands as arithmetic, and arithmetic runs a $(command) in an array subscript. The
- *    numeric variables' values are checked to be digits.
- * What the hook's own commands do with a value is theirs: eval, trap, sh -c '…', ssh HOST '…',
- * let and declare -i evaluate their arguments as code, so a variable spliced into such an
- * argument is code there. Inside those, write the environment variable itself
+ * fields and globbed), so a value is never parsed as syntax -- plain words, "…", '…', $'…',
+ * here-strings and $(…). A wrong guess of the quoting around a variable (the quote tracking
+ * is exact for plain commands, a best guess inside $(…)) costs exactness (a value split into
+ * words, or quotes printed).
+ * That is not enough where bash (as /bin/sh) evaluates a value itself: as arithmetic, whose
+ * array subscripts run a $(command), or as a variable name (test -v, printf -v, read, …),
+ * whose subscript is arithmetic too. So a text variable (all but the numeric ones) is accepted
+ * only at the places of a positive list, where bash, dash and busybox sh all keep it as data:
+ *  - an argument of a simple command, bare or in "…", '…' or $'…', or a redirection's target;
+ *  - of a command that is not a builtin running code (eval, trap, alias, ., source, fc, bind,
+ *    complete, compgen; and ssh) or taking names (let, declare, typeset, local, export,
+ *    readonly, read, readarray, mapfile, unset, getopts, wait); not after -v or -R in test
+ *    or [, nor -v in printf; not printf's first argument; not right after another value in
+ *    test or [ (that value could be -v); not in the command string of a shell's -c.
+ * Refused, by iom_hook_check (so `iomatrix check` names the file, the line and the place) and
+ * at expansion, is everything else: the command's name (also after exec, command, builtin),
+ * an assignment's name, subscript or value, a template with "((", "$[" or "[[ " anywhere,
+ * the inside of a $${…} of the shell, of backquotes, and of a here-document's body, a
+ * here-document's delimiter; and a variable after a backslash or after a '$' that starts an
+ * expansion ($$${target.path} is "$" then the variable: the shell would join the two, into
+ * $'…' or $"…" in bash): write '\$$' for a '$' printed before the value, '$${' for a literal
+ * '${'. The numeric variables' values are checked to be digits and may stand anywhere.
+ * Where a command must see the value inside code, write the environment variable itself
  * (sh -c 'ls "$IOMATRIX_TARGET_PATH"'): the inner shell expands it as data.
  *
  * A hook runs as /bin/sh -c CMD (o->shell instead, for the tests) as proc.h runs a program:
