@@ -829,10 +829,20 @@ static void rd_u32(struct rd *c, json_object *o, const char *prefix, const char 
 		*out = (uint32_t)v;
 }
 
+/*
+ * The largest figure a file of iomatrix holds: every number it writes as a double (rates,
+ * latencies in ns, CPU shares and times, seconds) is 0 or more and far below it (1e15 ns is
+ * eleven days, 1e15 IOPS no device does). A number beyond it, negative, or not finite (json-c
+ * reads NaN and Infinity) was not written by iomatrix, and the file is inconsistent, as with a
+ * crafted count.
+ */
+#define FIGURE_MAX 1e15
+
 static void rd_double(struct rd *c, json_object *o, const char *prefix, const char *key,
 		      double *out)
 {
 	json_object *v;
+	double x;
 
 	if (c->ret || !o || !json_object_object_get_ex(o, key, &v))
 		return; /* absent: left as is */
@@ -844,7 +854,26 @@ static void rd_double(struct rd *c, json_object *o, const char *prefix, const ch
 		rd_fail(c, prefix, key, "is not a number");
 		return;
 	}
-	*out = json_object_get_double(v);
+	x = json_object_get_double(v);
+	if (!isfinite(x) || x < 0 || x > FIGURE_MAX) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "is %.6g, not a figure iomatrix writes (0 to %g)", x,
+			 FIGURE_MAX);
+		rd_fail(c, prefix, key, what);
+		return;
+	}
+	*out = x;
+}
+
+/* A rate, which iomatrix always writes as a number (0 without a measured window): null is
+ * refused too. */
+static void rd_rate(struct rd *c, json_object *o, const char *prefix, const char *key,
+		    double *out)
+{
+	rd_double(c, o, prefix, key, out);
+	if (c->ret == 0 && isnan(*out))
+		rd_fail(c, prefix, key, "is null, not a rate");
 }
 
 static void rd_bool(struct rd *c, json_object *o, const char *prefix, const char *key, bool *out)
@@ -962,9 +991,9 @@ static void read_counts(struct rd *c, json_object *o, const char *prefix, struct
 {
 	rd_u64(c, o, prefix, "ios", &s->ios);
 	rd_u64(c, o, prefix, "bytes", &s->bytes);
-	rd_double(c, o, prefix, "iops", &s->iops);
-	rd_double(c, o, prefix, "mb_s", &s->mb_s);
-	rd_double(c, o, prefix, "mib_s", &s->mib_s);
+	rd_rate(c, o, prefix, "iops", &s->iops);
+	rd_rate(c, o, prefix, "mb_s", &s->mb_s);
+	rd_rate(c, o, prefix, "mib_s", &s->mib_s);
 }
 
 /* A decimal string of digits into a 128-bit sum; false when it is not one. */
@@ -1296,8 +1325,8 @@ static void read_hosts(struct rd *c, json_object *root, struct iom_run_result *r
 		rd_u64(c, o, p, "bytes", &h->bytes[IOM_DIR_TOTAL]);
 		rd_u64(c, o, p, "read_ios", &h->ios[IOM_DIR_READ]);
 		rd_u64(c, o, p, "write_ios", &h->ios[IOM_DIR_WRITE]);
-		rd_double(c, o, p, "iops", &h->iops);
-		rd_double(c, o, p, "mb_s", &h->mb_s);
+		rd_rate(c, o, p, "iops", &h->iops);
+		rd_rate(c, o, p, "mb_s", &h->mb_s);
 		rd_double(c, o, p, "lat_mean_ns", &h->lat_mean_ns);
 		rd_u64(c, o, p, "p50_ns", &h->p50_ns);
 		rd_u64(c, o, p, "p99_ns", &h->p99_ns);

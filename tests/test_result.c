@@ -899,7 +899,32 @@ static void test_result_rejects_bad_files(void **state)
 		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
 			"\"cell\": {\"read_pct\": 101}}", "'cell.read_pct' is 101, not 0 to 100" },
 		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
-			"\"cell\": {}, \"elapsed_s\": -1}", "'elapsed_s' is not a length of time" },
+			"\"cell\": {}, \"elapsed_s\": -1}",
+		  "'elapsed_s' is -1, not a figure iomatrix writes (0 to 1e+15)" },
+		/* crafted numbers: not finite, negative, absurd, or a null rate */
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}, \"total\": {\"iops\": NaN}}",
+		  "'total.iops' is nan, not a figure iomatrix writes (0 to 1e+15)" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}, \"total\": {\"iops\": -1e308}}",
+		  "'total.iops' is -1e+308, not a figure iomatrix writes (0 to 1e+15)" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}, \"read\": {\"mb_s\": Infinity}}",
+		  "'read.mb_s' is inf, not a figure iomatrix writes (0 to 1e+15)" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}, \"write\": {\"iops\": null}}", "'write.iops' is null, not a rate" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}, \"total\": {\"lat_ns\": {\"mean\": 1e300}}}",
+		  "'total.lat_ns.mean' is 1e+300, not a figure iomatrix writes" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}, \"total\": {\"lat_ns\": {\"stddev\": -5}}}",
+		  "'total.lat_ns.stddev' is -5, not a figure iomatrix writes" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}, \"cpu\": {\"busy_pct\": -0.5}}",
+		  "'cpu.busy_pct' is -0.5, not a figure iomatrix writes" },
+		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
+			"\"cell\": {}, \"cpu\": {\"us_per_io\": -Infinity}}",
+		  "'cpu.us_per_io' is -inf, not a figure iomatrix writes" },
 		{ NULL, "{\"schema\": 1, \"index\": 1, \"repetition\": 1, \"status\": \"ok\", "
 			"\"cell\": {}, \"intervals\": {\"read_ios\": [1e30], \"write_ios\": [0], "
 			"\"read_bytes\": [0], \"write_bytes\": [0]}}",

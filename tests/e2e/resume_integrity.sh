@@ -9,7 +9,8 @@
 #   - run files truncated, with an index that disagrees with the name, block_size 0, threads 0,
 #     a count above 2^64: report names each and why, shows the rest and exits 1 without renaming
 #     anything; resume sets each aside (renamed runs/NNNNN.json.corrupt-<UTC>, content kept),
-#     redoes each run exactly once, and the report is whole again.
+#     redoes each run exactly once, and the report is whole again;
+#   - run files whose total IOPS are NaN and -1e308: the same, named 'total.iops'.
 # Exit codes and messages are asserted exactly.
 # e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
@@ -149,5 +150,24 @@ whole bad
 iom 0 resume bad
 [ "$(ls bad/runs | grep -c corrupt)" -eq 5 ] || die "a second resume set more aside"
 has out.txt "the study in 'bad' is complete: nothing to resume"
+
+# ---- crafted numbers: NaN and -1e308 where a run's IOPS stand ----------------------------------
+# (accepted before: NaN turned a verdict around, -1e308 printed as a 47-digit rate)
+cp -r s1 nums
+for x in "2 NaN" "9 -1e308"; do
+	i=${x%% *} v=${x#* }
+	awk -v v="$v" '/"total": \{/ { t = 1 } t && /"iops": / { sub(/"iops": [-0-9.e+]+/, "\"iops\": " v); t = 0 } { print }' \
+		"s1/runs/0000$i.json" >"nums/runs/0000$i.json"
+	grep -q "\"iops\": $v" "nums/runs/0000$i.json" || die "run $i's IOPS not set to $v"
+done
+iom 1 report nums
+has out.txt "8 runs: 8 ok; 2 more missing or damaged (listed below)"
+has out.txt "  run 2: nums/runs/00002.json: 'total.iops' is nan, not a figure iomatrix writes (0 to 1e+15); \`iomatrix resume nums\` sets the file aside and redoes the run"
+has out.txt "  run 9: nums/runs/00009.json: 'total.iops' is -1e+308, not a figure iomatrix writes (0 to 1e+15); \`iomatrix resume nums\` sets the file aside and redoes the run"
+grep -q '[0-9]\{20\}' out.txt && die "the report prints a crafted figure: $(grep '[0-9]\{20\}' out.txt)"
+iom 0 resume nums
+[ "$(started_since_resume nums)" = "2 9 " ] || die "resume ran '$(started_since_resume nums)', want 2 9"
+[ "$(ls nums/runs | grep -c corrupt)" -eq 2 ] || die "resume did not set the 2 crafted files aside"
+whole nums
 
 exit $fail
