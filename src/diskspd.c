@@ -804,20 +804,24 @@ static int target_size(const struct iom_diskspd *d, const char *path, bool *is_d
 {
 	struct stat st;
 	bool exists = stat(path, &st) == 0;
+	const char *what = exists ? "is a block device" : "names a device that does not exist";
 
 	*is_dev = exists ? S_ISBLK(st.st_mode) : names_device(path);
 	*size = d->max_size; /* -f: the region [0, size); 0: all of it */
 	if (exists && !S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return iom_err(err, errlen, EINVAL, "'%s' is neither a file nor a block device",
-			       path);
+		return iom_err(err, errlen, EINVAL, "'%s' is %s, neither a file nor a block "
+			       "device: give a disk, or a file (-c<size> creates one)", path,
+			       S_ISCHR(st.st_mode) ? "a character device" :
+			       S_ISFIFO(st.st_mode) ? "a FIFO" :
+			       S_ISSOCK(st.st_mode) ? "a socket" : "of another kind");
 	if (*is_dev) {
 		if (d->create_size)
-			return iom_err(err, errlen, EINVAL, "-c creates files, and '%s' is a block "
-				       "device (as in DiskSpd, -c conflicts with a device)", path);
+			return iom_err(err, errlen, EINVAL, "-c creates files, and '%s' %s (as in "
+				       "DiskSpd, -c conflicts with a device)", path, what);
 		if (d->write_pct && !d->destructive)
-			return iom_err(err, errlen, EINVAL, "'%s' is a block device and -w%u writes "
-				       "to it: add --destructive to let iomatrix destroy what is on "
-				       "it", path, d->write_pct);
+			return iom_err(err, errlen, EINVAL, "'%s' %s and -w%u writes to it: add "
+				       "--destructive to let iomatrix destroy what is on it", path,
+				       what, d->write_pct);
 		return 0;
 	}
 	if (exists && S_ISDIR(st.st_mode))

@@ -244,6 +244,30 @@ void iom_dist_release(struct iom_dist *d)
 	memset(d, 0, sizeof(*d));
 }
 
+int iom_dist_fits(int64_t v, uint64_t slots, char *err, size_t errlen)
+{
+	uint64_t lo = 0;
+	int cum = 0;
+
+	if (iom_dist_kind(v) != IOM_DIST_ZONED || slots == 0)
+		return 0;
+	for (uint32_t i = 0; i < IOM_DIST_MAX_ZONES; i++) {
+		int64_t z = v >> (PARAM_SHIFT + ZONE_BITS * i);
+		uint64_t hi;
+
+		if (!((z >> 7) & 0x7f))
+			break;
+		cum += (int)((z >> 7) & 0x7f);
+		hi = (uint64_t)((unsigned __int128)slots * (unsigned)cum / 100);
+		if ((z & 0x7f) > 0 && hi == lo)
+			return iom_err(err, errlen, EINVAL,
+				       "the region of %llu random offsets is too small for zone %u "
+				       "of the distribution", (unsigned long long)slots, i + 1);
+		lo = hi;
+	}
+	return 0;
+}
+
 int iom_dist_build(struct iom_dist *d, int64_t v, uint64_t slots, char *err, size_t errlen)
 {
 	enum iom_dist_kind kind = iom_dist_kind(v);
@@ -255,6 +279,8 @@ int iom_dist_build(struct iom_dist *d, int64_t v, uint64_t slots, char *err, siz
 	if (kind == IOM_DIST_UNIFORM || slots == 0)
 		return 0;
 	if (kind == IOM_DIST_ZONED) {
+		if ((ret = iom_dist_fits(v, slots, err, errlen)) < 0)
+			return ret;
 		n = 0;
 		while (n < IOM_DIST_MAX_ZONES && ((v >> (PARAM_SHIFT + ZONE_BITS * n + 7)) & 0x7f))
 			n++;
@@ -289,13 +315,6 @@ int iom_dist_build(struct iom_dist *d, int64_t v, uint64_t slots, char *err, siz
 			cum += (int)((z >> 7) & 0x7f);
 			d->lo[i + 1] = (uint64_t)((unsigned __int128)slots * (unsigned)cum / 100);
 			w[i] = (double)(z & 0x7f);
-			if (w[i] > 0 && d->lo[i + 1] == d->lo[i]) {
-				ret = iom_err(err, errlen, EINVAL,
-					      "the region of %llu random offsets is too small for "
-					      "zone %u of the distribution",
-					      (unsigned long long)slots, i + 1);
-				goto out;
-			}
 		}
 	}
 	for (uint32_t r = 0; r < n && kind != IOM_DIST_ZONED; r++) {

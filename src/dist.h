@@ -68,6 +68,10 @@ struct iom_dist {
  * be had. Release with iom_dist_release() (also after a failure).
  */
 int iom_dist_build(struct iom_dist *d, int64_t v, uint64_t slots, char *err, size_t errlen);
+/* Whether code v can be built over slots slots: every zone of a zoned code holds a slot (what
+ * iom_dist_build refuses, without building; `check` asks it of each target's region). 0, or
+ * -EINVAL with the message iom_dist_build gives. */
+int iom_dist_fits(int64_t v, uint64_t slots, char *err, size_t errlen);
 void iom_dist_release(struct iom_dist *d);
 
 /* A slot in [0, slots) drawn from d (d->n > 0), with two draws of r. */

@@ -1039,13 +1039,12 @@ int iom_precondition_bytes(const char *text, uint64_t region, uint64_t *bytes, c
 		return iom_err(err, errlen, EINVAL, "precondition bytes are empty (use a multiple "
 						    "of the region such as \"2x\", or a size)");
 	if (text[len - 1] == 'x' || text[len - 1] == 'X') {
-		char *num = xasprintf("%.*s", (int)(len - 1), text), *end;
+		char *num = xasprintf("%.*s", (int)(len - 1), text);
+		const char *end;
 		double mult;
 		long double b;
 
-		errno = 0;
-		mult = strtod(num, &end);
-		ret = !*num || *end || errno || !isfinite(mult);
+		ret = iom_decimal_parse(num, &mult, &end) < 0 || *end;
 		free(num);
 		if (ret)
 			return iom_err(err, errlen, EINVAL,

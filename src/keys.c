@@ -896,7 +896,7 @@ static int rate_parse(const struct iom_key *k, const char *text, int64_t *v, cha
 {
 	int64_t scale = k->scale ? k->scale : 1;
 	size_t n = strlen(text);
-	char *end;
+	const char *end;
 	double x;
 
 	if (strcmp(text, "none") == 0) {
@@ -907,10 +907,7 @@ static int rate_parse(const struct iom_key *k, const char *text, int64_t *v, cha
 		*v = IOM_RATE_MAX;
 		return 0;
 	}
-	errno = 0;
-	x = strtod(text, &end);
-	if (end == text || !isdigit((unsigned char)*text) || errno || isnan(x) || isinf(x) ||
-	    (*end && !(*end == '%' && end[1] == '\0')))
+	if (iom_decimal_parse(text, &x, &end) < 0 || (*end && !(*end == '%' && end[1] == '\0')))
 		return iom_err(err, errlen, EINVAL, "%s '%s' is not a rate (a number such as "
 			       "2000, \"max\", a share such as \"50%%\", or \"none\")", k->name,
 			       text);

@@ -36,6 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dist.h"
 #include "engine.h"
 #include "hooks.h"
 #include "units.h"
@@ -955,6 +956,10 @@ static int read_values(struct ctx *c, const struct iom_key *k, const config_sett
 			if (out->v[j] == v) {
 				char shown[32];
 
+				/* as written: an access spec's stored form is only its index */
+				if (config_setting_type(e) == CONFIG_TYPE_STRING)
+					return fail(c, e, "%s lists '%s' twice", k->name,
+						    config_setting_get_string(e));
 				iom_key_format(k, v, shown, sizeof(shown));
 				return fail(c, e, "%s lists %s twice", k->name, shown);
 			}
@@ -1588,10 +1593,10 @@ static int read_steady(struct ctx *c, const config_setting_t *g)
 		return ret;
 	n = sscanf(text ? text : "iops 2% 10s", "%15s %15s %23s %7s", word, pct, win, extra);
 	if (n == 3 && (strcmp(word, "iops") == 0 || strcmp(word, "iops_slope") == 0)) {
-		char *end;
+		const char *end;
 
-		x = strtod(pct, &end);
-		if (end == pct || strcmp(end, "%") != 0 || !(x > 0 && x <= 100))
+		if (iom_decimal_parse(pct, &x, &end) < 0 || strcmp(end, "%") != 0 ||
+		    !(x > 0 && x <= 100))
 			x = -1;
 		if (iom_duration_parse(win, &ns, e, sizeof(e)) < 0 || ns < 2000000000ull ||
 		    ns > 3600000000000ull)
@@ -1620,7 +1625,7 @@ static int read_adaptive(struct ctx *c, const config_setting_t *g)
 	struct iom_timing *tm = &c->m->timing;
 	const config_setting_t *su = config_setting_get_member(g, "until");
 	const config_setting_t *sm = config_setting_get_member(g, "repeat_max");
-	char *until = NULL, *end;
+	char *until = NULL;
 	int ret;
 
 	if (su && (ret = read_string(c, su, "until", 32, charset_of(IOM_CHARS_TEXT), &until)) < 0)
@@ -1647,13 +1652,12 @@ static int read_adaptive(struct ctx *c, const config_setting_t *g)
 	}
 	tm->until_ci_pct = 0;
 	if (until && strcmp(until, "settled") != 0) {
+		const char *dend;
 		double x = -1;
 
-		if (strncmp(until, "ci ", 3) == 0) {
-			x = strtod(until + 3, &end);
-			if (end == until + 3 || strcmp(end, "%") != 0)
-				x = -1;
-		}
+		if (strncmp(until, "ci ", 3) == 0 &&
+		    (iom_decimal_parse(until + 3, &x, &dend) < 0 || strcmp(dend, "%") != 0))
+			x = -1;
 		if (!(x > 0 && x <= 100)) {
 			ret = fail(c, su, "timing.until '%s' is not \"ci PCT%%\" (the 95 %% "
 					  "confidence interval of IOPS within ± PCT %% of the mean, "
@@ -2312,6 +2316,13 @@ static int load_checks(struct ctx *c, size_t i, const config_setting_t *sb)
 				    "%s has shares of the cell's maximum but no \"max\" (target "
 				    "'%s'): list \"max\" first, e.g. [ \"max\", \"50%%\" ]",
 				    r ? "rate_mb_s" : "rate_iops", t->label);
+		if (share && c->m->shuffle)
+			return fail(c, dim_where(c, i, r ? IOM_DIM_RATE_MB_S : IOM_DIM_RATE_IOPS),
+				    "%s has shares of the cell's maximum (target '%s'), which its "
+				    "\"max\" run measures before them, and shuffle puts the runs in a "
+				    "random order, so a share could run first: leave shuffle out, or "
+				    "give the rates as numbers", r ? "rate_mb_s" : "rate_iops",
+				    t->label);
 	}
 	for (size_t j = 0; j < ri->n; j++)
 		iops |= ri->v[j] != IOM_RATE_NONE;
@@ -2352,6 +2363,46 @@ static bool access_reads_only(const struct iom_matrix *m, int64_t a, int64_t rp)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Every zone of a zoned distribution holds a block of the target's region, for each block
+ * size and alignment of target i's random cells (as the workers build the distribution's
+ * table: (region - block) / alignment + 1 offsets); a target without a size is checked when
+ * it runs.
+ */
+static int zones_fit(struct ctx *c, size_t i)
+{
+	const struct iom_target *t = &c->m->targets[i];
+	const struct iom_values *dv = &t->dim[IOM_DIM_DISTRIBUTION];
+	const struct iom_values *bs = &t->dim[IOM_DIM_BLOCK_SIZE], *al = &t->dim[IOM_DIM_ALIGN];
+	const struct iom_values *pt = &t->dim[IOM_DIM_PATTERN];
+	bool random = false;
+	char e[IOM_ERRLEN], dtext[64], btext[32], stext[32];
+
+	for (size_t j = 0; j < pt->n; j++)
+		random |= pt->v[j] == IOM_PATTERN_RANDOM;
+	if (!random || t->size == 0)
+		return 0;
+	for (size_t d = 0; d < dv->n; d++)
+		for (size_t b = 0; b < bs->n; b++)
+			for (size_t a = 0; a < (al->n ? al->n : 1); a++) {
+				uint64_t bsz = (uint64_t)bs->v[b];
+				uint64_t align = al->n && al->v[a] ? (uint64_t)al->v[a] : bsz;
+
+				if (bsz == 0 || align == 0 || t->size < bsz ||
+				    iom_dist_fits(dv->v[d], (t->size - bsz) / align + 1, e,
+						  sizeof(e)) == 0)
+					continue;
+				iom_dist_format(dv->v[d], dtext, sizeof(dtext));
+				iom_size_format(bsz, btext, sizeof(btext));
+				iom_size_format(t->size, stext, sizeof(stext));
+				return fail(c, dim_where(c, i, IOM_DIM_DISTRIBUTION),
+					    "distribution '%s' with block_size %s on target '%s' "
+					    "(size %s): %s; give that zone more of the region, or "
+					    "use smaller blocks", dtext, btext, t->label, stext, e);
+			}
+	return 0;
 }
 
 static int cross_checks(struct ctx *c)
@@ -2450,6 +2501,8 @@ static int cross_checks(struct ctx *c)
 						 "verify = false");
 			}
 		}
+		if ((ret = zones_fit(c, i)) < 0)
+			return ret;
 		if (t->fill_data && t->dim[IOM_DIM_DATA].n != 1)
 			return fail_line(c, t->line, "target '%s' has fill_data = true and %zu values "
 					 "of data: its scratch file is filled once, with one (set data "

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "target.h"
 #include "util.h"
 
 /* The scratch files that will be created or extended on one filesystem. */
@@ -244,6 +245,12 @@ static void check_existing_file(struct pf *s, size_t t, const char *path, const 
 	uint64_t alloc = (uint64_t)st->st_blocks * 512u;
 	uint64_t need = want > alloc ? want - alloc : 0;
 
+	if (!tg->overwrite && iom_target_file_marked(path) == 0) {
+		diag(s, true, tg->line, "target '%s': '%s' exists and is not an iomatrix scratch "
+		     "file; set overwrite = true in target '%s' to use it", tg->label, path,
+		     tg->label);
+		return;
+	}
 	if (want == 0) {
 		diag(s, true, tg->line, "target '%s': scratch file '%s' is empty; set size in the "
 		     "target to fill it", tg->label, path);

@@ -1042,6 +1042,19 @@ static int mark_read(const char *path, int fd, uint64_t *filled)
 	return ok;
 }
 
+int iom_target_file_marked(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	uint64_t filled;
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	r = mark_read(path, fd, &filled);
+	close(fd);
+	return r;
+}
+
 /* Marks path (open as fd) as iomatrix's own with [0, filled) filled. */
 static int mark_write(const char *path, int fd, uint64_t filled, char *err, size_t errlen)
 {

@@ -80,6 +80,11 @@ struct iom_target_info {
 	size_t nmore;
 };
 
+/* Whether the existing regular file at path carries iomatrix's scratch mark (below): 1 when
+ * it does, 0 when not, -errno when it cannot be opened. What `check` asks of an existing file
+ * at a scratch path before any run refuses it. */
+int iom_target_file_marked(const char *path);
+
 /*
  * Gets a target ready: creates a missing scratch file at its size and fills it with
  * incompressible data, or checks the mark of an existing one (refusing an unmarked file unless

@@ -389,6 +389,18 @@ int iom_uint_parse(const char *s, uint64_t max, uint64_t *v)
 	return 0;
 }
 
+int iom_decimal_parse(const char *s, double *x, const char **end)
+{
+	struct decimal d;
+	int ret = read_decimal(s, &d);
+
+	if (ret < 0)
+		return ret;
+	*x = (double)d.ip + (double)d.frac / (double)pow10_table[d.nfrac];
+	*end = d.end;
+	return 0;
+}
+
 int iom_pct_parse(const char *s, double min, double max, double *pct, char *err, size_t errlen)
 {
 	struct decimal d;

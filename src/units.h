@@ -41,6 +41,11 @@ void iom_duration_format(uint64_t ns, char *buf, size_t len);
 /* Formats a duration for people: "2h 05m", "12m 36s", "19.2s", "350ms". */
 void iom_duration_human(uint64_t ns, char *buf, size_t len);
 
+/* Reads a plain decimal number "D[.D]" at s (no sign, exponent, hex, octal, "inf" or "nan",
+ * which strtod would take: "0x10" is not 16 here), setting *end after it. Returns 0, or
+ * -EINVAL when s does not start with one, -ERANGE when it is absurdly long. */
+int iom_decimal_parse(const char *s, double *x, const char **end);
+
 /* Parses a percentage "70", "70%", "2.5%" within [min, max]. Returns 0 or -EINVAL / -ERANGE. */
 int iom_pct_parse(const char *s, double min, double max, double *pct, char *err, size_t errlen);
 

@@ -427,13 +427,19 @@ static void test_diskspd_refuses(void **state)
 static void test_diskspd_refuses_targets(void **state)
 {
 	static const struct { const char *args, *msg; int ret; } bad[] = {
-		{ "-w10 /dev/iomatrix-no-such-disk", "is a block device and -w10 writes to it: add "
-		  "--destructive", -EINVAL },
-		{ "-c1G /dev/iomatrix-no-such-disk", "-c creates files", -EINVAL },
+		{ "-w10 /dev/iomatrix-no-such-disk", "names a device that does not exist and -w10 "
+		  "writes to it: add --destructive", -EINVAL },
+		{ "-c1G /dev/iomatrix-no-such-disk", "-c creates files, and "
+		  "'/dev/iomatrix-no-such-disk' names a device that does not exist", -EINVAL },
+		/* what the path really is: a character device; a missing file in a directory */
+		{ "-c1M /dev/null", "'/dev/null' is a character device, neither a file nor a block "
+		  "device", -EINVAL },
+		{ "-w0 /dev/null", "'/dev/null' is a character device", -EINVAL },
+		{ "/dev/shm/iomatrix-no-such-file.dat", "'/dev/shm/iomatrix-no-such-file.dat' does "
+		  "not exist: give -c<size>", -ENOENT },
 		{ "iomatrix-no-such-file.dat", "'iomatrix-no-such-file.dat' does not exist: give "
 		  "-c<size>", -ENOENT },
 		{ "-c1M /tmp", "'/tmp' is a directory", -EINVAL },
-		{ "-c1M /dev/null", "'/dev/null' is neither a file nor a block device", -EINVAL },
 		{ "/dev/shm/iomatrix-no-such-dir/y.dat", "'/dev/shm/iomatrix-no-such-dir/y.dat' does "
 		  "not exist: give -c<size>", -ENOENT },
 		{ "-b1000 -Sh -c1M t.dat", "these DiskSpd options make an invalid study", -EINVAL },

@@ -193,6 +193,20 @@ static void test_dist_deterministic_and_edges(void **state)
 	assert_int_equal(iom_dist_build(&d, v, 50, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "too small for zone 1"));
 	assert_null(d.lo);
+	/* what check asks without building: the same answer at each size, the same words */
+	assert_int_equal(iom_dist_fits(v, 50, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "the region of 50 random offsets is too small for zone 1 of the "
+				 "distribution");
+	assert_int_equal(iom_dist_fits(v, 99, err, sizeof(err)), -EINVAL);
+	assert_int_equal(iom_dist_fits(v, 100, err, sizeof(err)), 0);
+	assert_int_equal(iom_dist_build(&d, v, 100, err, sizeof(err)), 0);
+	iom_dist_release(&d);
+	/* zone 2 is 1 % of the region: [25, 25) of 50 slots, [49, 50) of 99 */
+	assert_int_equal(iom_dist_parse("zoned:50/50:40/1:10/49", &v, NULL, 0), 0);
+	assert_int_equal(iom_dist_fits(v, 50, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "too small for zone 2"));
+	assert_int_equal(iom_dist_fits(v, 99, err, sizeof(err)), 0);
+	assert_int_equal(iom_dist_fits(0, 1, err, sizeof(err)), 0); /* uniform */
 	/* uniform builds nothing */
 	assert_int_equal(iom_dist_build(&d, 0, 1000, err, sizeof(err)), 0);
 	assert_int_equal(d.n, 0);

@@ -788,6 +788,10 @@ static const struct bytes_case bytes_cases[] = {
 	  "precondition bytes 'x' is not a multiple such as \"2x\" or a size such as \"64G\"" },
 	{ "2 x", 1 << 20, 0, -EINVAL,
 	  "precondition bytes '2 x' is not a multiple such as \"2x\" or a size such as \"64G\"" },
+	{ "0x2x", 1 << 20, 0, -EINVAL,
+	  "precondition bytes '0x2x' is not a multiple such as \"2x\" or a size such as \"64G\"" },
+	{ "1e1x", 1 << 20, 0, -EINVAL,
+	  "precondition bytes '1e1x' is not a multiple such as \"2x\" or a size such as \"64G\"" },
 	{ "0", 1 << 20, 0, -ERANGE, "precondition bytes must be more than 0" },
 	{ "", 1 << 20, 0, -EINVAL,
 	  "precondition bytes are empty (use a multiple of the region such as \"2x\", or a "

@@ -24,12 +24,14 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "loopdev.h"
 #include "matrix.h"
 #include "plan.h"
 #include "preflight.h"
+#include "target.h"
 #include "util.h"
 #include "tmpdir.h"
 
@@ -310,7 +312,8 @@ static void test_preflight_existing_file_counts_what_is_missing(void **state)
 	struct fx *f = *state;
 	char *full = xasprintf("%s/full.scratch", f->dir), *sparse = xasprintf("%s/sparse.scratch",
 									     f->dir);
-	char *t = xasprintf("  { label = \"a\"; path = \"%s\"; size = \"1M\"; },\n"
+	char *t = xasprintf("  { label = \"a\"; path = \"%s\"; size = \"1M\"; "
+			    "overwrite = true; },\n"
 			    "  { label = \"b\"; path = \"%s\"; size = \"8T\"; overwrite = true; }",
 			    full, sparse);
 	static char buf[1 << 20];
@@ -334,6 +337,46 @@ static void test_preflight_existing_file_counts_what_is_missing(void **state)
 	free(full);
 	free(sparse);
 	free(t);
+}
+
+/* An existing file without iomatrix's mark is refused at check, as the run would refuse it;
+ * with overwrite = true, or carrying the mark, it is fine. */
+static void test_preflight_unmarked_file(void **state)
+{
+	struct fx *f = *state;
+	char *path = xasprintf("%s/mine.dat", f->dir);
+	char *t = xasprintf("  { label = \"m\"; path = \"%s\"; size = \"4K\"; }", path);
+	char *tow = xasprintf("  { label = \"m\"; path = \"%s\"; size = \"4K\"; "
+			      "overwrite = true; }", path);
+	static const char mark[] = IOM_TARGET_MARK_PREFIX " size=4096";
+	static char buf[4096];
+	int fd = open(path, O_CREAT | O_WRONLY, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	close(fd);
+	assert_int_equal(iom_target_file_marked(path), 0);
+	load(f, t, "read_pct = 100;", "false");
+	check(f, NULL);
+	expect_one(f, true, TARGET_LINE, "exists and is not an iomatrix scratch file; set "
+		   "overwrite = true in target 'm' to use it");
+	unload(f);
+	load(f, tow, "read_pct = 100;", "false");
+	check(f, NULL);
+	assert_int_equal(f->pf.n, 0);
+	unload(f);
+	if (setxattr(path, IOM_TARGET_MARK_XATTR, mark, strlen(mark), 0) == 0) {
+		assert_int_equal(iom_target_file_marked(path), 1);
+		load(f, t, "read_pct = 100;", "false");
+		check(f, NULL);
+		assert_int_equal(f->pf.n, 0);
+	} else {
+		print_message("no user xattrs here (%s): the marked case is not tried\n",
+			      strerror(errno));
+	}
+	free(path);
+	free(t);
+	free(tow);
 }
 
 static void test_preflight_missing_device(void **state)
@@ -515,6 +558,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_preflight_space_adds_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_preflight_existing_file_counts_what_is_missing,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_preflight_unmarked_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_preflight_missing_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_preflight_character_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_preflight_fs_target_needs_its_device, setup,

@@ -229,6 +229,32 @@ static void test_units_duration_format(void **state)
 	assert_string_equal(buf, "19.2s");
 }
 
+/* Plain decimals only: what strtod would also take (hex, octal-looking, exponents, signs,
+ * inf, nan) is not a number here. */
+static void test_units_decimal_parse(void **state)
+{
+	static const struct { const char *s; double want; const char *rest; } ok[] = {
+		{ "16", 16, "" }, { "010", 10, "" }, { "12.5%", 12.5, "%" }, { "0.001x", 0.001, "x" },
+		{ "0x10", 0, "x10" }, { "1e3", 1, "e3" },
+	};
+	static const char *const bad[] = { "", ".5", "-1", "+1", " 1", "inf", "nan", "x1", "1." };
+	const char *end;
+	double x;
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(ok); i++) {
+		x = -1;
+		assert_int_equal(iom_decimal_parse(ok[i].s, &x, &end), 0);
+		assert_true(x == ok[i].want);
+		assert_string_equal(end, ok[i].rest);
+	}
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(bad); i++) {
+		x = -1;
+		assert_int_equal(iom_decimal_parse(bad[i], &x, &end), -EINVAL);
+		assert_true(x == -1);
+	}
+}
+
 static void test_units_pct_parse(void **state)
 {
 	char err[IOM_ERRLEN];
@@ -357,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_units_duration_parse),
 		cmocka_unit_test(test_units_duration_seconds),
 		cmocka_unit_test(test_units_duration_format),
+		cmocka_unit_test(test_units_decimal_parse),
 		cmocka_unit_test(test_units_pct_parse),
 		cmocka_unit_test(test_units_cpulist_parse),
 		cmocka_unit_test(test_units_numbers_for_people),

@@ -23,6 +23,17 @@ for want in 'block_size = "4K";' 'read_pct = 70;' 'queue_depth = 32;' 'threads =
 done
 [ -e io.dat ] && die "--matrix created the target file"
 
+# a path's messages say what it really is: a character device; a missing file in a directory
+"$IOMATRIX" diskspd -c1M /dev/null --matrix >m3.cfg 2>err && die "-c1M /dev/null was accepted"
+grep -qF "'/dev/null' is a character device, neither a file nor a block device" err ||
+    die "-c1M /dev/null: $(cat err)"
+shm=/dev/shm/iomatrix-e2e-no-such-$$.dat
+"$IOMATRIX" diskspd -d1 "$shm" --matrix >m4.cfg 2>err && die "a missing $shm was accepted"
+grep -qF "'$shm' does not exist: give -c<size> to create it" err || die "missing $shm: $(cat err)"
+"$IOMATRIX" diskspd -d1 -c1M "$shm" --matrix >m5.cfg 2>err || die "-c1M $shm: $(cat err)"
+grep -qF "path = \"$shm\";" m5.cfg || die "-c1M $shm: not a scratch file: $(cat m5.cfg)"
+[ -e "$shm" ] && { rm -f "$shm"; die "--matrix created $shm"; }
+
 # a short real run
 "$IOMATRIX" diskspd -b4K -d1 -W0 -o4 -t2 -r -w30 -Sh -L -c16M ds.dat --output res >out 2>err ||
     die "diskspd run: exit $?: $(cat err)"

@@ -2,7 +2,8 @@
 # Preflight: `check` names, on the target's line, what would make a sweep fail, and exits 2;
 # `run` and `resume` refuse the same before they write anything (no "N runs into DIR" line, no
 # results directory, no scratch file, the directory listing unchanged).
-# Without root: a scratch file in a directory that does not exist; one larger than the free
+# Without root: a scratch file in a directory that does not exist; an existing file iomatrix did
+# not create (its sha256 unchanged); one larger than the free
 # space of /dev/shm; io_uring.iopoll on a filesystem without poll queues; a missing device path; a sweep that can run (exit 0); a resume whose
 # scratch directory went away. With root (skipped with a note otherwise): a 10M scratch file
 # on a 2M tmpfs, two that fit alone but not together, a read-only directory, the trace
@@ -47,6 +48,25 @@ timing = { warmup = "0s"; duration = "100ms"; };
 CFG
 refused nodir.cfg 5 "target 'lost': directory 'no/such/dir' does not exist"
 [ -e ok.scratch ] && die "the good target's scratch file was made by a refused sweep"
+
+# an existing file iomatrix did not create at a scratch path (line 4): refused at check, the
+# file's sha256 unchanged; with overwrite = true it is taken over
+echo "a file of the user's" >mine.dat
+sum=$(sha256sum <mine.dat)
+cat >mine.cfg <<'CFG'
+iomatrix = 1;
+name = "mine";
+targets = (
+  { label = "m"; path = "mine.dat"; size = "1M"; }
+);
+workload = { engine = "null"; direct = false; read_pct = 100; };
+timing = { warmup = "0s"; duration = "100ms"; };
+CFG
+refused mine.cfg 4 "target 'm': 'mine.dat' exists and is not an iomatrix scratch file; set overwrite = true in target 'm' to use it"
+[ "$(sha256sum <mine.dat)" = "$sum" ] || die "the refused sweep changed the user's file"
+sed 's/size = "1M"; }/size = "1M"; overwrite = true; }/' mine.cfg >mine_ow.cfg
+"$IOMATRIX" check mine_ow.cfg >o/out.txt 2>o/err.txt || die "check with overwrite = true: $(cat o/err.txt)"
+rm -f mine.dat
 
 # io_uring.iopoll where the scratch file's filesystem has no poll queues (this directory's:
 # tmpfs, or a disk without poll queues): refused at check, not at the run (line 4)
