@@ -768,8 +768,8 @@ static bool map_job(struct parse *p, const struct section *sec, const struct vie
 		else if (strchr(o->val, ','))
 			BAD(o, "random_distribution=%s: separate read,write distributions have no "
 			    "iomatrix equivalent", o->val);
-		else if (c && (strncmp(kind, "zipf", klen) == 0 || strncmp(kind, "pareto", klen) == 0) &&
-			 (klen == 4 || klen == 6) && !strchr(c + 1, ':'))
+		else if (c && ((klen == 4 && strncmp(kind, "zipf", 4) == 0) ||
+			       (klen == 6 && strncmp(kind, "pareto", 6) == 0)) && !strchr(c + 1, ':'))
 			set(j, W_DISTRIBUTION, o, "\"%s\"", o->val);
 		else if (c && klen == 6 && strncmp(kind, "normal", 6) == 0 && !strchr(c + 1, ':'))
 			set(j, W_DISTRIBUTION, o, "\"normal:%s%%\"", c + 1);
@@ -1060,7 +1060,14 @@ static int build(struct parse *p, const char *path, struct job *jobs, size_t njo
 			}
 		}
 	}
-	if (combos != njobs && !(combos == 1)) {
+	if (combos == 1 && njobs > 1) {
+		ret = iom_err(err, errlen, EINVAL, "%s:%u: job '%s' is the same cell as job '%s' "
+			      "(%s:%u): fio runs such jobs at once, as numjobs does; write one job "
+			      "with numjobs=%zu (iomatrix's threads)", jobs[1].file, jobs[1].line,
+			      jobs[1].name, jobs[0].name, jobs[0].file, jobs[0].line, njobs);
+		goto out;
+	}
+	if (combos != njobs) {
 		struct iom_strbuf d = { 0 };
 
 		for (int k = 0; k < W_COUNT; k++)

@@ -90,6 +90,12 @@ static void test_import_fio_dimensions(void **state)
 			     false, &im, err), -EINVAL);
 	assert_has(err, "differ in block_size, queue_depth but are not every combination");
 	iom_import_release(&im);
+	/* the same cell twice: fio's concurrency, said as numjobs */
+	assert_int_equal(fio("[global]\nfilename=/dev/null0\nruntime=1\n[a]\n[b]\n", false, &im,
+			     err), -EINVAL);
+	assert_has(err, "t.fio:5: job 'b' is the same cell as job 'a' (t.fio:4)");
+	assert_has(err, "numjobs=2");
+	iom_import_release(&im);
 	/* timed otherwise: refused with both jobs named */
 	assert_int_equal(fio("[global]\nfilename=/dev/null0\n[a]\nruntime=1\n[b]\nruntime=2\n", false,
 			     &im, err), -EINVAL);

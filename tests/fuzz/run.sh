@@ -2,7 +2,7 @@
 # Runs every libFuzzer harness for SECONDS each: run.sh SECONDS BUILD_DIR [NAME…]
 # Each harness gets its own corpus directory under BUILD_DIR/fuzz/corpus-NAME, seeded from the
 # tree (matrices and tests/bad for the matrix reader, tests/fixtures/trace for the trace reader,
-# the JSON fixtures for the result reader); what the fuzzer learns stays there between runs.
+# the JSON fixtures for the result reader, tests/fixtures/import for the import readers); what the fuzzer learns stays there between runs.
 # A crash, leak or sanitizer report fails the script and leaves the reproducer in
 # BUILD_DIR/fuzz/artifacts-NAME/. Extra libFuzzer options come from $FUZZ_FLAGS.
 set -u
@@ -10,7 +10,7 @@ secs=${1:?usage: run.sh SECONDS BUILD_DIR [NAME...]}
 b=${2:?usage: run.sh SECONDS BUILD_DIR [NAME...]}
 shift 2
 top=$(cd "$(dirname "$0")/../.." && pwd)
-names=${*:-matrix trace result}
+names=${*:-matrix trace result import}
 
 seed() {
 	dir=$1
@@ -38,6 +38,11 @@ for n in $names; do
 		# the decompressed streams, behind the 0x01 byte that asks fuzz_trace to compress
 		for f in "$top"/tests/fixtures/trace/*.gz; do
 			{ printf '\001'; gzip -dc "$f" 2>/dev/null; } >"$corpus/plain-$(basename "$f" .gz)"
+		done ;;
+	import) # each file behind the byte of its reader (fuzz_import.c: 0 fio, 1 icf, 2 XML)
+		for f in "$top"/tests/fixtures/import/*; do
+			case $f in *.fio) k='\000' ;; *.icf) k='\001' ;; *) k='\002' ;; esac
+			{ printf "$k"; cat "$f"; } >"$corpus/seed-$(basename "$f")"
 		done ;;
 	result) seed "$corpus" $(find "$top/tests/fixtures/results" "$top/tests/fixtures/report" \
 			-name '*.json' | sort | head -200) "$top"/tests/fuzz/seeds/result-*.json ;;
