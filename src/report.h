@@ -565,6 +565,52 @@ struct iom_report_host_prov {
 void iom_report_host_prov(const struct iom_report *m, size_t src, struct iom_report_host_prov *p);
 void iom_report_host_prov_release(struct iom_report_host_prov *p);
 
+/* ---- the exports to other tools' formats (docs/interop.md): report_export.c ---- */
+
+/*
+ * A pool: the finished repetitions of one (cell, compared value), or one run, read back from
+ * their run files and added up. Its histograms are the runs' kept ones merged (has_hist: every
+ * run kept them; else percentiles are the mean of the runs' and bins are not had).
+ */
+struct iom_report_pool {
+	size_t cell_index, compared;   /* in the model; SIZE_MAX: a run outside every cell */
+	uint32_t first;                /* the first run's plan index */
+	uint32_t *runs;                /* heap, nruns: the plan indices pooled */
+	size_t nruns;
+	struct iom_cell_pair *cell;    /* the first run's cell (heap, ncell) */
+	size_t ncell;
+	char *cell_text;               /* "target=a block_size=4096 …" (heap) */
+	uint64_t start_wall_ns;        /* the first run's window start */
+	bool has_hist, has_iv_lat;
+	struct iom_hist hist[IOM_NDIR];
+	uint64_t ios[IOM_NDIR], bytes[IOM_NDIR];
+	uint64_t min_ns[IOM_NDIR], max_ns[IOM_NDIR];
+	double pct_sum[IOM_NDIR][IOM_NPCT], mean_sum[IOM_NDIR]; /* for files without histograms */
+	double secs;                   /* the windows' lengths added up */
+	double user_s, sys_s;          /* the process's CPU seconds added up */
+	double busy_pct;               /* the runs' busy_pct added up (divide by nruns) */
+	struct iom_interval *iv;       /* every run's intervals, one after the other (heap) */
+	size_t niv;
+};
+/* The pool of (cell, cv)'s finished repetitions, or of one run (src, run). 0 or -errno with err
+ * (a run file that does not read back); release p in every case. */
+int iom_report_pool_cell(const struct iom_report *m, size_t cell, size_t cv,
+			 struct iom_report_pool *p, char *err, size_t errlen);
+int iom_report_pool_run(const struct iom_report *m, size_t src, uint32_t run,
+			struct iom_report_pool *p, char *err, size_t errlen);
+void iom_report_pool_release(struct iom_report_pool *p);
+/* The value of dimension name in the pool's cell, or NULL. */
+const char *iom_report_pool_get(const struct iom_report_pool *p, const char *name);
+/* Direction d's latency at pct (ns; from the merged buckets, or the mean of the runs' at one of
+ * iom_percentiles[], NaN at any other), and its mean (exact, weighted by I/Os). */
+double iom_report_pool_pct(const struct iom_report_pool *p, int d, double pct);
+double iom_report_pool_mean(const struct iom_report_pool *p, int d);
+
+/* fio's JSON and JSON+ output (report_fio.c): one job per pool (every cell and compared
+ * value, or the run of --run). */
+iom_report_writer iom_report_write_fio_json;
+iom_report_writer iom_report_write_fio_jsonplus;
+
 /* The schema of the JSON report (raised on incompatible change). */
 #define IOM_REPORT_JSON_SCHEMA 2
 

@@ -39,6 +39,8 @@ static const struct iom_report_format formats[] = {
 	{ "csv", NULL, false, iom_report_write_csv },
 	{ "json", NULL, false, iom_report_write_json },
 	{ "html", NULL, true, iom_report_write_html },
+	{ "fio-json", NULL, true, iom_report_write_fio_json },
+	{ "fio-jsonplus", "fio-json+", true, iom_report_write_fio_jsonplus },
 };
 
 const struct iom_report_format *iom_report_format_find(const char *name)

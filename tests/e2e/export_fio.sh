@@ -1,0 +1,88 @@
+#!/bin/sh
+# fio's JSON and JSON+ from a study (docs/interop.md): a read-only cell of two repetitions and a
+# mixed one, exported with `report --format fio-jsonplus`; fio's own fio_jsonplus_clat2csv turns
+# the bins into its CSV, and the percentiles read off that CSV agree with iomatrix's own pooled
+# ones (report --format json) within a bucket's width; the jobs carry fio 3.x's fields (iops,
+# bw, clat_ns percentiles, job options). With --run, one run's job, whose percentiles are the run
+# file's. A run file without histograms has no fio-jsonplus, with a clear message.
+# e2e: parallel
+. "$TOP/tests/e2e/lib.sh"
+need_cmd fio_jsonplus_clat2csv python3
+
+cat >m.cfg <<'CFG'
+iomatrix = 1;
+name = "fio-export";
+targets = ( { label = "a"; path = "a.scratch"; size = "4M"; } );
+workload = { engine = "null"; direct = false; pattern = "random"; block_size = "4K";
+             read_pct = [ 100, 70 ]; queue_depth = 4; };
+timing = { warmup = "0s"; duration = "300ms"; rest = "0s"; repeat = 2; };
+trace = false;
+CFG
+"$IOMATRIX" run m.cfg -o r -q >run.txt 2>&1 || die "run: $(tail -n 5 run.txt)"
+"$IOMATRIX" report r --format fio-jsonplus -o plus.json 2>err || die "fio-jsonplus: $(cat err)"
+"$IOMATRIX" report r --format fio-json -o plain.json 2>err || die "fio-json: $(cat err)"
+"$IOMATRIX" report r --format json -o iom.json 2>err || die "json: $(cat err)"
+"$IOMATRIX" report r --format fio-json+ --run 1 -o run1.json 2>err || die "fio-json+ --run 1: $(cat err)"
+fio_jsonplus_clat2csv plus.json plus.csv >c.txt 2>&1 || die "fio_jsonplus_clat2csv: $(cat c.txt)"
+fio_jsonplus_clat2csv run1.json run1.csv >c.txt 2>&1 || die "fio_jsonplus_clat2csv --run: $(cat c.txt)"
+python3 - <<'PY' || die "fio's CSV does not agree with iomatrix"
+import csv, json
+def csv_pct(path, col, p):
+    """the first latency whose cumulative share reaches p %, as fio's CSV gives it"""
+    rows = list(csv.reader(open(path)))
+    head = [h.strip() for h in rows[0]]
+    cum, ns = head.index(col + "_cumulative"), []
+    tot = max(int(r[cum]) for r in rows[1:] if r[cum].strip())
+    for r in rows[1:]:
+        if r[cum].strip() and int(r[cum]) >= p / 100 * tot * (1 - 1e-12):
+            return int(r[0]), tot
+    raise AssertionError((path, p))
+def close(a, b):   # within a bucket's width: 1/128 of the value, and 1 ns below 256 ns
+    return abs(a - b) <= max(1, b / 128)
+
+plus, plain, iom = (json.load(open(f)) for f in ("plus.json", "plain.json", "iom.json"))
+assert len(plus["jobs"]) == 2 and len(plain["jobs"]) == 2, len(plus["jobs"])
+for j in plain["jobs"]:
+    assert "bins" not in j["read"]["clat_ns"]
+for k in ("jobname", "job options", "read", "write", "trim", "job_runtime", "usr_cpu", "sys_cpu"):
+    assert k in plus["jobs"][0], k
+# the read-only cell: job 0 (first in the report), its read is all its I/O
+j0 = plus["jobs"][0]
+assert j0["job options"]["rw"] == "randread" and j0["job options"]["bs"] == "4096", j0["job options"]
+assert j0["job options"]["iodepth"] == "4" and j0["job options"]["ioengine"] == "null"
+assert plus["jobs"][1]["job options"]["rw"] == "randrw" and plus["jobs"][1]["job options"]["rwmixread"] == "70"
+assert j0["iomatrix"]["pooled"] and j0["iomatrix"]["runs"] == [1, 2], j0["iomatrix"]
+rd = j0["read"]
+assert rd["total_ios"] > 1000 and rd["iops"] > 0 and rd["bw"] > 0 and j0["write"]["total_ios"] == 0
+assert sum(rd["clat_ns"]["bins"].values()) == rd["total_ios"]
+# iomatrix's pooled percentiles of the cell (all I/O = reads)
+cell = [c for c in iom["cells"] if c["cell"]["read_pct"] in (100, "100")][0]
+pct = cell["metrics"]["lat_p99_ns"]["values"]["a"]["percentiles_ns"]
+assert cell["metrics"]["lat_p99_ns"]["values"]["a"]["pooled"] == "pooled over 2 runs"
+for p in ("50", "90", "99", "99.9"):
+    got, tot = csv_pct("plus_job0.csv", "read_clat_ns", float(p))
+    assert tot == rd["total_ios"], (tot, rd["total_ios"])
+    assert close(got, pct[p]), (p, got, pct[p])
+    assert close(rd["clat_ns"]["percentile"]["%f" % float(p)], pct[p]), p
+# one run: its own file's percentiles
+run = json.load(open("r/runs/00001.json"))
+for p in ("50", "99", "99.9"):
+    got, _ = csv_pct("run1_job0.csv", "read_clat_ns", float(p))
+    assert close(got, run["read"]["lat_ns"]["percentiles"][p]), (p, got)
+print("fio CSV p99 %d ns, iomatrix %d ns" % (csv_pct("plus_job0.csv", "read_clat_ns", 99)[0], pct["99"]))
+PY
+# a run file from before histograms were kept: fio-json still, fio-jsonplus refused by name
+python3 - <<'PY' || die "cannot strip the histograms"
+import glob, json
+for p in glob.glob("r/runs/*.json"):
+    r = json.load(open(p))
+    for d in ("read", "write", "total"):
+        r[d]["lat_ns"].pop("hist", None)
+    json.dump(r, open(p, "w"))
+PY
+"$IOMATRIX" report r --format fio-json -o old.json 2>err || die "fio-json of old files: $(cat err)"
+if "$IOMATRIX" report r --format fio-jsonplus -o old+.json 2>err; then
+    die "fio-jsonplus of files without histograms succeeded"
+fi
+grep -q "keep no histograms" err || die "fio-jsonplus refusal: $(cat err)"
+exit $fail
