@@ -54,6 +54,8 @@ enum opt_id {
 	OPT_CORRECTION,   /* issue 18 */
 	OPT_MERGE,
 	OPT_LENIENT,
+	OPT_METRICS,
+	OPT_LIVE,
 	OPT_COUNT
 };
 

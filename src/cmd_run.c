@@ -448,6 +448,8 @@ static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, boo
 		.no_trace = cli->given[OPT_NO_TRACE],
 		.allow_hooks = cli->given[OPT_ALLOW_HOOKS],
 		.tty = -1,
+		.metrics = cli->given[OPT_METRICS] ? cli->value[OPT_METRICS] : NULL,
+		.live = cli->given[OPT_LIVE] ? cli->value[OPT_LIVE] : NULL,
 	};
 	struct iom_preflight pf;
 	char err[IOM_ERRLEN];

@@ -80,6 +80,10 @@ static const struct option_def options[OPT_COUNT] = {
 	[OPT_CORRECTION] = { "correction", 0, "HOW",
 			     "multiple-comparison correction: holm|bh|none (default: "
 			     "report.correction, holm)" },
+	[OPT_METRICS] = { "metrics", 0, "FILE", "rewrite FILE (Prometheus text) after every 1-second "
+			  "interval, for node_exporter's textfile collector" },
+	[OPT_LIVE] = { "live", 0, "FILE", "append every 1-second interval to FILE as it ends (JSON "
+		       "lines; CSV when FILE ends in .csv)" },
 	[OPT_MERGE] = { "merge", 0, NULL, "trace: every rank's trace of the run (iomatrix-mpi), "
 					  "in time order by the recorded clock offsets" },
 	[OPT_LENIENT] = { "lenient", 0, NULL, "keep the options with no iomatrix equivalent as "
@@ -142,10 +146,11 @@ static const struct command commands[] = {
 	  "space" },
 	{ "run", iom_cmd_run, "MATRIX", 1, 1,
 	  O(OPT_OUTPUT) | O(OPT_SET) | O(OPT_QUIET) | O(OPT_NO_TRACE) | O(OPT_ALLOW_HOOKS) |
-		  O(OPT_LOG),
+		  O(OPT_LOG) | O(OPT_METRICS) | O(OPT_LIVE),
 	  "run every run of a matrix's plan into a results directory, then print the winners" },
 	{ "resume", iom_cmd_resume, "DIR", 1, 1,
-	  O(OPT_QUIET) | O(OPT_NO_TRACE) | O(OPT_ALLOW_HOOKS) | O(OPT_LOG),
+	  O(OPT_QUIET) | O(OPT_NO_TRACE) | O(OPT_ALLOW_HOOKS) | O(OPT_LOG) | O(OPT_METRICS) |
+		  O(OPT_LIVE),
 	  "carry on an interrupted sweep from its results directory" },
 	{ "report", iom_cmd_report, "DIR...", 1, -1,
 	  O(OPT_FORMAT) | O(OPT_OUTPUT) | O(OPT_RUN) | O(OPT_COMPARE) | O(OPT_ALPHA) |

@@ -610,6 +610,9 @@ double iom_report_pool_mean(const struct iom_report_pool *p, int d);
  * value, or the run of --run). */
 iom_report_writer iom_report_write_fio_json;
 iom_report_writer iom_report_write_fio_jsonplus;
+/* OpenMetrics text of a study (report_prom.c): per (cell, compared value) gauges and the
+ * pooled latency histogram. */
+iom_report_writer iom_report_write_openmetrics;
 
 /* The schema of the JSON report (raised on incompatible change). */
 #define IOM_REPORT_JSON_SCHEMA 2

@@ -41,6 +41,7 @@ static const struct iom_report_format formats[] = {
 	{ "html", NULL, true, iom_report_write_html },
 	{ "fio-json", NULL, true, iom_report_write_fio_json },
 	{ "fio-jsonplus", "fio-json+", true, iom_report_write_fio_jsonplus },
+	{ "openmetrics", "prometheus", false, iom_report_write_openmetrics },
 };
 
 const struct iom_report_format *iom_report_format_find(const char *name)

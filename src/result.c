@@ -1428,6 +1428,25 @@ static char *value_string(json_object *v)
 	}
 }
 
+size_t iom_result_cell_pairs(const struct iom_matrix *m, const struct iom_cell *c,
+			     struct iom_cell_pair **out)
+{
+	json_object *o = cell_json(m, c);
+	size_t n = 0;
+
+	*out = xcalloc((size_t)json_object_object_length(o) + 1, sizeof(**out));
+	json_object_object_foreach(o, key, val) {
+		char *v = value_string(val);
+
+		if (!v)
+			continue;
+		(*out)[n].name = xstrdup(key);
+		(*out)[n++].value = v;
+	}
+	json_object_put(o);
+	return n;
+}
+
 /*
  * The dimensions later code divides by or sizes with must hold what a plan can hold: a block
  * size, queue depth and thread count of at least 1, a read percentage of 0 to 100. A file

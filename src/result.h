@@ -397,6 +397,11 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 
 void iom_result_file_release(struct iom_result_file *f);
 
+/* The cell c (of m) as a run file writes it, name/value pairs in file order, into *out (heap:
+ * free each name and value, then the array); the count. */
+size_t iom_result_cell_pairs(const struct iom_matrix *m, const struct iom_cell *c,
+			     struct iom_cell_pair **out);
+
 /* The value of dimension name in f's cell, or NULL. */
 const char *iom_result_cell_get(const struct iom_result_file *f, const char *name);
 

@@ -42,6 +42,7 @@
 #include "hooks.h"
 #include "hosts.h"
 #include "journal.h"
+#include "live.h"
 #include "result.h"
 #include "run.h"
 #include "stage.h"
@@ -212,6 +213,10 @@ struct sweep {
 	size_t redone;                  /* resume: finished runs whose files were damaged */
 	size_t reshared;                /* … and runs whose rate is a share of a max run again */
 	char last_iops[32];
+
+	/* the live files (live.h), when asked for */
+	struct iom_live lv;
+	bool live_on, live_warned;
 
 	/* hooks */
 	bool shell_hooks;
@@ -735,6 +740,8 @@ static const struct iom_run *share_max(const struct sweep *s, const struct iom_r
 }
 
 /* Executes one run of the plan into r. Never fails the sweep: a failure is r's status. */
+static void live_interval(void *arg, const struct iom_interval *iv, size_t k);
+
 static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_run_result *r)
 {
 	const struct iom_cell *c = &s->p->cells[run->cell];
@@ -824,6 +831,10 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 			    (s->m->iopoll ? IOM_ENGINE_IOPOLL : 0u);
 	memset(&s->live, 0, sizeof(s->live));
 	spec.live = &s->live;
+	if (s->live_on) {
+		spec.on_interval = live_interval;
+		spec.interval_arg = s;
+	}
 	if (s->m->trace && !s->o->no_trace) {
 		iom_cell_describe(s->p, c, cell_text, sizeof(cell_text));
 		trace_path = iom_trace_path(s->o->dir, run->index);
@@ -859,6 +870,37 @@ static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_r
 			r->error = xstrdup(err);
 		}
 	}
+}
+
+/* ---- the live files (live.h) ------------------------------------------------------------ */
+
+/* An interval of the run going on, from its controller's thread: the stream and metrics file;
+ * a write that fails is said once and given up (the study goes on). */
+static void live_interval(void *arg, const struct iom_interval *iv, size_t k)
+{
+	struct sweep *s = arg;
+
+	if (iom_live_interval(&s->lv, iv, k) < 0 && !s->live_warned) {
+		s->live_warned = true;
+		warn(s, "the live files (--metrics, --live) could not be written; the study goes on");
+	}
+}
+
+/* A run begins: its cell's words and dimensions for the live files' labels. */
+static void live_begin(struct sweep *s, const struct iom_run *run)
+{
+	const struct iom_cell *c = &s->p->cells[run->cell];
+	struct iom_cell_pair *pairs;
+	size_t n = iom_result_cell_pairs(s->m, c, &pairs);
+	char words[256];
+
+	iom_cell_describe(s->p, c, words, sizeof(words));
+	iom_live_run_begin(&s->lv, run->index, run->repetition, words, pairs, n);
+	for (size_t i = 0; i < n; i++) {
+		free(pairs[i].name);
+		free(pairs[i].value);
+	}
+	free(pairs);
 }
 
 /* ---- the offered load's shares (issue 17, docs/load.md) --------------------------------- */
@@ -1633,6 +1675,14 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		s.remaining += s.st.run[p->runs[i].index] == IOM_RS_PENDING;
 	if (o->resume)
 		say_resumed(&s);
+	if (o->metrics || o->live) {
+		ret = iom_live_open(&s.lv, o->metrics, o->live, s.m->name, p->nruns, err, errlen);
+		s.live_on = true;
+		if (ret < 0)
+			goto done;
+		for (size_t i = 0; i < p->nruns; i++)
+			s.lv.done += s.st.run[p->runs[i].index] != IOM_RS_PENDING;
+	}
 	ret = run_hook(&s, IOM_HOOK_BEFORE_STUDY, "study", -1, NULL, 3600ull * 1000000000u, err,
 		       errlen);
 	if (ret < 0) {
@@ -1685,7 +1735,11 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 			iom_hosts_next(o->hosts, run->index); /* the other ranks run it too */
 			iom_hosts_begin_run(o->hosts, p, run); /* … or sit it out */
 		}
+		if (s.live_on)
+			live_begin(&s, run);
 		execute_run(&s, run, &r);
+		if (s.live_on)
+			iom_live_run_end(&s.lv);
 		if (o->hosts && (ret = iom_hosts_run_end(o->hosts, o->dir, &r)) < 0 &&
 		    !iom_hosts_lost(o->hosts))
 			warn(&s, "run %u: the other ranks' figures or traces did not all arrive "
@@ -1762,5 +1816,7 @@ done:
 	erase_status(&s);
 	iom_journal_state_release(&s.st);
 	iom_journal_close(&s.j);
+	if (s.live_on)
+		iom_live_close(&s.lv);
 	return ret;
 }

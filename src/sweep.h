@@ -63,6 +63,10 @@ struct iom_sweep_opts {
 	int tty;                        /* status line: 1 yes, 0 no, -1 when out is a terminal */
 	struct iom_hosts *hosts;           /* iomatrix-mpi, rank 0: the other ranks run each run
 					    * with this one (hosts.h); NULL: this host alone */
+	/* live files for other programs (live.h): a Prometheus text file rewritten after every
+	 * 1-second interval, and a stream of the intervals (JSON lines; CSV for "*.csv");
+	 * NULL: none */
+	const char *metrics, *live;
 };
 
 struct iom_sweep_outcome {
