@@ -1918,9 +1918,9 @@ static void test_report_main_options(void **state)
 		int ret;
 		const char *msg;
 	} bad[] = {
-		{ { .format = "xml" }, -EINVAL, "unknown report format 'xml' (text, md, csv, json or "
-						"html)" },
-		{ { .format = "csv", .run = "3" }, -EINVAL, "--run is for the text and html formats" },
+		{ { .format = "xml" }, -EINVAL, "unknown report format 'xml' (text, md, csv, json, "
+						"html, fio-json" },
+		{ { .format = "csv", .run = "3" }, -EINVAL, "--run is for the text, html, fio-json" },
 		{ { .alpha = "2" }, -ERANGE, "alpha" },
 		{ { .max_cv = "lots" }, -EINVAL, "max_cv" },
 		{ { .format = "html", .cell = "qd3" }, -ENOENT, "no cell matches 'qd3'" },
