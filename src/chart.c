@@ -20,9 +20,12 @@
 #define FONT "font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif\""
 #define MAX_TICKS 64
 
+/* Okabe and Ito's colour-blind-safe set ("Color Universal Design", 2008), then Tol's wine and a
+ * grey; no two told apart by red against green alone. A mark that must stand out whatever the
+ * colours (saturated points) is a shape: iom_chart_series.ring. */
 static const char *const palette[IOM_CHART_NCOLORS] = {
-	"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
-	"#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+	"#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9",
+	"#d55e00", "#f0e442", "#000000", "#882255", "#999999",
 };
 
 const char *iom_chart_color(size_t i)
@@ -317,6 +320,7 @@ struct legend_item {
 	size_t color;
 	bool dashed;
 	bool note;
+	bool ring;
 };
 
 /* Lays the legend out in rows within width w from x0; returns the rows needed. With out,
@@ -335,7 +339,10 @@ static int legend(FILE *out, const struct legend_item *it, size_t n, double x0, 
 			rows++;
 			y += 18;
 		}
-		if (out && !it[i].note) {
+		if (out && it[i].ring) {
+			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"none\" "
+				     "stroke=\"#000\" stroke-width=\"1.8\"/>\n", x + 9, y - 4);
+		} else if (out && !it[i].note) {
 			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 				     "stroke-width=\"3\"%s/>\n", x, y - 4, x + 18, y - 4,
 				iom_chart_color(it[i].color),
@@ -416,10 +423,11 @@ void iom_chart_line(FILE *out, const struct iom_line_chart *c)
 
 		for (size_t i = 0; i < nitems && !dup; i++)
 			dup = strcmp(items[i].name, c->series[s].name) == 0 &&
-			      items[i].color == c->series[s].color;
+			      (items[i].color == c->series[s].color || c->series[s].ring);
 		if (!dup)
 			items[nitems++] = (struct legend_item){ c->series[s].name, c->series[s].color,
-								c->series[s].dashed, false };
+								c->series[s].dashed, false,
+								c->series[s].ring };
 	}
 	if (c->legend_note)
 		items[nitems++] = (struct legend_item){ .name = c->legend_note, .note = true };
@@ -458,6 +466,15 @@ void iom_chart_line(FILE *out, const struct iom_line_chart *c)
 		const char *color = iom_chart_color(se->color);
 		bool pen = false;
 
+		if (se->ring) { /* points only: a black ring around each */
+			for (size_t i = 0; i < se->n; i++)
+				if (valid(c->x.kind, se->x[i]) && valid(c->y.kind, se->y[i]))
+					fprintf(out, "<circle class=\"ring\" cx=\"%.1f\" cy=\"%.1f\" "
+						     "r=\"5.5\" fill=\"none\" stroke=\"#000\" "
+						     "stroke-width=\"1.8\"/>\n", px(&ax, se->x[i]),
+						px(&ay, se->y[i]));
+			continue;
+		}
 		fprintf(out, "<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
 			     "stroke-linejoin=\"round\"%s d=\"", color,
 			se->dashed ? " stroke-dasharray=\"6 4\"" : "");
@@ -506,8 +523,9 @@ void iom_chart_bars(FILE *out, const struct iom_bar_chart *c)
 {
 	unsigned w = c->width ? c->width : 1100, h;
 	iom_chart_fmt fmt = c->fmt ? c->fmt : default_fmt;
-	struct iom_chart_axis spec = { .title = c->value_title, .kind = IOM_AXIS_LINEAR,
-				       .fmt = fmt, .zero = true };
+	struct iom_chart_axis spec = { .title = c->value_title,
+				       .kind = c->log ? IOM_AXIS_LOG : IOM_AXIS_LINEAR,
+				       .fmt = fmt, .zero = !c->log };
 	struct axis ax;
 	double left = 74, right = w - 90, legend_y = c->subtitle ? 60 : 44, top = legend_y + 16;
 	double group_h = (double)c->nkinds * BAR_H + (double)(c->nkinds ? c->nkinds - 1 : 0) *
@@ -517,10 +535,17 @@ void iom_chart_bars(FILE *out, const struct iom_bar_chart *c)
 	double bottom = top + row_h * (double)c->nrows, max = 0, x;
 	char buf[160], val[64];
 
+	double min = INFINITY;
+
 	for (size_t i = 0; i < c->nrows * c->ngroups * c->nkinds; i++)
-		if (isfinite(c->v[i]))
+		if (isfinite(c->v[i]) && (!c->log || c->v[i] > 0)) {
 			max = fmax(max, c->v[i]);
-	axis_fit(&ax, &spec, 0, max > 0 ? max : 1);
+			min = fmin(min, c->v[i]);
+		}
+	if (c->log)
+		axis_fit(&ax, &spec, isfinite(min) ? min : 1, max > 0 ? max : 10);
+	else
+		axis_fit(&ax, &spec, 0, max > 0 ? max : 1);
 	ax.p0 = left;
 	ax.p1 = right;
 	h = (unsigned)ceil(bottom + 44);
@@ -586,7 +611,7 @@ void iom_chart_bars(FILE *out, const struct iom_bar_chart *c)
 					   (double)k * (BAR_H + BAR_GAP);
 				double bw;
 
-				if (!isfinite(v))
+				if (!isfinite(v) || (c->log && !(v > 0)))
 					continue;
 				bw = fmax(px(&ax, v) - left, 0.5);
 				fmt(val, sizeof(val), v);

@@ -54,6 +54,8 @@ struct iom_chart_series {
 	size_t color;             /* palette index */
 	bool dashed;
 	bool markers;             /* a dot on every point */
+	bool ring;                /* no line: a black ring around each point (a mark, not a
+				   * colour); series of one name share one legend entry */
 };
 
 struct iom_line_chart {
@@ -85,9 +87,12 @@ struct iom_bar_chart {
 	size_t nkinds;
 	const double *v;          /* v[(row · ngroups + group) · nkinds + kind]; NaN: no bar */
 	unsigned width;           /* px; 0: 1100. The height follows from the rows */
+	bool log;                 /* a log10 value axis (bars from its left end): values that
+				   * span decades stay readable; ≤ 0 is no bar */
 };
 
-/* Writes one <svg> element: horizontal bars, a value axis from 0, value labels, legend. */
+/* Writes one <svg> element: horizontal bars, a value axis from 0 (or log), value labels,
+ * legend. */
 void iom_chart_bars(FILE *out, const struct iom_bar_chart *c);
 
 #endif

@@ -256,6 +256,19 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The largest positive value of v[0..n) over the smallest (1 when fewer than two). */
+static double spread(const double *v, size_t n)
+{
+	double lo = INFINITY, hi = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i]) && v[i] > 0) {
+			lo = fmin(lo, v[i]);
+			hi = fmax(hi, v[i]);
+		}
+	return isfinite(lo) ? hi / lo : 1;
+}
+
 static void atto_chart(FILE *out, const struct iom_report *m, size_t first)
 {
 	int bs = dim_index(m, "block_size"), rd = dim_index(m, "read_pct");
@@ -344,8 +357,9 @@ static void atto_chart(FILE *out, const struct iom_report *m, size_t first)
 		}
 		sub = xasprintf("%s; MB/s = 10^6 bytes/s, mean over repetitions%s", words,
 				mixed ? "; mixed cells: their read and write parts" : "");
-		subi = xasprintf("%s; I/O per second, mean over repetitions%s", words,
-				 mixed ? "; mixed cells: their read and write parts" : "");
+		subi = xasprintf("%s; I/O per second, mean over repetitions%s%s", words,
+				 mixed ? "; mixed cells: their read and write parts" : "",
+				 spread(vi, nsz * m->ncompared * 2) > 100 ? "; log scale" : "");
 		id = xasprintf("chart-atto-%zu", i + 1);
 		idi = xasprintf("chart-atto-iops-%zu", i + 1);
 		if (any) {
@@ -365,6 +379,10 @@ static void atto_chart(FILE *out, const struct iom_report *m, size_t first)
 			c.value_title = "IO/s";
 			c.fmt = tick_count;
 			c.v = vi;
+			/* IO/s fall by decades from 512 B to 64M: on a linear axis the large sizes'
+			 * bars are slivers, so the IO/s chart goes to a log scale past 100× (ATTO
+			 * scales each size for itself) */
+			c.log = spread(vi, nsz * m->ncompared * 2) > 100;
 			iom_chart_bars(out, &c);
 			if (gaps)
 				note(out, "%s: %zu bar%s left out: no finished run of that value there "
@@ -601,12 +619,14 @@ static void load_charts(FILE *out, const struct iom_report *m, size_t first)
 		struct load_pt *pt = xcalloc(nv * n + 1, sizeof(*pt));
 		double *v = xcalloc(6 * nv * n + 1, sizeof(*v));
 		struct iom_chart_series *se = xcalloc(5 * nv + 1, sizeof(*se));
-		char *words, *title, *id;
+		char *words, *title, *id, **names = xcalloc(2 * nv + 1, sizeof(*names));
+		bool paced = false;
 
 		if (n < 2) {
 			free(pt);
 			free(v);
 			free(se);
+			free(names);
 			continue;
 		}
 		for (size_t g = 0; g < nv; g++) {
@@ -635,15 +655,22 @@ static void load_charts(FILE *out, const struct iom_report *m, size_t first)
 				y[3 * n + j] = p[j].svc_p99;
 				y[4 * n + j] = p[j].saturated ? p[j].resp_p99 : NAN;
 			}
-			for (int k = 0; k < 4; k++)
-				se[nse++] = (struct iom_chart_series){
-					.name = m->compared[g], .x = x, .y = &y[k * n], .n = n,
-					.color = k < 2 ? g : g + nv, .dashed = k & 1, .markers = true };
+			for (size_t j = 0; j < n; j++)
+				paced |= mean_x(&m->cells[s->cells[j]].by[g], IOM_X_OFFERED) > 0;
+			names[2 * g] = xstrdup(m->compared[g]);
+			names[2 * g + 1] = xasprintf("%s service", m->compared[g]);
 		}
+		/* a closed loop's response time is its service time: one line pair per value */
+		for (size_t g = 0; g < nv; g++)
+			for (int k = 0; k < (paced ? 4 : 2); k++)
+				se[nse++] = (struct iom_chart_series){
+					.name = names[2 * g + (k >= 2)], .x = &v[(6 * g) * n],
+					.y = &v[(6 * g) * n + (1 + (size_t)k) * n], .n = n,
+					.color = k < 2 ? g : g + nv, .dashed = k & 1, .markers = true };
 		for (size_t g = 0; g < nv; g++)
 			se[nse++] = (struct iom_chart_series){
 				.name = "saturated", .x = &v[(6 * g) * n],
-				.y = &v[(6 * g) * n + 5 * n], .n = n, .color = 3, .markers = true };
+				.y = &v[(6 * g) * n + 5 * n], .n = n, .ring = true };
 		words = slice_words(m, s, ignore);
 		title = xasprintf("Latency vs achieved IOPS, by %s — %s", m->dims[pd], words);
 		id = xasprintf("chart-load-%zu", drawn + 1);
@@ -657,8 +684,9 @@ static void load_charts(FILE *out, const struct iom_report *m, size_t first)
 				       .fmt = tick_count, .zero = true },
 				.y = { .title = "latency", .kind = IOM_AXIS_LOG, .fmt = tick_lat },
 				.series = se, .nseries = nse,
-				.legend_note = "first colour: response time, second: service time; "
-					       "solid: mean, dashed: p99; red dots: saturated",
+				.legend_note = paced ? "solid: mean, dashed: p99; '… service': "
+						       "service time, the others response time" :
+						       "solid: mean, dashed: p99",
 				.width = 2 * HALF_W, .height = 380,
 			};
 
@@ -671,6 +699,9 @@ static void load_charts(FILE *out, const struct iom_report *m, size_t first)
 		free(pt);
 		free(v);
 		free(se);
+		for (size_t g = 0; g < 2 * nv; g++)
+			free(names[g]);
+		free(names);
 	}
 	if (!drawn)
 		note(out, "not drawn: no slice has two loads");

@@ -277,6 +277,18 @@ static void print_extras(FILE *out, const struct iom_run_result *r)
 			c->interrupts, c->interrupts_per_io);
 	fprintf(out, "latency of all I/O: min %.3f ms, mean %.3f ms, max %.3f ms\n",
 		(double)t->lat.min / 1e6, t->lat.mean / 1e6, (double)t->lat.max / 1e6);
+	if (r->load.paced) {
+		const struct iom_lat *rt = &r->load.response[IOM_DIR_TOTAL];
+		char load[160];
+
+		iom_run_load_describe(&r->load, load, sizeof(load));
+		fprintf(out, "offered load (%s arrivals): %s\n", r->load.poisson ? "Poisson" :
+			"fixed", load);
+		fprintf(out, "response time of all I/O (from each I/O's due time): min %.3f ms, mean "
+			     "%.3f ms, p99 %.3f ms, max %.3f ms; the latencies above are service "
+			     "times (from submission)\n", (double)rt->min / 1e6, rt->mean / 1e6,
+			(double)rt->pct[iom_percentile_index(99)] / 1e6, (double)rt->max / 1e6);
+	}
 	fprintf(out, "outside the measured window: %" PRIu64 " I/Os warming up, %" PRIu64
 		     " cooling down\n", r->warmup_ios, r->cooldown_ios);
 	if (r->engine_notes && *r->engine_notes)

@@ -186,24 +186,30 @@ static void load_note(FILE *out, const struct iom_report *m, unsigned width)
 
 		for (size_t c = 0; c < m->ncells; c++) {
 			const struct iom_report_reps *r = &m->cells[c].by[cv];
-			double off = 0, ach = 0, hl = 0;
-			char a[32], b[32], *w;
+			double off = 0, ach = 0, hl = 0, svc = 0, svc99 = 0;
+			char a[32], b[32], sm[32], sp[32], *w;
 
 			for (size_t i = 0; i < r->n; i++) {
 				off += r->x[IOM_X_OFFERED][i];
 				ach += r->v[IOM_METRIC_IOPS][i];
 				hl += r->x[IOM_X_HELD][i];
+				svc += r->x[IOM_X_SVC_MEAN][i];
+				svc99 += r->x[IOM_X_SVC_P99][i];
 			}
 			if (!r->n || !(off > 0))
 				continue;
 			iom_count_format(off / (double)r->n, a, sizeof(a));
 			iom_count_format(ach / (double)r->n, b, sizeof(b));
+			/* the service time (submission to completion) beside the table's response time */
+			iom_lat_format(svc / (double)r->n, sm, sizeof(sm));
+			iom_lat_format(svc99 / (double)r->n, sp, sizeof(sp));
 			w = iom_report_cell_label(m, c);
 			if (hl == (double)r->n)
-				iom_strbuf_printf(&held, "%s%s (%s)", nh++ ? ", " : "", a, w);
+				iom_strbuf_printf(&held, "%s%s (%s; service time avg %s, p99 %s)",
+						  nh++ ? ", " : "", a, w, sm, sp);
 			else
-				iom_strbuf_printf(&sat, "%s%s (%s; achieved %s)", ns++ ? ", " : "", a,
-						  w, b);
+				iom_strbuf_printf(&sat, "%s%s (%s; achieved %s; service time avg %s, "
+						  "p99 %s)", ns++ ? ", " : "", a, w, b, sm, sp);
 			free(w);
 		}
 		if (nh || ns) {
@@ -213,7 +219,8 @@ static void load_note(FILE *out, const struct iom_report *m, unsigned width)
 				fputc('\n', out);
 				print_wrapped(out, "lat avg and lat p99 of paced runs (rate_iops, "
 					      "rate_mb_s) are response times, from each I/O's due "
-					      "time (docs/load.md)", width, 2);
+					      "time; their service times, from submission, follow "
+					      "(docs/load.md)", width, 2);
 			}
 			any = true;
 			line = xasprintf("%s: held %s%s%s%s", m->compared[cv],

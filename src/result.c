@@ -573,6 +573,17 @@ void iom_run_load_describe(const struct iom_run_load *l, char *buf, size_t len)
 	}
 	rate3(l->offered_iops, a, sizeof(a));
 	rate3(l->achieved_iops, b, sizeof(b));
+	if (l->late_ios) {
+		/* why: how many I/Os went out late, and by how much at most */
+		char n[32], lag[32];
+
+		rate3((double)l->late_ios, n, sizeof(n));
+		iom_lat_format(l->max_lag_s * 1e9, lag, sizeof(lag));
+		snprintf(buf, len, "offered %s IOPS, achieved %s: %s%s I/O%s late, up to %s "
+			 "behind%s", a, b, l->held ? "held (" : "saturated: ", n,
+			 l->late_ios == 1 ? "" : "s", lag, l->held ? ")" : "");
+		return;
+	}
 	snprintf(buf, len, "offered %s IOPS, achieved %s: %s", a, b,
 		 l->held ? "held" : "saturated");
 }

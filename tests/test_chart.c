@@ -81,7 +81,7 @@ static void test_chart_heat(void **state)
 		iom_chart_heat(buf, sizeof(buf), cases[i].t);
 		assert_string_equal(buf, cases[i].want);
 	}
-	assert_string_equal(iom_chart_color(0), "#4e79a7");
+	assert_string_equal(iom_chart_color(0), "#0072b2");
 	assert_string_equal(iom_chart_color(IOM_CHART_NCOLORS + 1), iom_chart_color(1));
 }
 
@@ -198,6 +198,48 @@ static void test_chart_bars(void **state)
 	free(buf);
 }
 
+/* The width of the bar whose title is title, from its <rect … width="W"> in svg. */
+static double bar_width(const char *svg, const char *title)
+{
+	const char *t = strstr(svg, title), *r;
+
+	assert_non_null(t);
+	for (r = t; r > svg && strncmp(r, "<rect class=\"bar\"", 18) != 0; r--)
+		;
+	r = strstr(r, "width=\"");
+	assert_non_null(r);
+	return strtod(r + 7, NULL);
+}
+
+/* A log value axis: bars of 10, 1000 and 100000 IO/s step by equal widths (a linear axis
+ * would draw the first two as slivers beside the third); a bar of 0 is left out. */
+static void test_chart_bars_log(void **state)
+{
+	static const char *const rows[] = { "64M", "1M", "4K", "512" };
+	static const char *const groups[] = { "a" };
+	static const char *const kinds[] = { "read" };
+	static const double v[] = { 10, 1000, 100000, 0 };
+	struct iom_bar_chart c = {
+		.id = "b2", .title = "ATTO", .value_title = "IO/s", .rows = rows, .nrows = 4,
+		.groups = groups, .ngroups = 1, .kinds = kinds, .nkinds = 1, .v = v, .log = true,
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	double w10, w1k, w100k;
+
+	(void)state;
+	iom_chart_bars(f, &c);
+	fclose(f);
+	assert_int_equal(count_of(buf, "<rect class=\"bar\""), 3);
+	w10 = bar_width(buf, "a read 64M: ");
+	w1k = bar_width(buf, "a read 1M: ");
+	w100k = bar_width(buf, "a read 4K: ");
+	if (!(fabs((w1k - w10) - (w100k - w1k)) < 1.5) || !(w10 > 0))
+		fail_msg("log bars %.1f %.1f %.1f do not step evenly", w10, w1k, w100k);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_chart_linear_axis_and_gaps),
 		cmocka_unit_test(test_chart_log_and_nines_axes),
 		cmocka_unit_test(test_chart_bars),
+		cmocka_unit_test(test_chart_bars_log),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

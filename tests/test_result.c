@@ -594,7 +594,20 @@ static void test_result_load_round_trip(void **state)
 		assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
 		assert_results_equal(&r, &f.r);
 		iom_run_load_describe(&f.r.load, line, sizeof(line));
-		assert_string_equal(line, paced ? "offered 50.0K IOPS, achieved 31.2K: saturated" : "");
+		assert_string_equal(line, paced ? "offered 50.0K IOPS, achieved 31.2K: saturated: "
+						  "12.3K I/Os late, up to 750ms behind" : "");
+		if (paced) { /* more than offered is held, however many went out late */
+			struct iom_run_load l = { .paced = true, .offered_iops = 200000,
+						  .achieved_iops = 204000, .held = true,
+						  .late_ios = 35577, .max_lag_s = 0.018 };
+
+			iom_run_load_describe(&l, line, sizeof(line));
+			assert_string_equal(line, "offered 200K IOPS, achieved 204K: held (35.6K I/Os "
+						  "late, up to 18.0ms behind)");
+			l.late_ios = 0;
+			iom_run_load_describe(&l, line, sizeof(line));
+			assert_string_equal(line, "offered 200K IOPS, achieved 204K: held");
+		}
 		iom_result_file_release(&f);
 		iom_run_result_release(&r);
 		free(text);

@@ -4,7 +4,9 @@
 # trace (coefficient of variation of the gaps of the due times below 0.1; the submissions'
 # median gap 500 µs); Poisson arrivals have a CV of the gaps between 0.8 and 1.2; well below capacity, response time ≈ service time (p50 within
 # 10 %, at least 10 µs); rate_mb_s paces in bytes; an overloaded run (psync QD1 at 5M IOPS) is saturated, says
-# so, counts late I/Os and its response-time median is at least 10× its service-time median;
+# so with why ("saturated: 35.6K I/Os late, up to 18.0ms behind"), counts late I/Os and its
+# response-time median is at least 10× its service-time median; `report --run 1` of it gives
+# the offered load and the response time, the report's load note the service time;
 # at 50K IOPS (null engine) the pacer issues in ticks: held, several I/Os per submission.
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
@@ -116,8 +118,15 @@ timing = { warmup = "100ms"; duration = "1s"; rest = "0s"; repeat = 1; };
 trace = false;
 CFG
 "$IOMATRIX" run o.cfg -o outo >runo.txt 2>&1 || die "overloaded run: $(cat runo.txt)"
-grep -Eq "run 1 offered 5.00M IOPS, achieved [0-9.]+[KM]?: saturated" runo.txt ||
-    die "no 'saturated' line: $(cat runo.txt)"
+grep -Eq "run 1 offered 5.00M IOPS, achieved [0-9.]+[KM]?: saturated: [0-9.]+[KM]? I/Os late, up to [0-9.]+(ms|s) behind$" runo.txt ||
+    die "no 'saturated: N I/Os late, up to T behind' line: $(cat runo.txt)"
+"$IOMATRIX" report outo --run 1 >runo1.txt 2>&1 || die "report --run 1: $(cat runo1.txt)"
+grep -Eq "^offered load \(fixed arrivals\): offered 5.00M IOPS, achieved [0-9.]+[KM]?: saturated: " runo1.txt ||
+    die "report --run 1 of a paced run: no offered load: $(tail -n 12 runo1.txt)"
+grep -Eq "^response time of all I/O \(from each I/O's due time\): min [0-9.]+ ms, mean [0-9.]+ ms, p99 [0-9.]+ ms" runo1.txt ||
+    die "report --run 1 of a paced run: no response time"
+tr '\n' ' ' <runo.txt | tr -s ' ' | grep -q "saturated at 5.000M (.*; achieved [0-9.]*[KM]*; service time avg [0-9.]*[nµm]*s, p99 [0-9.]*[nµm]*s)" ||
+    die "the report's load note has no service time: $(grep -A3 'response times' runo.txt)"
 python3 - <<'PY' || die "overloaded run"
 import json
 r = json.load(open("outo/runs/00001.json"))

@@ -2,7 +2,8 @@
 # The HTML charts of a three-target study: the ATTO view drawn twice, MB/s and IO/s side by
 # side (ATTO's layout), with a value beside (or, at the chart's edge, inside) every bar; the
 # system CPU per I/O against queue depth; latency against achieved IOPS (queue depth the
-# parameter); a note where a chart leaves something out. Headless
+# parameter) with each target once in its legend; a note where a chart leaves something out.
+# Headless
 # Chromium screenshots the page: the PNG exists and is not trivial. SHOT=FILE keeps a copy.
 # A run marked failed: the ATTO chart says it left its bar out.
 # e2e: parallel
@@ -49,6 +50,18 @@ for cid in ("chart-atto-1", "chart-atto-iops-1"):
     assert bars == 6 * 3 * 2, (cid, bars)      # sizes × targets × (write, read)
     assert labels >= bars, (cid, bars, labels)
 print("ok")
+PY
+# the load view of a closed loop: each target once in the legend (its response time is its
+# service time), the colour-blind-safe palette's first colour, no red-only mark
+python3 - r.html <<'PY' || die "the load view's legend"
+import re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+svg = re.search(r'<svg[^>]*id="chart-load-1".*?</svg>', html, re.S).group(0)
+for t in ("ext4", "xfs", "raw"):
+    assert svg.count(">%s</text>" % t) == 1, (t, svg.count(">%s</text>" % t))
+assert "service</text>" not in svg and "red dots" not in svg
+assert 'stroke="#0072b2"' in svg, "not the Okabe-Ito palette"
+print("load view: one legend entry per target")
 PY
 # a chart says what it leaves out: one run marked failed leaves one bar out of two charts
 cp -r r rf

@@ -93,9 +93,9 @@ for y in range(h):
         r, g, b = line[x], line[x + 1], line[x + 2]
         if r < 235 or g < 235 or b < 235:
             inked += 1
-        if abs(r - 0x4e) < 12 and abs(g - 0x79) < 12 and abs(b - 0xa7) < 12:
+        if abs(r - 0x00) < 12 and abs(g - 0x72) < 12 and abs(b - 0xb2) < 12:
             blue += 1
-        if abs(r - 0xf2) < 12 and abs(g - 0x8e) < 12 and abs(b - 0x2b) < 12:
+        if abs(r - 0xe6) < 12 and abs(g - 0x9f) < 12 and abs(b - 0x00) < 12:
             orange += 1
 print(w, h, inked, blue, orange)
 EOF
