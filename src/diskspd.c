@@ -55,8 +55,6 @@ static const struct {
 	{ 'p', "parallel sequential I/O", "iomatrix's sequential threads each walk a slice of "
 					  "their own" },
 	{ 'P', "progress dots", "iomatrix prints a progress line per run (--quiet: none)" },
-	{ 'R', "output format", "iomatrix writes JSON results and prints DiskSpd's text view; "
-				"'iomatrix report --format' gives the others" },
 	{ 'u', "IoRing", "iomatrix's I/O goes through Linux's io_uring already" },
 	{ 'v', "verbose mode", "iomatrix's messages say what they do; the matrix (--matrix) shows "
 			       "every setting" },
@@ -66,7 +64,7 @@ static const struct {
 					      "own" },
 };
 
-#define SUPPORTED "-a -b -c -C -d -D -f -g -h -i -j -L -n -o -r -s -S -t -T -w -W -X -z -Z"
+#define SUPPORTED "-a -b -c -C -d -D -f -g -h -i -j -L -n -o -r -R -s -S -t -T -w -W -X -z -Z"
 
 /* A size as DiskSpd writes it; *blocks set when it is in blocks of -b ("8b"). */
 static int parse_size(const char *s, uint64_t *v, bool *blocks)
@@ -504,6 +502,15 @@ int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, s
 			if (*v)
 				goto unknown;
 			break; /* iomatrix always measures latency */
+		case 'R':
+			/* the results' form: DiskSpd's text (-Rtext, the default) or XML */
+			if (strcmp(v, "xml") == 0 || strcmp(v, "text") == 0) {
+				d->xml_results = v[0] == 'x';
+				break;
+			}
+			ret = iom_err(err, errlen, EINVAL, "'%s': -R takes text or xml (DiskSpd's "
+				      "other result formats are iomatrix report's: --format)", a);
+			goto fail;
 		case 'a':
 			if ((ret = parse_affinity(d, a, err, errlen)) < 0)
 				goto fail;
@@ -1187,6 +1194,22 @@ int iom_diskspd_run(const struct iom_diskspd *d, FILE *out, FILE *progress,
 		goto out;
 	}
 	res->failed = so.failed != 0;
+	if (d->xml_results) {
+		/* -Rxml: the XML alone, as DiskSpd writes it */
+		struct iom_report_opts_cli ro = { .format = "diskspd-xml", .run = "1", .color = 0 };
+
+		ret = iom_report_dir(out, dir, &ro, e, sizeof(e));
+		if (ret < 0) {
+			iom_err(err, errlen, EIO, "%s%s", res->failed ? "the run failed: " : "", e);
+			ret = res->failed ? 0 : ret;
+			goto out;
+		}
+		if (progress)
+			fprintf(progress, "results in %s (iomatrix report %s)\n", dir, dir);
+		if (res->failed)
+			iom_err(err, errlen, EIO, "the run failed; see %s", dir);
+		goto out;
+	}
 	fprintf(out, "\nCommand Line: iomatrix diskspd %s\n\n", d->command);
 	if (iom_report_run(out, dir, 1, NULL, e, sizeof(e)) < 0) {
 		/* a failed run has no figures: say why, from the sweep */

@@ -60,6 +60,7 @@ struct iom_diskspd {
 	size_t nown;
 	const char *profile;   /* -X FILE: the XML profile the flags came from */
 	bool print_fio;        /* --print-fio: print the fio job equivalent and exit */
+	bool xml_results;      /* -Rxml: the results as DiskSpd's XML (else -Rtext, its text) */
 
 	/* iomatrix's own options (long only: DiskSpd owns the short letters) */
 	const char *output;    /* --output DIR */

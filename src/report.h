@@ -613,6 +613,8 @@ iom_report_writer iom_report_write_fio_jsonplus;
 /* OpenMetrics text of a study (report_prom.c): per (cell, compared value) gauges and the
  * pooled latency histogram. */
 iom_report_writer iom_report_write_openmetrics;
+/* One run (--run) as DiskSpd's XML results (report_diskspd.c). */
+iom_report_writer iom_report_write_diskspd_xml;
 
 /* The schema of the JSON report (raised on incompatible change). */
 #define IOM_REPORT_JSON_SCHEMA 2

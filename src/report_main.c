@@ -42,6 +42,7 @@ static const struct iom_report_format formats[] = {
 	{ "fio-json", NULL, true, iom_report_write_fio_json },
 	{ "fio-jsonplus", "fio-json+", true, iom_report_write_fio_jsonplus },
 	{ "openmetrics", "prometheus", false, iom_report_write_openmetrics },
+	{ "diskspd-xml", NULL, true, iom_report_write_diskspd_xml },
 };
 
 const struct iom_report_format *iom_report_format_find(const char *name)

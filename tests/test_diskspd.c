@@ -195,7 +195,7 @@ static void test_diskspd_max_size(void **state)
 		iom_diskspd_release(&d);
 		free(line);
 	}
-	for (const char *f = "BeFIlNOpPRuvxy"; *f; f++) {
+	for (const char *f = "BeFIlNOpPuvxy"; *f; f++) {
 		char arg[8], *argv[2] = { arg, "t.dat" }, err[IOM_ERRLEN] = "";
 		struct iom_diskspd d;
 
@@ -393,7 +393,9 @@ static void test_diskspd_refuses(void **state)
 		{ "-ft t.dat", "'-ft' (temporary-file hint) is not supported" },
 		{ "-fx t.dat", "'-fx': -f takes the size of the target's region" },
 		{ "-c1M -f2M t.dat", "-f: a region of 2097152 bytes is larger than the file -c creates" },
-		{ "-R t.dat", "(output format) is not supported by iomatrix diskspd: iomatrix writes" },
+		{ "-R t.dat", "'-R': -R takes text or xml (DiskSpd's other result formats are "
+			      "iomatrix report's: --format)" },
+		{ "-Rjson t.dat", "'-Rjson': -R takes text or xml" },
 		{ "-Z1M,src.bin t.dat", "'-Z1M,src.bin' (write buffers from a file) is not supported" },
 		{ "-Zx t.dat", "'-Zx': -Z takes r, a buffer size, or nothing (zeros)" },
 		{ "-Sq t.dat", "unknown -S letter 'q'" },
