@@ -43,7 +43,7 @@ void iom_import_problem(struct iom_import *im, const char *file, unsigned line, 
 int iom_import_read(const char *path, char **buf, size_t *len, char *err, size_t errlen)
 {
 	struct stat st;
-	size_t n;
+	size_t n = 0;
 	int ret;
 
 	*buf = NULL;
@@ -99,7 +99,7 @@ int iom_import_file(const char *path, enum iom_import_format format, bool lenien
 {
 	struct iom_matrix *m = NULL;
 	char *buf, e[IOM_ERRLEN];
-	size_t len;
+	size_t len = 0;
 	int ret;
 
 	memset(im, 0, sizeof(*im));

@@ -576,7 +576,7 @@ static bool map_job(struct parse *p, const struct section *sec, const struct vie
 {
 	const struct opt *o;
 	unsigned kb_base = 1024;
-	uint64_t n, numjobs = 1, size = 0, ns;
+	uint64_t n = 0, numjobs = 1, size = 0, ns = 0;
 	bool bad = false, flag, random = false, time_based = false, has_rw_mix = false;
 	const char *dir = ".";
 
@@ -811,11 +811,11 @@ static bool map_job(struct parse *p, const struct section *sec, const struct vie
 		const struct opt *cp = get(v, "buffer_compress_percentage");
 		const struct opt *dp = get(v, "dedupe_percentage");
 		const struct opt *zb = get(v, "zero_buffers");
+		const struct opt *one = cp ? cp : dp, *other = cp && dp ? dp : zb;
 
-		if ((cp && dp) || ((cp || dp) && zb))
-			BAD(cp ? cp : dp, "%s with %s: iomatrix's data is one of random, zeros, "
-			    "compressible:N%% or dedupe:N%%", cp ? cp->key : dp->key,
-			    cp && dp ? dp->key : zb->key);
+		if (one && other)
+			BAD(one, "%s with %s: iomatrix's data is one of random, zeros, "
+			    "compressible:N%% or dedupe:N%%", one->key, other->key);
 		else if (cp) {
 			if (iom_uint_parse(cp->val, 100, &n) < 0)
 				BAD(cp, "buffer_compress_percentage takes a percentage, 0 to 100");
@@ -888,8 +888,10 @@ static bool map_job(struct parse *p, const struct section *sec, const struct vie
 		iom_strbuf_printf(&t, "  warmup = \"%s\";%*s# %s\n", d, (int)(24 - strlen(d)), "",
 				  o ? "ramp_time" : "fio's default: no ramp time");
 		if ((o = get(v, "runtime"))) {
-			if (!o->val || fio_time(o->val, &ns) < 0 || ns < 1000000)
+			if (!o->val || fio_time(o->val, &ns) < 0 || ns < 1000000) {
 				BAD(o, "runtime takes a time of 1ms or more, such as 60s");
+				ns = 1000000000ull;
+			}
 			iom_duration_format(ns, d, sizeof(d));
 			iom_strbuf_printf(&t, "  duration = \"%s\";%*s# runtime%s\n", d,
 					  (int)(22 - strlen(d)), "",
