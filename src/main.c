@@ -98,8 +98,8 @@ static const struct {
 	const char *help;
 } own_help[] = {
 	{ "plan", OPT_FORMAT, "text (default), tsv or json" },
-	{ "report", OPT_FORMAT, "text (default), md, csv, json, html; exports: fio-json, "
-	  "fio-jsonplus, openmetrics, diskspd-xml (docs/interop.md)" },
+	{ "report", OPT_FORMAT, "text (default), md, csv, json, html, fio-json, fio-jsonplus, "
+	  "openmetrics or diskspd-xml" },
 	{ "trace", OPT_FORMAT, "csv (default) or fio (latency logs)" },
 	{ "new", OPT_OUTPUT, "the matrix file to write (never replaced; default: standard output)" },
 	{ "import", OPT_OUTPUT, "the matrix file to write (never replaced; default: standard "

@@ -11,7 +11,7 @@ export COLUMNS=300 # the wording checks below read each option's help on one lin
 grep -q -- "-o, --output PATH  *the results directory (default results/<name>-<UTC time>)" run.txt ||
     die "run --help: $(grep -- --output run.txt)"
 "$IOMATRIX" report --help >report.txt || die "report --help"
-grep -q -- "-f, --format FORMAT  *text (default), md, csv, json or html$" report.txt ||
+grep -q -- "-f, --format FORMAT  *text (default), md, csv, json, html, fio-json," report.txt ||
     die "report --help: $(grep -- --format report.txt)"
 grep -q -- "-o, --output PATH  *the file to write (default: standard output)$" report.txt ||
     die "report --help: $(grep -- --output report.txt)"
