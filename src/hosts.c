@@ -690,77 +690,21 @@ static int follow_report(void *arg, const struct iom_stage_event *e)
 	return 0;
 }
 
-/* One run on this follower, as sweep.c's execute_run does it (no shell hooks: those are
- * rank 0's). */
-static void follow_run(struct follower *f, const struct iom_run *run, bool no_trace,
-		       volatile sig_atomic_t *stop, struct iom_run_result *r)
+/* What a follower adds around a run (iom_stage_run): the ready point and the sync points. */
+static int follow_before(void *arg, const struct iom_run *run, char *err, size_t errlen)
 {
-	const struct iom_matrix *m = f->p->m;
-	const struct iom_cell *c = &f->p->cells[run->cell];
-	size_t t = (size_t)c->v[IOM_DIM_TARGET];
-	const struct iom_target_info *info = &f->stage.info[t];
-	struct iom_run_spec spec = { 0 };
-	struct iom_worker_hooks hooks = { 0 };
-	char err[IOM_ERRLEN], cell_text[256], *trace_path = NULL;
-	int fd, ret;
+	(void)run;
+	return iom_hosts_ready(((struct follower *)arg)->h, err, errlen); /* the deadline starts */
+}
 
-	memset(r, 0, sizeof(*r));
-	r->index = run->index;
-	r->repetition = run->repetition;
-	r->seed = run->seed;
-	ret = iom_stage_before_run(&f->stage, run, err, sizeof(err));
-	if (ret == 0)
-		ret = iom_hosts_ready(f->h, err, sizeof(err)); /* the run's deadline starts */
-	if (ret < 0) {
-		r->status = ret == -EINTR ? IOM_RUN_INTERRUPTED : IOM_RUN_FAILED;
-		r->error = xstrdup(err);
-		return;
-	}
-	fd = iom_target_open_sync(info, c->v[IOM_DIM_DIRECT] != 0, iom_cell_read_pct(m, c) < 100,
-				  c->v[IOM_DIM_WRITE_THROUGH] != 0, err, sizeof(err));
-	if (fd < 0) {
-		r->status = IOM_RUN_FAILED;
-		r->error = xstrdup(err);
-		if (fd == -ESTALE)
-			iom_stage_target_changed(&f->stage, t, err);
-		return;
-	}
-	spec.fd = fd;
-	spec.region = info->region;
-	spec.irq_drivers = info->facts.irq_names;
-	spec.disk = info->facts.device; /* its counters, and its words in the row (as rank 0's) */
-	iom_run_spec_set_cell(&spec, c);
-	spec.timing = m->timing;
-	spec.timing.timeout_ns = iom_stage_run_timeout_ns(&m->timing); /* rank 0's watchdog */
-	spec.seed = run->seed;
-	spec.index = run->index;
-	spec.repetition = run->repetition;
-	spec.stop = stop;
-	spec.cpus = m->cpus;
-	spec.ncpus = m->ncpus;
-	spec.policy = (struct iom_policy){ .submit_batch = m->submit_batch,
-					   .wait_min = m->reap_wait,
-					   .wait_div = m->reap_wait_div };
-	spec.engine_flags = (m->sqpoll ? IOM_ENGINE_SQPOLL : 0u) |
-			    (m->iopoll ? IOM_ENGINE_IOPOLL : 0u);
-	if (m->trace && !no_trace) {
-		iom_cell_describe(f->p, c, cell_text, sizeof(cell_text));
-		trace_path = iom_trace_path(f->h->private_dir, run->index);
-		spec.trace_path = trace_path;
-		spec.cell_text = cell_text;
-	}
-	if (iom_stage_start_run(&f->stage, run, &spec, &hooks, err, sizeof(err)) < 0) {
-		r->status = IOM_RUN_FAILED;
-		r->error = xstrdup(err);
-		free(trace_path);
-		close(fd);
-		return;
-	}
-	iom_hosts_arm(f->h, &spec);
-	iom_run_execute(&spec, r, err, sizeof(err));
-	iom_stage_after_run(&f->stage, r);
-	free(trace_path);
-	close(fd);
+static int follow_arm(void *arg, const struct iom_run *run, struct iom_run_spec *spec, char *err,
+		      size_t errlen)
+{
+	(void)run;
+	(void)err;
+	(void)errlen;
+	iom_hosts_arm(((struct follower *)arg)->h, spec);
+	return 0;
 }
 
 int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig_atomic_t *stop,
@@ -811,7 +755,10 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 			memset(&r, 0, sizeof(r));
 			r.index = run->index;
 		} else {
-			follow_run(&f, run, no_trace, stop, &r);
+			const struct iom_stage_run_ops ops = { .before = follow_before,
+							       .arm = follow_arm, .arg = &f };
+
+			iom_stage_run(&f.stage, run, no_trace ? NULL : h->private_dir, &ops, &r);
 		}
 		ret = iom_hosts_run_end(h, h->private_dir, &r);
 		iom_run_result_release(&r);

@@ -8,8 +8,8 @@
  *     the plan hashes must agree), ${host} and ${rank} in target paths;
  *   - the preflight outcome of every rank reduced: a refusal anywhere stops the sweep before
  *     any write, naming the rank and host;
- *   - the followers' sweep (ranks > 0): the same stage calls as sweep.c's, for the run rank 0
- *     names next;
+ *   - the followers' sweep (ranks > 0): each run rank 0 names next run through the same
+ *     iom_stage_run as sweep.c's;
  *   - each run's figures gathered: totals summed, histograms merged bucket by bucket, the
  *     window from the first start to the last end, per-host rows with stragglers flagged, and
  *     the followers' traces written into rank 0's traces/NNNNN.rR.trace.gz.

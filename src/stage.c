@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "fsprep.h"
+#include "trace.h"
 #include "units.h"
 #include "util.h"
 #include "verify.h"
@@ -498,6 +499,110 @@ static int precondition_path(struct iom_stage *st, const struct iom_run *run, si
 			st->report(st->arg, &e);
 	}
 	return 0;
+}
+
+/* r failed (or interrupted: ret -EINTR) with err. */
+static void run_failed(struct iom_run_result *r, int ret, const char *err)
+{
+	r->status = ret == -EINTR ? IOM_RUN_INTERRUPTED : IOM_RUN_FAILED;
+	free(r->error);
+	r->error = xstrdup(err);
+}
+
+void iom_stage_run(struct iom_stage *st, const struct iom_run *run, const char *trace_dir,
+		   const struct iom_stage_run_ops *ops, struct iom_run_result *r)
+{
+	const struct iom_matrix *m = st->m;
+	const struct iom_cell *c = &st->p->cells[run->cell];
+	size_t t = (size_t)c->v[IOM_DIM_TARGET];
+	const struct iom_target_info *info = &st->info[t];
+	bool writes = iom_cell_read_pct(m, c) < 100, direct = c->v[IOM_DIM_DIRECT] != 0;
+	bool dsync = c->v[IOM_DIM_WRITE_THROUGH] != 0;
+	struct iom_run_spec spec = { 0 };
+	struct iom_worker_hooks hooks = { 0 };
+	struct iom_stage_paths paths = { 0 };
+	char err[IOM_ERRLEN], cell_text[256], *trace_path = NULL;
+	int fd, ret;
+
+	memset(r, 0, sizeof(*r));
+	r->index = run->index;
+	r->repetition = run->repetition;
+	r->seed = run->seed;
+	ret = iom_stage_before_run(st, run, err, sizeof(err));
+	if (ret == 0 && ops->before)
+		ret = ops->before(ops->arg, run, err, sizeof(err));
+	if (ret < 0) {
+		run_failed(r, ret, err);
+		return;
+	}
+	/* checked against the identity pinned at preparation; a device to be written is held
+	 * O_EXCL (no mount can start) until the close below, after the run */
+	/* write_through: O_DSYNC on the descriptor, not RWF_DSYNC on each write. Every engine
+	 * honours it the same (the kernel sets IOCB_DSYNC from the file for pwrite, libaio and
+	 * io_uring alike), the hot path carries nothing per I/O, and an O_DIRECT write to a block
+	 * device goes with FUA (a device without FUA: the write, then a flush). */
+	fd = iom_target_open_sync(info, direct, writes, dsync, err, sizeof(err));
+	if (fd < 0) {
+		run_failed(r, fd, err);
+		if (fd == -ESTALE)
+			iom_stage_target_changed(st, t, err);
+		return;
+	}
+	spec.fd = fd;
+	spec.region = info->region;
+	/* a target with several paths: the others opened and checked the same way */
+	if ((ret = iom_stage_open_paths(st, t, fd, direct, writes, dsync, &paths, &spec, err,
+					sizeof(err))) < 0) {
+		run_failed(r, ret, err);
+		close(fd);
+		return;
+	}
+	spec.irq_drivers = info->facts.irq_names;
+	spec.disk = info->facts.device;
+	iom_run_spec_set_cell(&spec, c);
+	if (spec.wl.access && spec.wl.access <= m->naccess_specs)
+		spec.access = &m->access_specs[spec.wl.access - 1];
+	spec.timing = m->timing;
+	spec.timing.timeout_ns = iom_stage_run_timeout_ns(&m->timing);
+	spec.seed = run->seed;
+	spec.index = run->index;
+	spec.repetition = run->repetition;
+	spec.stop = st->stop;
+	spec.cpus = m->cpus;
+	spec.ncpus = m->ncpus;
+	spec.policy = (struct iom_policy){ .submit_batch = m->submit_batch,
+					   .wait_min = m->reap_wait,
+					   .wait_div = m->reap_wait_div };
+	spec.engine_flags = (m->sqpoll ? IOM_ENGINE_SQPOLL : 0u) |
+			    (m->iopoll ? IOM_ENGINE_IOPOLL : 0u);
+	if (m->trace && trace_dir) {
+		iom_cell_describe(st->p, c, cell_text, sizeof(cell_text));
+		trace_path = iom_trace_path(trace_dir, run->index);
+		spec.trace_path = trace_path;
+		spec.cell_text = cell_text;
+	}
+	ret = ops->arm ? ops->arm(ops->arg, run, &spec, err, sizeof(err)) : 0;
+	if (ret == 0)
+		ret = iom_stage_start_run(st, run, &spec, &hooks, err, sizeof(err));
+	if (ret < 0) {
+		run_failed(r, ret, err);
+		free(trace_path);
+		iom_stage_close_paths(&paths); /* the other paths, held exclusively when written */
+		close(fd);
+		return;
+	}
+	if (ops->running)
+		ops->running(ops->arg, true);
+	iom_run_execute(&spec, r, err, sizeof(err));
+	if (ops->running)
+		ops->running(ops->arg, false);
+	iom_stage_after_run(st, r);
+	free(trace_path);
+	iom_stage_close_paths(&paths);
+	close(fd);
+	if (r->status == IOM_RUN_OK && ops->after &&
+	    (ret = ops->after(ops->arg, run, err, sizeof(err))) < 0)
+		run_failed(r, ret, err);
 }
 
 uint64_t iom_stage_run_timeout_ns(const struct iom_timing *tm)

@@ -207,6 +207,37 @@ void iom_stage_close_paths(struct iom_stage_paths *ps);
 /* Puts the verification of the run just executed into r; mismatches fail it. */
 void iom_stage_after_run(struct iom_stage *st, struct iom_run_result *r);
 
+/*
+ * One run on this host: the one path of the single-host tool, rank 0 and the followers
+ * (sweep.c and hosts.c). What the caller adds around it comes through ops (any may be NULL).
+ */
+struct iom_stage_run_ops {
+	/* after iom_stage_before_run: many hosts' ready point, the before_run hook. 0, or
+	 * -errno with err: the run fails (-EINTR: interrupted) */
+	int (*before)(void *arg, const struct iom_run *run, char *err, size_t errlen);
+	/* the spec built, before the run starts: a share's rate derived, the live figures, the
+	 * hosts' sync points armed. 0, or -errno with err: the run fails */
+	int (*arm)(void *arg, const struct iom_run *run, struct iom_run_spec *spec, char *err,
+		   size_t errlen);
+	/* around iom_run_execute (started true, then false): the progress ticker */
+	void (*running)(void *arg, bool started);
+	/* after a run that is ok: the after_run hook. 0, or -errno with err: the run fails */
+	int (*after)(void *arg, const struct iom_run *run, char *err, size_t errlen);
+	void *arg;
+};
+
+/*
+ * Runs run on this host into r (which it fills; release it with iom_run_result_release):
+ * before_run (the target usable, the precondition, drop_caches), ops->before, the open through
+ * the identity checks (every path of the target), the spec from the cell (engine policy,
+ * access lines, paths, offered load, think time, flushes, trims, data, steady warm-up, the
+ * watchdog of iom_stage_run_timeout_ns), its trace in trace_dir/traces/ (none: trace_dir NULL
+ * or the matrix traces nothing), ops->arm, verification, the run, ops->after. Never fails as
+ * such: a failure is r's status and error.
+ */
+void iom_stage_run(struct iom_stage *st, const struct iom_run *run, const char *trace_dir,
+		   const struct iom_stage_run_ops *ops, struct iom_run_result *r);
+
 /* Ends the current visit (none: nothing): its filesystem unmounted. */
 void iom_stage_end_visit(struct iom_stage *st);
 

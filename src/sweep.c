@@ -739,137 +739,85 @@ static const struct iom_run *share_max(const struct sweep *s, const struct iom_r
 	return max;
 }
 
-/* Executes one run of the plan into r. Never fails the sweep: a failure is r's status. */
 static void live_interval(void *arg, const struct iom_interval *iv, size_t k);
 
+/* What the sweep adds around a run (iom_stage_run): the ready point of many hosts and the
+ * before_run and after_run hooks, a share's rate, the live figures and the progress ticker. */
+struct sweep_run {
+	struct sweep *s;
+	struct ticker k;
+};
+
+static int sweep_before(void *arg, const struct iom_run *run, char *err, size_t errlen)
+{
+	struct sweep *s = ((struct sweep_run *)arg)->s;
+	char what[16];
+	int ret;
+
+	if (s->o->hosts && (ret = iom_hosts_ready(s->o->hosts, err, errlen)) < 0)
+		return ret; /* the run's deadline starts */
+	snprintf(what, sizeof(what), "%05u", run->index);
+	return run_hook(s, IOM_HOOK_BEFORE_RUN, what, (long)s->p->cells[run->cell].v[IOM_DIM_TARGET],
+			run, iom_stage_run_timeout_ns(&s->m->timing), err, errlen);
+}
+
+static int sweep_arm(void *arg, const struct iom_run *run, struct iom_run_spec *spec, char *err,
+		     size_t errlen)
+{
+	struct sweep *s = ((struct sweep_run *)arg)->s;
+	int ret = derive_rate(s, run, spec, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	memset(&s->live, 0, sizeof(s->live));
+	spec->live = &s->live;
+	if (s->live_on) {
+		spec->on_interval = live_interval;
+		spec->interval_arg = s;
+	}
+	if (s->o->hosts)
+		iom_hosts_arm(s->o->hosts, spec); /* the sync points of every rank */
+	return 0;
+}
+
+static void sweep_running(void *arg, bool started)
+{
+	struct sweep_run *sr = arg;
+
+	if (started)
+		ticker_start(&sr->k, sr->s, sr->s->remaining);
+	else
+		ticker_stop(&sr->k);
+}
+
+static int sweep_after(void *arg, const struct iom_run *run, char *err, size_t errlen)
+{
+	struct sweep *s = ((struct sweep_run *)arg)->s;
+	char what[16];
+
+	snprintf(what, sizeof(what), "%05u", run->index);
+	return run_hook(s, IOM_HOOK_AFTER_RUN, what, (long)s->p->cells[run->cell].v[IOM_DIM_TARGET],
+			run, iom_stage_run_timeout_ns(&s->m->timing), err, errlen);
+}
+
+/* Executes one run of the plan into r. Never fails the sweep: a failure is r's status. */
 static void execute_run(struct sweep *s, const struct iom_run *run, struct iom_run_result *r)
 {
-	const struct iom_cell *c = &s->p->cells[run->cell];
-	size_t t = (size_t)c->v[IOM_DIM_TARGET];
-	const struct iom_target_info *info = &s->stage.info[t];
-	bool writes = iom_cell_read_pct(s->m, c) < 100;
-	bool direct = c->v[IOM_DIM_DIRECT] != 0;
-	struct iom_run_spec spec = { 0 };
-	char err[IOM_ERRLEN], cell_text[256], what[16];
-	char *trace_path = NULL;
-	uint64_t timeout = iom_stage_run_timeout_ns(&s->m->timing);
-	struct iom_worker_hooks hooks = { 0 };
-	struct iom_stage_paths paths = { 0 }; /* issue 16c */
-	int fd, ret;
+	struct sweep_run sr = { .s = s };
+	const struct iom_stage_run_ops ops = { .before = sweep_before, .arm = sweep_arm,
+					       .running = sweep_running, .after = sweep_after,
+					       .arg = &sr };
 
-	memset(r, 0, sizeof(*r));
-	r->index = run->index;
-	r->repetition = run->repetition;
-	r->seed = run->seed;
 	if (s->o->hosts && iom_hosts_sits_out(s->o->hosts)) {
 		/* many hosts: another rank's run (hosts = "each", ranks): the aggregate is theirs */
+		memset(r, 0, sizeof(*r));
+		r->index = run->index;
+		r->repetition = run->repetition;
+		r->seed = run->seed;
 		r->start_wall_ns = iom_wall_ns();
 		return;
 	}
-	snprintf(what, sizeof(what), "%05u", run->index);
-	ret = iom_stage_before_run(&s->stage, run, err, sizeof(err));
-	if (ret == 0 && s->o->hosts)
-		ret = iom_hosts_ready(s->o->hosts, err, sizeof(err)); /* the run's deadline starts */
-	if (ret == 0)
-		ret = run_hook(s, IOM_HOOK_BEFORE_RUN, what, (long)t, run, timeout, err,
-			       sizeof(err));
-	if (ret < 0) {
-		r->status = ret == -EINTR ? IOM_RUN_INTERRUPTED : IOM_RUN_FAILED;
-		r->error = xstrdup(err);
-		return;
-	}
-	/* checked against the identity pinned at preparation; a device to be written is held
-	 * O_EXCL (no mount can start) until the close below, after the run */
-	/* write_through: O_DSYNC on the descriptor, not RWF_DSYNC on each write. Every engine
-	 * honours it the same (the kernel sets IOCB_DSYNC from the file for pwrite, libaio and
-	 * io_uring alike), the hot path carries nothing per I/O, and an O_DIRECT write to a block
-	 * device goes with FUA (a device without FUA: the write, then a flush). */
-	fd = iom_target_open_sync(info, direct, writes, c->v[IOM_DIM_WRITE_THROUGH] != 0, err,
-				  sizeof(err));
-	if (fd < 0) {
-		r->status = IOM_RUN_FAILED;
-		r->error = xstrdup(err);
-		if (fd == -ESTALE)
-			iom_stage_target_changed(&s->stage, t, err);
-		return;
-	}
-	spec.fd = fd;
-	spec.region = info->region;
-	/* issue 16c: a target with several paths: the others opened and checked the same way */
-	if (iom_stage_open_paths(&s->stage, t, fd, direct, writes,
-				 c->v[IOM_DIM_WRITE_THROUGH] != 0, &paths, &spec, err,
-				 sizeof(err)) < 0) {
-		r->status = IOM_RUN_FAILED;
-		r->error = xstrdup(err);
-		close(fd);
-		return;
-	}
-	spec.irq_drivers = info->facts.irq_names;
-	spec.disk = info->facts.device;
-	iom_run_spec_set_cell(&spec, c);
-	if (spec.wl.access && spec.wl.access <= s->m->naccess_specs)
-		spec.access = &s->m->access_specs[spec.wl.access - 1];
-	if (derive_rate(s, run, &spec, err, sizeof(err)) < 0) {
-		r->status = IOM_RUN_FAILED;
-		r->error = xstrdup(err);
-		iom_stage_close_paths(&paths); /* the other paths, held exclusively when written */
-		close(fd);
-		return;
-	}
-	spec.timing = s->m->timing;
-	spec.timing.timeout_ns = timeout;
-	spec.seed = run->seed;
-	spec.index = run->index;
-	spec.repetition = run->repetition;
-	spec.stop = s->o->stop;
-	spec.cpus = s->m->cpus;
-	spec.ncpus = s->m->ncpus;
-	spec.policy = (struct iom_policy){ .submit_batch = s->m->submit_batch,
-					   .wait_min = s->m->reap_wait,
-					   .wait_div = s->m->reap_wait_div };
-	spec.engine_flags = (s->m->sqpoll ? IOM_ENGINE_SQPOLL : 0u) |
-			    (s->m->iopoll ? IOM_ENGINE_IOPOLL : 0u);
-	memset(&s->live, 0, sizeof(s->live));
-	spec.live = &s->live;
-	if (s->live_on) {
-		spec.on_interval = live_interval;
-		spec.interval_arg = s;
-	}
-	if (s->m->trace && !s->o->no_trace) {
-		iom_cell_describe(s->p, c, cell_text, sizeof(cell_text));
-		trace_path = iom_trace_path(s->o->dir, run->index);
-		spec.trace_path = trace_path;
-		spec.cell_text = cell_text;
-	}
-	if (s->o->hosts)
-		iom_hosts_arm(s->o->hosts, &spec); /* the sync points of every rank */
-	if (iom_stage_start_run(&s->stage, run, &spec, &hooks, err, sizeof(err)) < 0) {
-		r->status = IOM_RUN_FAILED;
-		r->error = xstrdup(err);
-		free(trace_path);
-		iom_stage_close_paths(&paths);
-		close(fd);
-		return;
-	}
-	{
-		struct ticker k;
-
-		ticker_start(&k, s, s->remaining);
-		iom_run_execute(&spec, r, err, sizeof(err));
-		ticker_stop(&k);
-	}
-	iom_stage_after_run(&s->stage, r);
-	free(trace_path);
-	iom_stage_close_paths(&paths);
-	close(fd);
-	if (r->status == IOM_RUN_OK) {
-		ret = run_hook(s, IOM_HOOK_AFTER_RUN, what, (long)t, run, timeout, err,
-			       sizeof(err));
-		if (ret < 0) {
-			r->status = ret == -EINTR ? IOM_RUN_INTERRUPTED : IOM_RUN_FAILED;
-			r->error = xstrdup(err);
-		}
-	}
+	iom_stage_run(&s->stage, run, s->o->no_trace ? NULL : s->o->dir, &ops, r);
 }
 
 /* ---- the live files (live.h) ------------------------------------------------------------ */

@@ -4,7 +4,8 @@
  * preparation is refused and never written), the events the caller hears (progress lines,
  * journal notes, the target found changed), and the built-ins: drop_caches (as root, and a
  * note for an ordinary user), fstrim and discard where they cannot apply, precondition writing
- * exactly the bytes asked; and the plan's text about hooks and built-ins.
+ * exactly the bytes asked; the one run path (iom_stage_run) and its caller's steps; and the
+ * plan's text about hooks and built-ins.
  *
  * Every case with files works in a temporary directory of its own, removed in teardown.
  */
@@ -230,6 +231,101 @@ static void test_stage_failed_visit_fails_its_runs(void **state)
 	iom_stage_end_visit(&v.st);
 	assert_int_equal(iom_stage_begin_visit(&v.st, 0), 0);
 	assert_int_equal(iom_stage_before_run(&v.st, &v.p.runs[0], err, sizeof(err)), 0);
+	visit_close(&v);
+}
+
+/* What a caller of iom_stage_run hears, in order, and how it answers. */
+struct calls {
+	char seq[64];
+	int fail_before, fail_arm, fail_after;  /* -errno to answer, 0 to go on */
+	bool traced, watchdog_set;
+};
+
+static int c_before(void *arg, const struct iom_run *run, char *err, size_t errlen)
+{
+	struct calls *c = arg;
+
+	(void)run;
+	strcat(c->seq, "b");
+	return c->fail_before ? iom_err(err, errlen, -c->fail_before, "before refused") : 0;
+}
+
+static int c_arm(void *arg, const struct iom_run *run, struct iom_run_spec *spec, char *err,
+		 size_t errlen)
+{
+	struct calls *c = arg;
+
+	strcat(c->seq, "a");
+	c->traced = spec->trace_path != NULL;
+	c->watchdog_set = spec->timing.timeout_ns > 0 && spec->fd >= 0 &&
+			  spec->index == run->index && spec->seed == run->seed;
+	return c->fail_arm ? iom_err(err, errlen, -c->fail_arm, "arm refused") : 0;
+}
+
+static void c_running(void *arg, bool started)
+{
+	strcat(((struct calls *)arg)->seq, started ? "[" : "]");
+}
+
+static int c_after(void *arg, const struct iom_run *run, char *err, size_t errlen)
+{
+	struct calls *c = arg;
+
+	(void)run;
+	strcat(c->seq, "f");
+	return c->fail_after ? iom_err(err, errlen, -c->fail_after, "after refused") : 0;
+}
+
+/* The one run path: its caller's steps in order around the run, the spec built (the watchdog,
+ * the open target, no trace without a directory), each step's failure the run's, an
+ * interruption as such, and a run with no steps at all. */
+static void test_stage_run_one_path(void **state)
+{
+	static const struct {
+		int before, arm, after;
+		const char *seq, *error;
+		enum iom_run_status status;
+	} cases[] = {
+		{ 0, 0, 0, "ba[]f", NULL, IOM_RUN_OK },
+		{ -EIO, 0, 0, "b", "before refused", IOM_RUN_FAILED },
+		{ -EINTR, 0, 0, "b", "before refused", IOM_RUN_INTERRUPTED },
+		{ 0, -ENOENT, 0, "ba", "arm refused", IOM_RUN_FAILED },
+		{ 0, 0, -EIO, "ba[]f", "after refused", IOM_RUN_FAILED },
+	};
+	struct st *s = *state;
+	struct visit v;
+
+	visit_open(&v, s);
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		struct calls c = { .fail_before = cases[i].before, .fail_arm = cases[i].arm,
+				   .fail_after = cases[i].after };
+		const struct iom_stage_run_ops ops = { .before = c_before, .arm = c_arm,
+						       .running = c_running, .after = c_after,
+						       .arg = &c };
+		struct iom_run_result r;
+
+		iom_stage_run(&v.st, &v.p.runs[0], NULL, &ops, &r);
+		assert_string_equal(c.seq, cases[i].seq);
+		assert_int_equal(r.status, cases[i].status);
+		assert_int_equal(r.index, v.p.runs[0].index);
+		if (cases[i].error)
+			assert_string_equal(r.error, cases[i].error);
+		else
+			assert_true(r.dir[IOM_DIR_TOTAL].ios > 0);
+		if (strchr(c.seq, 'a')) {
+			assert_true(c.watchdog_set);
+			assert_false(c.traced); /* no trace directory */
+		}
+		iom_run_result_release(&r);
+	}
+	{
+		const struct iom_stage_run_ops none = { 0 };
+		struct iom_run_result r;
+
+		iom_stage_run(&v.st, &v.p.runs[0], NULL, &none, &r);
+		assert_int_equal(r.status, IOM_RUN_OK);
+		iom_run_result_release(&r);
+	}
 	visit_close(&v);
 }
 
@@ -587,6 +683,7 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stage_failed_visit_fails_its_runs, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_stage_run_one_path, setup, teardown),
 		cmocka_unit_test(test_stage_discard_only_of_a_device_prepared_for_writing),
 		cmocka_unit_test(test_stage_describe),
 		cmocka_unit_test(test_stage_drop_caches),
