@@ -455,6 +455,8 @@ static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, boo
 	char err[IOM_ERRLEN];
 	int ret;
 
+	if (cli->hosts) /* iomatrix-mpi: a status line only where mpirun's output is a terminal */
+		o.tty = iom_hosts_stdout_is_tty() ? 1 : 0;
 	if (iom_sweep_has_shell_hooks(p->m) && !o.allow_hooks) {
 		fprintf(stderr, "%s:%d: this matrix has shell hooks, which run only with "
 			"--allow-hooks (a matrix file can come from anyone: running its commands "

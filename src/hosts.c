@@ -36,6 +36,22 @@ bool iom_hosts_launched_many(void)
 	return v && atoi(v) > 0;
 }
 
+bool iom_hosts_stdout_is_tty(void)
+{
+	char path[64], link[256];
+	ssize_t n;
+
+	if (!isatty(STDOUT_FILENO))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/fd/1", (long)getppid());
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return strncmp(link, "/dev/pts/", 9) == 0 || strncmp(link, "/dev/tty", 8) == 0 ||
+	       strcmp(link, "/dev/console") == 0;
+}
+
 static void short_host(char *buf, size_t len)
 {
 	char *dot;

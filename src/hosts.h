@@ -103,6 +103,11 @@ struct iom_hosts {
  * OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK environment). */
 bool iom_hosts_launched_many(void);
 
+/* Whether this rank's standard output reaches a terminal: under mpirun it is a pseudo-terminal
+ * even when mpirun's own output goes to a file or a pipe, so the launcher's (the parent's) is
+ * asked too; unknown (no /proc, a remote launcher's gone): not a terminal. */
+bool iom_hosts_stdout_is_tty(void);
+
 /* Replaces ${host} and ${rank} in every target path of m with h's (h NULL: rank 0 and this
  * host's short name). */
 void iom_hosts_expand_paths(const struct iom_hosts *h, struct iom_matrix *m);
