@@ -2,7 +2,8 @@
 # A run on a block device: a loop device over a file in /dev/shm (root only). Writing needs
 # destructive = true (refused before the sweep starts otherwise); the device facts name the loop driver and the backing file; the
 # submit/reap policy keys (io_uring = { submit_batch; reap_wait; }, or at the top level, their
-# old place, with a warning) shape the submissions of io_uring and libaio alike; a device that
+# old place, with a warning) shape the submissions of io_uring and libaio alike, and by default
+# each run's notes name where its adaptive wait ended; a device that
 # carries a filesystem is refused even with destructive = true.
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for a loop device"
@@ -43,12 +44,19 @@ assert len(os.listdir("go/runs")) == 8
 for n in os.listdir("go/runs"):
     r = json.load(open("go/runs/" + n))
     assert r["status"] == "ok" and r["total"]["ios"] > 0, (n, r.get("error"))
+    # the default policy is the adaptive wait, for io_uring and libaio alike: the notes say
+    # where the thread's wait ended, a power of two from 1 to half the queue
+    notes = r["engine_notes"]
+    assert "submit_batch 1, reap_wait adaptive (ended at " in notes, notes
+    end = int(notes.split("(ended at ")[1].split()[0])
+    qd = r["cell"]["queue_depth"]
+    assert end >= 1 and end & (end - 1) == 0 and end <= max(1, qd // 2), notes
 PY
 
 # The submit/reap policy reaches the worker: with submit_batch = 16 every submission of a QD32
 # run carries at least 16 I/Os (the I/Os of one submission share one submit stamp in the trace),
-# with io_uring and with libaio; the default, which refills as soon as a quarter of the queue is
-# reaped, submits fewer. The keys' old place, the top level, is still read, with a warning.
+# with io_uring and with libaio; submit_batch 1 with reap_wait "1/4", which refills as soon as a
+# quarter of the queue is reaped, submits fewer. The keys' old place, the top level, is still read, with a warning.
 cat >pol.cfg <<CFG
 iomatrix = 1;
 name = "policy";
