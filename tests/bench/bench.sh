@@ -35,7 +35,7 @@
 # Environment: IOMATRIX (the binary), BENCH_SECS (measured seconds per run, default 3),
 # BENCH_WARMUP (1), BENCH_PAIRS (rounds on the engine-bound and null targets, default 5),
 # BENCH_DEVICE_PAIRS (rounds on loop and disk, default 3),
-# BENCH_TRACE_PAIRS (traces on/off pairs, default BENCH_PAIRS but at least 7), BENCH_AB_PAIRS
+# BENCH_TRACE_PAIRS (traces on/off pairs, default BENCH_PAIRS), BENCH_AB_PAIRS
 # (the variant and paced pairs, default BENCH_PAIRS),
 # BENCH_IOM_KEYS (top-level matrix keys added to every iomatrix run of the table, e.g.
 # 'reap_wait = "1/2";'), BENCH_VARIANT (top-level matrix keys: iomatrix with them against
@@ -44,8 +44,9 @@
 # BENCH_QUICK=1 (1 s runs, RSS 10 s vs 2 s), BENCH_TARGETS ("zram zram-empty tmpfs loop disk
 # null"), BENCH_WORKLOADS (names in workloads.sh, for every device target; default: zram
 # BENCH_ZRAM_WORKLOADS, zram-empty and tmpfs BENCH_ENGINE_WORKLOADS, loop and disk
-# BENCH_DEVICE_WORKLOADS, "rr4k-qd32 sr1m-qd8"), BENCH_DEVICE_EXTRAS=1 (the traces and paced
-# pairs on the loop device, else the disk file, too), BENCH_DIR (scratch, default /var/tmp/iomatrix-bench;
+# BENCH_DEVICE_WORKLOADS, else rr4k-qd32 on loop and sr1m-qd8 on disk), BENCH_DEVICE_EXTRAS=1
+# (the traces and paced pairs on the loop device, else the disk file, too, and the paced pair
+# with pace_tick = "200us"), BENCH_DIR (scratch, default /var/tmp/iomatrix-bench;
 # the disk target lives there), BENCH_SIZE (target size, 1G), BENCH_PIN (CPU list that
 # one-thread workloads of both tools are pinned to with taskset, default the last CPU; "" for
 # none),
@@ -61,7 +62,7 @@ SECS=${BENCH_SECS:-3}
 WARM=${BENCH_WARMUP:-1}
 PAIRS=${BENCH_PAIRS:-5}
 DEVICE_PAIRS=${BENCH_DEVICE_PAIRS:-3}
-TRACE_PAIRS=${BENCH_TRACE_PAIRS:-$(( PAIRS > 7 ? PAIRS : 7 ))}
+TRACE_PAIRS=${BENCH_TRACE_PAIRS:-$PAIRS}
 AB_PAIRS_N=${BENCH_AB_PAIRS:-$PAIRS}
 IOM_KEYS=${BENCH_IOM_KEYS:-}
 VARIANT=${BENCH_VARIANT:-}
@@ -118,7 +119,10 @@ trap 'exit 130' INT TERM HUP
 
 . "$(dirname "$0")/workloads.sh"
 . "$(dirname "$0")/targets.sh"
-DEVICE_WORKLOADS=${BENCH_DEVICE_WORKLOADS:-rr4k-qd32 sr1m-qd8}
+# the device targets' own: 4K random reads on the loop device (bound by its worker), the 1M
+# sequential reads on the disk (where a wait for too many lets its queue drain)
+LOOP_WORKLOADS=${BENCH_DEVICE_WORKLOADS:-rr4k-qd32}
+DISK_WORKLOADS=${BENCH_DEVICE_WORKLOADS:-sr1m-qd8}
 CPUWIN=$(cd "$(dirname "$0")" && pwd)/cpuwin.py
 
 progress() { # a status line on a terminal, nothing in a log
@@ -338,7 +342,7 @@ for tgt in $TARGETS; do
 			oflag=direct status=none
 		EXTRA_TGT=loop EXTRA_PATH=$LOOP EXTRA_KEYS="destructive = true;"
 		bench_target loop "$LOOP" "destructive = true;" io_uring "$DEVICE_PAIRS" \
-			${WORKLOADS:-$DEVICE_WORKLOADS}
+			${WORKLOADS:-$LOOP_WORKLOADS}
 		;;
 	disk)
 		FILE=$DIR/disk.scratch
@@ -348,7 +352,7 @@ for tgt in $TARGETS; do
 			{ cat "$WORK/mk.log" >&2; die "cannot prepare '$FILE'"; }
 		[ -n "$EXTRA_TGT" ] || { EXTRA_TGT=disk EXTRA_PATH=$FILE EXTRA_KEYS="size = \"$SIZE\"; overwrite = true;"; }
 		bench_target disk "$FILE" "size = \"$SIZE\"; overwrite = true;" io_uring "$DEVICE_PAIRS" \
-			${WORKLOADS:-$DEVICE_WORKLOADS}
+			${WORKLOADS:-$DISK_WORKLOADS}
 		;;
 	null)
 		bench_target null "$WORK/null.scratch" "size = \"64M\";" null "$PAIRS" null-qd32
@@ -419,6 +423,8 @@ fi
 if [ "${BENCH_PACE:-1}" = 1 ]; then
 	ab_pairs "paced null pair" pace-null "$WORK/null.scratch" 'size = "64M";' null null-qd32 \
 		free-null pace-null 'size = "64M"; rate_iops = 100000;' "$IOM_KEYS" iompaced
+fi
+if [ "${BENCH_PACE:-1}" = 1 ] && [ "${BENCH_DEVICE_EXTRAS:-0}" = 1 ]; then
 	# the same with pace_tick = "200us": a quarter of the wake-ups, up to 200 µs of issue lag
 	ab_pairs "paced null pair (pace_tick 200us)" pace200-null "$WORK/null.scratch" \
 		'size = "64M";' null null-qd32 free200-null pace200-null \
