@@ -10,7 +10,8 @@
 #   make mpi        the MPI build too: build/<variant>/iomatrix-mpi (docs/hosts.md; mpicc)
 #   make tidy       clang-tidy (.clang-tidy) and cppcheck over src/
 #   make demo       the main job on the built-in quick matrix
-#   make bench      iomatrix side by side with fio (see docs/performance.md), then bench-mpi
+#   make bench      iomatrix side by side with fio (see docs/performance.md), the CRCs, the pacer on a
+#                   quiet machine (tests/bench/pacing.sh), then bench-mpi
 #   make bench-mpi  iomatrix-mpi's aggregate over 1, 2, 3 ranks on loop devices (tests/bench/mpi_scale.sh)
 #   make bench-ab   this build against AB_REV's (default HEAD~1), A B A B (tests/bench/ab.sh)
 #   make bench-knobs what write-through, a size mix and zipf cost, beside fio (tests/bench/knobs.sh)
@@ -217,6 +218,7 @@ bench: check-deps $(BIN) $(if $(HAVE_MPICC),$(MPI_BIN)) $(VERIFY_SPEED)
 	IOMATRIX=$(abspath $(BIN)) tests/bench/bench.sh
 	@VERIFY_SPEED=$(B)/bench/verify_speed VERIFY_SPEED_ZLIB=$(B)/bench/verify_speed_zlib \
 	    tests/bench/crc.sh
+	@IOMATRIX=$(abspath $(BIN)) tests/bench/pacing.sh
 	@IOMATRIX_MPI=$(abspath $(MPI_BIN)) tests/bench/mpi_scale.sh
 
 # The scaling of iomatrix-mpi over 1, 2 and 3 ranks on loop devices (also run by make bench;

@@ -100,7 +100,11 @@ while :; do
     check a
     rc=$?
     [ $rc -eq 3 ] && [ $n -lt 3 ] && { n=$((n + 1)); echo "the machine stalled a run: again"; continue; }
-    [ $rc -eq 0 ] || die "study $n: decisions and counts"
+    if [ $rc -eq 3 ]; then
+        figure_or_die "study $n: the machine stalled a run in every study"
+    elif [ $rc -ne 0 ]; then
+        die "study $n: decisions and counts"
+    fi
     break
 done
 exit "$fail"

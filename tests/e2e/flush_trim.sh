@@ -49,8 +49,11 @@ for f in sorted(glob.glob("out/runs/*.json")):
     else:
         assert fl == 0 and d["flushes"] <= 2, (f, fl, d)
     if c["trim_pct"] == 10:
-        share = tr / (tr + w + fl)
-        assert 0.08 <= share <= 0.12, (f, share)
+        # each I/O a trim with probability 0.1: within 4 standard deviations of the count's
+        # binomial spread (a busy machine makes fewer I/Os, and the share wanders more)
+        n = tr + w + fl
+        share = tr / n
+        assert abs(share - 0.1) <= 4 * (0.1 * 0.9 / n) ** 0.5, (f, share, n)
         assert abs(d["discards"] - tr) <= 8, (f, d, tr)
         assert r["trim"]["bytes"] == tr * 4096, f
     else:

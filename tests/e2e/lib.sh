@@ -55,3 +55,28 @@ need_mpi() {
 }
 # mpirun ARGS…: as root where the tests run, more ranks than cores, under a timeout
 mpi() { timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe "$@"; }
+
+# The machine's load, for the figures that need a quiet machine (a rate, a spread, a gap): sets
+# busy_pct to the share of the last 10 s in which a runnable task waited for a CPU (Linux's
+# pressure stall information, /proc/pressure/cpu "some avg10"; without it, the 1-minute load
+# average per CPU, in %), and succeeds when it is above BUSY_PCT (default 10; a quiet machine
+# shows 0-2). Read after the runs whose figures it judges, so it covers them.
+machine_busy() {
+    if [ -r /proc/pressure/cpu ]; then
+        busy_pct=$(awk '/^some/ { sub("avg10=", "", $2); printf "%d", $2 + 0.5 }' /proc/pressure/cpu)
+    else
+        busy_pct=$(awk -v n="$(nproc)" '{ printf "%d", 100 * $1 / n + 0.5 }' /proc/loadavg)
+    fi
+    [ "$busy_pct" -gt "${BUSY_PCT:-10}" ]
+}
+
+# figure_or_die MESSAGE: a figure that needs a quiet machine missed its bound. On a busy machine
+# (machine_busy) it says "skipped: machine too busy (N % CPU pressure): MESSAGE"; otherwise it
+# is a failure (die MESSAGE). What holds whatever the load is asserted with die, never this.
+figure_or_die() {
+    if machine_busy; then
+        echo "skipped: machine too busy ($busy_pct % CPU pressure): $*"
+    else
+        die "$*"
+    fi
+}

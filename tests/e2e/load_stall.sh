@@ -37,8 +37,8 @@ CFG
     wait $pid || die "$kind run: $(cat $kind.txt)"
 done
 
-python3 - <<'PY' || die "the stall"
-import json
+python3 - <<'PY'
+import json, sys
 o = json.load(open("out-open/runs/00001.json"))
 c = json.load(open("out-closed/runs/00001.json"))
 p = lambda lat, q: lat["percentiles"][q]
@@ -50,11 +50,20 @@ print("open loop at 1000 IOPS: response p99 %.2f ms, p99.9 %.2f ms, max %.1f ms;
       p(serv, "99") / 1e6, o["load"]["max_lag_s"] * 1e3, o["load"]["late_ios"]))
 print("closed loop: latency p99 %.3f ms, max %.1f ms, %.0f IOPS" % (p(clat, "99") / 1e6, clat["max"] / 1e6,
       c["total"]["iops"]))
-assert o["stalled"] is None and c["stalled"] is None, (o["stalled"], c["stalled"])
 assert o["load"]["max_lag_s"] >= 0.1, o["load"]
 assert o["load"]["late_ios"] >= 100, o["load"]
 assert p(resp, "99") >= 20e6, ("open-loop response p99 does not show the stall", p(resp, "99"))
 assert p(resp, "99") >= 20 * p(serv, "99"), ("service time shows it too?", p(resp, "99"), p(serv, "99"))
 assert p(resp, "99") >= 20 * p(clat, "99"), ("closed loop shows it too?", p(resp, "99"), p(clat, "99"))
+# not stalled by the test's own stall: a busy machine stretches a window by itself ("the
+# window lasted 3.4 s for 3.0 s asked" beside two CPU-bound processes), a figure
+if o["stalled"] is not None or c["stalled"] is not None:
+    print("figure missed: stalled", o["stalled"], c["stalled"])
+    sys.exit(3)
 PY
+case $? in
+0) ;;
+3) figure_or_die "the runs' own stall judgement (above)" ;;
+*) die "the stall" ;;
+esac
 exit $fail

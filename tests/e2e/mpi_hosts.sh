@@ -55,8 +55,13 @@ for i in 00001 00002 00003 00004; do
     "$IOMATRIX" trace "out/traces/$i.r1.trace.gz" --merge --measured-only -o "$i.merged.csv" 2>err ||
         die "trace --merge run $i: $(cat err)"
 done
-python3 - out <<'PY' || die "the aggregate is not the sum of the ranks"
+python3 - out <<'PY'
 import csv, json, math, os, sys
+missed = []
+def figure(ok, what):  # a figure that needs a quiet machine: noted, judged by the shell
+    if not ok:
+        print("figure missed:", what)
+        missed.append(what)
 d = sys.argv[1]
 spreads, compared, trace_spreads = [], 0, []
 for i in range(1, 5):
@@ -116,13 +121,20 @@ assert compared >= 1, "every run's traces dropped records"
 # The windows start at an instant agreed on rank 0's clock, each rank waiting for it in its own
 # (asleep, then spinning the last 200 µs, as SCHED_FIFO when root): within 5 ms in every run,
 # on this shared 2-core machine too (0.13 to 0.15 ms at load average 7; docs/hosts.md).
-assert spreads[-1] < 5, spreads
+figure(spreads[-1] < 5, "start spreads %s ms" % spreads)
 trace_spreads.sort()
 print("first measured I/O spread per run, from the traces (ms):", trace_spreads)
 # a rank's first measured I/O also waits for its worker thread to get a core (three ranks'
 # workers on two cores, other jobs beside them: several time slices): a median of 25 ms here
-assert trace_spreads[len(trace_spreads) // 2] <= 25 and trace_spreads[-1] <= 100, trace_spreads
+figure(trace_spreads[len(trace_spreads) // 2] <= 25 and trace_spreads[-1] <= 100,
+       "first measured I/O spreads %s ms" % trace_spreads)
+sys.exit(3 if missed else 0)
 PY
+case $? in
+0) ;;
+3) figure_or_die "the ranks' start spreads (above)" ;;
+*) die "the aggregate is not the sum of the ranks" ;;
+esac
 
 # 2b. the same start from the traces alone, where nothing but the start holds a worker back:
 # direct 4K reads at queue depth 1 from a file on the disk (the workers wait on the device, so
@@ -152,8 +164,8 @@ CFG
             "$IOMATRIX" trace "outd/traces/$i.r1.trace.gz" --merge -o "a$i.csv" 2>err ||
             die "trace --merge disk run $i: $(cat err)"
     done
-    python3 - <<'PY' || die "the ranks' windows (disk) do not start within 5 ms by their traces"
-import csv
+    python3 - <<'PY'
+import csv, sys
 def rows(path):
     rd = csv.reader(open(path))
     head = next(rd)
@@ -175,8 +187,13 @@ for i in (1, 2, 3):
         first_done[rank] = rec[0] + rec[1]
     gaps.append((max(last_warm.values()) - min(first_done.values())) / 1e6)
 print("disk: latest warm-up completion after the earliest first measured one, per run (ms):", gaps)
-assert max(gaps) < 5, gaps
+sys.exit(0 if max(gaps) < 5 else 3)
 PY
+case $? in
+0) ;;
+3) figure_or_die "the ranks' windows (disk) within 5 ms (above)" ;;
+*) die "the ranks' windows (disk) by their traces" ;;
+esac
 fi
 rm -rf "$disk"
 

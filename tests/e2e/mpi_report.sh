@@ -4,7 +4,7 @@
 # file in /dev/shm (tmpfs: memory), rank 2 from one on the machine's disk (30x slower here) —
 # then `iomatrix report` in text, Markdown, HTML and JSON:
 #   - each run's aggregate line and one line per rank, rank 2's flagged "straggler", the
-#     others not; the text within 100 columns (and 80 with COLUMNS=80);
+#     others not; the text within --width 100 (and 80);
 #   - the provenance per host: a line per rank with its kernel, CPU and device, and the device
 #     listed as differing ("device of target 'a' differs: r0, r1: no block device; r2: …").
 # Skips (77) when mpirun or iomatrix-mpi is missing.
@@ -31,8 +31,11 @@ trace = false;
 CFG
 mpi -np 3 "$MPI_BIN" run s.cfg -o out -q \
     >run.txt 2>&1 || { die "mpirun run: $(tail -n 20 run.txt)"; exit $fail; }
-"$IOMATRIX" report out >r.txt 2>err || die "report: $(cat err)"
-COLUMNS=80 "$IOMATRIX" report out >r80.txt 2>err || die "report at 80 columns: $(cat err)"
+# the layout at a fixed width (100, 80); the provenance's content at a width where no line wraps
+# (a long kernel string wrapped the per-rank line at 100 columns)
+"$IOMATRIX" report out --width 100 >r.txt 2>err || die "report: $(cat err)"
+"$IOMATRIX" report out --width 80 >r80.txt 2>err || die "report at 80 columns: $(cat err)"
+"$IOMATRIX" report out --width 1000 >rw.txt 2>err || die "report at 1000 columns: $(cat err)"
 "$IOMATRIX" report out --format md >r.md 2>err || die "report --format md: $(cat err)"
 "$IOMATRIX" report out --format html -o r.html 2>err || die "report --format html: $(cat err)"
 "$IOMATRIX" report out --format json >r.json 2>err || die "report --format json: $(cat err)"
@@ -54,6 +57,7 @@ for k in (0, 4):  # each run: its aggregate, then ranks 0, 1, 2
         assert re.match(r"^ +%d +\S+ +[0-9.]+[KM]? " % r, row), row
         assert row.endswith("straggler") == (r == 2), row
 # provenance per host: a line per rank, the device listed as differing
+t = open("rw.txt", encoding="utf-8").read()
 for r in (0, 1, 2):
     assert re.search(r"^  rank %d \(\S+\): kernel \S+.*; CPU .*; target 'a':" % r, t, re.M), r
 assert re.search(r"^  rank 0 .*target 'a': no block\s+device$", t, re.M), t

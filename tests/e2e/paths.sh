@@ -91,14 +91,14 @@ sed "s#\"$here/b.scratch\"#\"$here/nodir/b.scratch\"#" m.cfg >bad2.cfg
 [ "$rc" -eq 2 ] || die "a bad second path: exit $rc, want 2"
 [ "$(md5sum <a.scratch)" = "$sum_a" ] || die "a.scratch changed though b's path is bad"
 
-# an existing file that is not iomatrix's among the paths: refused before the good path (new)
-# is created
+# an existing file that is not iomatrix's among the paths: refused before anything is written
+# (by the preflight, exit 2, as `check` refuses it), the good path (new) not created
 head -c 65536 /dev/urandom >theirs.dat
 cp theirs.dat theirs.orig
 sed "s#\"$here/a.scratch\"#\"$here/d.scratch\"#; s#\"$here/b.scratch\"#\"$here/theirs.dat\"#" \
     m.cfg >theirs.cfg
 "$IOMATRIX" run theirs.cfg -o outtheirs -q >out.txt 2>err.txt; rc=$?
-[ "$rc" -eq 1 ] || die "an unmarked file among the paths: exit $rc, want 1"
+[ "$rc" -eq 2 ] || die "an unmarked file among the paths: exit $rc, want 2"
 grep -q "'$here/theirs.dat' exists and is not an iomatrix scratch file" err.txt ||
     die "the unmarked file is not named: $(cat err.txt)"
 [ ! -e d.scratch ] || die "the good path was created though another path is not iomatrix's"

@@ -33,9 +33,16 @@ rc=$?
 [ "$rc" -eq 0 ] || die "exit $rc: $(cat run.err)"
 grep -q "run 1 stalled: no I/O completed for" run.out run.err ||
     die "the sweep did not say run 1 stalled: $(cat run.out run.err)"
-grep -qx "1 run ok, 1 left out (stalled), 0 failed; results in out" run.out ||
+# run 2 is not stopped; a busy machine can stall it by itself (no I/O for 1.2 s was seen beside
+# two CPU-bound processes): then the counts below say 2, and run 2's figures are not judged
+left=1
+if python3 -c 'import json, sys; sys.exit(0 if json.load(open("out/runs/00002.json"))["stalled"] else 1)'; then
+    figure_or_die "run 2, not stopped, stalled: $(grep 'run 2 stalled' run.out run.err)"
+    left=2
+fi
+grep -qx "$((2 - left)) run$([ $left = 1 ] || echo s) ok, $left left out (stalled), 0 failed; results in out" run.out ||
     die "the closing line does not count the stalled run: $(tail -n 1 run.out)"
-grep -q "^2 runs: 1 ok, 1 left out (stalled)" run.out ||
+grep -q "^2 runs: $((2 - left)) ok, $left left out (stalled)" run.out ||
     die "the report's first line: $(grep '^2 runs' run.out)"
 
 python3 - <<'PY' || die "run JSON"
@@ -65,13 +72,14 @@ assert per.count(0) >= 2, per      # the stopped seconds read 0
 print("run 1:", st["reason"], per)
 
 b = json.load(open("out/runs/00002.json"))
-assert b["status"] == "ok" and b["stalled"] is None, b["stalled"]
+assert b["status"] == "ok", b["status"]
 per = check_intervals(b)
-assert len(per) == 3 and 0 not in per, per
+if b["stalled"] is None:
+    assert len(per) == 3 and 0 not in per, per
 PY
 
 "$IOMATRIX" report out >report.txt 2>report.err || die "report: $(cat report.err)"
-grep -q "1 left out (stalled)" report.txt || die "report header: $(head -n 8 report.txt)"
+grep -q "$left left out (stalled)" report.txt || die "report header: $(head -n 8 report.txt)"
 grep -Eq "^4K .* stalled " report.txt || die "no stalled mark in the table: $(cat report.txt)"
 grep -q "stalled runs left out of verdicts: run 1 (no I/O completed for" report.txt ||
     die "no note beneath the table: $(cat report.txt)"
@@ -91,12 +99,20 @@ PY
 "$IOMATRIX" run m.cfg -o bytes --no-trace --set 'timing={ warmup = "0s"; bytes = "32M"; rest = "0s"; }' \
     --set 'targets=({ label = "a"; path = "a.scratch"; size = "8M"; })' >/dev/null 2>bytes.err ||
     die "bytes-bound run: $(cat bytes.err)"
-python3 - <<'PY' || die "bytes-bound run JSON"
-import json
+python3 - <<'PY'
+import json, sys
 r = json.load(open("bytes/runs/00001.json"))
-assert r["status"] == "ok" and r["stalled"] is None, r["stalled"]
+assert r["status"] == "ok", r["status"]
 assert r["total"]["bytes"] == 32 << 20
 assert sum(r["intervals"]["read_ios"]) == r["total"]["ios"]
 assert len(r["intervals"]["read_ios"]) <= max(1, round(r["elapsed_s"]) + 1), r["intervals"]
+if r["stalled"] is not None:  # not stopped: only a busy machine stalls it
+    print("figure missed: stalled", r["stalled"])
+    sys.exit(3)
 PY
+case $? in
+0) ;;
+3) figure_or_die "the bytes-bound run stalled by itself (above)" ;;
+*) die "bytes-bound run JSON" ;;
+esac
 exit $fail
