@@ -4,6 +4,7 @@
  * decoded to CSV or fio logs). Both are thin: the report and trace modules do the work; here
  * the options are handed over and a failure mapped to an exit code (cmd.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -65,9 +66,26 @@ int iom_cmd_trace(struct cli *cli)
 		int f = iom_trace_format_parse(cli->value[OPT_FORMAT]);
 
 		if (f < 0)
-			return iom_cmd_usage_error("unknown format '%s' (use csv or fio)",
+			return iom_cmd_usage_error("unknown format '%s' (use csv, fio or fio-plot)",
 						   cli->value[OPT_FORMAT]);
 		x.format = (enum iom_trace_format)f;
+	}
+	if (x.format == IOM_TRACE_FIO_PLOT && !cli->given[OPT_MERGE]) {
+		/* fio-plot's names: -o is the directory the logs go to */
+		char *prefix = iom_report_fio_plot_prefix(cli->args[0], x.out, err, sizeof(err));
+
+		if (!prefix) {
+			fprintf(stderr, "iomatrix: %s\n", err);
+			return iom_cmd_exit(-ENOENT, IOM_IN_MISSING);
+		}
+		x.out = prefix;
+		ret = iom_trace_export(cli->args[0], &x, NULL, err, sizeof(err));
+		free(prefix);
+		if (ret == 0)
+			return iom_cmd_finish(IOM_EXIT_OK);
+		fprintf(stderr, "iomatrix: %s\n", err);
+		return iom_cmd_exit(ret, IOM_IN_INVALID | IOM_IN_MISSING | IOM_IN_DAMAGED |
+				    IOM_IN_DENIED);
 	}
 	if (cli->given[OPT_MERGE]) {
 		if (x.format != IOM_TRACE_CSV)

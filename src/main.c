@@ -100,7 +100,8 @@ static const struct {
 	{ "plan", OPT_FORMAT, "text (default), tsv or json" },
 	{ "report", OPT_FORMAT, "text (default), md, csv, json, html, fio-json, fio-jsonplus, "
 	  "openmetrics or diskspd-xml" },
-	{ "trace", OPT_FORMAT, "csv (default) or fio (latency logs)" },
+	{ "trace", OPT_FORMAT, "csv (default), fio (latency logs) or fio-plot (fio-plot's names, "
+	  "with bw and iops logs)" },
 	{ "new", OPT_OUTPUT, "the matrix file to write (never replaced; default: standard output)" },
 	{ "import", OPT_OUTPUT, "the matrix file to write (never replaced; default: standard "
 				"output)" },

@@ -610,6 +610,11 @@ double iom_report_pool_mean(const struct iom_report_pool *p, int d);
  * value, or the run of --run). */
 iom_report_writer iom_report_write_fio_json;
 iom_report_writer iom_report_write_fio_jsonplus;
+/* fio-plot's name of a traced run's logs: "DIR/randrw-iodepth-4-numjobs-2", from the run file
+ * beside the trace (DIR/../runs/NNNNN.json for DIR/traces/NNNNN.trace.gz; dir: where the logs
+ * go, NULL: "."). The caller frees it; NULL with err when the run file does not read. */
+char *iom_report_fio_plot_prefix(const char *trace, const char *dir, char *err, size_t errlen);
+
 /* OpenMetrics text of a study (report_prom.c): per (cell, compared value) gauges and the
  * pooled latency histogram. */
 iom_report_writer iom_report_write_openmetrics;

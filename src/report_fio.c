@@ -170,6 +170,51 @@ static json_object *ddir_none(void)
 	return ddir(&none, IOM_DIR_READ, false);
 }
 
+/* fio's rw of a cell: randread, randwrite, randrw, read, write or rw. */
+static const char *fio_rw(const char *read_pct, const char *pattern)
+{
+	bool rnd = !pattern || strcmp(pattern, "sequential") != 0;
+	long rp = read_pct ? strtol(read_pct, NULL, 10) : 100;
+
+	return rp >= 100 ? (rnd ? "randread" : "read") : rp <= 0 ? (rnd ? "randwrite" : "write") :
+	       (rnd ? "randrw" : "rw");
+}
+
+char *iom_report_fio_plot_prefix(const char *trace, const char *dir, char *err, size_t errlen)
+{
+	const char *slash = strrchr(trace, '/'), *base = slash ? slash + 1 : trace;
+	/* DIR/traces/NNNNN.trace.gz: the run file is DIR/traces/../runs/NNNNN.json */
+	char *top = slash ? xasprintf("%.*s/..", (int)(slash - trace), trace) : xstrdup(".."),
+	     *path, *name = NULL;
+	struct iom_result_file f;
+	unsigned long idx = strtoul(base, NULL, 10);
+	int ret;
+
+	path = iom_result_path(top, (uint32_t)idx);
+	ret = idx ? iom_result_read(path, &f, err, errlen) :
+		    iom_err(err, errlen, EINVAL, "'%s' is not named after its run (NNNNN.trace.gz)",
+			    trace);
+	if (ret == 0) {
+		const char *qd = iom_result_cell_get(&f, "queue_depth");
+		const char *nj = iom_result_cell_get(&f, "threads");
+
+		name = xasprintf("%s/%s-iodepth-%s-numjobs-%s", dir ? dir : ".",
+				 fio_rw(iom_result_cell_get(&f, "read_pct"),
+					iom_result_cell_get(&f, "pattern")),
+				 qd ? qd : "1", nj ? nj : "1");
+	} else if (idx) {
+		char e2[IOM_ERRLEN];
+
+		snprintf(e2, sizeof(e2), "%s", err);
+		iom_err(err, errlen, -ret, "fio-plot's file names come from the run's file: %s", e2);
+	}
+	if (idx)
+		iom_result_file_release(&f);
+	free(path);
+	free(top);
+	return name;
+}
+
 /* fio's job options from the pool's cell: rw, bs, iodepth, numjobs, ioengine, direct,
  * rwmixread, and the target's path as filename. */
 static json_object *job_options(const struct iom_report *m, const struct iom_report_pool *p,
@@ -177,12 +222,9 @@ static json_object *job_options(const struct iom_report *m, const struct iom_rep
 {
 	json_object *o = json_object_new_object();
 	const char *rd = iom_report_pool_get(p, "read_pct");
-	const char *pat = iom_report_pool_get(p, "pattern");
 	const char *label = iom_report_pool_get(p, "target");
-	bool rnd = !pat || strcmp(pat, "sequential") != 0;
 	long rp = rd ? strtol(rd, NULL, 10) : 100;
-	const char *rw = rp >= 100 ? (rnd ? "randread" : "read") :
-			 rp <= 0 ? (rnd ? "randwrite" : "write") : (rnd ? "randrw" : "rw");
+	const char *rw = fio_rw(rd, iom_report_pool_get(p, "pattern"));
 	static const char *const same[][2] = {
 		{ "block_size", "bs" }, { "queue_depth", "iodepth" }, { "threads", "numjobs" },
 		{ "engine", "ioengine" },

@@ -54,6 +54,7 @@
 #include <zlib.h>
 
 #include "crc.h"
+#include "ownfile.h"
 #include "util.h"
 
 #define RELAXED memory_order_relaxed
@@ -1463,6 +1464,8 @@ int iom_trace_format_parse(const char *name)
 		return IOM_TRACE_CSV;
 	if (strcmp(name, "fio") == 0)
 		return IOM_TRACE_FIO;
+	if (strcmp(name, "fio-plot") == 0)
+		return IOM_TRACE_FIO_PLOT;
 	return -1;
 }
 
@@ -1492,9 +1495,60 @@ static int close_out(FILE *f, const char *name, bool is_stdout, char *err, size_
 	return 0;
 }
 
+/* fio-plot's rate logs of one thread: what completed in each second, by direction. */
+struct rate_log {
+	FILE *bw, *iops;
+	int64_t sec;              /* the second being counted (of completion times) */
+	uint64_t ios[2], bytes[2];
+};
+
+/* Writes the second being counted of l (its end in ms, each direction that did I/O) and
+ * starts second `next`. */
+static void rate_flush(struct rate_log *l, int64_t next)
+{
+	for (unsigned d = 0; d < 2; d++) {
+		if (!l->ios[d])
+			continue;
+		fprintf(l->bw, "%lld, %llu, %u, 0, 0, 0\n", (long long)(l->sec + 1) * 1000,
+			(unsigned long long)(l->bytes[d] / 1024), d);
+		fprintf(l->iops, "%lld, %llu, %u, 0, 0, 0\n", (long long)(l->sec + 1) * 1000,
+			(unsigned long long)l->ios[d], d);
+		l->ios[d] = l->bytes[d] = 0;
+	}
+	l->sec = next;
+}
+
+/* Opens thread t's bw and iops logs under prefix (through ownfile: created anew). */
+static int rate_open(struct rate_log *l, const char *prefix, unsigned t, char *err, size_t errlen)
+{
+	char *bw = xasprintf("%s_bw.%u.log", prefix, t + 1);
+	char *io = xasprintf("%s_iops.%u.log", prefix, t + 1);
+
+	l->bw = iom_own_fopen(NULL, bw, "w", err, errlen);
+	l->iops = l->bw ? iom_own_fopen(NULL, io, "w", err, errlen) : NULL;
+	free(bw);
+	free(io);
+	return l->bw && l->iops ? 0 : -EIO;
+}
+
+static int rate_close(struct rate_log *l, char *err, size_t errlen)
+{
+	int bad = 0;
+
+	if (l->bw) {
+		rate_flush(l, 0);
+		bad |= ferror(l->bw) | (fclose(l->bw) != 0);
+	}
+	if (l->iops)
+		bad |= ferror(l->iops) | (fclose(l->iops) != 0);
+	l->bw = l->iops = NULL;
+	return bad ? iom_err(err, errlen, EIO, "cannot write fio-plot's bw and iops logs") : 0;
+}
+
 int iom_trace_export(const char *in, const struct iom_trace_export *x, uint64_t *nrecords,
 		     char *err, size_t errlen)
 {
+	struct rate_log *rates = NULL;
 	struct iom_trace_reader *r;
 	const struct iom_trace_header *h;
 	struct iom_trace_rec rec;
@@ -1532,6 +1586,8 @@ int iom_trace_export(const char *in, const struct iom_trace_export *x, uint64_t 
 		prefix = x->out ? xstrdup(x->out) : default_prefix(in);
 		nlogs = h->flags & IOM_TRACE_HAS_LAG ? 3 : 1;
 		fio = xcalloc((size_t)h->nthreads * nlogs, sizeof(*fio));
+		if (x->format == IOM_TRACE_FIO_PLOT)
+			rates = xcalloc(h->nthreads ? h->nthreads : 1, sizeof(*rates));
 	}
 	while ((rret = iom_trace_reader_next(r, &rec, rerr, sizeof(rerr))) > 0) {
 		if (x->measured_only && rec.phase != IOM_TRACE_PHASE_MEASURED)
@@ -1548,6 +1604,18 @@ int iom_trace_export(const char *in, const struct iom_trace_export *x, uint64_t 
 		} else {
 			int64_t done = rec.time_ns + (int64_t)rec.latency_ns;
 
+			if (rates && rec.thread < h->nthreads) {
+				struct rate_log *l = &rates[rec.thread];
+				int64_t sec = done > 0 ? done / 1000000000 : 0;
+
+				if (!l->bw && (ret = rate_open(l, prefix, rec.thread, err,
+							       errlen)) < 0)
+					goto out;
+				if (sec > l->sec)
+					rate_flush(l, sec);
+				l->ios[rec.op == IOM_OP_WRITE] += 1;
+				l->bytes[rec.op == IOM_OP_WRITE] += rec.bytes;
+			}
 			for (unsigned k = 0; k < nlogs; k++) {
 				FILE **f = &fio[k * h->nthreads + rec.thread];
 
@@ -1596,6 +1664,10 @@ out:
 		}
 		free(fio);
 	}
+	for (unsigned t = 0; rates && t < h->nthreads; t++)
+		if ((cret = rate_close(&rates[t], rerr, sizeof(rerr))) < 0 && ret == 0)
+			ret = iom_err(err, errlen, -cret, "%s", rerr);
+	free(rates);
 	free(prefix);
 	iom_trace_reader_free(r);
 	if (nrecords)

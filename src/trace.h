@@ -213,9 +213,10 @@ int iom_trace_read(const char *path, struct iom_trace_header *hdr,
 
 /* ---- export ---- */
 
-enum iom_trace_format { IOM_TRACE_CSV, IOM_TRACE_FIO };
+enum iom_trace_format { IOM_TRACE_CSV, IOM_TRACE_FIO, IOM_TRACE_FIO_PLOT };
 
-/* "csv" → IOM_TRACE_CSV, "fio" → IOM_TRACE_FIO; -1 for anything else. */
+/* "csv" → IOM_TRACE_CSV, "fio" → IOM_TRACE_FIO, "fio-plot" → IOM_TRACE_FIO_PLOT; -1 for
+ * anything else. */
 int iom_trace_format_parse(const char *name);
 
 struct iom_trace_export {
@@ -225,7 +226,10 @@ struct iom_trace_export {
 	 * PREFIX_lat.N.log, one per thread (N = thread + 1, as fio numbers jobs); NULL: the input's
 	 * file name without ".trace.gz" (or ".gz"), in the current directory. A trace with lags
 	 * (a paced run) also gets PREFIX_clat.N.log (service time, as in _lat) and
-	 * PREFIX_resp.N.log (response time, due → completion).
+	 * PREFIX_resp.N.log (response time, due → completion). fio-plot: as fio, and per thread
+	 * PREFIX_bw.N.log and PREFIX_iops.N.log too — fio's logs averaged over 1000 ms
+	 * (log_avg_msec=1000): "msec, value, ddir, 0, 0, 0" per direction and second, the KiB/s
+	 * or the I/Os completed in it; PREFIX is the caller's (fio-plot's file names).
 	 */
 	const char *out;
 	bool measured_only;      /* only records of the measured window (needs a trace with phases) */

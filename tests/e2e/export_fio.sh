@@ -1,13 +1,16 @@
 #!/bin/sh
-# fio's JSON and JSON+ from a study (docs/interop.md): a read-only cell of two repetitions and a
+# fio's JSON, JSON+ and logs from a study (docs/interop.md): a read-only cell of two repetitions and a
 # mixed one, exported with `report --format fio-jsonplus`; fio's own fio_jsonplus_clat2csv turns
 # the bins into its CSV, and the percentiles read off that CSV agree with iomatrix's own pooled
 # ones (report --format json) within a bucket's width; the jobs carry fio 3.x's fields (iops,
 # bw, clat_ns percentiles, job options). With --run, one run's job, whose percentiles are the run
-# file's. A run file without histograms has no fio-jsonplus, with a clear message.
+# file's. A run file without histograms has no fio-jsonplus, with a clear message. A traced
+# run's fio logs under fio-plot's names (`trace --format fio-plot`): one lat, bw and iops log per
+# thread named <rw>-iodepth-<N>-numjobs-<N>_<type>.<job>.log, the iops logs adding up to the
+# run's I/Os; fio_generate_plots draws their latency and IOPS, fio2gnuplot their bandwidth.
 # e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
-need_cmd fio_jsonplus_clat2csv python3
+need_cmd fio_jsonplus_clat2csv fio_generate_plots fio2gnuplot gnuplot python3
 
 cat >m.cfg <<'CFG'
 iomatrix = 1;
@@ -85,4 +88,42 @@ if "$IOMATRIX" report r --format fio-jsonplus -o old+.json 2>err; then
     die "fio-jsonplus of files without histograms succeeded"
 fi
 grep -q "keep no histograms" err || die "fio-jsonplus refusal: $(cat err)"
+
+# fio-plot's log names, from a traced run
+cat >t.cfg <<'CFG'
+iomatrix = 1;
+name = "fio-plot";
+targets = ( { label = "a"; path = "a.scratch"; size = "8M"; } );
+workload = { engine = "psync"; direct = false; pattern = "random"; block_size = "256K";
+             read_pct = 70; queue_depth = 1; threads = 2; };
+timing = { warmup = "0s"; duration = "1200ms"; rest = "0s"; repeat = 1; };
+CFG
+"$IOMATRIX" run t.cfg -o rt -q >run.txt 2>&1 || die "traced run: $(tail -n 5 run.txt)"
+mkdir fp
+"$IOMATRIX" trace rt/traces/00001.trace.gz --format fio-plot --measured-only -o fp 2>err ||
+    die "trace --format fio-plot: $(cat err)"
+python3 - <<'PY' || die "fio-plot's logs"
+import json, os, re
+run = json.load(open("rt/runs/00001.json"))
+names = sorted(os.listdir("fp"))
+pat = re.compile(r"^(\w+)-iodepth-(\d+)-numjobs-(\d+)_(lat|bw|iops)\.(\d+)\.log$")
+seen = set()
+for n in names:
+    m = pat.match(n)
+    assert m, n
+    assert m.group(1, 2, 3) == ("randrw", "1", "2"), n
+    seen.add((m.group(4), m.group(5)))
+assert seen == {(t, j) for t in ("lat", "bw", "iops") for j in ("1", "2")}, seen
+ios = [0, 0]
+for j in ("1", "2"):
+    for line in open("fp/randrw-iodepth-1-numjobs-2_iops.%s.log" % j):
+        f = [int(x) for x in line.split(",")]
+        ios[f[2]] += f[1]
+assert ios == [run["read"]["ios"], run["write"]["ios"]], (ios, run["read"]["ios"], run["write"]["ios"])
+PY
+( cd fp && fio_generate_plots iom >plots.txt 2>&1; [ -s iom-lat.svg ] && [ -s iom-iops.svg ] ) ||
+    die "fio_generate_plots drew no latency or IOPS plot: $(tail -n 3 fp/plots.txt)"
+( cd fp && fio2gnuplot -p '*_bw.*.log' -g >g.txt 2>&1;
+  ls randrw-iodepth-1-numjobs-2_bw.1-2Draw.png >/dev/null 2>&1 ) ||
+    die "fio2gnuplot drew no bandwidth graph: $(tail -n 3 fp/g.txt)"
 exit $fail

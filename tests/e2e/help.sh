@@ -18,7 +18,7 @@ grep -q -- "-o, --output PATH  *the file to write (default: standard output)$" r
 "$IOMATRIX" plan --help >plan.txt || die "plan --help"
 grep -q -- "-f, --format FORMAT  *text (default), tsv or json$" plan.txt || die "plan --help: $(cat plan.txt)"
 "$IOMATRIX" trace --help >trace.txt || die "trace --help"
-grep -q -- "-f, --format FORMAT  *csv (default) or fio" trace.txt || die "trace --help: $(cat trace.txt)"
+grep -q -- "-f, --format FORMAT  *csv (default), fio (latency logs) or fio-plot" trace.txt || die "trace --help: $(cat trace.txt)"
 "$IOMATRIX" new --help >new.txt || die "new --help"
 grep -q -- "-o, --output PATH  *the matrix file to write (never replaced" new.txt || die "new --help: $(cat new.txt)"
 for c in check plan run resume report trace new; do
