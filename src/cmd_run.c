@@ -16,6 +16,7 @@
 #include "hosts.h"
 #include "journal.h"
 #include "matrix.h"
+#include "ownfile.h"
 #include "plan.h"
 #include "preflight.h"
 #include "report.h"
@@ -492,10 +493,11 @@ static int sweep(struct cli *cli, const struct iom_plan *p, const char *dir, boo
 		return IOM_EXIT_USAGE;
 	}
 	if (cli->given[OPT_LOG]) {
-		o.log = fopen(cli->value[OPT_LOG], "a");
+		char e[IOM_ERRLEN];
+
+		o.log = iom_own_fopen(NULL, cli->value[OPT_LOG], "a", e, sizeof(e));
 		if (!o.log) {
-			fprintf(stderr, "iomatrix: cannot open log '%s': %s\n", cli->value[OPT_LOG],
-				strerror(errno));
+			fprintf(stderr, "iomatrix: cannot open the log: %s\n", e);
 			iom_preflight_release(&pf);
 			return IOM_EXIT_USAGE;
 		}

@@ -198,6 +198,7 @@ static int run_tool(const char *what, const char *const *argv, const struct iom_
 {
 	struct iom_proc_opts po = {
 		.log_path = o->log_path,
+		.log_dir = o->log_dir,
 		.timeout_ns = o->timeout_ns ? o->timeout_ns : DEFAULT_MKFS_TIMEOUT_NS,
 		.stop = o->stop,
 	};

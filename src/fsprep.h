@@ -31,6 +31,8 @@
 #define IOM_FS_NOTE 1
 
 /* What iom_fs_make made; "raw" has empty uuid and label. */
+struct iom_own_dir;
+
 struct iom_fs_made {
 	char fstype[8];                  /* "ext4", "xfs", "btrfs", "raw" */
 	char uuid[IOM_FS_UUID_LEN + 1];  /* "0b5e…-…" */
@@ -60,6 +62,7 @@ struct iom_fs_opts {
 				       * was making when it crashed) on this device in this study,
 				       * from the journal; NULL: none */
 	const char *log_path;       /* mkfs and wipefs output; NULL: kept in memory */
+	const struct iom_own_dir *log_dir; /* the pinned directory log_path is under, or NULL */
 	uint64_t timeout_ns;        /* 0: 30 minutes */
 	volatile sig_atomic_t *stop;
 	const char *root;           /* sysfs and /proc for the safety checks; NULL: "/" */

@@ -1015,7 +1015,7 @@ int iom_hook_run(enum iom_hook_point point, const char *tmpl, const struct iom_h
 	argv[2] = command;
 	argv[3] = NULL;
 	env = hook_env(vars, iom_hook_point_name(point));
-	po = (struct iom_proc_opts){ .log_path = o->log_path, .timeout_ns = o->timeout_ns,
+	po = (struct iom_proc_opts){ .log_path = o->log_path, .log_dir = o->log_dir, .timeout_ns = o->timeout_ns,
 				     .stop = o->stop, .env = (const char *const *)env,
 				     .command = command };
 	ret = iom_proc_run(what, argv, &po, r, err, errlen);

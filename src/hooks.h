@@ -125,6 +125,7 @@ int iom_hook_expand(const char *tmpl, const struct iom_hook_vars *vars, bool quo
 /* How a hook is run. Zero is: no log file, no timeout, no stop flag, /bin/sh. */
 struct iom_hook_opts {
 	const char *log_path;         /* as struct iom_proc_opts */
+	const struct iom_own_dir *log_dir;
 	uint64_t timeout_ns;          /* 0: none */
 	volatile sig_atomic_t *stop;  /* when it becomes set the process group is killed */
 	const char *shell;            /* the shell; NULL: /bin/sh (the tests run hooks under dash

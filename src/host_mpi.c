@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "hist.h"
+#include "ownfile.h"
 #include "util.h"
 
 #define START_MARGIN_NS 10000000ull  /* the window starts this long after the barrier */
@@ -439,7 +440,8 @@ static int m_send_file(void *ctx, const char *path)
 	int64_t n = -1;
 	int ret;
 
-	if (path && iom_read_file(path, &data, &len) == 0)
+	if (path && iom_own_read(NULL, path, IOM_OWN_READ, IOM_OWN_CAP_TRACE, &data, &len, NULL,
+				 0) == 0)
 		n = (int64_t)len;
 	ret = xfer(c, true, &n, (int)sizeof(n), 0, 9);
 	for (size_t off = 0; ret == 0 && n > 0 && off < len; off += CHUNK)
@@ -467,10 +469,8 @@ static int m_recv_file(void *ctx, unsigned from, const char *path, bool *got)
 			free(data);
 			return ret;
 		}
-	if (iom_write_file_atomic(path, data, (size_t)n) < 0)
-		ret = -(errno ? errno : EIO);
-	else
-		*got = true;
+	ret = iom_own_write_atomic(NULL, path, data, (size_t)n, NULL, 0);
+	*got = ret == 0;
 	free(data);
 	return ret;
 }
@@ -631,28 +631,29 @@ int iom_host_mpi_start(int *argc, char ***argv, struct iom_hosts *h)
 	if (h->rank > 0) {
 		const char *tmp = getenv("TMPDIR");
 
-		h->private_dir = xasprintf("%s/iomatrix-rank%u-%ld", tmp && *tmp ? tmp : "/tmp",
-					   h->rank, (long)getpid());
-		if (iom_mkdir_p(h->private_dir) < 0) {
-			free(h->private_dir);
-			h->private_dir = NULL;
-			return -errno;
+		char prefix[64], e[IOM_ERRLEN];
+
+		/* a fresh directory of its own (mkdtemp, 0700), never one someone made before */
+		snprintf(prefix, sizeof(prefix), "iomatrix-rank%u-%ld", h->rank, (long)getpid());
+		h->private_dir = iom_own_mkdtemp(tmp && *tmp ? tmp : "/tmp", prefix, e, sizeof(e));
+		if (!h->private_dir) {
+			fprintf(stderr, "iomatrix: rank %u: %s\n", h->rank, e);
+			return -EIO;
 		}
 	}
 	return 0;
 }
 
-/* Removes a follower's private directory (its traces are sent, its logs worthless). */
+/* Removes a follower's private directory (its traces are sent, its logs worthless), through
+ * descriptors, never following a link. */
 static void remove_tree(const char *dir)
 {
-	char *cmd;
+	int ret;
 
-	if (!dir || strncmp(dir, "/", 1) != 0 || !strstr(dir, "/iomatrix-rank"))
+	if (!dir)
 		return;
-	cmd = xasprintf("rm -rf -- '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "iomatrix: cannot remove '%s'\n", dir);
-	free(cmd);
+	if ((ret = iom_own_rmtree(dir)) < 0)
+		fprintf(stderr, "iomatrix: cannot remove '%s': %s\n", dir, strerror(-ret));
 }
 
 void iom_host_mpi_finish(struct iom_hosts *h, int code)

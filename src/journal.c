@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ownfile.h"
 #include "util.h"
 
 static const char *const event_names[IOM_J_COUNT] = {
@@ -53,6 +55,8 @@ static int cut_torn_tail(int fd)
 		return -EIO;
 	if (last == '\n')
 		return 0;
+	if ((uint64_t)st.st_size > IOM_OWN_CAP_JOURNAL)
+		return -EFBIG;
 	buf = xmalloc((size_t)st.st_size);
 	if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size) {
 		free(buf);
@@ -66,56 +70,61 @@ static int cut_torn_tail(int fd)
 	return 0;
 }
 
-int iom_journal_lock(struct iom_journal *j, const char *dir, char *err, size_t errlen)
+int iom_journal_lock(struct iom_journal *j, const struct iom_own_dir *d, char *err,
+		     size_t errlen)
 {
 	char *path;
 	int e;
 
 	j->fd = j->lock_fd = -1;
-	path = xasprintf("%s/.lock", dir);
-	j->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	path = xasprintf("%s/.lock", d->path);
+	j->lock_fd = iom_own_open(d, path, IOM_OWN_LOCK, err, errlen);
+	free(path);
 	if (j->lock_fd < 0) {
-		e = errno;
-		iom_err(err, errlen, e, "cannot create '%s': %s", path, strerror(e));
-		free(path);
+		e = -j->lock_fd;
+		j->lock_fd = -1;
 		return -e;
 	}
 	if (flock(j->lock_fd, LOCK_EX | LOCK_NB) < 0) {
 		e = errno == EWOULDBLOCK ? EBUSY : errno;
-		iom_err(err, errlen, e, "'%s' is in use by another iomatrix process", dir);
-		free(path);
+		iom_err(err, errlen, e, "'%s' is in use by another iomatrix process", d->path);
 		close(j->lock_fd);
 		j->lock_fd = -1;
 		return -e;
 	}
-	free(path);
 	return 0;
 }
 
-int iom_journal_open_locked(struct iom_journal *j, const char *dir, char *err, size_t errlen)
+int iom_journal_open_locked(struct iom_journal *j, const struct iom_own_dir *d, char *err,
+			    size_t errlen)
 {
-	char *path = xasprintf("%s/journal", dir);
+	char *path = xasprintf("%s/journal", d->path);
 	int e;
 
-	j->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	e = j->fd < 0 ? errno : -cut_torn_tail(j->fd);
-	if (e != 0) {
+	j->fd = iom_own_open(d, path, IOM_OWN_APPEND, err, errlen);
+	if (j->fd < 0) {
+		e = -j->fd;
+		j->fd = -1;
+		free(path);
+		return -e;
+	}
+	if ((e = -cut_torn_tail(j->fd)) != 0) {
 		iom_err(err, errlen, e, "cannot open '%s': %s", path, strerror(e));
 		free(path);
-		if (j->fd >= 0)
-			close(j->fd);
+		close(j->fd);
 		j->fd = -1;
 		return -e;
 	}
 	free(path);
-	return iom_fsync_dir(dir);
+	return iom_own_fsync_dir(d, NULL);
 }
 
-int iom_journal_open(struct iom_journal *j, const char *dir, char *err, size_t errlen)
+int iom_journal_open(struct iom_journal *j, const struct iom_own_dir *d, char *err,
+		     size_t errlen)
 {
-	int ret = iom_journal_lock(j, dir, err, errlen);
+	int ret = iom_journal_lock(j, d, err, errlen);
 
-	if (ret == 0 && (ret = iom_journal_open_locked(j, dir, err, errlen)) < 0)
+	if (ret == 0 && (ret = iom_journal_open_locked(j, d, err, errlen)) < 0)
 		iom_journal_close(j);
 	return ret;
 }
@@ -203,9 +212,8 @@ int iom_journal_replay(const char *dir, size_t nruns, struct iom_journal_state *
 	st->run = xcalloc(nruns + 1, 1);
 	st->decided = xcalloc(nruns + 1, 1);
 	st->decision = xcalloc(nruns + 1, sizeof(*st->decision));
-	ret = iom_read_file(path, &text, &len);
+	ret = iom_own_read(NULL, path, IOM_OWN_READ, IOM_OWN_CAP_JOURNAL, &text, &len, err, errlen);
 	if (ret < 0) {
-		iom_err(err, errlen, -ret, "cannot read '%s': %s", path, strerror(-ret));
 		free(path);
 		return ret;
 	}

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct iom_own_dir;
+
 enum iom_journal_event {
 	IOM_J_STUDY_START,
 	IOM_J_RESUME,
@@ -72,18 +74,22 @@ struct iom_journal_state {
 };
 
 /*
- * Opens DIR/journal for appending (creating it) and takes DIR/.lock with flock, so that two
+ * Opens DIR/journal for appending (creating it) and takes DIR/.lock with flock (DIR: d->path,
+ * the pinned results directory; neither is ever opened through a link), so that two
  * processes never write one results directory. -EBUSY with a message when another holds it.
  * Opening cuts a torn last line off the journal. iom_journal_open() is iom_journal_lock()
  * then iom_journal_open_locked(); a resume takes the lock first, replays and checks the
  * journal while nothing is written yet, and only then opens it.
  */
-int iom_journal_open(struct iom_journal *j, const char *dir, char *err, size_t errlen);
+int iom_journal_open(struct iom_journal *j, const struct iom_own_dir *d, char *err,
+		     size_t errlen);
 /* Takes DIR/.lock (j->fd stays -1). 0, or -EBUSY / -errno with a message. */
-int iom_journal_lock(struct iom_journal *j, const char *dir, char *err, size_t errlen);
+int iom_journal_lock(struct iom_journal *j, const struct iom_own_dir *d, char *err,
+		     size_t errlen);
 /* Opens DIR/journal for appending, j holding the lock already (iom_journal_lock()). On failure
  * the lock is kept: iom_journal_close() releases both. */
-int iom_journal_open_locked(struct iom_journal *j, const char *dir, char *err, size_t errlen);
+int iom_journal_open_locked(struct iom_journal *j, const struct iom_own_dir *d, char *err,
+			    size_t errlen);
 void iom_journal_close(struct iom_journal *j);
 
 /* Appends one event and fsyncs. detail may be NULL; tabs and newlines in it are replaced. */

@@ -39,6 +39,7 @@
 #include "dist.h"
 #include "engine.h"
 #include "hooks.h"
+#include "ownfile.h"
 #include "units.h"
 #include "util.h"
 
@@ -2944,15 +2945,17 @@ fail:
 int iom_matrix_load(const char *path, const struct iom_override *ov, size_t nov,
 		    struct iom_matrix **out, char *err, size_t errlen)
 {
-	char *text;
+	char *text, e[IOM_ERRLEN];
 	size_t len;
 	int ret;
 
 	*out = NULL;
-	ret = iom_read_file(path, &text, &len);
+	/* a FIFO or a device is refused without blocking, a huge file without reading it */
+	ret = iom_own_read(NULL, path, IOM_OWN_FOLLOW, IOM_OWN_CAP_MATRIX, &text, &len, e,
+			   sizeof(e));
 	if (ret < 0)
 		return iom_err(err, errlen, -ret, "%s: cannot read the matrix: %s", path,
-			       strerror(-ret));
+			       ret == -EPERM || ret == -EFBIG ? e : strerror(-ret));
 	if (strlen(text) != len) {
 		free(text);
 		return iom_err(err, errlen, EINVAL, "%s:1: not a text file (it contains a NUL "

@@ -80,13 +80,14 @@ static const char *kind(mode_t m)
 
 static int refuse(char *err, size_t errlen, const char *path, const char *what)
 {
-	return iom_err(err, errlen, EPERM,
+	return iom_err(err, errlen, strcmp(what, "a directory") == 0 ? EISDIR : EPERM,
 		       "'%s' is %s, not a file iomatrix made: iomatrix does not follow links or "
 		       "write into special files among its own (remove it)", path, what);
 }
 
-static int resolve(const struct iom_own_dir *d, const char *path, struct where *w, char *err,
-		   size_t errlen)
+/* Finds path's directory (verb says what failed: "cannot read 'PATH'", …). */
+static int resolve(const struct iom_own_dir *d, const char *path, const char *verb,
+		   struct where *w, char *err, size_t errlen)
 {
 	const char *rel = under(d, path);
 	char *slash;
@@ -113,8 +114,7 @@ static int resolve(const struct iom_own_dir *d, const char *path, struct where *
 		w->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (w->dirfd < 0) {
 			e = errno;
-			iom_err(err, errlen, e, "cannot open the directory of '%s': %s", path,
-				strerror(e));
+			iom_err(err, errlen, e, "cannot %s '%s': %s", verb, path, strerror(e));
 			goto fail;
 		}
 		return 0;
@@ -155,8 +155,8 @@ static int resolve(const struct iom_own_dir *d, const char *path, struct where *
 					"does not follow links among its own files (remove it)",
 					d->path, (int)upto, rel, kind(st.st_mode));
 			} else {
-				iom_err(err, errlen, e, "cannot open '%s/%.*s': %s", d->path,
-					(int)upto, rel, strerror(e));
+				iom_err(err, errlen, e, "cannot %s '%s': %s", verb, path,
+					strerror(e));
 			}
 			goto fail;
 		}
@@ -303,7 +303,8 @@ static int open_at(const struct where *w, const char *path, enum iom_own_how how
 			return iom_err(err, errlen, e, "'%s' exists already: iomatrix creates its own "
 				       "files afresh (remove it)", path);
 		return iom_err(err, errlen, e, "cannot %s '%s': %s",
-			       flags & O_CREAT ? "create" : "open", path, strerror(e));
+			       flags & O_CREAT ? "create" : writes ? "open" : "read", path,
+			       strerror(e));
 	}
 	if (fstat(fd, &st) < 0) {
 		e = errno;
@@ -332,7 +333,9 @@ int iom_own_open(const struct iom_own_dir *d, const char *path, enum iom_own_how
 		 size_t errlen)
 {
 	struct where w;
-	int ret = resolve(d, path, &w, err, errlen);
+	int ret = resolve(d, path, how == IOM_OWN_READ || how == IOM_OWN_FOLLOW ? "read"
+			  : how == IOM_OWN_NEW || how == IOM_OWN_FRESH ? "create" : "open",
+			  &w, err, errlen);
 
 	if (ret < 0)
 		return ret;
@@ -375,7 +378,7 @@ int iom_own_write_atomic(const struct iom_own_dir *d, const char *path, const vo
 	struct where w;
 	struct stat st;
 	char *tmp = NULL;
-	int fd = -1, ret = resolve(d, path, &w, err, errlen);
+	int fd = -1, ret = resolve(d, path, "write", &w, err, errlen);
 
 	if (ret < 0)
 		return ret;
@@ -473,7 +476,7 @@ int iom_own_mkdir(const struct iom_own_dir *d, const char *path, char *err, size
 {
 	struct where w;
 	struct stat st;
-	int ret = resolve(d, path, &w, err, errlen);
+	int ret = resolve(d, path, "create", &w, err, errlen);
 
 	if (ret < 0)
 		return ret;
@@ -500,7 +503,7 @@ DIR *iom_own_opendir(const struct iom_own_dir *d, const char *path, char *err, s
 	} else {
 		struct stat st;
 
-		if (resolve(d, path, &w, err, errlen) < 0)
+		if (resolve(d, path, "open", &w, err, errlen) < 0)
 			return NULL;
 		fd = openat(w.dirfd, w.base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 && fstatat(w.dirfd, w.base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -536,7 +539,7 @@ DIR *iom_own_opendir(const struct iom_own_dir *d, const char *path, char *err, s
 int iom_own_unlink(const struct iom_own_dir *d, const char *path)
 {
 	struct where w;
-	int ret = resolve(d, path, &w, NULL, 0);
+	int ret = resolve(d, path, "remove", &w, NULL, 0);
 
 	if (ret < 0)
 		return ret;
@@ -549,11 +552,11 @@ int iom_own_unlink(const struct iom_own_dir *d, const char *path)
 int iom_own_rename(const struct iom_own_dir *d, const char *from, const char *to)
 {
 	struct where a, b;
-	int ret = resolve(d, from, &a, NULL, 0);
+	int ret = resolve(d, from, "rename", &a, NULL, 0);
 
 	if (ret < 0)
 		return ret;
-	if ((ret = resolve(d, to, &b, NULL, 0)) == 0) {
+	if ((ret = resolve(d, to, "rename", &b, NULL, 0)) == 0) {
 		if (renameat(a.dirfd, a.base, b.dirfd, b.base) < 0 || fsync(b.dirfd) < 0)
 			ret = -errno;
 		where_release(&b);
@@ -569,7 +572,7 @@ int iom_own_fsync_dir(const struct iom_own_dir *d, const char *path)
 
 	if (d && d->fd >= 0 && (!path || strcmp(path, d->path) == 0))
 		return fsync(d->fd) < 0 && errno != EINVAL ? -errno : 0;
-	if ((ret = resolve(d, path, &w, NULL, 0)) < 0)
+	if ((ret = resolve(d, path, "fsync", &w, NULL, 0)) < 0)
 		return ret;
 	if (fsync(w.dirfd) < 0 && errno != EINVAL)
 		ret = -errno;

@@ -33,6 +33,7 @@
 #define IOM_OWN_CAP_MATRIX  (16u << 20)  /* a matrix file, matrix.cfg as run, a shared file */
 #define IOM_OWN_CAP_SMALL   (1u << 20)   /* repetitions.tsv, a target's side file */
 #define IOM_OWN_CAP_PROC    (64u << 20)  /* /proc and /sys files (iom_read_file) */
+#define IOM_OWN_CAP_TRACE   ((size_t)16 << 30) /* a rank's trace, sent whole to rank 0 */
 
 /* A directory of iomatrix's own files, opened once and pinned. */
 struct iom_own_dir {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "matrix.h"
+#include "ownfile.h"
 #include "plan.h"
 #include "strbuf.h"
 #include "util.h"
@@ -600,11 +601,10 @@ int iom_preset_save(const char *path, const char *text, char *err, size_t errlen
 			       "a file (remove it or choose another name)", path);
 	/* whole or not at all: a temporary file beside it, then link(), which never replaces */
 	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = iom_own_open(NULL, tmp, IOM_OWN_NEW, err, errlen);
 	if (fd < 0) {
-		ret = -errno;
 		free(tmp);
-		return iom_err(err, errlen, -ret, "cannot create '%s': %s", path, strerror(-ret));
+		return fd;
 	}
 	ret = iom_write_all(fd, text, len);
 	if (ret == 0 && fsync(fd) < 0)

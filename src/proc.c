@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ownfile.h"
 #include "units.h"
 #include "util.h"
 
@@ -220,10 +221,24 @@ static int run_program(const char *what, const char *command, const char *const 
 
 	r->outcome = IOM_PROC_NOT_STARTED;
 	if (o->log_path) {
-		if ((ret = iom_mkdir_parent(o->log_path)) < 0)
-			return iom_err(err, errlen, -ret, "cannot create the directory of '%s': %s",
-				       o->log_path, strerror(-ret));
-		fd = open(o->log_path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+		char *dir = iom_path_dir(o->log_path);
+
+		ret = o->log_dir ? iom_own_mkdir(o->log_dir, dir, err, errlen)
+				 : iom_mkdir_p(dir) < 0 ? iom_err(err, errlen, errno,
+							"cannot create the directory of '%s': %s",
+							o->log_path, strerror(errno))
+							: 0;
+		free(dir);
+		if (ret < 0)
+			return ret;
+		fd = iom_own_open(o->log_dir, o->log_path, IOM_OWN_FRESH, err, errlen);
+		if (fd < 0)
+			return fd;
+		if (fcntl(fd, F_SETFL, O_APPEND) < 0) {
+			ret = errno;
+			close(fd);
+			return iom_err(err, errlen, ret, "'%s': %s", o->log_path, strerror(ret));
+		}
 	} else {
 		fd = memfd_create("iomatrix-proc", MFD_CLOEXEC);
 	}

@@ -22,11 +22,14 @@
 #include <stdint.h>
 #include <stddef.h>
 
+struct iom_own_dir;
+
 /* How a program is run. Zero is: no log file, no timeout, no stop flag, no extra environment. */
 struct iom_proc_opts {
-	const char *log_path;         /* output goes to this file (created or truncated, parent
-				       * directories made), after a header line naming the command;
-				       * NULL: kept in memory for the tail only */
+	const char *log_path;         /* output goes to this file (made afresh, never through a
+				       * link; its directory made), after a header line naming the
+				       * command; NULL: kept in memory for the tail only */
+	const struct iom_own_dir *log_dir; /* the pinned directory log_path is under, or NULL */
 	uint64_t timeout_ns;          /* 0: none */
 	volatile sig_atomic_t *stop;  /* when it becomes set the process group is killed */
 	const char *const *env;       /* NULL-terminated "NAME=value" entries added; may be NULL */

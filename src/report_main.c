@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ownfile.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -139,10 +140,7 @@ int iom_report_main(FILE *out, const char *const *dirs, size_t ndirs,
 		if (fclose(f) != 0 && ret == 0)
 			ret = iom_err(err, errlen, EIO, "cannot write the report: out of memory");
 		if (ret == 0) {
-			ret = iom_write_file_atomic(o->output, buf, len);
-			if (ret < 0)
-				iom_err(err, errlen, -ret, "cannot write '%s': %s", o->output,
-					strerror(-ret));
+			ret = iom_own_write_atomic(NULL, o->output, buf, len, err, errlen);
 		}
 		free(buf);
 	}

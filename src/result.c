@@ -35,6 +35,7 @@
 #include "csv.h"
 #include "jsonio.h"
 #include "keys.h"
+#include "ownfile.h"
 #include "plan.h"
 #include "units.h"
 #include "util.h"
@@ -143,13 +144,11 @@ int iom_run_status_parse(const char *name)
 
 /* ---- paths and directories ---- */
 
-int iom_results_dir_create(const char *dir, char *err, size_t errlen)
+int iom_results_dir_create(const struct iom_own_dir *d, char *err, size_t errlen)
 {
-	char *runs = xasprintf("%s/runs", dir);
-	int ret = iom_mkdir_p(runs);
+	char *runs = xasprintf("%s/runs", d->path);
+	int ret = iom_own_mkdir(d, runs, err, errlen);
 
-	if (ret < 0)
-		iom_err(err, errlen, -ret, "cannot create '%s': %s", runs, strerror(-ret));
 	free(runs);
 	return ret;
 }
@@ -159,19 +158,17 @@ char *iom_result_path(const char *dir, uint32_t index)
 	return xasprintf("%s/runs/%05" PRIu32 ".json", dir, index);
 }
 
-static int write_text(const char *path, const char *text, char *err, size_t errlen)
+static int write_text(const struct iom_own_dir *d, const char *path, const char *text,
+		      char *err, size_t errlen)
 {
-	int ret = iom_write_file_atomic(path, text, strlen(text));
-
-	if (ret < 0)
-		return iom_err(err, errlen, -ret, "cannot write '%s': %s", path, strerror(-ret));
-	return 0;
+	return iom_own_write_atomic(d, path, text, strlen(text), err, errlen);
 }
 
-int iom_results_write_matrix(const char *dir, const char *text, char *err, size_t errlen)
+int iom_results_write_matrix(const struct iom_own_dir *d, const char *text, char *err,
+			     size_t errlen)
 {
-	char *path = xasprintf("%s/matrix.cfg", dir);
-	int ret = write_text(path, text ? text : "", err, errlen);
+	char *path = xasprintf("%s/matrix.cfg", d->path);
+	int ret = write_text(d, path, text ? text : "", err, errlen);
 
 	free(path);
 	return ret;
@@ -735,16 +732,17 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 	return o;
 }
 
-int iom_result_write(const char *dir, const struct iom_matrix *m, const struct iom_cell *c,
-		     const struct iom_run_result *r, char *err, size_t errlen)
+int iom_result_write(const struct iom_own_dir *d, const struct iom_matrix *m,
+		     const struct iom_cell *c, const struct iom_run_result *r, char *err,
+		     size_t errlen)
 {
 	json_object *o = run_json(m, c, r);
-	char *path = iom_result_path(dir, r->index);
+	char *path = iom_result_path(d->path, r->index);
 	char *text = iom_json_text(o);
 	int ret;
 
 	json_object_put(o);
-	ret = write_text(path, text, err, errlen);
+	ret = write_text(d, path, text, err, errlen);
 	free(text);
 	free(path);
 	return ret;
@@ -1708,13 +1706,9 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 	return c.ret;
 }
 
-static int read_text(const char *path, char **text, char *err, size_t errlen)
+static int read_text(const char *path, size_t cap, char **text, char *err, size_t errlen)
 {
-	int ret = iom_read_file(path, text, NULL);
-
-	if (ret < 0)
-		return iom_err(err, errlen, -ret, "cannot read '%s': %s", path, strerror(-ret));
-	return 0;
+	return iom_own_read(NULL, path, IOM_OWN_READ, cap, text, NULL, err, errlen);
 }
 
 int iom_result_read(const char *path, struct iom_result_file *out, char *err, size_t errlen)
@@ -1723,7 +1717,7 @@ int iom_result_read(const char *path, struct iom_result_file *out, char *err, si
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = read_text(path, &text, err, errlen);
+	ret = read_text(path, IOM_OWN_CAP_RUN, &text, err, errlen);
 	if (ret < 0)
 		return ret;
 	ret = iom_result_parse(path, text, out, err, errlen);
@@ -1752,7 +1746,7 @@ int iom_result_host_offsets(const char *path, int64_t *off, size_t max, size_t *
 	int ret;
 
 	*n = 0;
-	ret = read_text(path, &text, err, errlen);
+	ret = read_text(path, IOM_OWN_CAP_RUN, &text, err, errlen);
 	if (ret < 0)
 		return ret;
 	root = json_tokener_parse(text);
@@ -1808,7 +1802,7 @@ static int cmp_u32(const void *a, const void *b)
 int iom_result_list(const char *dir, uint32_t **idx, size_t *n, char *err, size_t errlen)
 {
 	char *runs = xasprintf("%s/runs", dir);
-	DIR *d = opendir(runs);
+	DIR *d = iom_own_opendir(NULL, runs, err, errlen);
 	struct dirent *e;
 	size_t cap = 64;
 	int ret = 0;
@@ -1816,7 +1810,7 @@ int iom_result_list(const char *dir, uint32_t **idx, size_t *n, char *err, size_
 	*idx = NULL;
 	*n = 0;
 	if (!d) {
-		ret = iom_err(err, errlen, errno, "cannot open '%s': %s", runs, strerror(errno));
+		ret = -errno;
 		free(runs);
 		return ret;
 	}
@@ -1906,10 +1900,11 @@ static void cell_pairs(const struct iom_matrix *m, const struct iom_cell *c,
 	json_object_put(o);
 }
 
-int iom_summary_append(const char *dir, const struct iom_matrix *m, const struct iom_cell *c,
-		       const struct iom_run_result *r, char *err, size_t errlen)
+int iom_summary_append(const struct iom_own_dir *d, const struct iom_matrix *m,
+		       const struct iom_cell *c, const struct iom_run_result *r, char *err,
+		       size_t errlen)
 {
-	char *path = xasprintf("%s/summary.csv", dir);
+	char *path = xasprintf("%s/summary.csv", d->path);
 	struct iom_result_file cf = { 0 };
 	char *buf = NULL;
 	size_t len = 0;
@@ -1917,8 +1912,12 @@ int iom_summary_append(const char *dir, const struct iom_matrix *m, const struct
 	FILE *f;
 	int fd, ret = 0;
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	fd = iom_own_open(d, path, IOM_OWN_APPEND, err, errlen);
+	if (fd < 0) {
+		ret = fd;
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
 		ret = iom_err(err, errlen, errno, "cannot open '%s': %s", path, strerror(errno));
 		goto out;
 	}
@@ -1939,7 +1938,7 @@ int iom_summary_append(const char *dir, const struct iom_matrix *m, const struct
 	if (ret == 0 && fsync(fd) < 0)
 		ret = -errno;
 	if (ret == 0 && st.st_size == 0)
-		ret = iom_fsync_dir(path);
+		ret = iom_own_fsync_dir(d, NULL);
 	if (ret < 0)
 		iom_err(err, errlen, -ret, "cannot write '%s': %s", path, strerror(-ret));
 out:
@@ -1951,8 +1950,9 @@ out:
 	return ret;
 }
 
-int iom_summary_rebuild(const char *dir, char *err, size_t errlen)
+int iom_summary_rebuild(const struct iom_own_dir *d, char *err, size_t errlen)
 {
+	const char *dir = d->path;
 	uint32_t *idx = NULL;
 	size_t n = 0, len = 0, ncell = 0;
 	char *buf = NULL, *path;
@@ -1989,9 +1989,7 @@ int iom_summary_rebuild(const char *dir, char *err, size_t errlen)
 		ret = iom_err(err, errlen, ENOMEM, "out of memory");
 	if (ret == 0) {
 		path = xasprintf("%s/summary.csv", dir);
-		ret = iom_write_file_atomic(path, buf, len);
-		if (ret < 0)
-			iom_err(err, errlen, -ret, "cannot write '%s': %s", path, strerror(-ret));
+		ret = iom_own_write_atomic(d, path, buf, len, err, errlen);
 		free(path);
 	}
 	free(buf);
@@ -2097,7 +2095,8 @@ static json_object *targets_json(const struct iom_study_record *s)
 	return a;
 }
 
-int iom_study_write(const char *dir, const struct iom_study_record *s, char *err, size_t errlen)
+int iom_study_write(const struct iom_own_dir *rd, const struct iom_study_record *s, char *err,
+		    size_t errlen)
 {
 	const struct iom_plan *p = s->plan;
 	const struct iom_matrix *m = p->m;
@@ -2181,8 +2180,8 @@ int iom_study_write(const char *dir, const struct iom_study_record *s, char *err
 
 	text = iom_json_text(o);
 	json_object_put(o);
-	path = xasprintf("%s/study.json", dir);
-	ret = write_text(path, text, err, errlen);
+	path = xasprintf("%s/study.json", rd->path);
+	ret = write_text(rd, path, text, err, errlen);
 	free(path);
 	free(text);
 	return ret;
@@ -2273,7 +2272,7 @@ int iom_study_read(const char *path, struct iom_study_info *s, char *err, size_t
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	ret = read_text(path, &text, err, errlen);
+	ret = read_text(path, IOM_OWN_CAP_STUDY, &text, err, errlen);
 	if (ret < 0)
 		return ret;
 	root = parse_root(&c, text, IOM_RESULT_SCHEMA, "an iomatrix study.json", &s->schema);

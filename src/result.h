@@ -30,6 +30,7 @@
 #define IOM_RESULT_SCHEMA 1
 
 struct iom_cell;
+struct iom_own_dir;
 struct iom_plan;
 
 /* The latency percentiles every result carries: 1 … 99, then 3- to 9-nines. */
@@ -320,10 +321,12 @@ int iom_result_host_offsets(const char *path, int64_t *off, size_t max, size_t *
 const char *iom_run_status_name(enum iom_run_status s);
 int iom_run_status_parse(const char *name);
 
-/* ---- the results directory: writing (called by the sweep) ---- */
+/* ---- the results directory: writing (called by the sweep) ----
+ * DIR is d->path, the results directory the sweep opened and pinned (ownfile.h): every file
+ * below is reached from its descriptor, never through a link. */
 
-/* Creates DIR and DIR/runs (and their parents) when missing. 0 or -errno with err. */
-int iom_results_dir_create(const char *dir, char *err, size_t errlen);
+/* Creates DIR/runs when missing. 0 or -errno with err. */
+int iom_results_dir_create(const struct iom_own_dir *d, char *err, size_t errlen);
 
 /* DIR/runs/NNNNN.json for a plan index (5 digits, more when needed); the caller frees it. */
 char *iom_result_path(const char *dir, uint32_t index);
@@ -332,11 +335,13 @@ char *iom_result_path(const char *dir, uint32_t index);
  * Writes r as DIR/runs/NNNNN.json, whole or not at all. The cell (c, with m for the target
  * labels and dimension types) is written as the "cell" object. Borrows everything.
  */
-int iom_result_write(const char *dir, const struct iom_matrix *m, const struct iom_cell *c,
-		     const struct iom_run_result *r, char *err, size_t errlen);
+int iom_result_write(const struct iom_own_dir *d, const struct iom_matrix *m,
+		     const struct iom_cell *c, const struct iom_run_result *r, char *err,
+		     size_t errlen);
 
 /* Writes the matrix text as run to DIR/matrix.cfg, whole or not at all. */
-int iom_results_write_matrix(const char *dir, const char *text, char *err, size_t errlen);
+int iom_results_write_matrix(const struct iom_own_dir *d, const char *text, char *err,
+			     size_t errlen);
 
 /* What study.json records; all borrowed from the sweep. */
 struct iom_study_record {
@@ -355,18 +360,20 @@ struct iom_study_record {
  * Writes DIR/study.json whole or not at all: the sweep calls it at the start (end_wall_ns 0)
  * and again at the end. Host, kernel and CPU model are read here (uname, /proc/cpuinfo).
  */
-int iom_study_write(const char *dir, const struct iom_study_record *s, char *err, size_t errlen);
+int iom_study_write(const struct iom_own_dir *d, const struct iom_study_record *s, char *err,
+		    size_t errlen);
 
 /*
  * Appends r's row to DIR/summary.csv (writing the header first when the file is new) with one
  * write and an fsync. A crash can leave a torn or duplicate row; iom_summary_rebuild() repairs
  * it, and the sweep calls that at its end.
  */
-int iom_summary_append(const char *dir, const struct iom_matrix *m, const struct iom_cell *c,
-		       const struct iom_run_result *r, char *err, size_t errlen);
+int iom_summary_append(const struct iom_own_dir *d, const struct iom_matrix *m,
+		       const struct iom_cell *c, const struct iom_run_result *r, char *err,
+		       size_t errlen);
 
 /* Rewrites DIR/summary.csv from every DIR/runs/NNNNN.json (in index order), whole or not at all. */
-int iom_summary_rebuild(const char *dir, char *err, size_t errlen);
+int iom_summary_rebuild(const struct iom_own_dir *d, char *err, size_t errlen);
 
 /* ---- the results directory: reading (needs no matrix) ---- */
 

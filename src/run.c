@@ -1135,7 +1135,7 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 			.run_index = spec->index, .cell = spec->cell_text,
 			.start_wall_ns = iom_wall_ns(), .start_mono_ns = iom_now_ns(),
 			.nthreads = spec->wl.threads, .phases = true,
-			.lags = iom_worker_rate(&c->conf) > 0,
+			.lags = iom_worker_rate(&c->conf) > 0, .own = spec->trace_dir,
 		};
 
 		ret = iom_trace_open(spec->trace_path, &ti, &c->trace, msg, sizeof(msg));

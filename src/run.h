@@ -21,6 +21,8 @@
 #include "result.h"
 #include "worker.h"
 
+struct iom_own_dir;
+
 struct iom_cell;
 
 /* What a run leaves for a host backend's aggregate (hosts.h): its merged histograms and its
@@ -87,6 +89,7 @@ struct iom_run_spec {
 	/* When set, every I/O of the run (warm-up, measured, cool-down) is streamed to this
 	 * compressed trace (trace.h); cell_text describes the cell in its header. */
 	const char *trace_path;
+	const struct iom_own_dir *trace_dir; /* the pinned directory trace_path is under, or NULL */
 	const char *cell_text;
 
 	/* issue 16a: the access specification of wl.access (the matrix's; must outlive the run),

@@ -270,6 +270,7 @@ static int make_fs(struct iom_stage *st, size_t t, char *err, size_t errlen)
 		own_uuid_add(st, uuid);
 	log = xasprintf("%s/hooks/%s.mkfs.log", st->dir, tg->label);
 	fo.log_path = log;
+	fo.log_dir = st->own;
 	fo.own_uuids = (const char *const *)st->own_uuids;
 	fo.uuid = uuid;
 	tellf(st, IOM_STAGE_SAY, t, "making %s on '%s' for target '%s'\n", tg->fs_type, tg->path,
@@ -579,6 +580,7 @@ void iom_stage_run(struct iom_stage *st, const struct iom_run *run, const char *
 		iom_cell_describe(st->p, c, cell_text, sizeof(cell_text));
 		trace_path = iom_trace_path(trace_dir, run->index);
 		spec.trace_path = trace_path;
+		spec.trace_dir = st->own; /* the pinned results directory, when under it */
 		spec.cell_text = cell_text;
 	}
 	ret = ops->arm ? ops->arm(ops->arg, run, &spec, err, sizeof(err)) : 0;

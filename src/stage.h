@@ -90,6 +90,7 @@ struct iom_stage {
 	const struct iom_plan *p;
 	const struct iom_matrix *m;
 	const char *dir;                /* the results directory: mkfs logs in DIR/hooks/ */
+	const struct iom_own_dir *own;  /* dir pinned (ownfile.h), set by the sweep; or NULL */
 	volatile sig_atomic_t *stop;
 	bool shell_hooks;               /* shell hooks run (they may write: verification forgets) */
 	iom_stage_report_fn report;

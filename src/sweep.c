@@ -43,6 +43,7 @@
 #include "hosts.h"
 #include "journal.h"
 #include "live.h"
+#include "ownfile.h"
 #include "result.h"
 #include "run.h"
 #include "stage.h"
@@ -196,6 +197,7 @@ struct sweep {
 	FILE *out;
 	bool tty;                       /* draw the status line on out */
 	bool status_shown;              /* the status line is on screen (erase before printing) */
+	struct iom_own_dir rd;          /* the results directory, opened once and pinned */
 	struct iom_journal j;
 	struct iom_journal_state st;
 	bool plan_changed;              /* resume: matrix.cfg gives another plan (refused) */
@@ -489,7 +491,7 @@ static int write_study(struct sweep *s, uint64_t end_wall_ns, char *err, size_t 
 		.end_wall_ns = end_wall_ns,
 	};
 
-	return iom_study_write(s->o->dir, &rec, err, errlen);
+	return iom_study_write(&s->rd, &rec, err, errlen);
 }
 
 /* Sleeps ns, waking early when *stop is set. */
@@ -587,6 +589,7 @@ static int run_hook(struct sweep *s, enum iom_hook_point pt, const char *what, l
 	hook_vars(s, t, run, &v);
 	log = hook_log(s, what, pt);
 	ho.log_path = log;
+	ho.log_dir = &s->rd;
 	ret = iom_hook_run(pt, cmd, &v, &ho, &hr, msg, sizeof(msg));
 	if (ret < 0)
 		iom_err(err, errlen, -ret, "%s (output in %s)", msg, log + strlen(s->o->dir) + 1);
@@ -960,7 +963,7 @@ static int trace_full(struct sweep *s, const struct iom_run *run, char *err, siz
 	char *path = iom_trace_path(s->o->dir, run->index);
 	int ret;
 
-	unlink(path);
+	iom_own_unlink(&s->rd, path);
 	ret = disk_full(s, path + strlen(s->o->dir) + 1, err, errlen);
 	free(path);
 	return ret;
@@ -975,7 +978,7 @@ static int record_run(struct sweep *s, const struct iom_run *run, const struct i
 	char *name;
 	int ret;
 
-	ret = iom_result_write(s->o->dir, s->m, c, r, err, errlen);
+	ret = iom_result_write(&s->rd, s->m, c, r, err, errlen);
 	if (ret == -ENOSPC)
 		return disk_full(s, "a result file", err, errlen);
 	if (ret < 0)
@@ -984,7 +987,7 @@ static int record_run(struct sweep *s, const struct iom_run *run, const struct i
 		ret = iom_journal_append(&s->j, IOM_J_RUN_INTERRUPTED, run->index, NULL);
 		goto journal;
 	}
-	ret = iom_summary_append(s->o->dir, s->m, c, r, err, errlen);
+	ret = iom_summary_append(&s->rd, s->m, c, r, err, errlen);
 	if (ret == -ENOSPC)
 		return disk_full(s, "summary.csv", err, errlen);
 	if (ret < 0)
@@ -1005,24 +1008,31 @@ journal:
 
 /* ---- the directory ----------------------------------------------------------------------- */
 
-/* Removes the temporary files (NAME.tmp.PID) a killed writer left in dir. */
-static void remove_stale_temps(const char *dir)
+/* Whether name is a temporary a killed writer left: NAME.tmp.PID, or NAME.tmp.PID.XXXXXX of
+ * iom_own_write_atomic. */
+static bool is_stale_temp(const char *name)
 {
-	DIR *d = opendir(dir);
+	const char *t = strstr(name, ".tmp."), *p;
+	size_t digits;
+
+	if (!t || !(digits = strspn(t + 5, "0123456789")))
+		return false;
+	p = t + 5 + digits;
+	return !*p || (*p == '.' && p[1] && strspn(p + 1, "0123456789abcdef") == strlen(p + 1));
+}
+
+/* Removes the temporary files a killed writer left in dir (under the pinned directory: a link
+ * in its place is never followed, and never listed through). */
+static void remove_stale_temps(struct sweep *s, const char *dir)
+{
+	DIR *d = iom_own_opendir(&s->rd, dir, NULL, 0);
 	struct dirent *e;
 
 	if (!d)
 		return;
-	while ((e = readdir(d))) {
-		const char *t = strstr(e->d_name, ".tmp.");
-
-		if (t && t[5] && strspn(t + 5, "0123456789") == strlen(t + 5)) {
-			char *path = xasprintf("%s/%s", dir, e->d_name);
-
-			unlink(path);
-			free(path);
-		}
-	}
+	while ((e = readdir(d)))
+		if (is_stale_temp(e->d_name))
+			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
 }
 
@@ -1227,6 +1237,7 @@ static void rerun(struct sweep *s, uint32_t index)
 static int repair_damage(struct sweep *s, struct damage *d, size_t nd, char *err, size_t errlen)
 {
 	char when[32], *p;
+	int ret;
 
 	iom_format_utc(when, sizeof(when), iom_wall_ns());
 	for (p = when; *p; p++) /* "2026-11-29T23:55:00Z" → "20261129T235500Z" */
@@ -1248,8 +1259,8 @@ static int repair_damage(struct sweep *s, struct damage *d, size_t nd, char *err
 				aside = xasprintf("%s.%s-%s-%u", path, d[i].max ? "stale" : "corrupt",
 						  when, k);
 			}
-			if (rename(path, aside) < 0 || iom_fsync_dir(path) < 0) {
-				int e = errno;
+			if ((ret = iom_own_rename(&s->rd, path, aside)) < 0) {
+				int e = -ret;
 
 				iom_err(err, errlen, e, "cannot set the damaged '%s' aside as '%s': %s",
 					path, aside, strerror(e));
@@ -1334,7 +1345,7 @@ static int open_resume(struct sweep *s, bool *complete, char *err, size_t errlen
 	int ret;
 
 	*complete = false;
-	ret = iom_journal_lock(&s->j, o->dir, err, errlen);
+	ret = iom_journal_lock(&s->j, &s->rd, err, errlen);
 	if (ret < 0)
 		return ret;
 	ret = iom_journal_replay(o->dir, s->p->nruns, &s->st, e, sizeof(e));
@@ -1363,7 +1374,7 @@ static int open_resume(struct sweep *s, bool *complete, char *err, size_t errlen
 		*complete = true;
 		return 0; /* complete: nothing is written */
 	}
-	ret = iom_journal_open_locked(&s->j, o->dir, err, errlen);
+	ret = iom_journal_open_locked(&s->j, &s->rd, err, errlen);
 	if (ret == 0)
 		ret = repair_damage(s, d, nd, err, errlen);
 	for (size_t i = 0; i < nd; i++)
@@ -1372,12 +1383,12 @@ static int open_resume(struct sweep *s, bool *complete, char *err, size_t errlen
 	if (ret < 0)
 		return ret;
 	s->invocation = s->st.resumes + 1;
-	remove_stale_temps(o->dir);
+	remove_stale_temps(s, o->dir);
 	sub = xasprintf("%s/runs", o->dir);
-	remove_stale_temps(sub);
+	remove_stale_temps(s, sub);
 	free(sub);
 	sub = xasprintf("%s/traces", o->dir);
-	remove_stale_temps(sub);
+	remove_stale_temps(s, sub);
 	free(sub);
 	if (!s->st.started) {
 		/* killed before its study-start (and before any run file): the plan is recorded
@@ -1403,7 +1414,7 @@ static int open_resume(struct sweep *s, bool *complete, char *err, size_t errlen
 			       strerror(-ret));
 	compare_study(s);
 	/* a kill between a summary row and its journal entry leaves a duplicate row */
-	return iom_summary_rebuild(o->dir, err, errlen);
+	return iom_summary_rebuild(&s->rd, err, errlen);
 }
 
 int iom_sweep_check_new_dir(const char *dir, char *err, size_t errlen)
@@ -1423,7 +1434,10 @@ static int open_dir(struct sweep *s, bool *complete, char *err, size_t errlen)
 
 	*complete = false;
 	if (o->resume) {
-		ret = iom_results_dir_create(o->dir, err, errlen);
+		ret = iom_own_dir_open(&s->rd, o->dir, IOM_OWN_DIR_CREATE | IOM_OWN_DIR_STRICT, err,
+				       errlen);
+		if (ret == 0)
+			ret = iom_results_dir_create(&s->rd, err, errlen);
 		return ret < 0 ? ret : open_resume(s, complete, err, errlen);
 	}
 	/* a new study, created so that a kill at any point leaves a directory that `run` takes
@@ -1431,15 +1445,15 @@ static int open_dir(struct sweep *s, bool *complete, char *err, size_t errlen)
 	 * whole), and only then the journal that names the study, with its study-start */
 	if ((ret = iom_sweep_check_new_dir(o->dir, err, errlen)) < 0)
 		return ret;
-	if ((ret = iom_mkdir_p(o->dir)) < 0)
-		return iom_err(err, errlen, -ret, "cannot create '%s': %s", o->dir, strerror(-ret));
-	if ((ret = iom_journal_lock(&s->j, o->dir, err, errlen)) < 0 ||
+	if ((ret = iom_own_dir_open(&s->rd, o->dir, IOM_OWN_DIR_CREATE | IOM_OWN_DIR_STRICT, err,
+				    errlen)) < 0 ||
+	    (ret = iom_journal_lock(&s->j, &s->rd, err, errlen)) < 0 ||
 	    /* another process may have taken it between the check and the lock */
 	    (ret = iom_sweep_check_new_dir(o->dir, err, errlen)) < 0 ||
-	    (ret = iom_results_dir_create(o->dir, err, errlen)) < 0 ||
-	    (ret = iom_results_write_matrix(o->dir, s->m->as_run, err, errlen)) < 0)
+	    (ret = iom_results_dir_create(&s->rd, err, errlen)) < 0 ||
+	    (ret = iom_results_write_matrix(&s->rd, s->m->as_run, err, errlen)) < 0)
 		return ret;
-	ret = iom_journal_open_locked(&s->j, o->dir, err, errlen);
+	ret = iom_journal_open_locked(&s->j, &s->rd, err, errlen);
 	if (ret < 0)
 		return ret;
 	s->st.nruns = s->p->nruns;
@@ -1568,7 +1582,7 @@ static void write_repetitions(struct sweep *s)
 		iom_strbuf_printf(&b, "%u\t%s\t%u\t%s\n", c + 1, desc, n, last);
 	}
 	path = xasprintf("%s/repetitions.tsv", s->o->dir);
-	(void)iom_write_file_atomic(path, iom_strbuf_get(&b), b.len);
+	(void)iom_own_write_atomic(&s->rd, path, iom_strbuf_get(&b), b.len, NULL, 0);
 	free(path);
 	free(b.s);
 	iom_journal_state_release(&st);
@@ -1580,7 +1594,7 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		      struct iom_sweep_outcome *out, char *err, size_t errlen)
 {
 	struct sweep s = { .p = p, .m = p->m, .o = o, .out = o->out ? o->out : stdout,
-			   .j = { .fd = -1, .lock_fd = -1 } };
+			   .rd = { .fd = -1 }, .j = { .fd = -1, .lock_fd = -1 } };
 	bool size_bound, complete;
 	int ret;
 
@@ -1609,6 +1623,7 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		goto done;
 	}
 	iom_stage_init(&s.stage, p, o->dir, o->stop, s.shell_hooks, stage_report, &s);
+	s.stage.own = &s.rd;
 	if (o->resume && s.m->timing.repeat_max && (ret = skip_after_stops(&s, err, errlen)) < 0)
 		goto done; /* issue 18 */
 	prepare_targets(&s);
@@ -1660,6 +1675,9 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 			out->skipped += s.st.run[run->index] != IOM_RS_SKIPPED;
 			continue;
 		}
+		/* the pin: nothing of this run is written unless the directory is still ours */
+		if ((ret = iom_own_dir_check(&s.rd, err, errlen)) < 0)
+			goto done;
 		if (t != s.stage.cur) {
 			end_visit(&s);
 			begin_visit(&s, t);
@@ -1730,6 +1748,8 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		s.run_t0 = 0;
 	}
 	end_visit(&s);
+	if ((ret = iom_own_dir_check(&s.rd, err, errlen)) < 0)
+		goto done; /* moved or mounted over during the last run */
 	if (!out->interrupted) {
 		char herr[IOM_ERRLEN];
 
@@ -1743,7 +1763,7 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		ret = disk_full(&s, "study.json", err, errlen);
 	if (ret < 0)
 		goto done;
-	ret = iom_summary_rebuild(o->dir, err, errlen);
+	ret = iom_summary_rebuild(&s.rd, err, errlen);
 	if (ret == -ENOSPC)
 		ret = disk_full(&s, "summary.csv", err, errlen);
 	if (ret < 0)
@@ -1766,5 +1786,6 @@ done:
 	iom_journal_close(&s.j);
 	if (s.live_on)
 		iom_live_close(&s.lv);
+	iom_own_dir_release(&s.rd);
 	return ret;
 }

@@ -138,6 +138,7 @@ struct iom_trace {
 	_Alignas(64) _Atomic uint32_t sleeping;
 
 	char *path;
+	const struct iom_own_dir *own; /* the pinned directory path is under, or NULL */
 	int fd;
 
 	/* The writer thread's own from here on (the opener's before it starts). */
@@ -620,16 +621,15 @@ static void *writer_main(void *arg)
 
 /* ---- open and close ---- */
 
-static int make_parent(const char *path)
+static int make_parent(const struct iom_own_dir *own, const char *path, char *err,
+		       size_t errlen)
 {
-	char *copy = xstrdup(path), *dir = dirname(copy);
-	int ret = 0;
+	char *dir = iom_path_dir(path), e[IOM_ERRLEN];
+	int ret = iom_own_mkdir(own, dir, e, sizeof(e));
 
-	if (mkdir(dir, 0755) == 0)
-		ret = iom_fsync_dir(dir);
-	else if (errno != EEXIST)
-		ret = -errno;
-	free(copy);
+	free(dir);
+	if (ret < 0)
+		iom_err(err, errlen, -ret, "cannot create the directory of '%s': %s", path, e);
 	return ret;
 }
 
@@ -697,7 +697,7 @@ int iom_trace_open(const char *path, const struct iom_trace_info *info, struct i
 	uint64_t nslots;
 	uint8_t *hdr;
 	struct slot *slots;
-	int level = info->level ? info->level : IOM_TRACE_LEVEL_DEFAULT, ret, e;
+	int level = info->level ? info->level : IOM_TRACE_LEVEL_DEFAULT, ret;
 
 	*out = NULL;
 	if (info->nthreads < 1 || info->nthreads > 65536)
@@ -763,16 +763,14 @@ int iom_trace_open(const char *path, const struct iom_trace_info *info, struct i
 	t->out_cap = 256 * 1024;
 	t->out = xmalloc(t->out_cap);
 
-	ret = make_parent(path);
-	if (ret < 0) {
-		iom_err(err, errlen, -ret, "cannot create the directory of '%s': %s", path,
-			strerror(-ret));
+	t->own = info->own;
+	ret = make_parent(t->own, path, err, errlen);
+	if (ret < 0)
 		goto fail;
-	}
-	t->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* a new file of its own: whatever had the name (the interrupted run's trace) goes */
+	t->fd = iom_own_open(t->own, path, IOM_OWN_FRESH, err, errlen);
 	if (t->fd < 0) {
-		e = errno;
-		ret = iom_err(err, errlen, e, "cannot create '%s': %s", path, strerror(e));
+		ret = t->fd;
 		goto fail;
 	}
 	isal_deflate_init(&t->z);
@@ -820,7 +818,7 @@ int iom_trace_open(const char *path, const struct iom_trace_info *info, struct i
 	return 0;
 fail:
 	if (t->fd >= 0)
-		unlink(path);
+		iom_own_unlink(t->own, path);
 	trace_free(t);
 	return ret;
 }
@@ -854,7 +852,7 @@ int iom_trace_close(struct iom_trace *t, struct iom_trace_stats *stats, char *er
 		if (close(fd) < 0)
 			ret = iom_err(err, errlen, errno, "cannot write '%s': %s", t->path,
 				      strerror(errno));
-		else if ((ret = iom_fsync_dir(t->path)) < 0)
+		else if ((ret = iom_own_fsync_dir(t->own, t->path)) < 0)
 			iom_err(err, errlen, -ret, "cannot fsync the directory of '%s': %s", t->path,
 				strerror(-ret));
 	}
@@ -1107,17 +1105,19 @@ int iom_trace_reader_open(const char *path, struct iom_trace_reader **out, char 
 			  size_t errlen)
 {
 	struct iom_trace_reader *r = xcalloc(1, sizeof(*r));
+	char e[IOM_ERRLEN];
 	uint8_t id[2];
 	ssize_t n;
 	int ret;
 
 	*out = NULL;
 	r->path = xstrdup(path);
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	r->fd = iom_own_open(NULL, path, IOM_OWN_FOLLOW, e, sizeof(e));
 	if (r->fd < 0) {
-		int e = errno;
-
-		ret = iom_err(err, errlen, e, "cannot open '%s': %s", path, strerror(e));
+		ret = iom_err(err, errlen, -r->fd, "%s", e);
+		if (ret != -EPERM && ret != -EISDIR)
+			iom_err(err, errlen, -ret, "cannot open '%s': %s", path, strerror(-ret));
+		r->fd = -1;
 		iom_trace_reader_free(r);
 		return ret;
 	}
@@ -1573,10 +1573,9 @@ int iom_trace_export(const char *in, const struct iom_trace_export *x, uint64_t 
 		goto out;
 	}
 	if (x->format == IOM_TRACE_CSV) {
-		csv = to_stdout ? stdout : fopen(x->out, "w");
+		csv = to_stdout ? stdout : iom_own_fopen(NULL, x->out, "w", err, errlen);
 		if (!csv) {
-			ret = iom_err(err, errlen, errno, "cannot create '%s': %s", x->out,
-				      strerror(errno));
+			ret = -EPERM;
 			goto out;
 		}
 		fputs(h->flags & IOM_TRACE_HAS_LAG ? "time_ns,latency_ns,op,offset,bytes,thread,due_ns,"
@@ -1623,11 +1622,9 @@ int iom_trace_export(const char *in, const struct iom_trace_export *x, uint64_t 
 					char *name = xasprintf("%s_%s.%u.log", prefix, fio_logs[k],
 							       rec.thread + 1);
 
-					*f = fopen(name, "w");
+					*f = iom_own_fopen(NULL, name, "w", err, errlen);
 					if (!*f) {
-						ret = iom_err(err, errlen, errno,
-							      "cannot create '%s': %s", name,
-							      strerror(errno));
+						ret = -EPERM;
 						free(name);
 						goto out;
 					}

@@ -69,6 +69,8 @@ enum {
 };
 
 /* What the trace header records, and how to write. */
+struct iom_own_dir;
+
 struct iom_trace_info {
 	uint32_t run_index;      /* the plan index of the run (names traces/NNNNN.trace.gz) */
 	const char *cell;        /* one line describing the cell (iom_cell_describe); may be NULL */
@@ -82,6 +84,8 @@ struct iom_trace_info {
 	bool lags;               /* a paced run: records carry their due time
 				  * (iom_trace_record_due); the file is version 2 */
 	unsigned flags;          /* IOM_TRACE_PAUSED */
+	const struct iom_own_dir *own; /* the pinned directory the path is under, or NULL: the
+					* trace and traces/ are never opened through a link */
 };
 
 /* What iom_trace_close() reports. */

@@ -34,7 +34,7 @@ static void write_events(const char *dir, const struct event *events, size_t n)
 	struct iom_journal j;
 	char err[IOM_ERRLEN];
 
-	assert_int_equal(iom_journal_open(&j, dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_journal_open(&j, test_own(dir), err, sizeof(err)), 0);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(iom_journal_append(&j, events[i].ev, events[i].run,
 						     events[i].detail), 0);
@@ -108,7 +108,7 @@ static void test_journal_ignores_torn_last_line(void **state)
 	char err[IOM_ERRLEN], *path;
 	int fd;
 
-	assert_int_equal(iom_journal_open(&j, dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_journal_open(&j, test_own(dir), err, sizeof(err)), 0);
 	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_START, 1, NULL), 0);
 	iom_journal_close(&j);
 	path = xasprintf("%s/journal", dir);
@@ -125,7 +125,7 @@ static void test_journal_ignores_torn_last_line(void **state)
 	iom_journal_state_release(&st);
 
 	/* opened again, the fragment is cut off, so the next event stands on a line of its own */
-	assert_int_equal(iom_journal_open(&j, dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_journal_open(&j, test_own(dir), err, sizeof(err)), 0);
 	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_DONE, 1, "runs/00001.json"), 0);
 	iom_journal_close(&j);
 	assert_int_equal(iom_journal_replay(dir, 1, &st, err, sizeof(err)), 0);
@@ -165,7 +165,7 @@ static void test_journal_replays_mkfs(void **state)
 	struct iom_journal_state st;
 	char err[IOM_ERRLEN];
 
-	assert_int_equal(iom_journal_open(&j, dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_journal_open(&j, test_own(dir), err, sizeof(err)), 0);
 	assert_int_equal(iom_journal_append(&j, IOM_J_MKFS, 0, "/dev/loop0 ext4 0b5e12ab-1 iom-0b5e12ab"), 0);
 	assert_int_equal(iom_journal_append(&j, IOM_J_MKFS, 0, "/dev/loop0 raw - -"), 0);
 	iom_journal_close(&j);
@@ -231,7 +231,7 @@ static void test_journal_replays_study_plan(void **state)
 	struct iom_journal_state st;
 	char err[IOM_ERRLEN];
 
-	assert_int_equal(iom_journal_open(&j, dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_journal_open(&j, test_own(dir), err, sizeof(err)), 0);
 	iom_journal_close(&j);
 	assert_int_equal(iom_journal_replay(dir, 3, &st, err, sizeof(err)), 0);
 	assert_false(st.started);
@@ -239,7 +239,7 @@ static void test_journal_replays_study_plan(void **state)
 	assert_int_equal(st.events, 0);
 	iom_journal_state_release(&st);
 
-	assert_int_equal(iom_journal_open(&j, dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_journal_open(&j, test_own(dir), err, sizeof(err)), 0);
 	assert_int_equal(iom_journal_append(&j, IOM_J_STUDY_START, 0,
 					    "plan 58de716f039c396c runs 10"), 0);
 	assert_int_equal(iom_journal_append(&j, IOM_J_RUN_DONE, 9, "runs/00009.json"), 0);
@@ -269,19 +269,19 @@ static void test_journal_lock_before_open(void **state)
 	size_t len;
 
 	assert_int_equal(iom_write_file_atomic(path, "a\tb\t0\tc\ntorn", 12), 0);
-	assert_int_equal(iom_journal_lock(&j, dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_journal_lock(&j, test_own(dir), err, sizeof(err)), 0);
 	assert_int_equal(j.fd, -1);
-	assert_int_equal(iom_journal_open(&k, dir, err, sizeof(err)), -EBUSY);
+	assert_int_equal(iom_journal_open(&k, test_own(dir), err, sizeof(err)), -EBUSY);
 	assert_int_equal(iom_read_file(path, &text, &len), 0);
 	assert_int_equal(len, 12);
 	free(text);
-	assert_int_equal(iom_journal_open_locked(&j, dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_journal_open_locked(&j, test_own(dir), err, sizeof(err)), 0);
 	assert_int_equal(iom_read_file(path, &text, &len), 0);
 	assert_int_equal(len, 8); /* the torn tail is cut once opened */
 	free(text);
 	assert_int_equal(iom_journal_append(&j, IOM_J_NOTE, 0, "x"), 0);
 	iom_journal_close(&j);
-	assert_int_equal(iom_journal_open(&k, dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_journal_open(&k, test_own(dir), err, sizeof(err)), 0);
 	iom_journal_close(&k);
 	free(path);
 }
@@ -292,11 +292,11 @@ static void test_journal_lock_refuses_second_writer(void **state)
 	struct iom_journal a, b;
 	char err[IOM_ERRLEN];
 
-	assert_int_equal(iom_journal_open(&a, dir, err, sizeof(err)), 0);
-	assert_int_equal(iom_journal_open(&b, dir, err, sizeof(err)), -EBUSY);
+	assert_int_equal(iom_journal_open(&a, test_own(dir), err, sizeof(err)), 0);
+	assert_int_equal(iom_journal_open(&b, test_own(dir), err, sizeof(err)), -EBUSY);
 	assert_non_null(strstr(err, "in use by another iomatrix process"));
 	iom_journal_close(&a);
-	assert_int_equal(iom_journal_open(&b, dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_journal_open(&b, test_own(dir), err, sizeof(err)), 0);
 	iom_journal_close(&b);
 }
 

@@ -68,8 +68,8 @@ static void make_study_with(const char *dir, const struct spec *runs, size_t n,
 
 	if (ro)
 		m.report = *ro;
-	assert_int_equal(iom_results_dir_create(dir, err, sizeof(err)), 0);
-	assert_int_equal(iom_study_write(dir, &rec, err, sizeof(err)), 0);
+	assert_int_equal(iom_results_dir_create(test_own(dir), err, sizeof(err)), 0);
+	assert_int_equal(iom_study_write(test_own(dir), &rec, err, sizeof(err)), 0);
 	for (size_t i = 0; i < n; i++) {
 		const struct spec *s = &runs[i];
 		struct iom_cell c = { .v = { s->target, 4096, s->qd, 1, 100, IOM_PATTERN_RANDOM,
@@ -86,7 +86,7 @@ static void make_study_with(const char *dir, const struct spec *runs, size_t n,
 		t->lat.pct[iom_percentile_index(99)] = (uint64_t)(s->p99_us * 1000);
 		r.cpu.us_per_io = s->cpu_us;
 		r.dir[IOM_DIR_READ] = *t; /* read_pct 100 */
-		assert_int_equal(iom_result_write(dir, &m, &c, &r, err, sizeof(err)), 0);
+		assert_int_equal(iom_result_write(test_own(dir), &m, &c, &r, err, sizeof(err)), 0);
 	}
 }
 
@@ -660,7 +660,7 @@ static void test_report_csv_digits_match_summary(void **state)
 	char err[IOM_ERRLEN] = "", *csv, *summary, *path;
 
 	make_study(dir, runs, IOM_ARRAY_SIZE(runs), 2);
-	assert_int_equal(iom_summary_rebuild(dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_summary_rebuild(test_own(dir), err, sizeof(err)), 0);
 	path = xasprintf("%s/summary.csv", dir);
 	assert_int_equal(iom_read_file(path, &summary, NULL), 0);
 	csv = report_of(&dir, 1, &o);
@@ -1444,8 +1444,8 @@ static void test_report_pooled_bimodal(void **state)
 	struct iom_report_opts_cli oj = { .format = "json" }, oc = { .format = "csv" };
 
 	assert_non_null(h);
-	assert_int_equal(iom_results_dir_create(dir, err, sizeof(err)), 0);
-	assert_int_equal(iom_study_write(dir, &rec, err, sizeof(err)), 0);
+	assert_int_equal(iom_results_dir_create(test_own(dir), err, sizeof(err)), 0);
+	assert_int_equal(iom_study_write(test_own(dir), &rec, err, sizeof(err)), 0);
 	for (uint32_t i = 0; i < 2; i++) {
 		struct iom_cell c = { .v = { 0, 4096, 1, 1, 100, IOM_PATTERN_RANDOM,
 					     IOM_ENGINE_IO_URING, 1 } };
@@ -1472,7 +1472,7 @@ static void test_report_pooled_bimodal(void **state)
 		iom_hist_init(h);
 		iom_hist_sparse_of(&r.hist[IOM_DIR_WRITE], h);
 		r.has_hist = true;
-		assert_int_equal(iom_result_write(dir, &mx, &c, &r, err, sizeof(err)), 0);
+		assert_int_equal(iom_result_write(test_own(dir), &mx, &c, &r, err, sizeof(err)), 0);
 		iom_run_result_release(&r);
 	}
 	free(h);
@@ -2204,8 +2204,8 @@ static void test_report_hosts_rows_and_differs(void **state)
 	struct iom_report_host_prov pv;
 	size_t n;
 
-	assert_int_equal(iom_results_dir_create(dir, err, sizeof(err)), 0);
-	assert_int_equal(iom_study_write(dir, &rec, err, sizeof(err)), 0);
+	assert_int_equal(iom_results_dir_create(test_own(dir), err, sizeof(err)), 0);
+	assert_int_equal(iom_study_write(test_own(dir), &rec, err, sizeof(err)), 0);
 	for (uint32_t i = 1; i <= 2; i++) {
 		struct iom_cell c = { .v = { 0, 4096, 1, 1, 100, IOM_PATTERN_RANDOM,
 					     IOM_ENGINE_IO_URING, 1 } };
@@ -2241,7 +2241,7 @@ static void test_report_hosts_rows_and_differs(void **state)
 		}
 		r.stonewalled = i == 2;
 		r.start_spread_ns = 123456;
-		assert_int_equal(iom_result_write(dir, &mx, &c, &r, err, sizeof(err)), 0);
+		assert_int_equal(iom_result_write(test_own(dir), &mx, &c, &r, err, sizeof(err)), 0);
 	}
 	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
 	assert_int_equal(m.nhruns, 2);

@@ -243,7 +243,7 @@ static int make_dir(void **state)
 
 	if (test_tmpdir_setup(state) != 0)
 		return -1;
-	return iom_results_dir_create(*state, err, sizeof(err));
+	return iom_results_dir_create(test_own(*state), err, sizeof(err));
 }
 
 #define IN_RESULTS_DIR(f) cmocka_unit_test_setup_teardown(f, make_dir, test_tmpdir_teardown)
@@ -267,7 +267,7 @@ static void test_result_round_trip(void **state)
 	char *path;
 
 	fill_result(&r, 7);
-	assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+	assert_int_equal(iom_result_write(test_own(dir), &matrix, &cell, &r, err, sizeof(err)), 0);
 	path = iom_result_path(dir, 7);
 	assert_non_null(strstr(path, "/runs/00007.json"));
 	assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
@@ -315,7 +315,7 @@ static void test_result_hist_round_trip(void **state)
 		r.dir[d].lat.max = h->max;
 	}
 	r.has_hist = true;
-	assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+	assert_int_equal(iom_result_write(test_own(dir), &matrix, &cell, &r, err, sizeof(err)), 0);
 	path = iom_result_path(dir, 5);
 	assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
 	assert_true(f.r.has_hist);
@@ -340,7 +340,7 @@ static void test_result_hist_round_trip(void **state)
 
 	/* an old file: no "hist" at all reads as none kept */
 	r.has_hist = false;
-	assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+	assert_int_equal(iom_result_write(test_own(dir), &matrix, &cell, &r, err, sizeof(err)), 0);
 	assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
 	assert_false(f.r.has_hist);
 	iom_result_file_release(&f);
@@ -368,7 +368,8 @@ static void test_result_disk_round_trip(void **state)
 
 		fill_result(&r, 9);
 		r.disk = cases[i];
-		assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+		assert_int_equal(iom_result_write(test_own(dir), &matrix, &cell, &r,
+					 err, sizeof(err)), 0);
 		path = iom_result_path(dir, 9);
 		text = slurp(path);
 		if (!cases[i].have)
@@ -410,7 +411,8 @@ static void test_result_paths_round_trip(void **state)
 				}
 			}
 		}
-		assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+		assert_int_equal(iom_result_write(test_own(dir), &matrix, &cell, &r,
+					 err, sizeof(err)), 0);
 		path = iom_result_path(dir, 9);
 		text = slurp(path);
 		assert_int_equal(strstr(text, "\"paths\"") != NULL, with);
@@ -470,7 +472,8 @@ static void test_result_access_round_trip(void **state)
 					ls->dir[IOM_DIR_TOTAL].lat.pct[i] = 1000 + 10 * (uint64_t)i + l;
 			}
 		}
-		assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+		assert_int_equal(iom_result_write(test_own(dir), &matrix, &cell, &r,
+					 err, sizeof(err)), 0);
 		path = iom_result_path(dir, 11);
 		text = slurp(path);
 		assert_int_equal(strstr(text, "\"access\"") != NULL, with);
@@ -527,7 +530,8 @@ static void test_result_stall_round_trip(void **state)
 		fill_result(&r, 9);
 		r.stall = cases[i];
 		r.stall.reason = cases[i].reason ? xstrdup(cases[i].reason) : NULL;
-		assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+		assert_int_equal(iom_result_write(test_own(dir), &matrix, &cell, &r,
+					 err, sizeof(err)), 0);
 		path = iom_result_path(dir, 9);
 		text = slurp(path);
 		if (!cases[i].stalled)
@@ -584,7 +588,8 @@ static void test_result_load_round_trip(void **state)
 					r.load.response[d].pct[i] = 1000u * (unsigned)(i + d + 1);
 			}
 		}
-		assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+		assert_int_equal(iom_result_write(test_own(dir), &matrix, &cell, &r,
+					 err, sizeof(err)), 0);
 		path = iom_result_path(dir, 10);
 		text = slurp(path);
 		if (!paced)
@@ -624,7 +629,7 @@ static void test_result_writes_readable_numbers(void **state)
 
 	fill_result(&r, 8);
 	r.mb_s_stddev = NAN;
-	assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+	assert_int_equal(iom_result_write(test_own(dir), &matrix, &cell, &r, err, sizeof(err)), 0);
 	path = iom_result_path(dir, 8);
 	text = slurp(path);
 	/* Nine significant digits, no exponent, no 17-digit noise. */
@@ -803,10 +808,11 @@ static void test_result_summary_csv(void **state)
 	c2.v[IOM_DIM_DIRECT] = 0;
 
 	/* Appended in run order (3 then 1): the header once, one row per run. */
-	assert_int_equal(iom_result_write(dir, &matrix, &cell, &a, err, sizeof(err)), 0);
-	assert_int_equal(iom_summary_append(dir, &matrix, &cell, &a, err, sizeof(err)), 0);
-	assert_int_equal(iom_result_write(dir, &matrix, &c2, &b, err, sizeof(err)), 0);
-	assert_int_equal(iom_summary_append(dir, &matrix, &c2, &b, err, sizeof(err)), 0);
+	assert_int_equal(iom_result_write(test_own(dir), &matrix, &cell, &a, err, sizeof(err)), 0);
+	assert_int_equal(iom_summary_append(test_own(dir), &matrix, &cell, &a,
+				 err, sizeof(err)), 0);
+	assert_int_equal(iom_result_write(test_own(dir), &matrix, &c2, &b, err, sizeof(err)), 0);
+	assert_int_equal(iom_summary_append(test_own(dir), &matrix, &c2, &b, err, sizeof(err)), 0);
 	text = slurp(path);
 	csv_parse(text, &csv);
 	assert_int_equal(csv.nrow, 3);
@@ -837,7 +843,7 @@ static void test_result_summary_csv(void **state)
 	free(text);
 
 	/* The rebuild orders rows by index and keeps every field. */
-	assert_int_equal(iom_summary_rebuild(dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_summary_rebuild(test_own(dir), err, sizeof(err)), 0);
 	again = slurp(path);
 	csv_parse(again, &csv);
 	assert_int_equal(csv.nrow, 3);
@@ -1012,7 +1018,7 @@ static void test_result_every_truncation_refused(void **state)
 	size_t len;
 
 	fill_result(&r, 5);
-	assert_int_equal(iom_result_write(dir, &matrix, &cell, &r, err, sizeof(err)), 0);
+	assert_int_equal(iom_result_write(test_own(dir), &matrix, &cell, &r, err, sizeof(err)), 0);
 	path = iom_result_path(dir, 5);
 	text = slurp(path);
 	len = strlen(text);
@@ -1083,7 +1089,7 @@ static void test_result_study_round_trip(void **state)
 		.device_bytes = 8ull << 30,
 	};
 
-	assert_int_equal(iom_study_write(dir, &rec, err, sizeof(err)), 0);
+	assert_int_equal(iom_study_write(test_own(dir), &rec, err, sizeof(err)), 0);
 	assert_int_equal(iom_study_read(path, &s, err, sizeof(err)), 0);
 	assert_string_equal(s.name, "demo");
 	assert_string_equal(s.description, "two controllers");
@@ -1129,7 +1135,7 @@ static void test_result_study_round_trip(void **state)
 
 	/* Rewritten at the end of the sweep. */
 	rec.end_wall_ns = 1764460900000000000ull;
-	assert_int_equal(iom_study_write(dir, &rec, err, sizeof(err)), 0);
+	assert_int_equal(iom_study_write(test_own(dir), &rec, err, sizeof(err)), 0);
 	assert_int_equal(iom_study_read(path, &s, err, sizeof(err)), 0);
 	assert_true(s.end_wall_ns == 1764460900000000000ull);
 	iom_study_info_release(&s);

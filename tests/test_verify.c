@@ -22,6 +22,7 @@
 #include "run.h"
 #include "util.h"
 #include "verify.h"
+#include "tmpdir.h"
 
 #define BS 4096u
 #define REGION (1u << 20)
@@ -246,7 +247,7 @@ static void test_verify_result_json(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(iom_results_dir_create(dir, err, sizeof(err)), 0);
+	assert_int_equal(iom_results_dir_create(test_own(dir), err, sizeof(err)), 0);
 	r.error = xstrdup("data verification failed: 1 mismatched sector");
 	r.verify = (struct iom_run_verify){ .enabled = true, .sectors_written = 7,
 					    .sectors_checked = 2048, .sectors_unwritten = 5,
@@ -254,7 +255,7 @@ static void test_verify_result_json(void **state)
 	r.verify.first = xcalloc(1, sizeof(*r.verify.first));
 	r.verify.first[0] = (struct iom_verify_mismatch){ 153600, xstrdup("a header for offset 153600"),
 							  xstrdup("a header for offset 0 (run 1)") };
-	assert_int_equal(iom_result_write(dir, &m, &c, &r, err, sizeof(err)), 0);
+	assert_int_equal(iom_result_write(test_own(dir), &m, &c, &r, err, sizeof(err)), 0);
 	iom_run_result_release(&r);
 	path = iom_result_path(dir, 1);
 	assert_int_equal(iom_read_file(path, &text, NULL), 0);
@@ -274,7 +275,7 @@ static void test_verify_result_json(void **state)
 	memset(&r, 0, sizeof(r));
 	r.index = 1;
 	c.v[IOM_DIM_VERIFY] = 0;
-	assert_int_equal(iom_result_write(dir, &m, &c, &r, err, sizeof(err)), 0);
+	assert_int_equal(iom_result_write(test_own(dir), &m, &c, &r, err, sizeof(err)), 0);
 	assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
 	assert_false(f.r.verify.enabled);
 	assert_string_equal(iom_result_cell_get(&f, "verify"), "false");

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ownfile.h"
+
 static inline int test_tmpdir_rm_one(const char *path, const struct stat *st, int flag,
 				     struct FTW *ftw)
 {
@@ -65,5 +67,21 @@ static inline int test_tmpdir_teardown(void **state)
 
 #define TEST_IN_TMPDIR(f) \
 	cmocka_unit_test_setup_teardown(f, test_tmpdir_setup, test_tmpdir_teardown)
+
+/* dir (made when missing) opened as a pinned directory for the writers that take one
+ * (ownfile.h): the same one while dir stays the same, else the previous one released. */
+static inline const struct iom_own_dir *test_own(const char *dir)
+{
+	static struct iom_own_dir d = { .fd = -1 };
+
+	if (d.fd >= 0 && strcmp(d.path, dir) == 0)
+		return &d;
+	iom_own_dir_release(&d);
+	if (iom_own_dir_open(&d, dir, IOM_OWN_DIR_CREATE, NULL, 0) < 0) {
+		fprintf(stderr, "cannot open '%s' as a results directory\n", dir);
+		abort();
+	}
+	return &d;
+}
 
 #endif
