@@ -650,7 +650,7 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 				char *p0 = xasprintf("%.*s.r0.trace.gz", (int)(strlen(base) -
 								  strlen(".trace.gz")), base);
 
-				unlink(p0);
+				iom_own_unlink(NULL, p0);
 				if (link(r->trace.file, p0) < 0 && kret == 0)
 					kret = -errno;
 				free(p0);
@@ -661,7 +661,7 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 			char *path = iom_trace_path(dir, r->index);
 
 			kret = h->ops->send_file(h->ctx, access(path, F_OK) == 0 ? path : NULL);
-			unlink(path);
+			iom_own_unlink(NULL, path);
 			free(path);
 		}
 		if (ret == 0)

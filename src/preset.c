@@ -613,13 +613,13 @@ int iom_preset_save(const char *path, const char *text, char *err, size_t errlen
 		ret = -errno;
 	if (ret == 0 && link(tmp, path) < 0)
 		ret = -errno;
-	unlink(tmp);
+	iom_own_unlink(NULL, tmp);
 	free(tmp);
 	if (ret == -EEXIST)
 		return iom_err(err, errlen, EEXIST, "'%s' exists, and 'iomatrix new' never overwrites "
 			       "a file (remove it or choose another name)", path);
 	if (ret < 0)
 		return iom_err(err, errlen, -ret, "cannot write '%s': %s", path, strerror(-ret));
-	iom_fsync_dir(path);
+	iom_own_fsync_dir(NULL, path);
 	return 0;
 }

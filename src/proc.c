@@ -223,11 +223,11 @@ static int run_program(const char *what, const char *command, const char *const 
 	if (o->log_path) {
 		char *dir = iom_path_dir(o->log_path);
 
-		ret = o->log_dir ? iom_own_mkdir(o->log_dir, dir, err, errlen)
-				 : iom_mkdir_p(dir) < 0 ? iom_err(err, errlen, errno,
-							"cannot create the directory of '%s': %s",
-							o->log_path, strerror(errno))
-							: 0;
+		if (o->log_dir)
+			ret = iom_own_mkdir(o->log_dir, dir, err, errlen);
+		else if ((ret = iom_mkdir_p(dir)) < 0)
+			iom_err(err, errlen, -ret, "cannot create the directory of '%s': %s",
+				o->log_path, strerror(-ret));
 		free(dir);
 		if (ret < 0)
 			return ret;

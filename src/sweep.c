@@ -74,7 +74,7 @@ char *iom_sweep_default_dir(const struct iom_matrix *m)
 /* Whether path is an empty directory (missing: true). */
 static bool dir_is_empty(const char *path)
 {
-	DIR *d = opendir(path);
+	DIR *d = iom_own_opendir(NULL, path, NULL, 0);
 	struct dirent *e;
 	bool empty = true;
 
@@ -98,12 +98,13 @@ static bool dir_is_empty(const char *path)
  */
 static bool dir_is_fresh(const char *dir)
 {
-	DIR *d = opendir(dir);
+	DIR *d = iom_own_opendir(NULL, dir, NULL, 0);
 	struct dirent *e;
 	bool fresh = true, lock = false;
 
+	/* missing, or not a directory of its own (a link): opening it says which */
 	if (!d)
-		return errno == ENOENT;
+		return errno == ENOENT || errno == EPERM;
 	while (fresh && (e = readdir(d))) {
 		const char *n = e->d_name;
 		char *path = xasprintf("%s/%s", dir, n);

@@ -2,7 +2,9 @@
 # Runs every libFuzzer harness for SECONDS each: run.sh SECONDS BUILD_DIR [NAME…]
 # Each harness gets its own corpus directory under BUILD_DIR/fuzz/corpus-NAME, seeded from the
 # tree (matrices and tests/bad for the matrix reader, tests/fixtures/trace for the trace reader,
-# the JSON fixtures for the result reader, tests/fixtures/import for the import readers); what the fuzzer learns stays there between runs.
+# the JSON fixtures for the result reader, tests/fixtures/import for the import readers,
+# tests/fuzz/seeds/resdir-* for the results-directory readers); what the fuzzer learns stays
+# there between runs.
 # A crash, leak or sanitizer report fails the script and leaves the reproducer in
 # BUILD_DIR/fuzz/artifacts-NAME/. Extra libFuzzer options come from $FUZZ_FLAGS.
 set -u
@@ -10,7 +12,7 @@ secs=${1:?usage: run.sh SECONDS BUILD_DIR [NAME...]}
 b=${2:?usage: run.sh SECONDS BUILD_DIR [NAME...]}
 shift 2
 top=$(cd "$(dirname "$0")/../.." && pwd)
-names=${*:-matrix trace result import}
+names=${*:-matrix trace result import resdir}
 
 seed() {
 	dir=$1
@@ -46,6 +48,7 @@ for n in $names; do
 		done ;;
 	result) seed "$corpus" $(find "$top/tests/fixtures/results" "$top/tests/fixtures/report" \
 			-name '*.json' | sort | head -200) "$top"/tests/fuzz/seeds/result-*.json ;;
+	resdir) seed "$corpus" "$top"/tests/fuzz/seeds/resdir-* ;;
 	esac
 	echo "fuzz_$n: $secs s"
 	# shellcheck disable=SC2086
