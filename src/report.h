@@ -76,6 +76,12 @@ enum iom_report_x {
 	IOM_X_RESP_P99,
 	IOM_X_SVC_MEAN,
 	IOM_X_SVC_P99,
+	/* the target's disk over the window: writes and flushes it completed, its write cache
+	 * (1 "write back", volatile; 0 "write through"), FUA taken (1, 0); NaN when unknown */
+	IOM_X_DISK_WRITES,
+	IOM_X_DISK_FLUSHES,
+	IOM_X_WCACHE_BACK,
+	IOM_X_FUA,
 	IOM_NX
 };
 
@@ -370,6 +376,15 @@ size_t iom_report_missing(const struct iom_report *m, size_t s, size_t **cells);
 /* The cell's words for the dimensions that vary ("4K rnd qd32"), or for all of them when none
  * varies; the caller frees it. */
 char *iom_report_cell_label(const struct iom_report *m, size_t cell);
+
+/*
+ * What the target's disk did per run of (cell, compared value cv), mean over its repetitions:
+ * "51.7K writes, 18.7K flushes (write back, no FUA)" — the flushes are what write_through
+ * costs on a volatile cache without FUA. NULL when no repetition knows its disk. The caller
+ * frees the text. iom_report_disk_any: whether any value of m wrote to a known disk.
+ */
+char *iom_report_disk_words(const struct iom_report *m, size_t cell, size_t cv);
+bool iom_report_disk_any(const struct iom_report *m);
 /* The cell's words for the dimensions that vary only ("" when none varies); the caller frees
  * it. */
 char *iom_report_varying_words(const struct iom_report *m, size_t cell);

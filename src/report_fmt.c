@@ -348,6 +348,27 @@ static void md_body(void *ctx, const struct iom_report *m)
 			fputs(" |\n", out);
 		}
 	}
+	if (iom_report_disk_any(m)) {
+		/* what write-through costs shows in the disk's flushes */
+		fputs("\n## Disk\n\nThe writes and flushes the target's disk completed per run "
+		      "(mean of the repetitions), its write cache (write back: volatile) and FUA.\n\n"
+		      "| cell | value | disk per run |\n|---|---|---|\n", out);
+		for (size_t c = 0; c < m->ncells; c++)
+			for (size_t v = 0; v < m->ncompared; v++) {
+				char *w = iom_report_disk_words(m, c, v), *label;
+
+				if (!w)
+					continue;
+				label = iom_report_cell_label(m, c);
+				fputs("| ", out);
+				md_text(out, label);
+				fputs(" | ", out);
+				md_text(out, m->compared[v]);
+				fprintf(out, " | %s |\n", w);
+				free(label);
+				free(w);
+			}
+	}
 	md_hosts(out, m); /* issue 20 */
 }
 
@@ -538,6 +559,37 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m,
 /* ---- JSON ---- */
 
 /* A dimension value as the run files write it: an integer, a boolean or a string. */
+/* A value's disk per run (mean of its repetitions): { writes, flushes, write_cache, fua },
+ * null when no repetition knows its disk. */
+static json_object *disk_json(const struct iom_report_reps *r)
+{
+	double w = 0, f = 0, wb = 0, fua = 0;
+	size_t n = 0, nf = 0, nwb = 0, nfua = 0;
+	json_object *o;
+
+	for (size_t i = 0; i < r->n; i++) {
+		if (!isfinite(r->x[IOM_X_DISK_WRITES][i]))
+			continue;
+		w += r->x[IOM_X_DISK_WRITES][i];
+		n++;
+		if (isfinite(r->x[IOM_X_DISK_FLUSHES][i]))
+			f += r->x[IOM_X_DISK_FLUSHES][i], nf++;
+		if (isfinite(r->x[IOM_X_WCACHE_BACK][i]))
+			wb += r->x[IOM_X_WCACHE_BACK][i], nwb++;
+		if (isfinite(r->x[IOM_X_FUA][i]))
+			fua += r->x[IOM_X_FUA][i], nfua++;
+	}
+	if (!n)
+		return NULL;
+	o = json_object_new_object();
+	iom_json_add(o, "writes", iom_json_num(w / (double)n));
+	iom_json_add(o, "flushes", nf ? iom_json_num(f / (double)nf) : NULL);
+	iom_json_add(o, "write_cache", nwb ? json_object_new_string(wb / (double)nwb >= 0.5 ?
+							      "write back" : "write through") : NULL);
+	iom_json_add(o, "fua", nfua ? json_object_new_boolean(fua / (double)nfua >= 0.5) : NULL);
+	return o;
+}
+
 static json_object *jvalue(const char *s)
 {
 	char *end;
@@ -695,6 +747,7 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 		iom_json_add(x, "max", r->n ? iom_json_num(s.max) : NULL);
 		iom_json_add(x, "outcome", json_object_new_string(iom_outcome_name(oc)));
 		iom_json_add(x, "vs_best_other_pct", iom_json_num(mg));
+		iom_json_add(x, "disk", disk_json(r));
 		if (m->vd) {
 			size_t i = (c * IOM_NMETRIC + k) * m->ncompared + v;
 

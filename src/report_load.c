@@ -204,6 +204,12 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 	rec->x[IOM_X_RESP_P99] = rec->x[IOM_X_SVC_P99];
 	rec->x[IOM_X_OFFERED] = 0;
 	rec->x[IOM_X_HELD] = 1;
+	rec->x[IOM_X_DISK_WRITES] = r->disk.have ? (double)r->disk.writes : NAN;
+	rec->x[IOM_X_DISK_FLUSHES] = r->disk.have && r->disk.has_flushes ? (double)r->disk.flushes
+									  : NAN;
+	rec->x[IOM_X_WCACHE_BACK] = !r->disk.have || !r->disk.write_cache[0] ? NAN :
+				    strcmp(r->disk.write_cache, "write back") == 0;
+	rec->x[IOM_X_FUA] = r->disk.have && r->disk.fua >= 0 ? r->disk.fua : NAN;
 	if (r->load.paced) {
 		const struct iom_lat *rt = &r->load.response[IOM_DIR_TOTAL];
 

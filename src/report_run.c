@@ -76,6 +76,12 @@ static void print_input(FILE *out, const struct iom_study_info *s, const struct 
 		fprintf(out, "buffered I/O: page cache enabled\n");
 	else
 		fprintf(out, "direct I/O (O_DIRECT): page cache bypassed\n");
+	/* DiskSpd's words for -Sh/-h (write-through) and without */
+	if (strcmp(cell_get(f, "write_through", "false"), "true") == 0)
+		fprintf(out, "hardware write cache disabled, writethrough on (O_DSYNC: a write "
+			     "completes on stable media)\n");
+	else
+		fprintf(out, "using hardware write cache, writethrough off\n");
 	if (rd == 100)
 		fprintf(out, "performing read test\n");
 	else if (rd == 0)
@@ -277,6 +283,18 @@ static void print_extras(FILE *out, const struct iom_run_result *r)
 			c->interrupts, c->interrupts_per_io);
 	fprintf(out, "latency of all I/O: min %.3f ms, mean %.3f ms, max %.3f ms\n",
 		(double)t->lat.min / 1e6, t->lat.mean / 1e6, (double)t->lat.max / 1e6);
+	if (r->disk.have) {
+		const struct iom_run_disk *d = &r->disk;
+
+		fprintf(out, "disk %s over the window: %" PRIu64 " reads, %" PRIu64 " writes, ",
+			d->name, d->reads, d->writes);
+		if (d->has_flushes)
+			fprintf(out, "%" PRIu64 " flushes", d->flushes);
+		else
+			fputs("flushes not counted by this kernel", out);
+		fprintf(out, "; write cache: %s, FUA: %s\n", d->write_cache[0] ? d->write_cache :
+			"unknown", d->fua < 0 ? "unknown" : d->fua ? "yes" : "no");
+	}
 	if (r->load.paced) {
 		const struct iom_lat *rt = &r->load.response[IOM_DIR_TOTAL];
 		char load[160];

@@ -235,6 +235,35 @@ static void load_note(FILE *out, const struct iom_report *m, unsigned width)
 }
 
 
+/* Beneath the tables, when any run wrote to a known disk: per cell, what the disk did per run
+ * for each compared value — "rd0 qd1: a 51.7K writes, 18.7K flushes (write back, no FUA)". */
+static void disk_note(FILE *out, const struct iom_report *m, unsigned width)
+{
+	if (!iom_report_disk_any(m))
+		return;
+	fputc('\n', out);
+	fputs("disk per run (mean of the repetitions):\n", out);
+	for (size_t c = 0; c < m->ncells; c++) {
+		struct iom_strbuf b = { 0 };
+		char *label = iom_report_cell_label(m, c);
+		bool any = false;
+
+		iom_strbuf_printf(&b, "  %s:", label);
+		for (size_t v = 0; v < m->ncompared; v++) {
+			char *w = iom_report_disk_words(m, c, v);
+
+			if (w)
+				iom_strbuf_printf(&b, "%s %s %s", any ? ";" : "", m->compared[v], w);
+			any |= w != NULL;
+			free(w);
+		}
+		if (any)
+			print_wrapped(out, iom_strbuf_get(&b), width, 4);
+		iom_strbuf_release(&b);
+		free(label);
+	}
+}
+
 /* What the line beneath a row shows under the best value: "20.8%", "same", "?" (undecided),
  * "(3.1%)". */
 static bool beneath_text(enum iom_metric k, const struct iom_report_verdict *vd, char *buf,
@@ -955,6 +984,11 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 				      "CPU µs per I/O (all CPUs busy: interrupts, kernel threads and "
 				      "io_uring's workers included; runs without it: the iomatrix "
 				      "process's, every thread); MB/s: 10^6 bytes/s", width, 2);
+		if (nmax && iom_report_disk_any(m))
+			print_wrapped(out, "disk (beneath the tables): the writes and flushes the "
+				      "target's disk completed per run, its write cache (write back: "
+				      "volatile) and FUA; write-through on a volatile cache without FUA "
+				      "is a flush per write", width, 2);
 		free(nb.s);
 	}
 	fputc('\n', out);
@@ -967,6 +1001,7 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		metric_tables(out, &t, width);
 	stalled_note(out, m, width);
 	load_note(out, m, width);
+	disk_note(out, m, width);
 	if (t.winners && nmax) {
 		fputc('\n', out);
 		verdict_block(out, &t, width);

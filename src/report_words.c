@@ -60,6 +60,51 @@ void iom_report_fmt_margin(char *buf, size_t len, enum iom_metric k, double pct)
 		snprintf(buf, len, "%s %.1f%%", way, pct);
 }
 
+/* ---- the disk in words ---- */
+
+/* The mean of the finite x[k] of r's repetitions; NaN when none. */
+static double mean_known(const struct iom_report_reps *r, int k)
+{
+	double s = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (isfinite(r->x[k][i])) {
+			s += r->x[k][i];
+			n++;
+		}
+	return n ? s / (double)n : NAN;
+}
+
+char *iom_report_disk_words(const struct iom_report *m, size_t cell, size_t cv)
+{
+	const struct iom_report_reps *r = &m->cells[cell].by[cv];
+	double w = mean_known(r, IOM_X_DISK_WRITES), f = mean_known(r, IOM_X_DISK_FLUSHES);
+	double wb = mean_known(r, IOM_X_WCACHE_BACK), fua = mean_known(r, IOM_X_FUA);
+	char a[32], b[32];
+
+	if (!isfinite(w))
+		return NULL;
+	iom_count_format(w, a, sizeof(a));
+	iom_count_format(f, b, sizeof(b));
+	/* the cache's words where the runs recorded them (older runs did not) */
+	return xasprintf("%s writes, %s flushes%s%s%s%s%s", a, isfinite(f) ? b : "?",
+			 isfinite(wb) || isfinite(fua) ? " (" : "",
+			 !isfinite(wb) ? "" : wb >= 0.5 ? "write back" : "write through",
+			 isfinite(wb) && isfinite(fua) ? ", " : "",
+			 !isfinite(fua) ? "" : fua >= 0.5 ? "FUA" : "no FUA",
+			 isfinite(wb) || isfinite(fua) ? ")" : "");
+}
+
+bool iom_report_disk_any(const struct iom_report *m)
+{
+	for (size_t c = 0; c < m->ncells; c++)
+		for (size_t v = 0; v < m->ncompared; v++)
+			if (mean_known(&m->cells[c].by[v], IOM_X_DISK_WRITES) > 0)
+				return true;
+	return false;
+}
+
 /* ---- cells in words ---- */
 
 void iom_report_word(const char *dim, const char *value, char *buf, size_t len)

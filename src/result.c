@@ -489,7 +489,9 @@ static json_object *stall_json(const struct iom_run_stall *st)
 }
 
 /* "disk": { name, reads, writes, discards, flushes } completed by the target's disk in the
- * measured window (discards and flushes null where the kernel does not count them), or null. */
+ * measured window (discards and flushes null where the kernel does not count them), its
+ * write_cache mode ("write back": volatile) and whether it takes FUA writes (null: unknown),
+ * or null. */
 static json_object *disk_json(const struct iom_run_disk *d)
 {
 	json_object *o;
@@ -502,6 +504,9 @@ static json_object *disk_json(const struct iom_run_disk *d)
 	iom_json_add(o, "writes", json_object_new_uint64(d->writes));
 	iom_json_add(o, "discards", d->has_discards ? json_object_new_uint64(d->discards) : NULL);
 	iom_json_add(o, "flushes", d->has_flushes ? json_object_new_uint64(d->flushes) : NULL);
+	iom_json_add(o, "write_cache", d->write_cache[0] ? json_object_new_string(d->write_cache)
+							 : NULL);
+	iom_json_add(o, "fua", d->fua >= 0 ? json_object_new_boolean(d->fua) : NULL);
 	return iom_json_one_line(o);
 }
 
@@ -1645,6 +1650,7 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 			rd_str(&c, v, "disk.", "name", &dname);
 			snprintf(r->disk.name, sizeof(r->disk.name), "%s", dname ? dname : "");
 			free(dname);
+			dname = NULL;
 			rd_u64(&c, v, "disk.", "reads", &r->disk.reads);
 			rd_u64(&c, v, "disk.", "writes", &r->disk.writes);
 			/* null: the kernel did not count them */
@@ -1654,6 +1660,17 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 				rd_u64(&c, v, "disk.", "discards", &r->disk.discards);
 			if (r->disk.has_flushes)
 				rd_u64(&c, v, "disk.", "flushes", &r->disk.flushes);
+			rd_str(&c, v, "disk.", "write_cache", &dname);
+			snprintf(r->disk.write_cache, sizeof(r->disk.write_cache), "%s",
+				 dname ? dname : "");
+			free(dname);
+			r->disk.fua = -1;
+			if (json_object_object_get(v, "fua")) {
+				bool fua = false;
+
+				rd_bool(&c, v, "disk.", "fua", &fua);
+				r->disk.fua = fua;
+			}
 		}
 	}
 	{ /* issue 18 */

@@ -285,6 +285,8 @@ struct iom_run_result {
 		bool has_flushes, has_discards; /* the kernel's stat file has these fields */
 		char name[32];                  /* "vda", "loop3": /sys/block/NAME/stat */
 		uint64_t reads, writes, discards, flushes; /* requests completed in the window */
+		char write_cache[16];           /* "write back", "write through"; "": unknown */
+		int fua;                        /* FUA writes taken: 1, 0, -1 unknown */
 	} disk;
 	/* issue 18: warmup = "steady" — whether and when steady state was reached */
 	struct iom_run_steady {

@@ -625,6 +625,8 @@ static void fill_disk(struct iom_run_result *r, const char *device,
 	d->flushes = b->flushes >= a->flushes ? b->flushes - a->flushes : 0;
 	d->has_discards = b->fields >= 12;
 	d->has_flushes = b->fields >= 16;
+	snprintf(d->write_cache, sizeof(d->write_cache), "%s", b->write_cache);
+	d->fua = b->fua;
 }
 
 static void fill_cpu(struct iom_run_result *r, const struct iom_cpu_sample *a,

@@ -2102,6 +2102,27 @@ int iom_target_open_sync(const struct iom_target_info *info, bool direct, bool w
 	return fd;
 }
 
+/* SYSFS/block/NAME/queue/ATTR's first line into buf ("" when it cannot be read). */
+static void queue_attr(const char *sysfs, const char *name, const char *attr, char *buf,
+		       size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n = -1;
+	int fd;
+
+	buf[0] = '\0';
+	if ((size_t)snprintf(path, sizeof(path), "%s/block/%s/queue/%s", sysfs ? sysfs : "/sys",
+			     name, attr) >= sizeof(path))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
 int iom_disk_counters_read(const char *sysfs, const char *device, struct iom_disk_counters *c)
 {
 	char path[PATH_MAX], text[512];
@@ -2143,5 +2164,8 @@ int iom_disk_counters_read(const char *sysfs, const char *device, struct iom_dis
 	c->discards = v[11];
 	c->flushes = v[15];
 	c->fields = n;
+	queue_attr(sysfs, name, "write_cache", c->write_cache, sizeof(c->write_cache));
+	queue_attr(sysfs, name, "fua", text, sizeof(text));
+	c->fua = *text ? text[0] == '1' : -1;
 	return 0;
 }

@@ -252,6 +252,9 @@ void iom_device_facts_release(struct iom_device_facts *f);
 struct iom_disk_counters {
 	uint64_t reads, writes, discards, flushes;
 	unsigned fields;      /* how many fields the file had: discards need 12, flushes 16 */
+	char write_cache[16]; /* queue/write_cache: "write back" (volatile), "write through";
+			       * "" when unknown */
+	int fua;              /* queue/fua: 1 the disk takes FUA writes, 0 not, -1 unknown */
 };
 
 /*

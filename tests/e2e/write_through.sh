@@ -4,6 +4,8 @@
 # write and a cache flush, so the run's "disk" counters show at least one flush per write; the
 # same run without write_through shows almost none. DiskSpd's -Sh maps to it (-Su does not).
 # The scratch files sit on an ext4 on the loop device, so other I/O on the machine does not count.
+# Every report shows it: the DiskSpd view's "hardware write cache disabled, writethrough on" and
+# the disk's counts, the text report's legend and disk note, the Markdown and JSON reports.
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for a loop device and a mount"
 need_cmd losetup mkfs.ext4 python3
@@ -64,4 +66,23 @@ for f, r in list(runs("out/runs/*.json")) + list(runs("dsSh/runs/*.json")) + lis
     seen += wt
 assert seen == 4, seen  # three engines and DiskSpd -Sh
 PY
+# what the disk did, shown: the DiskSpd view's write-cache line and disk counts, the report's
+# legend and its disk note (every cell's writes and flushes, the cache mode, FUA), the JSON's
+"$IOMATRIX" report dsSh --run 1 >dsrun.txt 2>&1 || die "report --run 1: $(cat dsrun.txt)"
+grep -qx "hardware write cache disabled, writethrough on (O_DSYNC: a write completes on stable media)" dsrun.txt ||
+    die "the DiskSpd view lacks the write-through line"
+grep -Eq "^disk $name over the window: [0-9]+ reads, [0-9]+ writes, [0-9]+ flushes; write cache: write back, FUA: no$" dsrun.txt ||
+    die "the DiskSpd view lacks the disk's counts: $(grep '^disk ' dsrun.txt)"
+"$IOMATRIX" report dsSu --run 1 | grep -qx "using hardware write cache, writethrough off" ||
+    die "-Su's view does not say the write cache is used"
+"$IOMATRIX" report out >rep.txt 2>&1 || die "report: $(cat rep.txt)"
+tr '\n' ' ' <rep.txt | tr -s ' ' | grep -q "disk (beneath the tables): the writes and flushes the target's disk completed per run, its write cache (write back: volatile) and FUA" ||
+    die "the report's legend does not name the disk figures"
+grep -q "^disk per run (mean of the repetitions):$" rep.txt || die "the report has no disk note"
+tr '\n' ' ' <rep.txt | tr -s ' ' | grep -Eq "write-through[^:]*: f [0-9.]+K? writes, [0-9.]+K? flushes \(write back, no FUA\)" ||
+    die "the disk note: $(sed -n '/^disk per run/,$p' rep.txt)"
+"$IOMATRIX" report out --format md >rep.md 2>&1 || die "report md"
+grep -q "flushes (write back, no FUA)" rep.md || die "the Markdown report has no disk counts"
+"$IOMATRIX" report out --format json >rep.json 2>&1 || die "report json"
+grep -q '"disk": {' rep.json || die "the JSON report has no disk figures"
 exit $fail
