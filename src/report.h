@@ -82,6 +82,7 @@ enum iom_report_x {
 	IOM_X_DISK_FLUSHES,
 	IOM_X_WCACHE_BACK,
 	IOM_X_FUA,
+	IOM_X_OTHER_CPU,        /* other processes' CPU in the window, % of a core; NaN: unknown */
 	IOM_NX
 };
 

@@ -210,6 +210,7 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 	rec->x[IOM_X_WCACHE_BACK] = !r->disk.have || !r->disk.write_cache[0] ? NAN :
 				    strcmp(r->disk.write_cache, "write back") == 0;
 	rec->x[IOM_X_FUA] = r->disk.have && r->disk.fua >= 0 ? r->disk.fua : NAN;
+	rec->x[IOM_X_OTHER_CPU] = r->cpu.ncpu ? r->cpu.other_pct : NAN;
 	if (r->load.paced) {
 		const struct iom_lat *rt = &r->load.response[IOM_DIR_TOTAL];
 

@@ -235,6 +235,47 @@ static void load_note(FILE *out, const struct iom_report *m, unsigned width)
 }
 
 
+/* Beneath the tables: the values whose runs shared the machine with other processes that took
+ * more than IOM_OTHER_CPU_PCT % of a core (their CPU figures include them) — "rd100 qd1, a: 2
+ * of 2 runs, up to 97% of a core". */
+static void neighbour_note(FILE *out, const struct iom_report *m, unsigned width)
+{
+	bool any = false;
+
+	for (size_t c = 0; c < m->ncells; c++)
+		for (size_t v = 0; v < m->ncompared; v++) {
+			const struct iom_report_reps *r = &m->cells[c].by[v];
+			size_t busy = 0;
+			double top = 0;
+			char *label, *line;
+
+			for (size_t i = 0; i < r->n; i++)
+				if (r->x[IOM_X_OTHER_CPU][i] > IOM_OTHER_CPU_PCT) {
+					busy++;
+					top = fmax(top, r->x[IOM_X_OTHER_CPU][i]);
+				}
+			if (!busy)
+				continue;
+			if (!any) {
+				char *head = xasprintf("busy neighbours: other processes took more than "
+						       "%g%% of a core during these runs' windows, so "
+						       "their CPU figures (CPU/IO, busy %%) include "
+						       "them:", IOM_OTHER_CPU_PCT);
+
+				fputc('\n', out);
+				print_wrapped(out, head, width, 2);
+				free(head);
+			}
+			any = true;
+			label = iom_report_cell_label(m, c);
+			line = xasprintf("  %s, %s: %zu of %zu run%s, up to %.0f%% of a core", label,
+					 m->compared[v], busy, r->n, r->n == 1 ? "" : "s", top);
+			print_wrapped(out, line, width, 4);
+			free(line);
+			free(label);
+		}
+}
+
 /* Beneath the tables, when any run wrote to a known disk: per cell, what the disk did per run
  * for each compared value — "rd0 qd1: a 51.7K writes, 18.7K flushes (write back, no FUA)". */
 static void disk_note(FILE *out, const struct iom_report *m, unsigned width)
@@ -1002,6 +1043,7 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 	stalled_note(out, m, width);
 	load_note(out, m, width);
 	disk_note(out, m, width);
+	neighbour_note(out, m, width);
 	if (t.winners && nmax) {
 		fputc('\n', out);
 		verdict_block(out, &t, width);

@@ -410,6 +410,7 @@ static json_object *cpu_json(const struct iom_run_cpu *c)
 		     iom_json_str("the whole system: every CPU's busy time (/proc/stat: user, "
 				  "nice, system, irq, softirq), other processes included"));
 	iom_json_add(o, "iops_per_busy_pct", iom_json_num(c->iops_per_busy_pct));
+	iom_json_add(o, "other_cpu_pct", iom_json_num(c->other_pct));
 	iom_json_add(o, "busy_jiffies", json_object_new_uint64(c->busy_jiffies));
 	iom_json_add(o, "all_jiffies", json_object_new_uint64(c->all_jiffies));
 	return o;
@@ -1154,6 +1155,8 @@ static void read_cpu(struct rd *c, json_object *o, struct iom_run_cpu *cpu)
 	rd_double(c, o, "cpu", "system_busy_pct", &cpu->system_busy_pct);
 	rd_double(c, o, "cpu", "system_us_per_io", &cpu->system_us_per_io);
 	rd_double(c, o, "cpu", "iops_per_busy_pct", &cpu->iops_per_busy_pct);
+	cpu->other_pct = NAN; /* absent before it was measured */
+	rd_double(c, o, "cpu", "other_cpu_pct", &cpu->other_pct);
 	n64 = 0;
 	rd_u64(c, o, "cpu", "busy_jiffies", &n64);
 	cpu->busy_jiffies = n64;

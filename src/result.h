@@ -162,7 +162,15 @@ struct iom_run_cpu {
 	double system_us_per_io;       /* all CPUs' busy time (µs) per measured I/O */
 	double iops_per_busy_pct;      /* IOMeter's "CPU effectiveness": IOPS per busy % */
 	uint64_t busy_jiffies, all_jiffies; /* the sampled window's, as /proc/stat counts them */
+	/* what other processes took in the window, in % of one core: the system's busy time less
+	 * this process's (every thread) and the interrupt and softirq time its I/O causes; the
+	 * CPU figures above include it. NaN when unknown (older runs) */
+	double other_pct;
 };
+
+/* Other processes above this many % of a core in a run's window make its CPU figures noise:
+ * the report flags the run (report.max_other_cpu). */
+#define IOM_OTHER_CPU_PCT 25.0
 
 /*
  * The offered load of a paced run (rate_iops or rate_mb_s; docs/load.md). The service time of

@@ -664,6 +664,16 @@ static void fill_cpu(struct iom_run_result *r, const struct iom_cpu_sample *a,
 			cpu->system_us_per_io = (double)sys.busy * 1e6 / (double)hz * scale / ios;
 		if (cpu->system_busy_pct > 0 && r->elapsed_s > 0)
 			cpu->iops_per_busy_pct = ios / r->elapsed_s / cpu->system_busy_pct;
+		/* the others: all busy time less ours and our I/O's interrupts, over the sample */
+		cpu->other_pct = NAN;
+		if (hz > 0 && sample_ns) {
+			double secs = (double)sample_ns / 1e9;
+			double busy = (double)sys.busy / (double)hz;
+			double irq = (cpu->avg.irq + cpu->avg.softirq) / 100 * a->ncpu * secs;
+
+			cpu->other_pct = fmax(0, busy - cpu->proc_user_s - cpu->proc_sys_s - irq) /
+					 secs * 100;
+		}
 	}
 }
 

@@ -936,6 +936,9 @@ static void print_progress(struct sweep *s, const struct iom_run *run,
 		iom_run_load_describe(&r->load, load, sizeof(load));
 		say(s, !r->load.held, "  run %u %s\n", run->index, load);
 	}
+	if (r->cpu.ncpu && r->cpu.other_pct > IOM_OTHER_CPU_PCT)
+		say(s, false, "  run %u: other processes took %.0f%% of a core during the window; "
+			      "its CPU figures include them\n", run->index, r->cpu.other_pct);
 	if (r->stall.stalled)
 		say(s, true, "  run %u stalled: %s; the report leaves it out of the verdicts\n",
 		    run->index, r->stall.reason ? r->stall.reason : "the window stalled");
