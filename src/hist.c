@@ -281,3 +281,22 @@ void iom_hist_delta(const struct iom_hist *now, const struct iom_hist *base, con
 	for (; k < n; k++)
 		out[k] = *max;
 }
+
+void iom_hist_coarse_add(const struct iom_hist *now, const struct iom_hist *base, uint64_t *out)
+{
+	for (unsigned b = 0; b < IOM_HIST_BUCKETS; b++)
+		if (now->bucket[b] > base->bucket[b])
+			out[b / IOM_HIST_COARSE_STEP] += now->bucket[b] - base->bucket[b];
+}
+
+void iom_hist_coarse_delta(const uint64_t *coarse, const double *pcts, unsigned n, uint64_t *out,
+			   uint64_t *count, uint64_t *max)
+{
+	struct iom_hist *h = xcalloc(2, sizeof(*h));
+
+	for (unsigned g = 0; g < IOM_HIST_COARSE; g++)
+		h->bucket[g * IOM_HIST_COARSE_STEP + IOM_HIST_COARSE_STEP / 2] = coarse[g];
+	h->max = IOM_HIST_MAX_NS;
+	iom_hist_delta(h, h + 1, pcts, n, out, count, max);
+	free(h);
+}

@@ -71,6 +71,17 @@ void iom_hist_bucket_range(unsigned b, uint64_t *lo, uint64_t *hi);
  * interval's latencies.
  */
 void iom_hist_add_live(struct iom_hist *dst, const struct iom_hist *live);
+/*
+ * An interval's latencies to be summed with other hosts' (hosts.c): the values in now and not
+ * in base, in IOM_HIST_COARSE groups of IOM_HIST_COARSE_STEP buckets each (1/16 of a power of
+ * two wide), added into out; iom_hist_coarse_delta gives their percentiles and max as
+ * iom_hist_delta does, each value at its group's middle bucket (within 1/32 of a power of two).
+ */
+#define IOM_HIST_COARSE_STEP 8
+#define IOM_HIST_COARSE (IOM_HIST_BUCKETS / IOM_HIST_COARSE_STEP)
+void iom_hist_coarse_add(const struct iom_hist *now, const struct iom_hist *base, uint64_t *out);
+void iom_hist_coarse_delta(const uint64_t *coarse, const double *pcts, unsigned n, uint64_t *out,
+			   uint64_t *count, uint64_t *max);
 void iom_hist_delta(const struct iom_hist *now, const struct iom_hist *base, const double *pcts,
 		    unsigned n, uint64_t *out, uint64_t *count, uint64_t *max);
 

@@ -256,6 +256,22 @@ static int m_merge_hist(void *ctx, struct iom_hist *h, size_t n)
 	return ret;
 }
 
+/* n counters summed over the ranks into rank 0's v. */
+static int m_sum_u64(void *ctx, uint64_t *v, size_t n)
+{
+	struct mpi_ctx *c = ctx;
+	uint64_t *res = xcalloc(n, sizeof(*res));
+	MPI_Request r;
+	int ret;
+
+	ret = coll(c, MPI_Ireduce(v, res, (int)n, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD, &r),
+		   &r);
+	if (ret == 0 && c->rank == 0)
+		memcpy(v, res, n * sizeof(*v));
+	free(res);
+	return ret;
+}
+
 /* One point-to-point message of the clock offsets: sent (send) or received, spun on. */
 static int ping(struct mpi_ctx *c, bool send, uint64_t *v, int peer, int tag)
 {
@@ -562,6 +578,7 @@ static const char *m_lost(void *ctx)
 
 static const struct iom_hosts_ops mpi_ops = {
 	.bcast = m_bcast, .allmax = m_allmax, .gather = m_gather, .merge_hist = m_merge_hist,
+	.sum_u64 = m_sum_u64,
 	.sync = m_sync, .offset_ns = m_offset, .send_file = m_send_file,
 	.recv_file = m_recv_file, .stonewall = m_stonewall, .stonewall_end = m_stonewall_end,
 	.start_ns = m_start, .deadline = m_deadline, .ready = m_ready, .lost = m_lost,

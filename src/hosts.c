@@ -573,6 +573,52 @@ void iom_hosts_aggregate(struct iom_run_result *r, const struct iom_host_row *ro
 	}
 }
 
+/*
+ * The aggregate's 1-second intervals (every rank, collectively): each rank's counts and coarse
+ * latency groups summed over the ranks, interval by interval (the windows start at the agreed
+ * instant, so interval k is the same second everywhere), the latencies of each read off the
+ * sum — never an average of the ranks' percentiles. Rank 0's intervals give their lengths.
+ */
+static int merge_intervals(struct iom_hosts *h, struct iom_run_result *r, bool use)
+{
+	static const double pcts[2] = { 50, 99 };
+	uint64_t n = h->out.t0_ns && use ? h->out.niv : 0, *t;
+	int ret;
+
+	if (!h->ops->sum_u64)
+		return 0;
+	if ((ret = h->ops->allmax(h->ctx, &n)) < 0 || n == 0)
+		return ret;
+	/* the size of the rows run.c made; every rank sums the same n rows */
+	t = xcalloc(n, IOM_RUN_IV_WORDS * sizeof(*t));
+	if (h->out.t0_ns && use && h->out.iv_rows)
+		memcpy(t, h->out.iv_rows, h->out.niv * IOM_RUN_IV_WORDS * sizeof(*t));
+	ret = h->ops->sum_u64(h->ctx, t, n * IOM_RUN_IV_WORDS);
+	if (ret == 0 && h->rank == 0) {
+		struct iom_interval *iv = xcalloc(n, sizeof(*iv));
+
+		for (uint64_t k = 0; k < n; k++) {
+			const uint64_t *row = t + k * IOM_RUN_IV_WORDS;
+			uint64_t out[2];
+
+			iv[k].ios[0] = row[0];
+			iv[k].ios[1] = row[1];
+			iv[k].bytes[0] = row[2];
+			iv[k].bytes[1] = row[3];
+			iv[k].ns = k < r->nintervals ? r->intervals[k].ns : IOM_INTERVAL_NS;
+			iom_hist_coarse_delta(row + 4, pcts, 2, out, &iv[k].lat_ios, &iv[k].max_ns);
+			iv[k].p50_ns = out[0];
+			iv[k].p99_ns = out[1];
+		}
+		free(r->intervals);
+		r->intervals = iv;
+		r->nintervals = n;
+		r->has_iv_lat = true;
+	}
+	free(t);
+	return ret;
+}
+
 int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_result *r)
 {
 	struct iom_host_row mine, *rows = NULL;
@@ -599,6 +645,11 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 	if (h->ops->gather(h->ctx, &mine, sizeof(mine), rows) < 0 ||
 	    h->ops->merge_hist(h->ctx, h->out.hist, IOM_NDIR) < 0)
 		ret = -EIO;
+	if (merge_intervals(h, r, !iom_hosts_sits_out(h)) < 0 && ret == 0)
+		ret = -EIO;
+	free(h->out.iv_rows);
+	h->out.iv_rows = NULL;
+	h->out.niv = 0;
 	if (ret == 0 && h->rank == 0) { /* the rows of the ranks that took part */
 		size_t n = part_rows(h, rows);
 

@@ -41,6 +41,9 @@ struct iom_hosts_ops {
 	int (*gather)(void *ctx, const void *mine, size_t len, void *all);
 	/* n histograms merged bucket by bucket into rank 0's h */
 	int (*merge_hist)(void *ctx, struct iom_hist *h, size_t n);
+	/* n counters summed over the ranks into rank 0's v (the intervals of a run); may be NULL:
+	 * the aggregate's intervals are then rank 0's */
+	int (*sum_u64)(void *ctx, uint64_t *v, size_t n);
 	/* a run's sync point (0: before the warm-up, 1: before the measured window): every rank
 	 * arrives, ok or not (a rank that failed sits the run out, the others go on); clock
 	 * offsets to rank 0 measured; at point 1 every rank returns at the agreed start of the

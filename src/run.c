@@ -123,6 +123,10 @@ struct ctl {
 	/* the intervals' latencies: the workers' histograms summed at this take, at the last
 	 * and at the one before (heap; NULL: not had, the intervals carry none) */
 	struct iom_hist *snap[3];
+	/* many hosts (spec->hosts_out): each interval's latencies in coarse groups, to be summed
+	 * with the other hosts' (IOM_HIST_COARSE per interval, heap) */
+	uint64_t *iv_coarse;
+	size_t iv_coarse_cap;
 
 	uint64_t watchdog;         /* monotonic deadline of timing.timeout; 0: none */
 	unsigned abandoned;        /* workers that did not exit after a timeout (detached) */
@@ -236,6 +240,20 @@ static void interval_lat(struct ctl *c, size_t k, bool grown)
 			iom_hist_add_live(now, c->w[i].hist[d]);
 	iom_hist_delta(now, grown ? c->snap[2] : c->snap[1], pcts, 2, out, &iv->lat_ios,
 		       &iv->max_ns);
+	if (c->spec->hosts_out) {
+		if (c->niv > c->iv_coarse_cap) {
+			size_t cap = IOM_MAX(c->niv, 2 * c->iv_coarse_cap);
+
+			c->iv_coarse = xrealloc(c->iv_coarse, cap * IOM_HIST_COARSE *
+					       sizeof(*c->iv_coarse));
+			memset(c->iv_coarse + c->iv_coarse_cap * IOM_HIST_COARSE, 0,
+			       (cap - c->iv_coarse_cap) * IOM_HIST_COARSE * sizeof(*c->iv_coarse));
+			c->iv_coarse_cap = cap;
+		}
+		memset(c->iv_coarse + k * IOM_HIST_COARSE, 0, IOM_HIST_COARSE * sizeof(uint64_t));
+		iom_hist_coarse_add(now, grown ? c->snap[2] : c->snap[1],
+				    c->iv_coarse + k * IOM_HIST_COARSE);
+	}
 	iv->p50_ns = out[0];
 	iv->p99_ns = out[1];
 	t = c->snap[0];
@@ -1029,6 +1047,23 @@ static void hosts_out(const struct ctl *c, struct iom_run_hosts_out *o)
 		}
 	o->t0_ns = c->measured ? c->t0 : 0;
 	o->t1_ns = c->measured ? c->t1 : 0;
+	free(o->iv_rows);
+	o->iv_rows = NULL;
+	o->niv = c->measured ? c->niv : 0;
+	if (o->niv) {
+		o->iv_rows = xcalloc(o->niv, IOM_RUN_IV_WORDS * sizeof(*o->iv_rows));
+		for (size_t k = 0; k < o->niv; k++) {
+			uint64_t *row = o->iv_rows + k * IOM_RUN_IV_WORDS;
+
+			row[0] = c->iv[k].ios[0];
+			row[1] = c->iv[k].ios[1];
+			row[2] = c->iv[k].bytes[0];
+			row[3] = c->iv[k].bytes[1];
+			if (k < c->iv_coarse_cap)
+				memcpy(row + 4, c->iv_coarse + k * IOM_HIST_COARSE,
+				       IOM_HIST_COARSE * sizeof(*row));
+		}
+	}
 }
 
 /* ---- the run ---------------------------------------------------------------------------- */
@@ -1382,6 +1417,7 @@ failed:
 	free(c->pshared);
 	for (i = 0; i < 3; i++)
 		free(c->snap[i]);
+	free(c->iv_coarse);
 	free(c);
 	return ret;
 }

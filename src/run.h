@@ -30,7 +30,13 @@ struct iom_cell;
 struct iom_run_hosts_out {
 	struct iom_hist hist[IOM_NDIR];
 	uint64_t t0_ns, t1_ns;
+	/* the 1-second intervals, to be summed with the other hosts': niv rows of
+	 * IOM_RUN_IV_WORDS — read and write I/Os, read and write bytes, then the latencies in
+	 * hist.h's IOM_HIST_COARSE groups (heap, the backend frees it; NULL: none) */
+	uint64_t *iv_rows;
+	size_t niv;
 };
+#define IOM_RUN_IV_WORDS (4 + IOM_HIST_COARSE)
 
 /* What a run has measured so far (see iom_run_spec.live); read with __atomic_load_n. */
 struct iom_run_live {
