@@ -56,6 +56,14 @@ grep -q 'block size: 8192' out || die "diskspd -X: $(head -30 out)"
 "$IOMATRIX" diskspd "-X$FX/diskspd-random.xml" -b4K --matrix >out 2>err && die "-X with -b accepted"
 grep -q 'takes a profile alone' err || die "-X with -b: $(cat err)"
 
+# the profile is the command line it stands for: the same plan hash
+"$IOMATRIX" diskspd "-X$FX/diskspd-random.xml" --matrix >x.cfg 2>err || die "-X --matrix: $(cat err)"
+"$IOMATRIX" diskspd -b8K -r -w30 -t2 -o8 -Sh -d1 -W0 -z42 -c16M random.dat --matrix >f.cfg 2>err ||
+    die "flags --matrix: $(cat err)"
+a=$("$IOMATRIX" plan x.cfg | grep 'plan hash')
+b=$("$IOMATRIX" plan f.cfg | grep 'plan hash')
+[ -n "$a" ] && [ "$a" = "$b" ] || die "diskspd-random.xml plans '$a', its command line '$b'"
+
 # the round trip: diskspd --print-fio, imported, plans as the DiskSpd command
 for args in "-b16K -d1 -W0 -Sh -o4 -t2 -r -w30 -z7 -c16M rt.dat" "-b64K -d2 -o2 -w0 -c8M rt.dat" \
     "-b4K -rs50 -w100 -g200i -Z -c8M rt.dat"; do
