@@ -27,7 +27,8 @@ comp() {
 }
 words=("$IOMATRIX" ""); CURRENT=2
 . "$TOP/contrib/iomatrix.zsh-completion"
-comp new check plan run resume report trace diskspd help version -- "$IOMATRIX" ""
+comp new check plan run resume report trace diskspd import help version -- "$IOMATRIX" ""
+comp fio diskspd icf -- "$IOMATRIX" import x.fio --format ""
 comp --quiet --no-trace --set --output -- "$IOMATRIX" run x.cfg --
 comp atto crystaldiskmark -- "$IOMATRIX" new --preset ""
 comp block_size= workload.block_size= timing.repeat= repeat= -- "$IOMATRIX" run a.cfg --set ""
