@@ -404,6 +404,18 @@ static void cmd_end(struct qtrack *q)
 	cmd_fresh(&q->c);
 }
 
+/* A newline outside quotes: the command ends, and the bodies of the here-documents opened on
+ * the line begin. */
+static void line_end(struct qtrack *q)
+{
+	cmd_end(q);
+	if (q->nheredoc > 0) {
+		q->in_body = true;
+		q->body = 0;
+		q->llen = 0;
+	}
+}
+
 /* "$(" seen in state st: the command inside starts outside quotes, a command of its own. */
 static void subst_open(struct qtrack *q)
 {
@@ -521,12 +533,10 @@ static void track_out(struct qtrack *q, char c, bool dollar)
 		q->op = 0;               /* >| */
 	} else if (strchr(";&|()\n", c)) {
 		q->op = 0;
-		cmd_end(q);
-		if (c == '\n' && q->nheredoc > 0) {
-			q->in_body = true;
-			q->body = 0;
-			q->llen = 0;
-		}
+		if (c == '\n')
+			line_end(q);
+		else
+			cmd_end(q);
 	} else if (c == ' ' || c == '\t') {
 		word_end(q);
 	} else {
@@ -553,12 +563,7 @@ static void track(struct qtrack *q, const char *s, size_t len)
 			if (c == '\n') {
 				q->comment = false;
 				q->word_start = true;
-				cmd_end(q);
-				if (q->nheredoc > 0) {
-					q->in_body = true;
-					q->body = 0;
-					q->llen = 0;
-				}
+				line_end(q);
 			}
 			continue;
 		}
