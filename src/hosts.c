@@ -573,6 +573,25 @@ void iom_hosts_aggregate(struct iom_run_result *r, const struct iom_host_row *ro
 	}
 }
 
+/* The kept histograms of the n rows of r, from every rank's (hists, rank order), in the rows'
+ * order: the ranks that took part. */
+static void keep_host_hists(const struct iom_hosts *h, struct iom_run_result *r,
+			    const struct iom_hist (*hists)[IOM_NDIR], size_t n)
+{
+	size_t k = 0;
+
+	if (!n)
+		return;
+	r->host_hist = xcalloc(n, sizeof(*r->host_hist));
+	for (unsigned q = 0; q < h->size && k < n; q++) {
+		if (h->plan && h->cell && !iom_hosts_takes_part(h->plan, h->cell, q))
+			continue;
+		for (int d = 0; d < IOM_NDIR; d++)
+			iom_hist_sparse_of(&r->host_hist[k][d], &hists[q][d]);
+		k++;
+	}
+}
+
 /*
  * The aggregate's 1-second intervals (every rank, collectively): each rank's counts and coarse
  * latency groups summed over the ranks, interval by interval (the windows start at the agreed
@@ -622,6 +641,7 @@ static int merge_intervals(struct iom_hosts *h, struct iom_run_result *r, bool u
 int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_result *r)
 {
 	struct iom_host_row mine, *rows = NULL;
+	struct iom_hist (*hists)[IOM_NDIR] = NULL;
 	char e[IOM_ERRLEN];
 	int ret = 0;
 
@@ -642,7 +662,11 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 	iom_hosts_row_of(h, r, h->out.t0_ns, h->out.t1_ns, h->out.hist, &mine);
 	if (h->rank == 0)
 		rows = xcalloc(h->size, sizeof(*rows));
+	/* each rank's own histograms for its row, before they are merged into rank 0's */
+	if (h->rank == 0)
+		hists = xcalloc(h->size, sizeof(h->out.hist));
 	if (h->ops->gather(h->ctx, &mine, sizeof(mine), rows) < 0 ||
+	    h->ops->gather(h->ctx, h->out.hist, sizeof(h->out.hist), hists) < 0 ||
 	    h->ops->merge_hist(h->ctx, h->out.hist, IOM_NDIR) < 0)
 		ret = -EIO;
 	if (merge_intervals(h, r, !iom_hosts_sits_out(h)) < 0 && ret == 0)
@@ -654,6 +678,7 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 		size_t n = part_rows(h, rows);
 
 		iom_hosts_aggregate(r, rows, n, h->out.hist);
+		keep_host_hists(h, r, hists, n);
 		if (!n && r->status == IOM_RUN_OK) { /* a target's hosts and ranks = N disjoint */
 			free(r->error);
 			r->error = xasprintf("no rank of this job runs it: target '%s' lives on none "
@@ -675,6 +700,7 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 		r->status = IOM_RUN_FAILED;
 	}
 	free(rows);
+	free(hists);
 	/* the followers' traces, one after the other; their directory made here when rank 0
 	 * sat the run out (its own trace makes it otherwise) */
 	if (h->rank == 0 && h->size > 1) {

@@ -90,6 +90,11 @@ void iom_run_result_release(struct iom_run_result *r)
 	free(r->cpu.per_cpu);
 	free(r->cpu.irq_drivers);
 	free(r->engine_notes);
+	for (size_t i = 0; r->host_hist && i < r->nhosts; i++)
+		for (int d = 0; d < IOM_NDIR; d++)
+			iom_hist_sparse_release(&r->host_hist[i][d]);
+	free(r->host_hist);
+	r->host_hist = NULL;
 	free(r->hosts);
 	r->hosts = NULL;
 	r->nhosts = 0;
@@ -282,6 +287,8 @@ static json_object *hist_json(const struct iom_hist_sparse *h)
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
 
 	iom_json_add(o, "count", json_object_new_uint64(h->count));
+	iom_json_add(o, "min", json_object_new_uint64(h->min));
+	iom_json_add(o, "max", json_object_new_uint64(h->max));
 	iom_json_add(o, "sum", u128_json(h->sum));
 	iom_json_add(o, "sumsq", u128_json(h->sumsq));
 	iom_json_add(o, "clamped", json_object_new_uint64(h->clamped));
@@ -626,6 +633,13 @@ static json_object *hosts_json(const struct iom_run_result *r)
 		iom_json_add(o, "cpu_model", json_object_new_string(h->cpu_model));
 		iom_json_add(o, "device", json_object_new_string(h->device));
 		iom_json_add(o, "start_late_ns", json_object_new_int64(h->start_late_ns));
+		if (r->host_hist) {
+			json_object *x = json_object_new_object();
+
+			for (int d = 0; d < IOM_NDIR; d++)
+				iom_json_add(x, dir_names[d], hist_json(&r->host_hist[i][d]));
+			iom_json_add(o, "hist", x);
+		}
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -1041,17 +1055,13 @@ static void rd_u128(struct rd *c, json_object *o, const char *prefix, const char
 /* A kept histogram ("lat_ns.hist", hist_json's form) of o, when there is one: *have set. The
  * bins must be bucket bounds in ascending order adding up to count; min and max come from
  * the lat_ns figures beside it (l). */
-static void read_hist(struct rd *c, json_object *o, const char *prefix, const struct iom_lat *l,
-		      struct iom_hist_sparse *h, bool *have)
+static void read_hist_at(struct rd *c, json_object *x, const char *p, const struct iom_lat *l,
+			 struct iom_hist_sparse *h)
 {
-	json_object *x = rd_obj(c, o, prefix, "hist"), *a;
-	char p[80];
+	json_object *a;
 	const char *bad;
 	size_t n;
 
-	if (!x)
-		return;
-	snprintf(p, sizeof(p), "%s.hist", prefix);
 	iom_hist_sparse_release(h);
 	rd_u64(c, x, p, "count", &h->count);
 	rd_u128(c, x, p, "sum", &h->sum);
@@ -1065,8 +1075,10 @@ static void read_hist(struct rd *c, json_object *o, const char *prefix, const st
 		rd_fail(c, p, "bins", "is not pairs of a bucket's lower bound and its count");
 		return;
 	}
-	h->min = l->min;
-	h->max = l->max;
+	h->min = l ? l->min : 0;
+	h->max = l ? l->max : 0;
+	rd_u64(c, x, p, "min", &h->min); /* absent in the first files that kept histograms */
+	rd_u64(c, x, p, "max", &h->max);
 	h->bins = n ? xcalloc(n / 2, sizeof(*h->bins)) : NULL;
 	for (size_t i = 0; i + 1 < n && !c->ret; i += 2) {
 		uint64_t lo = 0, cnt = 0, blo, bhi;
@@ -1082,6 +1094,18 @@ static void read_hist(struct rd *c, json_object *o, const char *prefix, const st
 	}
 	if (!c->ret && (bad = iom_hist_sparse_invalid(h)) != NULL)
 		rd_fail(c, p, "bins", bad);
+}
+
+static void read_hist(struct rd *c, json_object *o, const char *prefix, const struct iom_lat *l,
+		      struct iom_hist_sparse *h, bool *have)
+{
+	json_object *x = rd_obj(c, o, prefix, "hist");
+	char p[80];
+
+	if (!x)
+		return;
+	snprintf(p, sizeof(p), "%s.hist", prefix);
+	read_hist_at(c, x, p, l, h);
 	*have = true;
 }
 
@@ -1371,6 +1395,17 @@ static void read_hosts(struct rd *c, json_object *root, struct iom_run_result *r
 			rd_fail(c, p, "start_late_ns", "is not an integer");
 		else if (v)
 			h->start_late_ns = json_object_get_int64(v);
+		v = rd_obj(c, o, p, "hist"); /* absent in files from before */
+		for (int d = 0; v && d < IOM_NDIR && c->ret == 0; d++) {
+			json_object *x = rd_obj(c, v, p, dir_names[d]);
+			char q[80];
+
+			if (!r->host_hist)
+				r->host_hist = xcalloc(n, sizeof(*r->host_hist));
+			snprintf(q, sizeof(q), "%s.hist.%s", p, dir_names[d]);
+			if (x)
+				read_hist_at(c, x, q, NULL, &r->host_hist[i][d]);
+		}
 	}
 }
 

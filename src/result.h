@@ -309,6 +309,9 @@ struct iom_run_result {
 
 	struct iom_host_row *hosts;          /* heap, nhosts rows: a run of many hosts */
 	size_t nhosts;
+	/* each host's latency histograms (read, write, total; heap, nhosts entries beside
+	 * hosts; NULL: not kept, as in files from before): JSON hosts[].hist */
+	struct iom_hist_sparse (*host_hist)[IOM_NDIR];
 	bool stonewalled;                    /* a bytes-bound window of many hosts ended when the
 					      * first host completed its share */
 	uint64_t start_spread_ns;            /* many hosts: the last window start minus the first

@@ -3,7 +3,8 @@
 # interval, the I/Os of both ranks summed and the p50, p99 and max of their I/Os together —
 # read off the ranks' latency groups summed, never an average of the ranks' percentiles. The
 # intervals add up to the aggregate's I/Os (the host rows' sum), each interval's latencies
-# count every I/O of it, and the HTML draws the aggregate's latency over time.
+# count every I/O of it, and the HTML draws the aggregate's latency over time. Each host row
+# keeps its own histograms, and those of the rows merged are the aggregate's, bucket by bucket.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
@@ -33,6 +34,16 @@ for p50, p99, mx in zip(iv["p50_ns"], iv["p99_ns"], iv["max_ns"]):
     assert 0 < p50 <= p99 <= mx, (p50, p99, mx)
 # no interval's max above the run's, within the coarse groups' width
 assert max(iv["max_ns"]) <= r["total"]["lat_ns"]["max"] * (1 + 1 / 16.0), (iv["max_ns"], r["total"]["lat_ns"]["max"])
+# each host row's histograms: its own I/Os, and merged they are the aggregate's
+merged = {}
+for h in r["hosts"]:
+    t = h["hist"]["total"]
+    assert t["count"] == h["ios"], (t["count"], h["ios"])
+    b = t["bins"]
+    for lo, n in zip(b[0::2], b[1::2]):
+        merged[lo] = merged.get(lo, 0) + n
+agg = r["total"]["lat_ns"]["hist"]["bins"]
+assert merged == dict(zip(agg[0::2], agg[1::2])), "the hosts' histograms merged are not the aggregate's"
 print("intervals", iv["read_ios"], "p99", iv["p99_ns"])
 PY
 "$IOMATRIX" report out --format html -o r.html 2>err || die "report html: $(cat err)"
