@@ -124,6 +124,9 @@ $(B)/src/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# the liburing a study was built with, for its study.json (machine.c)
+$(B)/src/machine.o: ALL_CFLAGS += -DIOM_LIBURING_VERSION='"$(shell pkg-config --modversion liburing 2>/dev/null)"'
+
 # The files that print IOM_VERSION are rebuilt when it changes (a commit, an edit: -dirty).
 VERSION_STAMP := $(B)/version.stamp
 $(shell mkdir -p $(B) && (echo '$(VERSION)' | cmp -s - $(VERSION_STAMP) || echo '$(VERSION)' > $(VERSION_STAMP)))

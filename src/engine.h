@@ -180,6 +180,11 @@ static inline const struct iom_engine_ops *iom_engine_ops_of(enum iom_engine_kin
 	return iom_engine_info(kind)->ops;
 }
 
+/* What this kernel's io_uring offers, for the study's record: "features 0x3fff, 48 of 58
+ * opcodes" (io_uring_params.features, io_uring_get_probe); NULL when io_uring cannot be set up.
+ * The caller frees it. */
+char *iom_uring_facts(void);
+
 /* The engine named name ("io_uring", "libaio", …) as *kind; -ENOENT when there is none. */
 int iom_engine_find(const char *name, enum iom_engine_kind *kind);
 

@@ -389,3 +389,26 @@ const struct iom_engine_ops iom_engine_uring_ops = {
 	.wait = uring_wait,
 	.release = uring_release,
 };
+
+char *iom_uring_facts(void)
+{
+	struct io_uring_params p;
+	struct io_uring ring;
+	struct io_uring_probe *probe;
+	unsigned ops = 0, last = 0;
+	char *out;
+
+	memset(&p, 0, sizeof(p));
+	if (io_uring_queue_init_params(4, &ring, &p) < 0)
+		return NULL;
+	probe = io_uring_get_probe_ring(&ring);
+	if (probe) {
+		last = probe->last_op + 1u;
+		for (unsigned i = 0; i < last; i++)
+			ops += io_uring_opcode_supported(probe, (int)i) != 0;
+		io_uring_free_probe(probe);
+	}
+	io_uring_queue_exit(&ring);
+	out = xasprintf("features 0x%x, %u of %u opcodes", p.features, ops, last);
+	return out;
+}

@@ -114,6 +114,18 @@ static void source_facts(const struct iom_report *m, size_t i, struct facts *fs)
 	fact_add(fs, "kernel build", kernel[rel] ? kernel + rel + 1 : "?");
 	fact_add(fs, "CPU", s->cpu_model);
 	fact_addf(fs, "CPUs", "%u", s->ncpu);
+	/* what makes a study repeatable (machine.h): listed when two studies differ in it */
+	if (s->matrix_commit)
+		fact_addf(fs, "matrix commit", "%.12s%s", s->matrix_commit,
+			  s->matrix_modified ? " (modified since)" : "");
+	if (s->ram_bytes)
+		fact_addf(fs, "RAM", "%.1f GiB", (double)s->ram_bytes / (1024.0 * 1024 * 1024));
+	fact_add(fs, "distribution", s->distro);
+	fact_add(fs, "liburing", s->liburing);
+	fact_add(fs, "io_uring", s->io_uring);
+	fact_add(fs, "CPU governor", s->governor);
+	fact_add(fs, "hypervisor", s->hypervisor);
+	fact_add(fs, "kernel command line", s->cmdline);
 	if (s->timing.bytes) {
 		fact_addf(fs, "measured size", "%" PRIu64 " bytes", s->timing.bytes);
 	} else {

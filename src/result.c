@@ -34,6 +34,7 @@
 
 #include "csv.h"
 #include "jsonio.h"
+#include "machine.h"
 #include "keys.h"
 #include "ownfile.h"
 #include "plan.h"
@@ -2104,6 +2105,27 @@ static const char *same_as(const struct iom_study_record *s, size_t i)
 	return NULL;
 }
 
+/* "machine": what makes the study repeatable beyond host, kernel and CPU (machine.h). */
+static json_object *machine_json(const char *matrix_file)
+{
+	struct iom_machine mc;
+	json_object *o = json_object_new_object();
+
+	iom_machine_read(&mc, matrix_file);
+	iom_json_add(o, "matrix_commit", iom_json_str(mc.matrix_commit));
+	iom_json_add(o, "matrix_modified", mc.matrix_commit ?
+			     json_object_new_boolean(mc.matrix_modified) : NULL);
+	iom_json_add(o, "ram_bytes", json_object_new_uint64(mc.ram_bytes));
+	iom_json_add(o, "distro", iom_json_str(mc.distro));
+	iom_json_add(o, "liburing", iom_json_str(mc.liburing));
+	iom_json_add(o, "io_uring", iom_json_str(mc.io_uring));
+	iom_json_add(o, "cpu_governor", iom_json_str(mc.governor));
+	iom_json_add(o, "hypervisor", iom_json_str(mc.hypervisor));
+	iom_json_add(o, "kernel_cmdline", iom_json_str(mc.cmdline));
+	iom_machine_release(&mc);
+	return o;
+}
+
 static json_object *targets_json(const struct iom_study_record *s)
 {
 	const struct iom_matrix *m = s->plan->m;
@@ -2227,6 +2249,7 @@ int iom_study_write(const struct iom_own_dir *rd, const struct iom_study_record 
 	iom_json_add(o, "cpu_model", iom_json_str(model));
 	free(model);
 	iom_json_add(o, "cpu_count", json_object_new_int64(sysconf(_SC_NPROCESSORS_ONLN)));
+	iom_json_add(o, "machine", machine_json(s->plan->m->file));
 	iom_json_add(o, "start_utc", iom_json_utc(s->start_wall_ns));
 	iom_json_add(o, "start_ns", json_object_new_uint64(s->start_wall_ns));
 	iom_json_add(o, "end_utc", iom_json_utc(s->end_wall_ns));
@@ -2410,6 +2433,23 @@ int iom_study_read(const char *path, struct iom_study_info *s, char *err, size_t
 	rd_str(&c, root, "", "host", &s->host);
 	rd_str(&c, root, "", "kernel", &s->kernel);
 	rd_str(&c, root, "", "cpu_model", &s->cpu_model);
+	{ /* absent in studies of older versions */
+		json_object *mo = rd_obj(&c, root, "", "machine");
+		bool mod = false;
+
+		if (mo) {
+			rd_str(&c, mo, "machine.", "matrix_commit", &s->matrix_commit);
+			rd_bool(&c, mo, "machine.", "matrix_modified", &mod);
+			s->matrix_modified = mod;
+			rd_u64(&c, mo, "machine.", "ram_bytes", &s->ram_bytes);
+			rd_str(&c, mo, "machine.", "distro", &s->distro);
+			rd_str(&c, mo, "machine.", "liburing", &s->liburing);
+			rd_str(&c, mo, "machine.", "io_uring", &s->io_uring);
+			rd_str(&c, mo, "machine.", "cpu_governor", &s->governor);
+			rd_str(&c, mo, "machine.", "hypervisor", &s->hypervisor);
+			rd_str(&c, mo, "machine.", "kernel_cmdline", &s->cmdline);
+		}
+	}
 	u = 0;
 	rd_u64(&c, root, "", "cpu_count", &u);
 	s->ncpu = (unsigned)IOM_MIN(u, (uint64_t)UINT32_MAX);
@@ -2435,6 +2475,13 @@ void iom_study_info_release(struct iom_study_info *s)
 	free(s->host);
 	free(s->kernel);
 	free(s->cpu_model);
+	free(s->matrix_commit);
+	free(s->distro);
+	free(s->liburing);
+	free(s->io_uring);
+	free(s->governor);
+	free(s->hypervisor);
+	free(s->cmdline);
 	for (size_t i = 0; i < s->ntargets; i++) {
 		struct iom_study_target *t = &s->targets[i];
 

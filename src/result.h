@@ -455,6 +455,10 @@ struct iom_study_info {
 	size_t noverrides;
 	char *host, *kernel, *cpu_model;
 	unsigned ncpu;
+	/* "machine" (machine.h): NULL / 0 when unknown or in older studies */
+	char *matrix_commit, *distro, *liburing, *io_uring, *governor, *hypervisor, *cmdline;
+	bool matrix_modified;
+	uint64_t ram_bytes;
 	uint64_t start_wall_ns, end_wall_ns;  /* end 0: the sweep never ended */
 	struct iom_study_target *targets;
 	size_t ntargets;
