@@ -1193,6 +1193,7 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 		if (spec->hooks)
 			c->hooks = *spec->hooks;
 		c->hooks.record = iom_trace_record;
+		c->hooks.record_batch = iom_trace_record_batch;
 		if (ti.lags)
 			c->hooks.record_due = iom_trace_record_due;
 		c->hooks.record_ctx = c->trace;

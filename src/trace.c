@@ -261,6 +261,50 @@ _Static_assert((int)IOM_IO_UNCOUNTED == (int)IOM_TRACE_PHASE_UNKNOWN &&
 	       (int)IOM_IO_COOLDOWN == (int)IOM_TRACE_PHASE_COOLDOWN,
 	       "engine.h and trace.h phases differ");
 
+void iom_trace_record_batch(void *ctx, unsigned thread, struct iom_io *const *ios, unsigned n)
+{
+	struct iom_trace *t = ctx;
+	struct ring *r;
+	uint64_t head;
+
+	if (__builtin_expect(thread >= t->nthreads || n == 0, 0)) {
+		for (unsigned i = 0; i < n; i++)
+			put(t, thread, ios[i], (enum iom_trace_phase)ios[i]->phase, false, 0);
+		return;
+	}
+	r = &t->rings[thread];
+	head = atomic_load_explicit(&r->head, RELAXED);
+	if (__builtin_expect(head + n - r->cached_tail > r->mask + 1, 0)) {
+		r->cached_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+		if (head + n - r->cached_tail > r->mask + 1) {
+			/* not room for all: one at a time, as many as fit, the rest dropped */
+			for (unsigned i = 0; i < n; i++)
+				put(t, thread, ios[i], (enum iom_trace_phase)ios[i]->phase, false, 0);
+			return;
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct iom_io *io = ios[i];
+		struct slot *s = &r->slots[(head + i) & r->mask];
+
+		s->submit_ns = io->submit_ns;
+		s->complete_ns = io->complete_ns;
+		s->off_flags = (io->offset & SLOT_OFF_MASK) |
+			       (io->op == IOM_OP_WRITE ? SLOT_WRITE : 0) |
+			       (uint64_t)(io->phase & 3) << SLOT_PHASE_SHIFT;
+		s->len = io->len;
+		s->res = io->res;
+	}
+	if (__builtin_expect(r->gap, 0)) {
+		r->slots[head & r->mask].off_flags |= SLOT_GAP;
+		r->gap = false;
+	}
+	atomic_store_explicit(&r->head, head + n, memory_order_release);
+	/* a multiple of wake_mask + 1 among head + 1 … head + n: the writer may be woken */
+	if (__builtin_expect(((head + n) & ~t->wake_mask) != (head & ~t->wake_mask), 0))
+		wake_writer(t);
+}
+
 void iom_trace_record(void *ctx, unsigned thread, const struct iom_io *io)
 {
 	put(ctx, thread, io, (enum iom_trace_phase)io->phase, false, 0);

@@ -114,6 +114,11 @@ int iom_trace_open(const char *path, const struct iom_trace_info *info, struct i
  */
 void iom_trace_record(void *ctx, unsigned thread, const struct iom_io *io);
 
+/* As iom_trace_record() for ios[0 .. n) in that order, with one load and one store of the ring's
+ * head for them all (the closed loop's batch of completions). The signature is struct
+ * iom_worker_hooks' `record_batch`. */
+void iom_trace_record_batch(void *ctx, unsigned thread, struct iom_io *const *ios, unsigned n);
+
 /* As iom_trace_record(), for a paced run: due_ns is when the I/O was due (≤ its submit stamp),
  * recorded as its lag in a trace opened with info.lags (ignored otherwise). The signature is
  * struct iom_worker_hooks' `record_due`. */

@@ -945,6 +945,9 @@ static int run_loop(struct iom_worker *w)
 	const bool special = w->xhist[0] != NULL; /* fsync_every or trim_pct */
 	const struct iom_policy policy = iom_policy_resolve(c->policy);
 	const unsigned batch = IOM_MIN(policy.submit_batch, depth);
+	/* the trace takes the reaped batch at once (flushes and trims are not recorded, so a cell
+	 * with them hands over one I/O at a time) */
+	const bool record_batch = hooks && hooks->record_batch && !special;
 	/* the adaptive wait, for engines that wait for a number of completions */
 	const bool adaptive = iom_policy_adaptive(&policy) &&
 			      iom_engine_has(c->wl.engine, IOM_ENGINE_CAP_POLICY);
@@ -1036,9 +1039,11 @@ static int run_loop(struct iom_worker *w)
 			} else {
 				count_outside(w, io, phase);
 			}
-			if (hooks && hooks->record)
+			if (hooks && hooks->record && !record_batch)
 				hooks->record(hooks->record_ctx, w->id, io);
 		}
+		if (record_batch && n)
+			hooks->record_batch(hooks->record_ctx, w->id, done, n);
 		in_flight -= n;
 
 		/* 4. publish */

@@ -180,6 +180,9 @@ struct iom_worker_hooks {
 	 * verifier can each keep their own state. */
 	void *record_ctx;
 	void (*record)(void *ctx, unsigned thread, const struct iom_io *io);
+	/* The closed loop's reaped batch at once (ios[0 .. n), in order, each as record would get
+	 * it), instead of record, with record_ctx, in cells without flushes or trims. */
+	void (*record_batch)(void *ctx, unsigned thread, struct iom_io *const *ios, unsigned n);
 	/* A paced run's (docs/load.md) record, with when the I/O was due; called instead of
 	 * record when set, with record_ctx. */
 	void (*record_due)(void *ctx, unsigned thread, const struct iom_io *io, uint64_t due_ns);

@@ -147,15 +147,30 @@ static void gen_odd(struct gen *g, size_t n, uint64_t seed)
 struct producer {
 	struct iom_trace *t;
 	unsigned thread;
-	const struct gen *g;
+	struct gen *g;
 	size_t n;
 	bool plain;            /* through iom_trace_record (phase unknown) */
+	bool batch;            /* through iom_trace_record_batch, 7 at a time (io.phase set) */
 };
 
 static void *produce(void *arg)
 {
 	struct producer *p = arg;
 
+	if (p->batch) {
+		struct iom_io *ios[7];
+
+		for (size_t i = 0; i < p->n; i += 7) {
+			unsigned k = 0;
+
+			for (; k < 7 && i + k < p->n; k++) {
+				p->g[i + k].io.phase = (uint8_t)p->g[i + k].phase;
+				ios[k] = &p->g[i + k].io;
+			}
+			iom_trace_record_batch(p->t, p->thread, ios, k);
+		}
+		return NULL;
+	}
 	for (size_t i = 0; i < p->n; i++) {
 		if (p->plain)
 			iom_trace_record(p->t, p->thread, &p->g[i].io);
@@ -225,7 +240,7 @@ static void test_trace_round_trip(void **state)
 	assert_int_equal(iom_trace_open(path, &info, &t, err, sizeof(err)), 0);
 	for (unsigned i = 0; i < NT; i++) {
 		p[i] = (struct producer){ .t = t, .thread = i, .g = g[i], .n = counts[i],
-					  .plain = i == 3 };
+					  .plain = i == 3, .batch = i == 2 };
 		assert_int_equal(pthread_create(&th[i], NULL, produce, &p[i]), 0);
 	}
 	for (unsigned i = 0; i < NT; i++)
