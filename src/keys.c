@@ -1240,13 +1240,35 @@ static void md_cell(FILE *out, const char *s)
 	}
 }
 
-/* Text for roff: backslashes doubled, '-' as "\-", and a leading '.' or '\'' guarded. */
+/* The UTF-8 characters of the key table's help text, as roff's named glyphs (groff warns on raw
+ * bytes above 127 and other formatters print them as garbage). */
+static const struct {
+	const char *utf8, *roff;
+} roff_glyphs[] = {
+	{ "\u2026", "..." },   { "\u00d7", "\\(mu" }, { "\u00b5", "\\(*m" }, { "\u2014", "\\(em" },
+	{ "\u2013", "\\(en" }, { "\u2265", "\\(>=" }, { "\u2264", "\\(<=" }, { "\u2192", "\\(->" },
+	{ "\u00b1", "\\(+-" }, { "\u2018", "\\(oq" }, { "\u2019", "\\(cq" },
+};
+
+/* Text for roff: backslashes doubled, '-' as "\-", a leading '.' or '\'' guarded, and the help
+ * text's UTF-8 characters as named glyphs. */
 static void roff_text(FILE *out, const char *s)
 {
 	if (*s == '.' || *s == '\'')
 		fputs("\\&", out);
 	for (; *s; s++) {
-		if (*s == '\\')
+		size_t g;
+
+		for (g = 0; g < IOM_ARRAY_SIZE(roff_glyphs); g++) {
+			size_t n = strlen(roff_glyphs[g].utf8);
+
+			if (strncmp(s, roff_glyphs[g].utf8, n) == 0)
+				break;
+		}
+		if (g < IOM_ARRAY_SIZE(roff_glyphs)) {
+			fputs(roff_glyphs[g].roff, out);
+			s += strlen(roff_glyphs[g].utf8) - 1;
+		} else if (*s == '\\')
 			fputs("\\e", out);
 		else if (*s == '-')
 			fputs("\\-", out);

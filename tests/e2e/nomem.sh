@@ -99,8 +99,12 @@ while [ $i -lt 20 ]; do
         continue
     fi
     if [ ! -e "$d/runs" ] && grep -q "of I/O buffers" "$d.err"; then
-        # the issue's 16 GiB matrix on a machine with less memory available: refused up front
-        [ -z "$sets" ] || die "try $i ($sets) refused up front: $(cat "$d.err")"
+        # the 16 GiB of buffers (4K x 4096 x 1024 threads, whatever the engine) on a machine with
+        # less memory available: refused up front
+        case $sets in
+        "" | "threads=1024 engine=null") ;;
+        *) die "try $i ($sets) refused up front: $(cat "$d.err")" ;;
+        esac
         continue
     fi
     check "$d" || die "try $i (ulimit -v $lim, $sets)"
