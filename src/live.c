@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "ownfile.h"
 #include "util.h"
 
@@ -192,22 +193,6 @@ void iom_live_run_begin(struct iom_live *l, uint32_t run, uint32_t repetition, c
 	l->have_last = false;
 }
 
-/* A CSV field: quoted when it holds a comma, a quote or a line end. */
-static void csv_text(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* A JSON string: the cell's words (printable text; quotes, backslashes and controls escaped). */
 static void json_text(FILE *f, const char *s)
 {
@@ -241,13 +226,22 @@ int iom_live_interval(struct iom_live *l, const struct iom_interval *iv, size_t 
 		FILE *f = l->stream;
 
 		if (l->csv) {
-			fprintf(f, "%" PRIu32 ",%" PRIu32 ",", l->run, l->repetition);
-			csv_text(f, l->cell);
-			fprintf(f, ",%zu,%.6f,%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%.3f,%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", k, l->secs, secs,
-				iv->ios[0], iv->ios[1], iv->bytes[0], iv->bytes[1],
-				(double)ios / secs, (double)bytes / secs / 1e6, iv->p50_ns, iv->p99_ns,
-				iv->max_ns);
+			iom_csv_uint(f, l->run, true);
+			iom_csv_uint(f, l->repetition, false);
+			iom_csv_field(f, l->cell, false);
+			iom_csv_uint(f, k, false);
+			iom_csv_num(f, l->secs);
+			iom_csv_num(f, secs);
+			for (int d = 0; d < 2; d++)
+				iom_csv_uint(f, iv->ios[d], false);
+			for (int d = 0; d < 2; d++)
+				iom_csv_uint(f, iv->bytes[d], false);
+			iom_csv_num(f, (double)ios / secs);
+			iom_csv_num(f, (double)bytes / secs / 1e6);
+			iom_csv_uint(f, iv->p50_ns, false);
+			iom_csv_uint(f, iv->p99_ns, false);
+			iom_csv_uint(f, iv->max_ns, false);
+			iom_csv_end(f);
 		} else {
 			fprintf(f, "{\"run\": %" PRIu32 ", \"repetition\": %" PRIu32 ", \"cell\": ",
 				l->run, l->repetition);
