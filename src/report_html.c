@@ -1117,7 +1117,8 @@ static void heat_table(FILE *out, const struct iom_report *m)
 	iom_chart_heat(pos, sizeof(pos), 0.7);
 	iom_chart_heat(neg, sizeof(neg), -0.7);
 	iom_chart_heat(pale, sizeof(pale), 0.3);
-	fprintf(out, "<p class=\"sub key\">mean over repetitions; shade by margin over the best of "
+	fprintf(out, "<p class=\"sub key\">mean over repetitions (lat p99: pooled over their "
+		     "histograms); shade by margin over the best of "
 		     "the others: <span style=\"background:%s\">won</span><span "
 		     "style=\"background:%s\">lost</span><span>same (within ± %g %%) or "
 		     "undecided</span><span style=\"background:%s\">single run, no test</span> "
