@@ -196,6 +196,7 @@ int iom_own_dir_open(struct iom_own_dir *d, const char *path, unsigned flags, ch
 {
 	struct stat st;
 	size_t n = strlen(path);
+	bool made;
 	int e;
 
 	d->fd = -1;
@@ -203,6 +204,7 @@ int iom_own_dir_open(struct iom_own_dir *d, const char *path, unsigned flags, ch
 	while (n > 1 && path[n - 1] == '/')
 		n--;
 	d->path = xasprintf("%.*s", (int)n, path);
+	made = (flags & IOM_OWN_DIR_CREATE) && lstat(d->path, &st) < 0 && errno == ENOENT;
 	if ((flags & IOM_OWN_DIR_CREATE) && (e = -iom_mkdir_p(d->path)) != 0) {
 		iom_err(err, errlen, e, "cannot create '%s': %s", d->path, strerror(e));
 		goto fail;
@@ -221,6 +223,13 @@ int iom_own_dir_open(struct iom_own_dir *d, const char *path, unsigned flags, ch
 	if (fstat(d->fd, &st) < 0) {
 		e = errno;
 		iom_err(err, errlen, e, "'%s': %s", d->path, strerror(e));
+		goto fail;
+	}
+	/* made here: nobody else may write it, whatever the umask gave */
+	if (made && (st.st_mode & (S_IWGRP | S_IWOTH)) &&
+	    fchmod(d->fd, st.st_mode & 07755 & ~(mode_t)(S_IWGRP | S_IWOTH)) < 0) {
+		e = errno;
+		iom_err(err, errlen, e, "cannot chmod '%s': %s", d->path, strerror(e));
 		goto fail;
 	}
 	d->dev = st.st_dev;
@@ -476,15 +485,24 @@ int iom_own_mkdir(const struct iom_own_dir *d, const char *path, char *err, size
 {
 	struct where w;
 	struct stat st;
-	int ret = resolve(d, path, "create", &w, err, errlen);
+	int ret = resolve(d, path, "create", &w, err, errlen), fd;
 
 	if (ret < 0)
 		return ret;
-	if (mkdirat(w.dirfd, w.base, 0755) < 0 && errno != EEXIST)
+	if (mkdirat(w.dirfd, w.base, 0755) == 0) {
+		/* made here: 0755 whatever the umask gave, so that nobody else plants files in it */
+		fd = openat(w.dirfd, w.base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fchmod(fd, 0755) < 0)
+			ret = iom_err(err, errlen, errno, "cannot chmod '%s': %s", path,
+				      strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	} else if (errno != EEXIST) {
 		ret = iom_err(err, errlen, errno, "cannot create '%s': %s", path, strerror(errno));
-	else if (fstatat(w.dirfd, w.base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	}
+	if (ret == 0 && fstatat(w.dirfd, w.base, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		ret = iom_err(err, errlen, errno, "'%s': %s", path, strerror(errno));
-	else if (!S_ISDIR(st.st_mode))
+	else if (ret == 0 && !S_ISDIR(st.st_mode))
 		ret = iom_err(err, errlen, EPERM,
 			      "'%s' is %s, not a directory iomatrix made: iomatrix does not follow "
 			      "links among its own files (remove it)", path, kind(st.st_mode));

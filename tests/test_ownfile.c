@@ -230,6 +230,28 @@ static void test_ownfile_rmtree_never_follows(void **state)
 	free(v);
 }
 
+static void test_ownfile_made_whatever_the_umask(void **state)
+{
+	const char *top = *state;
+	char *res = xasprintf("%s/new/res", top), *runs = xasprintf("%s/new/res/runs", top);
+	char err[IOM_ERRLEN];
+	struct iom_own_dir d;
+	struct stat st;
+	mode_t old = umask(002);
+
+	assert_int_equal(iom_own_dir_open(&d, res, IOM_OWN_DIR_CREATE | IOM_OWN_DIR_STRICT, err,
+					  sizeof(err)), 0);
+	assert_int_equal(iom_own_mkdir(&d, runs, err, sizeof(err)), 0);
+	umask(old);
+	assert_int_equal(stat(res, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0755);
+	assert_int_equal(stat(runs, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0755);
+	iom_own_dir_release(&d);
+	free(runs);
+	free(res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +262,7 @@ int main(void)
 		TEST_IN_TMPDIR(test_ownfile_shared_directories_are_refused),
 		TEST_IN_TMPDIR(test_ownfile_pinned_directory_moved_is_noticed),
 		TEST_IN_TMPDIR(test_ownfile_rmtree_never_follows),
+		TEST_IN_TMPDIR(test_ownfile_made_whatever_the_umask),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
