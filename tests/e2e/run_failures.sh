@@ -1,7 +1,9 @@
 #!/bin/sh
-# A sweep with one impossible target (a file that is not iomatrix's own, which preflight does not
-# look into) records that target's run as failed, with the reason, and completes the rest (exit 1). Buffers that cannot fit in memory are refused before anything
-# runs. --set overrides are applied and recorded. A non-empty results directory is refused.
+# A sweep with one impossible target (its scratch file replaced, after check and preparation
+# passed, by a file that is not iomatrix's own: found when the run opens it) records that
+# target's run as failed, with the reason, and completes the rest (exit 1). Buffers that cannot
+# fit in memory are refused before anything runs. --set overrides are applied and recorded. A
+# non-empty results directory is refused.
 # Results on the disk under test, with traces on, get a warning.
 # e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
@@ -16,10 +18,17 @@ targets = (
 workload = { engine = "psync"; direct = false; block_size = "4K"; read_pct = 100; };
 timing = { warmup = "0s"; duration = "200ms"; repeat = 1; };
 CFG
-# a file that is not iomatrix's own: knowable only by its mark, found when the target is prepared
-echo "someone's data" >foreign.dat
-"$IOMATRIX" run m.cfg -o out --no-trace >run.txt 2>err.txt
+# a file that is not iomatrix's own: check refuses one that is there before the sweep, so the
+# impossible target's before_run hook puts one in place of its prepared scratch file
+cp m.cfg appear.cfg
+cat >>appear.cfg <<CFG
+hooks = { before_run = "test \${target.label} != impossible || { rm -f '$PWD/foreign.dat' && echo data >'$PWD/foreign.dat'; }"; };
+CFG
+"$IOMATRIX" check appear.cfg >/dev/null 2>err.txt || die "check before the file appears: $(cat err.txt)"
+"$IOMATRIX" run appear.cfg -o out --no-trace --allow-hooks >run.txt 2>err.txt
 rc=$?
+[ -e foreign.dat ] || die "the before_run hook did not write foreign.dat: $(cat err.txt)"
+rm -f foreign.dat
 [ "$rc" -eq 1 ] || die "exit $rc, want 1"
 [ "$(ls out/runs | wc -l)" -eq 2 ] || die "want 2 run files: $(ls out/runs)"
 python3 - out <<'PY' || die "run statuses"
