@@ -25,16 +25,30 @@ timing = { warmup = "steady"; steady = "iops 2% 2s"; warmup_max = "8s"; duration
 trace = false;
 CFG
 "$IOMATRIX" run m.cfg -o out -q >run.out 2>run.err || die "run: $(cat run.err)"
-python3 - <<'PY' || die "steady state not recorded: $(grep -o '"steady".*' out/runs/00001.json)"
-import json
+# what the run file records holds whatever the load; reaching the criterion is a figure of the
+# machine's too (beside other work the paced rate's seconds spread 56 %): exit 3, judged on a
+# quiet one only
+python3 - <<'PY'
+import json, sys
 r = json.load(open("out/runs/00001.json"))
 s = r["steady"]
 assert s["criterion"] == "iops 2% 2s", s
-assert s["reached"] is True, s
+assert r["warmup_ios"] > 0
+if s["reached"] is not True:
+    # not reached: the warm-up went on to warmup_max and ended there, the spread it saw above 2 %
+    assert s["reached"] is False and s["spread_pct"] > 2, s
+    assert abs(s["warmup_s"] - 8) < 0.5, s
+    print("not reached in 8 s: spread %.1f %%" % s["spread_pct"])
+    sys.exit(3)
 assert 1.9 <= s["at_s"] <= 8.5, s
 assert s["spread_pct"] <= 2, s
 assert abs(s["warmup_s"] - s["at_s"]) < 0.5, s  # the warm-up ended when it was reached
-assert r["warmup_ios"] > 0
 print("reached at %.2f s, spread %.1f %%" % (s["at_s"], s["spread_pct"]))
 PY
+rc=$?
+if [ $rc = 3 ]; then
+    figure_or_die "steady state not reached: $(grep -o '"steady".*' out/runs/00001.json)"
+elif [ $rc != 0 ]; then
+    die "steady state not recorded: $(grep -o '"steady".*' out/runs/00001.json)"
+fi
 exit "$fail"
