@@ -124,22 +124,26 @@ void iom_hosts_expand_paths(const struct iom_hosts *h, struct iom_matrix *m)
 int iom_hosts_share_file(struct iom_hosts *h, const char *path, char **local, char *err,
 			 size_t errlen)
 {
-	char *text = NULL;
+	char *text = NULL, e[IOM_ERRLEN] = "";
 	uint64_t len = 0;
 	size_t n = 0;
 	int ret = 0;
 
 	*local = NULL;
 	if (h->rank == 0) {
-		ret = iom_own_read(NULL, path, IOM_OWN_FOLLOW, IOM_OWN_CAP_MATRIX, &text, &n, NULL, 0);
+		ret = iom_own_read(NULL, path, IOM_OWN_FOLLOW, IOM_OWN_CAP_MATRIX, &text, &n, e,
+				   sizeof(e));
 		len = ret < 0 ? UINT64_MAX : n;
 	}
 	if (h->ops->bcast(h->ctx, &len, sizeof(len)) < 0)
 		return iom_err(err, errlen, EIO, "cannot share '%s' with the other ranks", path);
 	if (len == UINT64_MAX) {
 		free(text);
+		/* what the path is (a directory, a FIFO) when the own-files module said so */
 		return iom_err(err, errlen, ENOENT, "cannot read '%s' on rank 0: %s", path,
-			       h->rank == 0 ? strerror(-ret) : "see rank 0");
+			       h->rank != 0 ? "see rank 0"
+			       : ret == -EPERM || ret == -EISDIR || ret == -EFBIG ? e
+			       : strerror(-ret));
 	}
 	if (h->rank != 0)
 		text = xcalloc(len + 1, 1);

@@ -2955,7 +2955,7 @@ int iom_matrix_load(const char *path, const struct iom_override *ov, size_t nov,
 			   sizeof(e));
 	if (ret < 0)
 		return iom_err(err, errlen, -ret, "%s: cannot read the matrix: %s", path,
-			       ret == -EPERM || ret == -EFBIG ? e : strerror(-ret));
+			       ret == -EPERM || ret == -EISDIR || ret == -EFBIG ? e : strerror(-ret));
 	if (strlen(text) != len) {
 		free(text);
 		return iom_err(err, errlen, EINVAL, "%s:1: not a text file (it contains a NUL "

@@ -78,9 +78,16 @@ static const char *kind(mode_t m)
 	return "not a regular file";
 }
 
-static int refuse(char *err, size_t errlen, const char *path, const char *what)
+/* A path that is not a regular file, in words that say what it is: among iomatrix's own files
+ * (how another than IOM_OWN_FOLLOW) something to remove; an input the user names, a wrong path. */
+static int refuse(char *err, size_t errlen, const char *path, const char *what,
+		  enum iom_own_how how)
 {
-	return iom_err(err, errlen, strcmp(what, "a directory") == 0 ? EISDIR : EPERM,
+	int e = strcmp(what, "a directory") == 0 ? EISDIR : EPERM;
+
+	if (how == IOM_OWN_FOLLOW)
+		return iom_err(err, errlen, e, "'%s' is %s, not a regular file", path, what);
+	return iom_err(err, errlen, e,
 		       "'%s' is %s, not a file iomatrix made: iomatrix does not follow links or "
 		       "write into special files among its own (remove it)", path, what);
 }
@@ -296,18 +303,18 @@ static int open_at(const struct where *w, const char *path, enum iom_own_how how
 	if (how == IOM_OWN_FRESH && unlinkat(w->dirfd, w->base, 0) < 0 && errno != ENOENT) {
 		e = errno;
 		if (fstatat(w->dirfd, w->base, &st, AT_SYMLINK_NOFOLLOW) == 0 && kind(st.st_mode))
-			return refuse(err, errlen, path, kind(st.st_mode));
+			return refuse(err, errlen, path, kind(st.st_mode), how);
 		return iom_err(err, errlen, e, "cannot remove '%s': %s", path, strerror(e));
 	}
 	/* Look before opening, so that a device is never opened at all. */
 	if (fstatat(w->dirfd, w->base, &st, how == IOM_OWN_FOLLOW ? 0 : AT_SYMLINK_NOFOLLOW) == 0 &&
 	    kind(st.st_mode) && !(how == IOM_OWN_NEW || how == IOM_OWN_FRESH))
-		return refuse(err, errlen, path, kind(st.st_mode));
+		return refuse(err, errlen, path, kind(st.st_mode), how);
 	fd = openat(w->dirfd, w->base, flags | O_CLOEXEC | O_NONBLOCK, 0644);
 	if (fd < 0) {
 		e = errno;
 		if (fstatat(w->dirfd, w->base, &st, AT_SYMLINK_NOFOLLOW) == 0 && kind(st.st_mode))
-			return refuse(err, errlen, path, kind(st.st_mode));
+			return refuse(err, errlen, path, kind(st.st_mode), how);
 		if (e == EEXIST)
 			return iom_err(err, errlen, e, "'%s' exists already: iomatrix creates its own "
 				       "files afresh (remove it)", path);
@@ -322,7 +329,7 @@ static int open_at(const struct where *w, const char *path, enum iom_own_how how
 	}
 	if (kind(st.st_mode)) {
 		close(fd);
-		return refuse(err, errlen, path, kind(st.st_mode));
+		return refuse(err, errlen, path, kind(st.st_mode), how);
 	}
 	if (writes && st.st_nlink > 1) {
 		close(fd);
@@ -392,7 +399,7 @@ int iom_own_write_atomic(const struct iom_own_dir *d, const char *path, const vo
 	if (ret < 0)
 		return ret;
 	if (fstatat(w.dirfd, w.base, &st, AT_SYMLINK_NOFOLLOW) == 0 && kind(st.st_mode)) {
-		ret = refuse(err, errlen, path, kind(st.st_mode));
+		ret = refuse(err, errlen, path, kind(st.st_mode), IOM_OWN_FRESH);
 		goto out;
 	}
 	for (int tries = 0; fd < 0 && tries < 100; tries++) {

@@ -42,7 +42,7 @@ expect() {
 expect 2 "^missing.cfg: cannot read the matrix: No such file or directory$" \
     "$IOMATRIX" check missing.cfg
 mkdir adir
-expect 2 "^adir: cannot read the matrix: Is a directory$" "$IOMATRIX" check adir
+expect 2 "^adir: cannot read the matrix: 'adir' is a directory, not a regular file$" "$IOMATRIX" check adir
 printf 'iomatrix = 1;\000\n' >nul.cfg
 expect 2 "^nul.cfg:1: not a text file" "$IOMATRIX" check nul.cfg
 expect 2 "^iomatrix: unknown command 'chek' (did you mean 'check'?)$" "$IOMATRIX" chek x.cfg
