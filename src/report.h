@@ -22,8 +22,10 @@
  * report_prov.c (provenance differences, missing cells), report_words.c (cells and figures in
  * words), report_hosts.c (the runs of many hosts: per-host rows, provenance per host),
  * report_text.c (the text report), report_fmt.c (Markdown, CSV, JSON), report_html.c
- * (HTML), report_run.c (the DiskSpd view of one run) and report_main.c (the table of formats,
- * the entry points); chart.c draws the SVG charts and knows nothing of benchmarks.
+ * (HTML), report_run.c (the DiskSpd view of one run), report_export.c (the pools the exports
+ * are made from), report_fio.c (fio JSON and JSON+), report_prom.c (OpenMetrics),
+ * report_diskspd.c (DiskSpd's XML results) and report_main.c (the table of formats, the entry
+ * points); chart.c draws the SVG charts and knows nothing of benchmarks.
  * docs/reports.md is the user's description of all of it.
  */
 #ifndef IOM_REPORT_H

@@ -11,6 +11,7 @@
 # e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_cmd fio_jsonplus_clat2csv fio_generate_plots fio2gnuplot gnuplot python3
+python3 -c "import six" 2>/dev/null || skip "python3-six is not installed (fio_jsonplus_clat2csv imports it)"
 
 cat >m.cfg <<'CFG'
 iomatrix = 1;
