@@ -1,7 +1,9 @@
 #!/bin/sh
 # The README's sample output, from a real run: what `make demo` prints (matrices/quick.cfg into
 # results/quick-<UTC time>, standard output; its warnings on standard error are left out), cut
-# to its first three and last run lines and to each section's first line after the verdict.
+# to its first three and last run lines and to each section's first line after the verdict;
+# the "busy neighbours" note and the runs' lines about other processes' CPU (the machine's,
+# not the tool's) are left out.
 #   contrib/readme-sample.sh --update   rewrites README.md between its sample markers
 #   contrib/readme-sample.sh --check    fails (exit 1, with a diff) when the README's sample no
 #                                       longer reads as the tool prints, figures aside: every
@@ -31,6 +33,21 @@ BEGIN, END = "<!-- sample: contrib/readme-sample.sh --update -->", "<!-- sample:
 
 def sample(text):
     lines = text.rstrip("\n").split("\n")
+    # the busy-neighbour note is the machine's, not the tool's words: left out with its blank
+    keep, skip = [], False
+    for l in lines:
+        if re.match(r"^  run \d+: other processes took ", l):
+            continue
+        if l.startswith("busy neighbours: "):
+            skip = True
+            if keep and keep[-1] == "":
+                keep.pop()
+            continue
+        if skip and l.startswith(" "):
+            continue
+        skip = False
+        keep.append(l)
+    lines = keep
     runs = [i for i, l in enumerate(lines) if re.match(r"^\S+Z run \d+/\d+ ", l)]
     out = ["$ make demo"]
     for i, l in enumerate(lines):

@@ -135,7 +135,8 @@ out=out$n
 "$IOMATRIX" report $out >report.txt 2>&1 || die "report: $(cat report.txt)"
 grep -q "are response times, from each I/O's due" report.txt || die "no response-time note: $(cat report.txt)"
 if [ $held = 1 ]; then
-    grep -Eq "^a: held .*\(25%-of-max\)" report.txt || die "no held loads: $(cat report.txt)"
+    tr '\n' ' ' <report.txt | tr -s ' ' | grep -Eq " a: held .*25%-of-max; service time avg [0-9.]+[nµm]?s, p99 " ||
+        die "no held loads: $(cat report.txt)"
 else
     grep -Eq "^a: (held|saturated)" report.txt || die "no loads line: $(cat report.txt)"
 fi
