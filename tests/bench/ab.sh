@@ -119,19 +119,9 @@ echo "command: AB_PAIRS=$PAIRS AB_SECS=$SECS AB_WARMUP=$WARM AB_TARGETS='$TARGET
 
 for tgt in $TARGETS; do
 	case $tgt in
-	zram|zram-empty)
-		[ "$(id -u)" = 0 ] && [ -d /sys/class/zram-control ] ||
-			{ echo "ab: skipping $tgt: needs root and zram" >&2; continue; }
-		zram_add "$SIZE" "$( [ "$tgt" = zram ] && echo random || echo none)"
-		[ -n "$BENCH_DEV" ] || { echo "ab: skipping $tgt: zram hot_add failed" >&2; continue; }
-		pairs "$tgt" "$BENCH_DEV" "destructive = true;" io_uring \
-			${WORKLOADS:-$( [ "$tgt" = zram ] && echo "$BENCH_ZRAM_WORKLOADS" || echo "$BENCH_ENGINE_WORKLOADS")}
-		;;
-	tmpfs)
-		tmpfs_add "$SIZE"
-		[ -n "$BENCH_DEV" ] || { echo "ab: skipping tmpfs: no file in /dev/shm" >&2; continue; }
-		pairs tmpfs "$BENCH_DEV" "size = \"$SIZE\"; overwrite = true;" io_uring \
-			${WORKLOADS:-$BENCH_ENGINE_WORKLOADS}
+	zram|zram-empty|tmpfs)
+		engine_target "$tgt" "$SIZE" ab || continue
+		pairs "$tgt" "$BENCH_DEV" "$BENCH_TKEYS" io_uring ${WORKLOADS:-$BENCH_WLS}
 		;;
 	loop)
 		[ "$(id -u)" = 0 ] || { echo "ab: skipping the loop device: needs root" >&2; continue; }

@@ -313,21 +313,9 @@ echo
 
 for tgt in $TARGETS; do
 	case $tgt in
-	zram|zram-empty)
-		if [ "$(id -u)" != 0 ] || [ ! -d /sys/class/zram-control ]; then
-			echo "bench: skipping $tgt: needs root and zram (/sys/class/zram-control)" >&2
-			continue
-		fi
-		zram_add "$SIZE" "$( [ "$tgt" = zram ] && echo random || echo none)"
-		[ -n "$BENCH_DEV" ] || { echo "bench: skipping $tgt: zram hot_add failed" >&2; continue; }
-		bench_target "$tgt" "$BENCH_DEV" "destructive = true;" io_uring "$PAIRS" \
-			${WORKLOADS:-$( [ "$tgt" = zram ] && echo "$BENCH_ZRAM_WORKLOADS" || echo "$BENCH_ENGINE_WORKLOADS")}
-		;;
-	tmpfs)
-		tmpfs_add "$SIZE"
-		[ -n "$BENCH_DEV" ] || { echo "bench: skipping tmpfs: no file in /dev/shm" >&2; continue; }
-		bench_target tmpfs "$BENCH_DEV" "size = \"$SIZE\"; overwrite = true;" io_uring "$PAIRS" \
-			${WORKLOADS:-$BENCH_ENGINE_WORKLOADS}
+	zram|zram-empty|tmpfs)
+		engine_target "$tgt" "$SIZE" bench || continue
+		bench_target "$tgt" "$BENCH_DEV" "$BENCH_TKEYS" io_uring "$PAIRS" ${WORKLOADS:-$BENCH_WLS}
 		;;
 	loop)
 		if [ "$(id -u)" != 0 ]; then

@@ -13,6 +13,11 @@
 #                         read with O_DIRECT (tmpfs takes it since Linux 6.6): a copy from the
 #                         page cache. (Both run in the caller's shell, not in $(…), so that
 #                         the cleanup knows what they made.)
+#   engine_target TGT SIZE WHO
+#                         makes the target TGT of that name (zram, zram-empty, tmpfs) with the
+#                         two above; sets BENCH_DEV, BENCH_TKEYS (its matrix target keys) and
+#                         BENCH_WLS (its default workloads, workloads.sh's lists); returns 1
+#                         after WHO's message on stderr when it cannot be made.
 #   bench_targets_cleanup resets and hot_removes every zram device zram_add made, and removes
 #                         the tmpfs files; the callers' EXIT trap runs it whatever happened.
 
@@ -46,6 +51,28 @@ tmpfs_add() {
 	dd if=/dev/urandom of="$f" bs=1M count=$(( $(numfmt --from=iec "$1") >> 20 )) \
 		status=none || return 0
 	BENCH_DEV=$f
+}
+
+engine_target() {
+	local tgt=$1 size=$2 who=$3
+	BENCH_DEV=
+	BENCH_TKEYS="destructive = true;"
+	BENCH_WLS=$BENCH_ENGINE_WORKLOADS
+	case $tgt in
+	zram|zram-empty)
+		if [ "$(id -u)" != 0 ] || [ ! -d /sys/class/zram-control ]; then
+			echo "$who: skipping $tgt: needs root and zram (/sys/class/zram-control)" >&2
+			return 1
+		fi
+		zram_add "$size" "$( [ "$tgt" = zram ] && echo random || echo none)"
+		[ "$tgt" = zram ] && BENCH_WLS=$BENCH_ZRAM_WORKLOADS
+		;;
+	tmpfs)
+		tmpfs_add "$size"
+		BENCH_TKEYS="size = \"$size\"; overwrite = true;"
+		;;
+	esac
+	[ -n "$BENCH_DEV" ] || { echo "$who: skipping $tgt: it could not be made" >&2; return 1; }
 }
 
 bench_targets_cleanup() {
