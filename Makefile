@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # iomatrix — one non-recursive Makefile.
 #
 #   make            release build: build/release/iomatrix (the user's CFLAGS, CPPFLAGS, LDFLAGS;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Checks that everything iomatrix builds and tests with is installed. With --install, installs
 # what is missing with apt-get (through sudo when not root); otherwise, or where that is not
 # possible, names the Debian packages to install and fails. With --mpi, also what iomatrix-mpi

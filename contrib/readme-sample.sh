@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The README's sample output, from a real run: what `make demo` prints (matrices/quick.cfg into
 # results/quick-<UTC time>, standard output; its warnings on standard error are left out), cut
 # to its first three and last run lines and to each section's first line after the verdict;

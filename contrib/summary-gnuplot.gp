@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # summary-gnuplot.gp: plots a figure of iomatrix runs against one dimension, one line per
 # series (a target, and the values of the other dimensions that vary). Called by
 # contrib/summary-gnuplot.sh, which averages summary.csv over the repetitions into `datafile`:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # summary-gnuplot.sh DIR [-x DIMENSION] [-y COLUMN] [-o OUT.svg|OUT.png]
 #
 # Plots COLUMN (default mb_s) of the finished runs in DIR/summary.csv against DIMENSION (default

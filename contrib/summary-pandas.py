@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Read the summary.csv of one or more iomatrix results directories with pandas.
 
 Prints, for every cell, the mean of a figure over the repetitions for each target side by side

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * adapt — adaptive repetitions: whether a plan cell needs another round (adapt.h).
  */

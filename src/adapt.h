@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * adapt — adaptive repetitions (timing.repeat_max, timing.until; docs/reports.md): from what a
  * results directory holds so far, whether a plan cell needs another round.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * chart — SVG line and bar charts; promises are in chart.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * chart — SVG charts for a self-contained HTML page: line charts over linear, logarithmic or
  * "nines" axes (the percentile axis of latency curves, where 90 %, 99 %, 99.9 % … are evenly

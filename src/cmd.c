@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd — the helpers every command shares (cmd.h): the one errno → exit-code table, error lines,
  * the check that stdout got everything, matrix → plan, preflight lines and the stop flag.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd — what the commands of the iomatrix binary share: the parsed command line (struct cli,
  * filled by main.c's one parser from its option table), the one errno → exit-code mapping, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_diskspd — `iomatrix diskspd`: DiskSpd's flags turned into a one-cell study (diskspd.c),
  * run and printed DiskSpd-style, or only its matrix printed (--matrix).

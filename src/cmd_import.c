@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_import — `iomatrix import FILE`: a fio job file, a DiskSpd XML profile or an IOMeter .icf
  * turned into a commented matrix (import.c), printed or written to --output (never replacing a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_new — `iomatrix new`: a commented matrix file to start from, from a preset (preset.c),
  * printed or written to --output (never replacing a file).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_report — the commands that read what a sweep left: `report` (the winners of one or more
  * results directories, in any format, or one run DiskSpd-style) and `trace` (a run's trace

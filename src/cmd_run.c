@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_run — the commands that take a matrix: `check` (is the file valid, can this machine run
  * it), `plan` (its ordered runs), `run` (a sweep into a new results directory) and `resume`

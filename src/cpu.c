@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpu — CPU time and interrupts over a measured window, from /proc/stat, getrusage and
  * /proc/interrupts.

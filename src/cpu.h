@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpu — what a run costs the machine: per-CPU time split (user, kernel, iowait, irq, softirq,
  * steal, idle) from /proc/stat, the process's own user and system time (getrusage), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * crc — CRC-32 through ISA-L (design in crc.h). ISA-L picks its fastest kernel for this CPU at
  * the first call (PCLMULQDQ, AVX-512 or the table) and its result is zlib's: the same initial

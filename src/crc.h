@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * crc — the one CRC-32 of iomatrix: the gzip/zlib polynomial (reflected 0xEDB88320), the value
  * zlib's crc32() gives, computed by ISA-L's crc32_gzip_refl (folded with carry-less multiplies,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * csv — RFC 4180 fields onto a stdio stream (csv.h). Errors stay in the stream: the caller
  * checks ferror() or fclose() once, after the whole file.

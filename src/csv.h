@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * csv — the one CSV writer (RFC 4180, LF line ends) of every CSV file iomatrix writes:
  * summary.csv (result.c) and `report --format csv` (report_fmt.c). Numbers have the form of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * diskspd — DiskSpd's flags in, a one-cell matrix out, run like any other study.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * diskspd — `iomatrix diskspd`: DiskSpd's command line turned into a one-cell study. The
  * documented subset of DiskSpd's flags (-b -c -C -d -D -h -L -o -r -s -S -t -w -W -z -Z) maps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dist — the distributions of random offsets: the code and the alias table (design in dist.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dist — the distributions of random offsets (the workload key `distribution`, issue 16):
  * uniform, zipf:θ, pareto:h, normal:σ% and zoned:A/S:A/S… with fio's meanings, as one coded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * engine — the registry of engines (one row each: name, capabilities, operations, the key group
  * it owns) and the checks a run makes of its target before an engine is set up with a flag that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * engine — how an I/O reaches the kernel, behind one small table of function pointers per
  * engine (fio's shape): io_uring (engine_uring.c, the only file that includes <liburing.h>),

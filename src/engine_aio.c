@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * engine_aio — Linux native AIO through libaio (io_setup, io_submit, io_getevents), the only
  * file that includes <libaio.h>: the engine fio calls libaio, for the comparison with io_uring

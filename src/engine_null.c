@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * engine_null — completes every I/O the moment it is submitted, without a system call and
  * without touching the buffer. What a run on it measures is iomatrix itself: offset generation,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * engine_psync — pread(2)/pwrite(2), one I/O per thread at a time: the way most programs do
  * I/O, for comparison, and the engine for kernels where io_uring is disabled. The I/O runs

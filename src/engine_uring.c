@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * engine_uring — io_uring, the default engine and the only file that includes <liburing.h>.
  *

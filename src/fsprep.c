@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fsprep — mkfs, mount and unmount for the filesystem dimension. See fsprep.h.
  *

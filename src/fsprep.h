@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fsprep — the filesystem as a dimension: on a block device the user marked destructive, make a
  * filesystem (mkfs.ext4, mkfs.xfs, mkfs.btrfs, or "raw": none), mount it on a private

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hist — log-linear latency histograms; the layout and error bound are stated in hist.h.
  *

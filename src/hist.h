@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hist — log-linear latency histograms (HdrHistogram's layout). Values are nanoseconds. Bucket
  * group k covers [2^k, 2^(k+1)) split into IOM_HIST_SUB linear sub-buckets, so every bucket is

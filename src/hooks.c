@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hooks — the template language of the user's hook commands: variables, checking, expansion
  * and quoting, and a hook run as /bin/sh -c through proc.c. See hooks.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hooks — the template language of the user's shell commands around a study, its targets and
  * its runs: variables, checking, expansion, quoting, and running a hook through proc.h. (The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host_mpi — the MPI host backend of iomatrix-mpi (hosts.h): the only file that includes
  * <mpi.h>. Built only by `make mpi`, with the flags of `mpicc --showme`.

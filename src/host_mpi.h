@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host_mpi — the MPI host backend (hosts.h), built only into iomatrix-mpi.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hosts — many hosts, one study: the logic above a host backend. See hosts.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hosts — many hosts, one study (docs/hosts.md): what the sweep does through a host backend.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * import — the frame of `iomatrix import` (design in import.h): read the file (ownfile.h: a
  * regular file, a matrix file's size cap, never blocking on a FIFO), pick its reader, collect the problems, and check the matrix made before handing it out.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * import — `iomatrix import FILE`: another tool's job description turned into a commented
  * matrix file. Three readers, one per format:

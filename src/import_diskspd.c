@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * import_diskspd — a DiskSpd XML profile (`diskspd -X file.xml`, the <Profile> schema of
  * DiskSpd's XmlProfileParser/diskspd.xsd) read into a struct iom_diskspd, as the flags would

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * import_fio — a fio job file in, a matrix out (import.h).
  *

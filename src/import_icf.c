@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * import_icf — an IOMeter configuration file (.icf) in, a matrix out (import.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * journal — append-only, fsync'd event log of a sweep, and its replay for resume.
  * See journal.h for the format.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * journal — the append-only record of what a sweep did, in DIR/journal. One line per event,
  * written with a single write(2) and fsync'd before the sweep goes on, so after a crash, a kill or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonio — the json-c helpers of every JSON file written (jsonio.h). A custom serializer keeps
  * arrays of numbers and small leaf objects on one line, so a 30-minute run's per-second

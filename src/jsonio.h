@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonio — the json-c helpers every JSON file iomatrix writes is built with: runs/NNNNN.json,
  * study.json (result.c) and `report --format json` (report_fmt.c). One form for numbers, one

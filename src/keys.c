@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * keys — the one table of matrix keys, and the small amount of logic that only needs the table:
  * finding keys, "did you mean" suggestions, parsing and range-checking scalar values written as

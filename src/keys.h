@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * keys — the one table of matrix keys. Each key has a name, the section it lives in, a type, a
  * unit, a range, a default and a help line; the matrix reader validates with it, `iomatrix help

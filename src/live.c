@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * live — the live metrics file and interval stream of a running sweep (design in live.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * live — what a running sweep shows other programs as it goes (docs/interop.md): a metrics
  * file in Prometheus' text format, rewritten whole (temporary, rename) after every 1-second

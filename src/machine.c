@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * machine — the facts that make a study repeatable; promises are in machine.h. Every fact is a
  * read of /proc, /sys or /etc, or a child process through proc (git, systemd-detect-virt: argv,

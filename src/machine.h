@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * machine — the facts of this machine and of the matrix file that make a study repeatable,
  * recorded in study.json beside host, kernel and CPU: the matrix's git commit and whether it

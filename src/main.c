@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main — the iomatrix command line: a table of commands and a table of options, as tmux and git
  * do it. One parser reads every command line into a struct cli (cmd.h: positional arguments,

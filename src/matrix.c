@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * matrix — a matrix file read with libconfig into a validated struct iom_matrix.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * matrix — a matrix file read with libconfig into a validated model. Nothing here runs anything:
  * the model (model.h) is plain data that plan.c expands and run.c executes. Every error names the file

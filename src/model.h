@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model — the plain data of a study, which the key table lands values in and every module reads:
  * the dimensions (IOM_DIM_*) and the values of the enum-typed ones, a cell's workload values

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ownfile — iomatrix's own files, opened so that nobody else's file is ever written through
  * them (see ownfile.h for what is guaranteed).

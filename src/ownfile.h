@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ownfile — the one way iomatrix opens, creates, reads back and removes its own files: the
  * results directory and everything in it (run files, study.json, summary.csv, the journal, the

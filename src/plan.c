@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plan — a validated matrix expanded into the ordered list of runs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plan — a matrix model expanded into the ordered list of runs. A cell is one value of every
  * dimension; a run is one repetition of a cell. The same model always gives the same plan, in

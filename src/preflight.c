@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preflight — a plan checked against this machine before a sweep, writing nothing. See
  * preflight.h for what is checked and how the space estimates are made.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preflight — what can be known before a sweep starts about whether its runs can work on this
  * machine, found without writing anything: no file created, no mark set, no directory made, no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preset — the templates of `iomatrix new`. Each preset is the text of a shipped matrix
  * (matrices/NAME.cfg) cut in three: the comment header and top-level keys, the targets, and the

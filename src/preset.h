@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preset — the matrix files `iomatrix new` writes: one template per well-known benchmark (ATTO,
  * DiskSpd, Iometer, CrystalDiskMark) plus the quick demo, each the commented twin of a matrix

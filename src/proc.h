@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * proc — child processes: a program started with its argument vector (no shell of ours), its
  * environment, its output in a log file, a time limit and a stop flag, and the last lines of

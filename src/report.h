@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report — what one or more results directories say: winners that survive the noise, studies
  * compared across boots, and the same conclusions as text, Markdown, CSV, JSON or a

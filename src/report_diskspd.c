@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_diskspd — one run as DiskSpd's XML results (`report --format diskspd-xml --run N`, and
  * `iomatrix diskspd … -Rxml`), for what reads DiskSpd's -Rxml output (Process-DiskSpd.ps1,

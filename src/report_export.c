@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_export — what the exports to other tools' formats (fio JSON, OpenMetrics, DiskSpd XML;
  * docs/interop.md) are made from: a "pool", the finished repetitions of one (cell, compared

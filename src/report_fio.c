@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_fio — fio's JSON and JSON+ output (`report --format fio-json` / `fio-jsonplus`), so
  * that what reads fio's results (fio_jsonplus_clat2csv, fio-plot, dashboards) reads iomatrix's.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_fmt — the report as Markdown, CSV and JSON, for documents, spreadsheets and scripts.
  * Part of the report module (report.h); the model and its statistics are report_load.c's and

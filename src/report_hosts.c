@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_hosts — the runs of many hosts in the report (report.h, docs/hosts.md): each run's
  * per-host rows beside its aggregate as one table of text cells, and the provenance per host

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_html — the report as one self-contained HTML page: inline CSS and SVG, no script,
  * nothing fetched. Part of the report module (report.h); the charts are drawn by chart.c.

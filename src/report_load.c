@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_load — reading results directories into the report model (report.h): sources, cells,
  * compared values, repetitions, runs left out and runs damaged; the significance options; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_main — the entry points of `iomatrix report`: load one or more results directories,
  * apply the command line's options, and hand the model to the writer of the format asked for.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_prom — a study as OpenMetrics text (`report --format openmetrics`), for dashboards
  * and Prometheus' tools. Part of the report module (report.h); docs/interop.md.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_prov — provenance compared across the sources of a model (report.h): each source's
  * facts (tool, plan, host, kernel, CPU, timing, every target's device facts) as (what, value)

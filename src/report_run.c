@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_run — the DiskSpd-style report of one run (`iomatrix report DIR --run N`). Part of the
  * report module (report.h).

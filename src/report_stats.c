@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_stats — the statistics that decide winners (report.h), computed from the loaded model
  * alone; the numbers themselves (Welch's t-test, summaries) are stats.c's.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_text — the text report (report.h): provenance, the winners table, the closing verdict
  * and the notes beneath, for a storage engineer reading a terminal.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_walk — the one walk of a report's sections that the Markdown and HTML writers share
  * (report.h): a visitor with per-format callbacks and markup.

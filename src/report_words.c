@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_words — the model in the words of the trade (report.h): a metric's value ("12.35K",
  * "70.9µs") and margin ("+14.2%"), a cell's compact words ("4K rnd rd70 qd32"), the words of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * result — one run's measurements and their JSON form; the layout of the results directory
  * (matrix.cfg, study.json, runs/NNNNN.json, summary.csv). docs/results.md documents every field.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * result — one run's measurements, and their JSON form in the results directory.
  *

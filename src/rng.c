@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rng — xoshiro256** (Blackman and Vigna, 2018) seeded through splitmix64, as its authors
  * recommend: the four state words are the first four splitmix64 outputs from the seed, so any

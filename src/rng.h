@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rng — a fast, seedable pseudo-random generator (xoshiro256**, seeded through splitmix64). The
  * same seed gives the same sequence on every machine, so the same plan gives the same offsets.

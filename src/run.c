@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * run — the controller of one run (design of the whole in run.h, of the workers in worker.h).
  *

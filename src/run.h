@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * run — one run: start the workers, warm up, measure, cool down, stop, and turn what the
  * workers counted into one struct iom_run_result (result.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stage — a target's visit and what one host does around one run. See stage.h.
  *

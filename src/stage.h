@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stage — a target's visit, and what one host does around one run: everything that touches a
  * target outside the measured I/O. A visit is a stretch of consecutive runs on one target.

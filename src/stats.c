@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stats — descriptive statistics, Student's t and Welch's test; promises are in stats.h.
  *

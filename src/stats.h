@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stats — the statistics a report needs to say whether a difference is real: mean, sample
  * standard deviation, coefficient of variation, median, the 95 % (or any) confidence interval

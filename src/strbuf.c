@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * strbuf — a growable string (strbuf.h). The capacity doubles, and at least fits what is added
  * plus 64 bytes, so building a line of n pieces costs O(n) copies.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * strbuf — the one growable string of the tree, for text built in pieces before it is printed,
  * returned or written (the report's table lines, the hooks' expanded commands, the presets'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sweep — runs a plan into a results directory. See sweep.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sweep — a whole plan, run into a results directory: the lock and journal, the targets, the
  * matrix as run, study.json, one result file per run, summary.csv, a progress line per run and

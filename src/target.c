@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * target — scratch files and block devices, made safe to measure.
  *

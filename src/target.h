@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * target — where the I/O goes: scratch files and block devices. Creates and fills scratch files
  * (incompressible data, marked as iomatrix's own), refuses what the user did not mark as

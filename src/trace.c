@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trace — per-I/O traces: the lock-free rings the workers fill, the writer thread that encodes
  * and compresses them, the reader, and the CSV and fio-log export. docs/trace.md is the format;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trace — the compressed per-I/O trace of a run: a record of every completed I/O (submit time,
  * latency, read or write, offset, size, thread), written while the run goes on, and read back

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * units — sizes, durations and percentages between the way people write them and numbers.
  *

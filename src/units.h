@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * units — sizes, durations and percentages as people write them ("4K", "1.5M", "500ms", "90m",
  * "70%") to and from numbers, with precise errors. K, M, G and T are powers of 1024 (a "K" is

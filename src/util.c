@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * util — allocation, clocks, error text, the write loop, mkdir -p and the bounded reader of
  * /proc and /sys files shared by every module.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * util — the few helpers every module needs: allocation that aborts on failure (small objects
  * of fixed size only), the one graceful allocation path for everything whose size a matrix

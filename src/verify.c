@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * verify — sector headers for data verification (design in verify.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * verify — data verification (workload key `verify = true`): block headers and checksums.
  *

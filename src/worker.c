@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * worker — the per-thread I/O loop and its offset generator (design in worker.h).
  *

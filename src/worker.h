@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * worker — one thread's I/O loop: it makes the offsets, keeps queue_depth I/Os in flight through
  * its engine, and records every completion into its own read and write histograms. Nothing in

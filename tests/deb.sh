@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make deb-test: after make deb, the packages in OUT hold what a user needs — iomatrix: the
 # binary (it runs and says its version), both man pages, the bash and zsh completions, the docs
 # at the path the systemd unit names, the unit with /usr/bin; iomatrix-mpi: its binary and man

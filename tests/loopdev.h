@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * loopdev — a loop device for the tests that need a real block device (root only): attached with
  * LOOP_CONFIGURE and LO_FLAGS_AUTOCLEAR, so it detaches by itself when the returned descriptor is

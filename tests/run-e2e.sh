@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs every end-to-end test under tests/e2e/ against $IOMATRIX, each under a timeout, from a
 # fresh scratch directory that is removed afterwards. Exit 0 pass, 77 skip, anything else fail.
 # Prints a line per test with its seconds, and one closing line, "e2e: N passed, N failed,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs the cmocka unit-test binaries given as arguments from the top of the tree, UNIT_JOBS of
 # them at a time (default 2: the slowest, test_run, beside the others), prints each one's output
 # in the order given and one closing line, "unit: N passed, N failed". Exit status is non-zero

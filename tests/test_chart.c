@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the SVG charts: text is escaped, the heat-map colours are the spreadsheet ones and
  * clamp, linear axes get nice ticks from zero, log axes 1-2-5 bounds and ticks, the nines axis

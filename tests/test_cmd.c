@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of cmd's one errno → exit-code table: for every command, the errnos that gave exit 2
  * before the table (each command's own list, copied here from the old main.c) give 2 and no

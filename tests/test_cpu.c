@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cpu — /proc/stat and /proc/interrupts parsing on fixtures (tests/fixtures/cpu/, read from
  * the top of the tree) with exact tick counts, sums and percentages, and a live sample of this

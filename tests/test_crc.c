@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_crc — iom_crc32 (ISA-L) gives zlib's crc32 on random buffers of every length from 0 to
  * 4200 bytes and on larger ones, at every alignment of the start, in one call and chained in

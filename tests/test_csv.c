@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_csv — the one CSV writer: RFC 4180 quoting, and numbers in the form of the JSON files
  * (the same digits in summary.csv, `report --format csv` and runs/NNNNN.json).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of `iomatrix diskspd`'s flag parsing: tables of DiskSpd command lines (the published
  * ones among them) and the matrix keys they come to, read back through the matrix reader; flags

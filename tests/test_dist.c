@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_dist — the distributions of random offsets: the code reads and writes back every form,
  * refuses bad ones with a message; the table's draws are in range, deterministic per seed, and

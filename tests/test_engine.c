@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_engine — every engine of the registry behind the one interface: data written at given
  * offsets of a temp file reads back the same (every engine that moves data; io_uring also with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fsprep — the filesystem dimension on real loop devices (root; skipped otherwise): ext4
  * made on a blank device, mounted, written, unmounted and replaced because its UUID and label

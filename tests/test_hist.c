@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_hist — the histogram against exact answers: percentiles of synthetic distributions
  * compared with the sorted values (within the 1/256 relative bound hist.h states, exact below

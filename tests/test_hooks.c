@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_hooks — hook templates (every variable, "$$", unknown and unavailable variables, shell
  * quoting proven by running printf on hostile labels and reading the bytes back), running hooks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_hosts — the logic above a host backend (hosts.h), without MPI: the aggregate of a run's
  * per-host rows (totals summed, the window first start to last end, percentiles of the merged

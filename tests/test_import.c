@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_import — the readers of `iomatrix import`: fio's units (kb_base), bssplit's blank shares,
  * jobs differing in one option as a dimension and in two as a full product (or refused), global

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the sweep journal: events round-trip through replay, a torn last line is ignored, a
  * run started and never finished is reported as in progress, the study-start's plan is read

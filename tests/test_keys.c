@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the key table: it is consistent (every dimension has exactly one key, names are
  * unique within a section, defaults parse and lie in range, ranges make sense), lookups and

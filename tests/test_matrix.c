@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the matrix reader: a table of bad inputs, each checked for its line and message; the
  * corpus of malformed files in tests/bad/; good inputs read into the expected model (defaults,

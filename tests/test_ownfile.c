@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of ownfile: nothing iomatrix writes for itself goes through a link, into a FIFO or a
  * device, or outside its pinned directory; reads are bounded and never block; a directory others

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the plan: nesting order (named, then file order; values in first-appearance order),
  * ranges, excludes, grouped and interleaved repetitions, a reproducible shuffle, seeds that

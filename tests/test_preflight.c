@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of preflight: each problem found on the line of its target (or of timing, for the trace
  * estimate), and nothing written while looking — the scratch directory's listing and mtime are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the presets of `iomatrix new`: written without paths, each preset is its shipped
  * matrix (the same model and the same plan, line for line, but for the title lines), so the

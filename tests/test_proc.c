@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_proc — child processes without a shell of ours: a program that cannot start, one found
  * in PATH, its exit status with the last line of its output in the message, the command line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the report. Synthetic results directories written through result.h's writers give
  * exact cases: a clear win (p tiny, margin big), a tie by p (noisy), a tie by min_effect

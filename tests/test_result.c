@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of run results and the results directory: a fully populated result survives the trip
  * to runs/NNNNN.json and back field for field; doubles are written without 17-digit noise;

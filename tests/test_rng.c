@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_rng — xoshiro256** against outputs pinned from the reference algorithm (computed once
  * with an independent Python transcription of Vigna's C code), determinism, unbiased bounded

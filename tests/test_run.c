@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_run — whole runs, short: the null engine (counts, percentiles, totals, intervals,
  * per-thread figures), bytes-bound windows that complete exactly their bytes, psync and

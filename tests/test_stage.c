@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stage — a target's visit as the stage does it: the precondition before the first write
  * run, through an identity-checked descriptor (a scratch file replaced by a link after its

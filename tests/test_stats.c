@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stats — statistics against reference numbers. Every pinned value was computed
  * independently in Python with mpmath (40 digits): t quantiles by root-finding on the numerically

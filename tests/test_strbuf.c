@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_strbuf — the one growable string: appends, printf, padding, taking and reusing.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the overnight machinery around a run: the watchdog (timing.timeout) that run.c keeps
  * for the sweep; iom_sweep_execute on a small plan — resume never repeats a finished run,

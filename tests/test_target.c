@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_target — scratch files (created at size with the mark, incompressible, reused, extended,
  * refused when unmarked, taken over with overwrite), device facts on fixture sysfs trees of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the trace: records written by several producer threads come back exactly (per
  * thread, in the order they were put); a file cut anywhere gives "truncated" with the intact

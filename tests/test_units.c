@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of units: sizes and durations parse exactly (fractions included), refuse what does not
  * fit in 64 bits or is not a number with a message that quotes the input, and format back in

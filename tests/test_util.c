@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of util's write loop and mkdir -p: every byte reaches the file (at the offset asked, the
  * file offset left alone by the pwrite form), a failed write says why, mkdir -p makes every

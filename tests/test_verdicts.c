@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_verdicts — the report's verdicts on synthetic models built in memory (no results
  * directory): a seeded generator draws repetitions from normal distributions, so the error

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_verify — sector headers: what a write stamps, what a read accepts, what it counts as a
  * mismatch (bit rot, a misdirected write, a known sector without a header) and what it leaves

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_worker — the offset generator: alignment and bounds, determinism for a seed, sequential
  * wrap and per-thread slices, uniform coverage, the read mix within 1 % of read_pct over 100 k

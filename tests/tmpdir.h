@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tmpdir — a fresh directory for a test, removed afterwards with everything in it. As a cmocka
  * fixture: test_tmpdir_setup makes /tmp/iom-<test binary>-XXXXXX and puts its path (heap) in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make deb: the Debian packages iomatrix and iomatrix-mpi from a source tarball (make dist),
 # unpacked under OUT/src with contrib/debian/ as its debian/, built by dpkg-buildpackage -us -uc
 # -b; the .deb, .buildinfo and .changes files are left in OUT, and lintian (when installed) must

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # ab.sh — one iomatrix build against another on the same targets (make bench-ab;
 # docs/performance.md). A change to the hot path or the sweep is compared with the commit before
 # it this way: the workloads of bench.sh, each run by build A and build B in turn, the order

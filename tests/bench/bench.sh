@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench.sh — iomatrix side by side with fio on the same targets (make bench; docs/performance.md).
 #
 # For every workload and target it runs, BENCH_PAIRS times in turn:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """cpuwin.py — the CPU a benchmark tool's whole process tree used over its measured window,
 measured the same way for every tool (make bench, bench-ab, bench-knobs).
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # crc.sh — verification's own throughput with zlib's crc32 (before) and ISA-L's (after), no I/O:
 # tests/bench/verify_speed.c built twice (make bench). Each build runs CRC_ROUNDS times in turn,
 # CRC_SECS seconds each; the medians are printed, MB/s of 4 KiB blocks stamped (a verified

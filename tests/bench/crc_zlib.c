@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * crc_zlib — iom_crc32 by zlib's crc32, linked ahead of the library into the "before" build of
  * verify_speed (tests/bench/crc.sh): the CRC verification used before ISA-L's, same values.

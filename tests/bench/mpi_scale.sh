@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # mpi_scale.sh — how iomatrix-mpi scales with ranks (make bench, make bench-mpi;
 # docs/performance.md, "Many hosts: scaling under MPI").
 #

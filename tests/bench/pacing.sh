@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # pacing.sh — the pacer's figures that need a quiet machine (make bench; make test asserts only
 # what holds under load, tests/e2e/load.sh): rate_iops = 2000 with fixed arrivals, 256K reads
 # from the page cache at QD4 for 2 s. Prints the achieved rate, the submissions' gaps (median,

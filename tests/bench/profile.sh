@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # profile.sh — where the CPU time of 4K random reads at QD32 goes, system-wide, for iomatrix and
 # fio side by side (docs/performance.md, "Where the time goes").
 #

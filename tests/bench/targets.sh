@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # targets.sh — the engine-bound targets of make bench, bench-ab and bench-knobs, sourced by
 # bench.sh, ab.sh and knobs.sh (bash; root).
 #

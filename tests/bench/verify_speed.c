@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * verify_speed — the throughput of data verification itself, no I/O: the 4 KiB blocks of a
  * 64 MiB region, 64 at a time in 64 buffer slots of random data (in cache, as a worker's

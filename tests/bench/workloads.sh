@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # workloads.sh — the workloads of make bench and make bench-ab, sourced by both (bash).
 # The default list of the device targets (loop, disk), the lists of the engine-bound targets
 # (zram filled, zram unwritten, the tmpfs file), then: workload NAME -> "bs qd threads read_pct

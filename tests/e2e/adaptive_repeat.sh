@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Adaptive repetitions (issue 18): a loop device over /dev/shm (quiet) and a file on the disk
 # (noisy), repeat = 2, repeat_max = 8, until = "ci 2%". The plan prints the range of runs; the
 # journal records a decision for every cell's every extra round, a stopped cell's later runs as

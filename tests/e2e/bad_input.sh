@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Bad input everywhere it enters, other than matrix files (tests/e2e/bad_matrices.sh):
 #   - command lines: unknown commands and options, missing arguments and operands, --set with
 #     unknown keys, bad values or no '=' — exit 2 with a message naming what is wrong;

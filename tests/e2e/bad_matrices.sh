@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every malformed matrix under tests/bad/ gets exactly one line on stderr, "FILE:LINE: message",
 # with the line and message its first line expects ("# expect: LINE: substring"), and exit 2.
 # Then the inputs that are not files of the corpus: a missing file, a directory, a file with a

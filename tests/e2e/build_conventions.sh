@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The Makefile keeps a distribution's conventions: `make CFLAGS=-O2 CPPFLAGS=-D_FORTIFY_SOURCE=2`
 # compiles with both and without -Werror, `make dev` with -Werror; `make` only names a missing
 # dependency (never apt-get or sudo: only make deps and make demo install); `make install`

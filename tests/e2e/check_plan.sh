@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The shipped matrices: every one passes `check --matrix-only`, and plain `check` (this machine)
 # for those whose scratch files go in the current directory, while the /mnt/... placeholders are
 # named on their lines; `plan` of atto.cfg has 21 sizes x 2 directions

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Before/after per target: two studies of one matrix with two targets each (two loop devices),
 # the scheduler of one device changed between them. `report A B --compare study` (and its alias
 # `directory`) shows each target once, study A against study B cell by cell, with the verdicts

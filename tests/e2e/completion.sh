@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # contrib/iomatrix.bash-completion: sourced in bash, its function completes commands, each
 # command's options, matrix keys after --set (from the binary's own key table), presets after
 # --preset, formats, and matrix files. Skips (77) without bash.

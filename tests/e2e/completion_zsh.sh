@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # contrib/iomatrix.zsh-completion: its function, run by zsh with the completion system's
 # builtins recorded (compadd, _files), offers what the bash completion offers: the commands,
 # each command's options from the binary, matrix keys after --set, presets, formats, and matrix

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The contrib/ examples that read summary.csv: after a short study of two scratch files,
 # contrib/summary-gnuplot.sh draws an SVG with a line per series (when gnuplot is installed) and
 # contrib/summary-pandas.py prints a table of the two targets side by side (when a python3 with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Other processes' CPU: each run records what other processes took during its window
 # (cpu.other_cpu_pct: the system's busy time less iomatrix's own and its I/O's interrupt and
 # softirq time, in % of a core). Beside a busy neighbour (a shell loop spinning on one core)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # System CPU of a run on a loop device: cpu.system_busy_pct, cpu.system_us_per_io and
 # cpu.iops_per_busy_pct in the run JSON agree with /proc/stat as this test reads it around the
 # run. The run's busy and total jiffies (user, nice, system, irq, softirq; and those plus idle,

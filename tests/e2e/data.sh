@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # data = …: what writes carry, read back from the target. One sequential write pass over the
 # first 4M of a loop device (4K blocks) per value (the uncounted I/O after the pass goes on
 # beyond them), then those 4M are read: dedupe:30% leaves about 30 % of the blocks repeating an

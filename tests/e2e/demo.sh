@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The demo, as `make demo` runs it: matrices/quick.cfg from a fresh directory, no root needed.
 # It must finish, print the winners table, and leave a complete results directory: the matrix as
 # run, study.json, one JSON per run, summary.csv with a header and one row per run, traces.

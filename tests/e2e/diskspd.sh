@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `iomatrix diskspd`: the two command lines published in controller comparisons become the
 # expected matrices (--matrix); a short real run (-d1 on a 16 MiB scratch file in the cwd)
 # prints DiskSpd's report sections and leaves an ordinary results directory that `report`

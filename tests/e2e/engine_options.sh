@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The io_uring engine's own keys end to end. `check` reads submit_batch and reap_wait at their
 # old place, the top level, with a warning naming the new one (io_uring.KEY). Then on a loop
 # device over a file in /dev/shm (root only): io_uring.sqpoll runs, and says so in the run's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A full results directory: the sweep stops with a message saying the directory is full and
 # how to carry on; every result already written still parses and is journalled, and once there
 # is space (here: the directory copied to a roomier place) `iomatrix resume` completes it.

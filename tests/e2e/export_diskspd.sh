@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # DiskSpd's XML results (docs/interop.md): `iomatrix diskspd … -Rxml` prints the run as DiskSpd's
 # -Rxml does, and `report --format diskspd-xml --run N` writes the same of a study's run. Both
 # are checked against the schema DiskSpd's XmlResultParser writes: every element at its place

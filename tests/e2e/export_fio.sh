@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fio's JSON, JSON+ and logs from a study (docs/interop.md): a read-only cell of two repetitions and a
 # mixed one, exported with `report --format fio-jsonplus`; fio's own fio_jsonplus_clat2csv turns
 # the bins into its CSV, and the percentiles read off that CSV agree with iomatrix's own pooled

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Prometheus and the live files (docs/interop.md): `report --format openmetrics` of a study of
 # two cells and two repetitions, and the metrics file a running sweep rewrites after every
 # 1-second interval (--metrics) — both accepted by promtool check metrics, the latter read

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Faults injected under a running sweep. Each must give a clear message, mark the run failed,
 # let the sweep go on with what it can, and lose nothing already written (every runs/*.json
 # present stays valid JSON, the sweep ends with its summary).

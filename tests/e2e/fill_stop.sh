@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # SIGTERM during a scratch fill (issue 14, case 10): the first SIGTERM stops a 4 GiB fill within
 # seconds, not at its end; the process exits 3 ("interrupted") saying where the fill stopped;
 # the mark records the filled length; `resume` goes on from the mark (the bytes before it are

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fsync_every and trim_pct, on a loop device (root only). fsync_every = 8 issues one flush per 8
 # writes of a thread (the run's "flush" figures; the disk's flush counter sees them, fewer
 # where the block layer folds flushes in flight together);

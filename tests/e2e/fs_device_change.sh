@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A filesystem target's device renamed between two visits (root, loop devices): the target
 # d-ext4 (filesystems = ["ext4"]) on /dev/loopN is visited twice (interleaved repetitions). After
 # its first visit, /dev/loopN is detached and the same name attached to another file full of

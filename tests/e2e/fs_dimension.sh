@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The filesystem as a dimension, on a loop device: a target with filesystems = [ ext4, xfs, raw ]
 # becomes three targets; iomatrix makes each filesystem (journalling its UUID first), mounts it
 # privately, runs the cells on a scratch file there (raw: on the device), unmounts it, and the

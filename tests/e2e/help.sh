@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Help: each command's --help gives its own options in its own words (never another command's
 # "-o" or "-f" text) and wraps to the terminal; `help keys` wraps to the terminal: COLUMNS when set, 80 when not a tty; the
 # diskspd view names its MB/s as DiskSpd's MiB/s on one line; diskspd --help prints a percent sign

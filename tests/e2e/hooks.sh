@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Hooks: a matrix with shell hooks is refused without --allow-hooks (exit 2, saying why);
 # `plan` shows the hooks and built-ins; with --allow-hooks they run with their variables, their
 # output is kept under DIR/hooks/, and a failing before_run fails its run (with the reason and

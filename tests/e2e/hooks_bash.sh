@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Hook variables stay data whichever shell /bin/sh is (issue 14, case 4: with bash as sh,
 # `echo $$${target.path}` ran a command hidden in the path). Sweeps whose target paths, and
 # whose results directory, hold \';touch PWNED;#, $(…), backquotes, a newline, '", $'\x27' and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A hook variable is accepted only where bash, dash and busybox sh keep its value as data. The
 # places where bash (as /bin/sh) evaluates a value as arithmetic or as a variable name, which
 # runs a $(command) hidden in an array subscript, are refused: `check` names the file, the line

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `iomatrix import`: three fio job files (a random 60/40 mix after fio's examples/fio-rand-RW.fio,
 # two jobs with bssplit that become an access dimension, a paced job with rate_iops whose two
 # jobs become a queue_depth dimension), two DiskSpd XML profiles and an IOMeter .icf import,

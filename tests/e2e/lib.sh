@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # lib.sh — the preamble every end-to-end script shares, sourced first: . "$TOP/tests/e2e/lib.sh"
 # (tests/run-e2e.sh exports TOP, the top of the tree, and IOMATRIX, the binary under test).
 #

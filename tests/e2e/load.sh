@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Issue 17, point 1: open-loop runs (rate_iops, rate_mb_s, arrivals; docs/load.md) on a scratch
 # file (256K reads from the page cache, QD4). What holds whatever the machine's load is asserted
 # always: the load line, offered rates, counts (late I/Os at most the I/Os), an overloaded run

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Issue 17, point 6: rate_iops = [ "max", "25%", "50%", "75%", "90%" ] runs the cell unthrottled
 # first (a run of its own, recorded) and derives the four paced runs' rates from its measured
 # IOPS when they run: each offers exactly its share of the max (to the I/O per second), and

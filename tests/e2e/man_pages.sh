@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The man pages: iomatrix(1), iomatrix-matrix(5) and iomatrix-mpi(1) render without a warning
 # (groff -ww, and man --warnings when man is installed); iomatrix(1) has a synopsis line for every command the
 # binary lists; the KEYS section of iomatrix-matrix(5) is the binary's `help keys --man`.

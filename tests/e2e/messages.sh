@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Messages, each by its exact text: plurals ("1 run into", "1 run ok", "verdict over 1 cell"),
 # no empty reason after a colon ("run interrupted: the figures…" when none was recorded), a new
 # study into a non-empty directory refused before any "N runs into" line, and `report` of a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # hosts = "each" under MPI (docs/hosts.md), on one machine: mpirun --oversubscribe -np 3.
 #   - `plan` shows the host dimension, one value per rank, labelled rR@HOST;
 #   - a 2-cell study on 3 ranks, each on its own scratch file through ${rank}: every cell runs

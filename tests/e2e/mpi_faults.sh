@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A fault on one rank under MPI (docs/hosts.md): rank 1's scratch file is replaced during the
 # first of three runs; its later runs fail on it (the target is no longer what was prepared),
 # and each such run is recorded failed naming rank 1 and its host, while ranks 0 and 2 measure

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Many hosts under MPI (docs/hosts.md), on one machine: mpirun --oversubscribe -np 3.
 #   - a plain iomatrix started by mpirun says it is the single-host build and exits 2;
 #   - `plan` says where every rank's target lives;

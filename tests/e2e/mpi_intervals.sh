@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Latency over time on many hosts (docs/hosts.md): a run on 2 ranks keeps, per 1-second
 # interval, the I/Os of both ranks summed and the p50, p99 and max of their I/Os together —
 # read off the ranks' latency groups summed, never an average of the ranks' percentiles. The

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Progress under mpirun (docs/hosts.md): mpirun gives each rank a pseudo-terminal for its
 # standard output even when mpirun's own goes to a file, so rank 0 asks its launcher's too.
 # With mpirun's output in a file, a 2-run study on 2 ranks writes plain lines: no carriage

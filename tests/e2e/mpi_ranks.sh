@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # ranks = [1, 2, 3] under MPI (docs/hosts.md), on one machine: mpirun --oversubscribe -np 3.
 #   - each cell runs on the first N ranks at once: its run file has N host rows, each with
 #     I/Os, the aggregate their sum, and only those ranks' traces of the run exist;

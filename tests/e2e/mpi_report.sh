@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The report of a study on many hosts (docs/hosts.md, "Reports"): a 2-run study on 3 ranks
 # where rank 2 is a straggler by construction — ranks 0 and 1 read 4K direct from a scratch
 # file in /dev/shm (tmpfs: memory), rank 2 from one on the machine's disk (30x slower here) —

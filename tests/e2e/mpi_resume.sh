@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Resume under MPI (docs/hosts.md): kill -9 of mpirun in the middle of a 6-run study on 3
 # ranks, then `mpirun … iomatrix-mpi resume DIR`: every run exactly once in the journal, every
 # run file parses with three host rows, every rank's trace of every run is there.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Stonewalling under MPI (docs/hosts.md): in a bytes-bound study on 3 ranks the window ends for
 # every rank when the first has completed its share (IOR's rule). In every run either no rank
 # was stopped short, or: the run says "stonewalled", at least one rank completed its whole

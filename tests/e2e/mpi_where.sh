@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A target's hosts = [ … ] under MPI (docs/hosts.md), on one machine: mpirun --oversubscribe
 # -np 3 (every rank on one hostname, so the rank:N selector makes it testable):
 #   - `plan` says where every target lives, and "not here" on the ranks it leaves out;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every command as a new user meets them, from `iomatrix new` to the HTML report: new (to stdout
 # and to a file, which is never overwritten) → check → plan → run (two scratch files in the cwd,
 # short timings through --set) → report → report --run 1 → report --format html → trace to CSV;

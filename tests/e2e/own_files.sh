@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # iomatrix's own files are never written through someone else's names (docs/hardening.md, "Its
 # own files"). Each case plants what an attacker would in or beside a results directory and
 # checks a victim file's sha256 before and after (a victim that must not appear: its absence):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A bind mount over a running sweep's results directory (docs/hardening.md, "Its own files",
 # case 8): the sweep, which holds its directory open and pinned, notices before its next run,
 # writes nothing into the directory mounted over it and exits 1 naming it. The victim files

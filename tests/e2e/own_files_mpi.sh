@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The MPI followers' scratch (docs/hardening.md, "Its own files", case 7): each follower makes
 # a fresh directory of its own with mkdtemp in $TMPDIR and removes it without a shell. Planted
 # $TMPDIR/iomatrix-rank1-<pid>/traces/00001.trace.gz links to a victim (for the pids the

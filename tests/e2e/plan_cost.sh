@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `plan` says what a sweep will cost: on the DiskSpd preset a trace estimate (its assumption
 # stated) and the free space where the results go; with --like DIR of a short real run of the
 # same cells, an estimate within 50 % of the traces that run wrote; a warning when the estimate

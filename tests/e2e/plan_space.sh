@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Free space, as df shows it: `check` and `plan` of a study whose traces cannot fit both name
 # the free space of the results' filesystem as statvfs's f_bavail (what an unprivileged write
 # gets, not f_bfree with root's reserve), agreeing with each other within 0.2 GiB (other

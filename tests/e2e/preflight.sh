@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Preflight: `check` names, on the target's line, what would make a sweep fail, and exits 2;
 # `run` and `resume` refuse the same before they write anything (no "N runs into DIR" line, no
 # results directory, no scratch file, the directory listing unchanged).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The README's sample output reads as the tool prints it: contrib/readme-sample.sh --check runs
 # the demo matrix (its windows shortened) and compares the words of its output with the
 # README's sample, figures, margins and verdict marks aside; it fails when a message, a legend

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What makes a study repeatable is in study.json's "machine": the matrix's git commit and
 # whether it was modified since, RAM, the distribution, liburing and the kernel's io_uring
 # features, the CPU governor, the hypervisor, the kernel command line — each as this machine

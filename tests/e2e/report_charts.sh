@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The HTML charts of a three-target study: the ATTO view drawn twice, MB/s and IO/s side by
 # side (ATTO's layout), with a value beside (or, at the chart's edge, inside) every bar; the
 # system CPU per I/O against queue depth; latency against achieved IOPS (queue depth the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The HTML report of the two-boot controller study (tests/fixtures/report/boot1 and boot2)
 # is one self-contained page with the charts as inline SVG, and renders in headless Chromium
 # to a screenshot that is not blank: many non-white pixels, and the colours of the two

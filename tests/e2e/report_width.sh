@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The text report fits the terminal: COLUMNS=80, 120 and 220 (and --width N) on a three-target
 # study give no line wider than the width; at 220 one table with the three targets side by side;
 # narrower, one table per metric with the three targets as its columns (never a block per target).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Results-directory integrity on a small real study (psync on a scratch file, 10 runs of 100 ms;
 # no root needed), each scenario of issue 14's cases 5 and 6:
 #   - a matrix.cfg edited after the study began (repeat 5 → 7, study-end dropped): resume is

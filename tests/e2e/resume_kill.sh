@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Resume after kill -9 at random points: a sweep of 20 short runs (null engine, 200 ms each) is
 # killed with SIGKILL six times at random moments, then `iomatrix resume` carries it to the end.
 # Afterwards every run exists exactly once in runs/, every JSON file parses, summary.csv has one

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A sweep with one impossible target (its scratch file replaced, after check and preparation
 # passed, by a file that is not iomatrix's own: found when the run opens it) records that
 # target's run as failed, with the reason, and completes the rest (exit 1). Buffers that cannot

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A run on a block device: a loop device over a file in /dev/shm (root only). Writing needs
 # destructive = true (refused before the sweep starts otherwise); the device facts name the loop driver and the backing file; the
 # submit/reap policy keys (io_uring = { submit_batch; reap_wait; }, or at the top level, their

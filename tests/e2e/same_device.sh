@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # One device under two names (a symbolic link, as /dev/disk/by-id/ names are): two targets on a
 # loop device and a link to it are refused by check and run ("target 'b' ('…/disk-link') is the
 # same device as target 'a' ('/dev/loopN')"), nothing written; with allow_same = true (an A/A

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Shares follow their max (docs/load.md, docs/hardening.md): rate_iops = [ "max", "50%" ] runs
 # the max, then a paced run at half its measured IOPS. The max run's file is damaged and the
 # study resumed: resume measures the max again and, because the share was derived from the old

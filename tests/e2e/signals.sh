@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Signals: SIGHUP does not end a sweep (and a second process on its directory is refused);
 # SIGINT during a run stops it cleanly — exit 3, the
 # partial result written with status "interrupted" and journalled run-interrupted, the resume

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A study is created so that a kill at any step leaves a directory `run` takes again or
 # `resume` carries on (docs/hardening.md, "A study is created atomically"). Each state a kill
 # can leave (the order is the lock, runs/, matrix.cfg, then the journal with its study-start;

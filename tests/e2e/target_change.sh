@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Targets that change under a sweep (issue 14, cases 1-3) and devices that still hold data
 # where a quick look sees none. Root only: loop devices over files in /dev/shm.
 #  1. a blank loop device, destructive = true, three 300 ms write runs with rest = "2s": after

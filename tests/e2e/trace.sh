@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Traces end to end: a short run writes traces/00001.trace.gz; zcat opens it; `iomatrix trace`
 # exports CSV (header row, one row per completed I/O = ios + warm-up + cool-down of the run) and
 # fio latency logs that fio's own fio_generate_plots and fio2gnuplot plot; a truncated copy and a

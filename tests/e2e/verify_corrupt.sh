@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Data verification catches corruption made behind iomatrix's back, with its offset.
 #
 # A 16 MiB loop device (on /dev/shm) is written whole by a verified sweep (sequential 4K writes,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # write_through = true: every write is on stable media when it completes. On a disk that reports
 # a volatile write cache (a loop device does: "write back") and no FUA, each O_DSYNC write is the
 # write and a cache flush, so the run's "disk" counters show at least one flush per write; the

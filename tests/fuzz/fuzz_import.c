@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_import — libFuzzer harness for the readers of `iomatrix import`: the first byte picks
  * the reader (fio job file, DiskSpd XML profile, IOMeter .icf), the rest is the file. Any bytes

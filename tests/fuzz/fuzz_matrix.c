@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_matrix — libFuzzer harness for the matrix reader: any bytes handed to iom_matrix_parse()
  * must give a model or a "NAME:LINE: message", never a crash, a leak or a sanitizer report. A

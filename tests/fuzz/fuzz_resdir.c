@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_resdir — libFuzzer harness for the readers of a results directory: the input is a small
  * archive that builds one (files with mutated contents, links to /dev/zero, to a directory

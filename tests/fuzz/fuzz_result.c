@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_result — libFuzzer harness for the results reader: the input is parsed as a run result
  * (iom_result_parse, from memory) and as a study.json (iom_study_read, through an in-memory

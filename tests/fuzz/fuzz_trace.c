@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_trace — libFuzzer harness for the trace reader: the input is written to an in-memory
  * file (memfd) and read with iom_trace_reader_open()/_next() to its end or its error. Nothing

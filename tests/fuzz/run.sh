@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs every libFuzzer harness for SECONDS each: run.sh SECONDS BUILD_DIR [NAME…]
 # Each harness gets its own corpus directory under BUILD_DIR/fuzz/corpus-NAME, seeded from the
 # tree (matrices and tests/bad for the matrix reader, tests/fixtures/trace for the trace reader,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """
 Holm's family-wise error and power of the report's moderated t (docs/reports.md, "Moderated t")
 on simulated studies: 24 cells x 5 metrics, two labels, 3 or 5 repetitions, each cell's CV
