@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Licence: LICENSE is the MIT licence, every source, test and script file carries the SPDX line
 # "SPDX-License-Identifier: MIT" in its first two lines, and no file claims Numerical Recipes'
 # code as its source.
@@ -19,8 +20,10 @@ for f in $(git ls-files -- '*.c' '*.h' '*.sh' '*.py' '*.gp' Makefile .ci/run \
 done
 [ "$n" -gt 100 ] || die "only $n files checked: the file list is wrong"
 
-if git grep -n -i 'numerical recipes' -- src tests contrib docs README.md >/dev/null 2>&1; then
-    die "a file still names Numerical Recipes: $(git grep -l -i 'numerical recipes' -- src tests contrib docs README.md | tr '\n' ' ')"
+# (this file names the book, so it is left out of the search)
+where="src tests contrib docs README.md :!tests/e2e/licence.sh"
+if git grep -q -i 'numerical recipes' -- $where; then
+    die "a file still names Numerical Recipes: $(git grep -l -i 'numerical recipes' -- $where | tr '\n' ' ')"
 fi
 echo "$n files carry the SPDX line"
 exit $fail
