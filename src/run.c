@@ -659,7 +659,8 @@ static void fill_cpu(struct iom_run_result *r, const struct iom_cpu_sample *a,
 	cpu->ncpu = a->ncpu;
 	cpu->per_cpu = xcalloc(a->ncpu, sizeof(*cpu->per_cpu));
 	iom_cpu_diff(a, b, cpu->per_cpu, &cpu->avg);
-	cpu->busy_pct = 100.0 - cpu->avg.idle - cpu->avg.iowait;
+	/* idle and iowait are shares that may sum to 100 plus a rounding error: never below 0 */
+	cpu->busy_pct = fmax(0, 100.0 - cpu->avg.idle - cpu->avg.iowait);
 	cpu->proc_user_s = b->proc_user_s - a->proc_user_s;
 	cpu->proc_sys_s = b->proc_sys_s - a->proc_sys_s;
 	cpu->interrupts = b->irqs >= a->irqs ? b->irqs - a->irqs : 0;
