@@ -1285,7 +1285,13 @@ static void test_run_stall_in_worker(void **state)
 	assert_int_equal(h.blocked, 1);
 	assert_true(r.stall.stalled);
 	assert_true(r.stall.gap_s >= 2.0 && r.stall.gap_s < 3.0);
-	assert_true(r.stall.at_s >= 0.25 && r.stall.at_s < 1.0);
+	/* the gap lies in the window whatever the load; that it began about 0.3 s in (the hook's
+	 * delay) needs a machine that ran the worker when it could run */
+	print_message("stall: at %.3f s, gap %.3f s of %.3f s\n", r.stall.at_s, r.stall.gap_s,
+		      r.elapsed_s);
+	assert_true(r.stall.at_s >= 0 && r.stall.at_s + r.stall.gap_s <= r.elapsed_s + 0.05);
+	if (busy_pct() <= 10)
+		assert_true(r.stall.at_s >= 0.25 && r.stall.at_s < 1.0);
 	assert_true(fabs(r.stall.asked_s - 3.0) < 1e-9);
 	assert_non_null(strstr(r.stall.reason, "no I/O completed for 2."));
 	for (i = 0; i < r.nintervals; i++)
