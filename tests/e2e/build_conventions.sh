@@ -12,9 +12,10 @@ need_cmd make tar
 b=$(dirname "$IOMATRIX")
 variant=$(basename "$b")
 root=$(dirname "$b")
-# (the make that runs this suite passes its variables, VARIANT=asan among them, in MAKEFLAGS:
+# (the make that runs this suite passes its variables, VARIANT=asan among them, in MAKEFLAGS
+# and the environment:
 # the makes under test get none of them)
-mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES make --no-print-directory -C "$TOP" "$@"; }
+mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u VARIANT make --no-print-directory -C "$TOP" "$@"; }
 
 # the user's flags, and -Werror only when asked for
 mk -n -B BUILD_ROOT="$WORK/b" CFLAGS=-O2 CPPFLAGS=-D_FORTIFY_SOURCE=2 "$WORK/b/release/src/util.o" \
