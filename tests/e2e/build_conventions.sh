@@ -71,6 +71,7 @@ v=$(cat "$tree/VERSION") || die "no VERSION in $tarball"
 "$IOMATRIX" version | grep -q -- " $v\$" || die "VERSION '$v' is not the binary's '$("$IOMATRIX" version)'"
 [ -d "$tree/src" ] && [ -f "$tree/LICENSE" ] && [ -d "$tree/contrib/debian" ] || die "the tarball lacks src, LICENSE or contrib/debian"
 [ -e "$tree/build" ] && die "the tarball holds build/"
-make --no-print-directory -C "$tree" -n build/release/src/main.o >built.txt 2>&1
+mk_tree() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u VARIANT make --no-print-directory -C "$tree" "$@"; }
+mk_tree -n build/release/src/main.o >built.txt 2>&1
 grep -q "IOM_VERSION='\"$v\"'" built.txt || die "a build from the tarball is not version $v: $(grep -o 'IOM_VERSION=[^ ]*' built.txt)"
 exit $fail
