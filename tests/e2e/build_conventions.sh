@@ -15,7 +15,13 @@ root=$(dirname "$b")
 # (the make that runs this suite passes its variables, VARIANT=asan among them, in MAKEFLAGS
 # and the environment:
 # the makes under test get none of them)
-mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u VARIANT make --no-print-directory -C "$TOP" "$@"; }
+# mk_in DIR ARGS…: make in DIR; mk ARGS…: make in the tree under test
+mk_in() {
+    _dir=$1
+    shift
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u VARIANT make --no-print-directory -C "$_dir" "$@"
+}
+mk() { mk_in "$TOP" "$@"; }
 
 # the user's flags, and -Werror only when asked for
 mk -n -B BUILD_ROOT="$WORK/b" CFLAGS=-O2 CPPFLAGS=-D_FORTIFY_SOURCE=2 "$WORK/b/release/src/util.o" \
@@ -71,7 +77,6 @@ v=$(cat "$tree/VERSION") || die "no VERSION in $tarball"
 "$IOMATRIX" version | grep -q -- " $v\$" || die "VERSION '$v' is not the binary's '$("$IOMATRIX" version)'"
 [ -d "$tree/src" ] && [ -f "$tree/LICENSE" ] && [ -d "$tree/contrib/debian" ] || die "the tarball lacks src, LICENSE or contrib/debian"
 [ -e "$tree/build" ] && die "the tarball holds build/"
-mk_tree() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u VARIANT make --no-print-directory -C "$tree" "$@"; }
-mk_tree -n build/release/src/main.o >built.txt 2>&1
+mk_in "$tree" -n build/release/src/main.o >built.txt 2>&1
 grep -q "IOM_VERSION='\"$v\"'" built.txt || die "a build from the tarball is not version $v: $(grep -o 'IOM_VERSION=[^ ]*' built.txt)"
 exit $fail
