@@ -13,13 +13,13 @@ b=$(dirname "$IOMATRIX")
 variant=$(basename "$b")
 root=$(dirname "$b")
 # (the make that runs this suite passes its variables, VARIANT=asan among them, in MAKEFLAGS
-# and the environment:
+# and the environment, and CI exports WERROR:
 # the makes under test get none of them)
 # mk_in DIR ARGS…: make in DIR; mk ARGS…: make in the tree under test
 mk_in() {
     _dir=$1
     shift
-    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u VARIANT make --no-print-directory -C "$_dir" "$@"
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u VARIANT -u WERROR make --no-print-directory -C "$_dir" "$@"
 }
 mk() { mk_in "$TOP" "$@"; }
 
