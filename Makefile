@@ -6,6 +6,7 @@
 #   make dev        the same with -Werror (CI builds so: WERROR=-Werror for every target)
 #   make deps       installs the missing build dependencies (apt-get; sudo when not root)
 #   make test       unit tests (cmocka) and end-to-end tests of the binary
+#   make golden     rewrites tests/data/golden/expected/ (the golden plan and reports) from this build
 #   make asan       the whole suite under AddressSanitizer + UBSan (build/asan/)
 #   make fuzz       each libFuzzer harness of tests/fuzz/ for FUZZ_SECONDS (clang; build/fuzz/)
 #   make mpi        the MPI build too: build/<variant>/iomatrix-mpi (docs/hosts.md; mpicc)
@@ -102,7 +103,7 @@ FUZZ_SECONDS ?= 60
 .SECONDARY:
 
 .PHONY: mpi bench-mpi
-.PHONY: dev dist deb deb-test test-deps
+.PHONY: dev dist deb deb-test test-deps golden
 .PHONY: all test unit e2e asan demo bench bench-ab bench-knobs profile install uninstall clean deps check-deps tidy docs fuzz fuzz-bins
 .DEFAULT_GOAL := all
 
@@ -181,6 +182,13 @@ e2e: test-deps $(BIN) $(if $(HAVE_MPICC),$(MPI_BIN))
 test: test-deps $(BIN) $(TEST_BINS) $(if $(HAVE_MPICC),$(MPI_BIN))
 	@tests/run-unit.sh $(TEST_BINS)
 	@IOMATRIX=$(abspath $(BIN)) IOMATRIX_MPI=$(abspath $(MPI_BIN)) tests/run-e2e.sh
+
+# The golden outputs (tests/e2e/golden.sh compares them): rewritten from this build, for a change
+# that means to change what plan or report print; commit them with it.
+golden: $(BIN)
+	@work=$$(mktemp -d "$${TMPDIR:-/tmp}/iomatrix-golden.XXXXXX") && \
+	    (cd "$$work" && GOLDEN_UPDATE=1 TOP=$(abspath .) WORK="$$work" IOMATRIX=$(abspath $(BIN)) \
+	     sh $(abspath tests/e2e/golden.sh)); rc=$$?; rm -rf "$$work"; exit $$rc
 
 # Each libFuzzer harness for FUZZ_SECONDS (tests/fuzz/run.sh; VARIANT=fuzz objects, clang).
 fuzz:
