@@ -6,8 +6,9 @@
 # not, so the disk's writes and flushes are in it) and its figures are fixed from then on; the
 # two-directory report reads the synthetic controller studies of tests/fixtures/report/.
 #
-# What may vary is masked, each on its own line only: the version of the binary under test (the
-# report's own, where it names itself; the study's recorded version stays) and the free space
+# What may vary is masked, each on its own line only: the version of the binary under test where
+# the report names itself (the JSON's tool_version, fio's "fio version", DiskSpd's <Version>,
+# the HTML footer; the study's recorded version stays) and the free space
 # that `plan` reads from the filesystem of the current directory. Every other byte must match.
 # A change that means to change the output regenerates the expected files with `make golden`
 # (GOLDEN_UPDATE=1 runs this script to write them) and commits them with the change.
@@ -31,6 +32,8 @@ vre=$(printf '%s' "$version" | sed 's/[.[\*^$/]/\\&/g')
 # mask FILE: the binary's version where the report names itself, and plan's free space
 mask() {
     sed -e "s/^  \"tool_version\": \"$vre\",\$/  \"tool_version\": \"@VERSION@\",/" \
+        -e "s/^  \"fio version\": \"iomatrix-$vre\",\$/  \"fio version\": \"iomatrix-@VERSION@\",/" \
+        -e "s/^      <Version>iomatrix $vre<\/Version>\$/      <Version>iomatrix @VERSION@<\/Version>/" \
         -e "s/^<footer>made by iomatrix $vre from /<footer>made by iomatrix @VERSION@ from /" \
         -e "s/^free space: [0-9.]* [KMGTPE]\{0,1\}i\{0,1\}B where the results go /free space: @FREE@ where the results go /" \
         "$1"
