@@ -389,6 +389,17 @@ char *iom_report_cell_label(const struct iom_report *m, size_t cell);
  */
 char *iom_report_disk_words(const struct iom_report *m, size_t cell, size_t cv);
 bool iom_report_disk_any(const struct iom_report *m);
+/* The same figures as numbers: writes and flushes per run (NaN: unknown), whether the disk's
+ * write cache is write back (volatile) and whether it has FUA (1, 0; -1: not recorded). */
+struct iom_report_disk {
+	double writes, flushes;
+	int write_back, fua;
+};
+/* Fills *d for (cell, cv); false (and *d unknown) when no repetition knows its disk. */
+bool iom_report_disk_of(const struct iom_report *m, size_t cell, size_t cv,
+			struct iom_report_disk *d);
+/* The sentence of the winners tables' legends that explains the disk's figures beneath them. */
+extern const char iom_report_disk_legend[];
 /* The cell's words for the dimensions that vary only ("" when none varies); the caller frees
  * it. */
 char *iom_report_varying_words(const struct iom_report *m, size_t cell);
@@ -518,9 +529,16 @@ struct iom_report_visitor {
 	void (*provenance_end)(void *ctx, const struct iom_report *m,
 			       const struct iom_report_diff *d, size_t n);
 	void (*tail)(void *ctx, const struct iom_report *m);
+	/* the disk's table (iom_report_walk_disk): its heading and header row, its end */
+	void (*disk_begin)(void *ctx, const struct iom_report *m);
+	void (*disk_end)(void *ctx, const struct iom_report *m);
 };
 /* Walks m's sections through v, as above. */
 void iom_report_walk(const struct iom_report *m, const struct iom_report_visitor *v);
+/* The disk's table, which a body places: a row (cell, compared value, what the disk did per
+ * run) for each value whose runs know their disk, between v's disk_begin and disk_end; nothing
+ * when no run wrote to a known disk. */
+void iom_report_walk_disk(const struct iom_report *m, const struct iom_report_visitor *v);
 
 /* Resolves o->run ("N" or "DIR:N") against the model: *src and *index. 0 or -EINVAL/-ENOENT. */
 int iom_report_find_run(const struct iom_report *m, const char *spec, size_t *src,

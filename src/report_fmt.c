@@ -227,7 +227,16 @@ static void md_source_table(FILE *out, const struct iom_report *m)
 struct md {
 	FILE *out;
 	struct iom_report_verdict *vd; /* all_verdicts() */
+	const struct iom_report_visitor *v; /* the walk's, for the tables a body places */
 };
+
+static void md_disk_begin(void *ctx, const struct iom_report *m)
+{
+	(void)m;
+	fputs("\n## Disk\n\nThe writes and flushes the target's disk completed per run "
+	      "(mean of the repetitions), its write cache (write back: volatile) and FUA.\n\n"
+	      "| cell | value | disk per run |\n|---|---|---|\n", ((struct md *)ctx)->out);
+}
 
 static void md_head(void *ctx, const struct iom_report *m)
 {
@@ -349,27 +358,8 @@ static void md_body(void *ctx, const struct iom_report *m)
 			fputs(" |\n", out);
 		}
 	}
-	if (iom_report_disk_any(m)) {
-		/* what write-through costs shows in the disk's flushes */
-		fputs("\n## Disk\n\nThe writes and flushes the target's disk completed per run "
-		      "(mean of the repetitions), its write cache (write back: volatile) and FUA.\n\n"
-		      "| cell | value | disk per run |\n|---|---|---|\n", out);
-		for (size_t c = 0; c < m->ncells; c++)
-			for (size_t v = 0; v < m->ncompared; v++) {
-				char *w = iom_report_disk_words(m, c, v), *label;
-
-				if (!w)
-					continue;
-				label = iom_report_cell_label(m, c);
-				fputs("| ", out);
-				md_text(out, label);
-				fputs(" | ", out);
-				md_text(out, m->compared[v]);
-				fprintf(out, " | %s |\n", w);
-				free(label);
-				free(w);
-			}
-	}
+	/* what write-through costs shows in the disk's flushes */
+	iom_report_walk_disk(m, ((struct md *)ctx)->v);
 	md_hosts(out, m); /* issue 20 */
 }
 
@@ -475,10 +465,11 @@ int iom_report_write_md(FILE *out, const struct iom_report *m,
 		.cell_close = " |", .noisy_begin = md_noisy_begin,
 		.list_open = "", .list_close = "", .missing_title = "\n## Missing cells\n\n",
 		.excluded_title = "\n## Runs left out\n\n",
-		.provenance_begin = md_provenance_begin,
+		.provenance_begin = md_provenance_begin, .disk_begin = md_disk_begin,
 	};
 
 	(void)o;
+	md.v = &v;
 	iom_report_walk(m, &v);
 	free(md.vd);
 	return iom_report_out_status(out, err, errlen);
@@ -497,13 +488,28 @@ static void pool_field(FILE *out, const struct iom_report_reps *r, enum iom_metr
 	iom_csv_field(out, w, false);
 }
 
+/* The disk's columns: writes and flushes per run, "write back" or "write through", FUA "yes"
+ * or "no"; empty where the runs did not record them. */
+static void disk_fields(FILE *out, const struct iom_report *m, size_t c, size_t v)
+{
+	struct iom_report_disk d;
+
+	(void)iom_report_disk_of(m, c, v, &d);
+	iom_csv_num(out, d.writes);
+	iom_csv_num(out, d.flushes);
+	iom_csv_field(out, d.write_back < 0 ? "" : d.write_back ? "write back" : "write through",
+		      false);
+	iom_csv_field(out, d.fua < 0 ? "" : d.fua ? "yes" : "no", false);
+}
+
 int iom_report_write_csv(FILE *out, const struct iom_report *m,
 			  const struct iom_report_opts_cli *o, char *err, size_t errlen)
 {
 	static const char *const cols[] = {
 		"metric", NULL /* the compared dimension */, "n", "mean", "stddev", "cv_pct",
 		"ci95_low", "ci95_high", "outcome", "vs_best_other_pct", "noisy", "verdict",
-		"winner", "margin_pct", "p_value", "p_adjusted", "pooled",
+		"winner", "margin_pct", "p_value", "p_adjusted", "pooled", "disk_writes",
+		"disk_flushes", "write_cache", "fua",
 	};
 	struct iom_report_verdict *vd = all_verdicts(m);
 
@@ -548,6 +554,7 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m,
 				iom_csv_num(out, x->p_value);
 				iom_csv_num(out, x->p_adjusted);
 				pool_field(out, r, (enum iom_metric)k);
+				disk_fields(out, m, c, v);
 				iom_csv_end(out);
 			}
 		}
@@ -562,32 +569,19 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m,
 /* A dimension value as the run files write it: an integer, a boolean or a string. */
 /* A value's disk per run (mean of its repetitions): { writes, flushes, write_cache, fua },
  * null when no repetition knows its disk. */
-static json_object *disk_json(const struct iom_report_reps *r)
+static json_object *disk_json(const struct iom_report *m, size_t c, size_t v)
 {
-	double w = 0, f = 0, wb = 0, fua = 0;
-	size_t n = 0, nf = 0, nwb = 0, nfua = 0;
+	struct iom_report_disk d;
 	json_object *o;
 
-	for (size_t i = 0; i < r->n; i++) {
-		if (!isfinite(r->x[IOM_X_DISK_WRITES][i]))
-			continue;
-		w += r->x[IOM_X_DISK_WRITES][i];
-		n++;
-		if (isfinite(r->x[IOM_X_DISK_FLUSHES][i]))
-			f += r->x[IOM_X_DISK_FLUSHES][i], nf++;
-		if (isfinite(r->x[IOM_X_WCACHE_BACK][i]))
-			wb += r->x[IOM_X_WCACHE_BACK][i], nwb++;
-		if (isfinite(r->x[IOM_X_FUA][i]))
-			fua += r->x[IOM_X_FUA][i], nfua++;
-	}
-	if (!n)
+	if (!iom_report_disk_of(m, c, v, &d))
 		return NULL;
 	o = json_object_new_object();
-	iom_json_add(o, "writes", iom_json_num(w / (double)n));
-	iom_json_add(o, "flushes", nf ? iom_json_num(f / (double)nf) : NULL);
-	iom_json_add(o, "write_cache", nwb ? json_object_new_string(wb / (double)nwb >= 0.5 ?
-							      "write back" : "write through") : NULL);
-	iom_json_add(o, "fua", nfua ? json_object_new_boolean(fua / (double)nfua >= 0.5) : NULL);
+	iom_json_add(o, "writes", iom_json_num(d.writes));
+	iom_json_add(o, "flushes", isfinite(d.flushes) ? iom_json_num(d.flushes) : NULL);
+	iom_json_add(o, "write_cache", d.write_back < 0 ? NULL :
+		     json_object_new_string(d.write_back ? "write back" : "write through"));
+	iom_json_add(o, "fua", d.fua < 0 ? NULL : json_object_new_boolean(d.fua));
 	return o;
 }
 
@@ -748,7 +742,7 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 		iom_json_add(x, "max", r->n ? iom_json_num(s.max) : NULL);
 		iom_json_add(x, "outcome", json_object_new_string(iom_outcome_name(oc)));
 		iom_json_add(x, "vs_best_other_pct", iom_json_num(mg));
-		iom_json_add(x, "disk", disk_json(r));
+		iom_json_add(x, "disk", disk_json(m, c, v));
 		if (m->vd) {
 			size_t i = (c * IOM_NMETRIC + k) * m->ncompared + v;
 

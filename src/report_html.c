@@ -961,6 +961,7 @@ struct html {
 	struct time_run *runs;      /* the runs of the time chart */
 	size_t nr;
 	const char *title;          /* the time chart's */
+	const struct iom_report_visitor *v; /* the walk's, for the tables a body places */
 };
 
 static bool verdict_begin(void *ctx, const struct iom_report *m)
@@ -1124,8 +1125,9 @@ static void heat_table(FILE *out, const struct iom_report *m)
 		     "style=\"background:%s\">lost</span><span>same (within ± %g %%) or "
 		     "undecided</span><span style=\"background:%s\">single run, no test</span> "
 		     "<span class=\"noisy\">~</span> noisy (CV &gt; %g %%); hover a value for its "
-		     "confidence interval</p>\n", pos, neg, m->opts.min_effect_pct, pale,
-		m->opts.max_cv_pct);
+		     "confidence interval%s</p>\n", pos, neg, m->opts.min_effect_pct, pale,
+		m->opts.max_cv_pct, iom_report_disk_any(m) ? "; beneath the table, the disk per "
+		"run: its writes and flushes, its write cache and FUA" : "");
 	fputs("<table class=\"heat\"><thead><tr><th class=\"l\" rowspan=\"2\">cell</th>", out);
 	for (int k = 0; k < IOM_NMETRIC; k++)
 		fprintf(out, "<th colspan=\"%zu\">%s</th>", m->ncompared, iom_metrics[k].title);
@@ -1155,6 +1157,25 @@ static void heat_table(FILE *out, const struct iom_report *m)
 		fputs("</tr>\n", out);
 	}
 	fputs("</tbody></table>\n", out);
+}
+
+/* The disk's table beneath the winners: what the target's disk did per run. */
+static void disk_begin(void *ctx, const struct iom_report *m)
+{
+	FILE *out = ((struct html *)ctx)->out;
+
+	(void)m;
+	fputs("<h3 id=\"disk\">Disk per run</h3>\n<p class=\"sub key\">mean of the repetitions: ",
+	      out);
+	esc(out, iom_report_disk_legend);
+	fputs("</p>\n<table><thead><tr><th class=\"l\">cell</th><th class=\"l\">value</th>"
+	      "<th class=\"l\">disk per run</th></tr></thead><tbody>\n", out);
+}
+
+static void disk_end(void *ctx, const struct iom_report *m)
+{
+	(void)m;
+	fputs("</tbody></table>\n", ((struct html *)ctx)->out);
 }
 
 /* ---- notes and provenance ---- */
@@ -1467,7 +1488,8 @@ static void page_body(void *ctx, const struct iom_report *m)
 		note(out, "no finished runs: nothing to draw");
 	}
 	heat_table(out, m);
-	hosts_table(out, m); /* issue 20 */
+	iom_report_walk_disk(m, h->v);
+	hosts_table(out, m);
 }
 
 static void page_tail(void *ctx, const struct iom_report *m)
@@ -1556,9 +1578,10 @@ int iom_report_write_html(FILE *out, const struct iom_report *m,
 			.missing_title = "<h3>Cells missing</h3>\n",
 			.excluded_title = "<h3>Runs left out</h3>\n",
 			.provenance_begin = provenance_begin, .provenance_end = provenance_end,
-			.tail = page_tail,
+			.tail = page_tail, .disk_begin = disk_begin, .disk_end = disk_end,
 		};
 
+		h.v = &v;
 		iom_report_walk(m, &v);
 	}
 	for (size_t i = 0; i < nr; i++) {

@@ -1026,11 +1026,12 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 				      "CPU µs per I/O (all CPUs busy: interrupts, kernel threads and "
 				      "io_uring's workers included; runs without it: the iomatrix "
 				      "process's, every thread); MB/s: 10^6 bytes/s", width, 2);
-		if (nmax && iom_report_disk_any(m))
-			print_wrapped(out, "disk (beneath the tables): the writes and flushes the "
-				      "target's disk completed per run, its write cache (write back: "
-				      "volatile) and FUA; write-through on a volatile cache without FUA "
-				      "is a flush per write", width, 2);
+		if (nmax && iom_report_disk_any(m)) {
+			char *w = xasprintf("disk (beneath the tables): %s", iom_report_disk_legend);
+
+			print_wrapped(out, w, width, 2);
+			free(w);
+		}
 		free(nb.s);
 	}
 	fputc('\n', out);

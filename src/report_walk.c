@@ -170,6 +170,31 @@ static void provenance(const struct iom_report *m, const struct iom_report_visit
 	iom_report_diffs_free(d, n);
 }
 
+void iom_report_walk_disk(const struct iom_report *m, const struct iom_report_visitor *v)
+{
+	if (!iom_report_disk_any(m))
+		return;
+	if (v->disk_begin)
+		v->disk_begin(v->ctx, m);
+	for (size_t c = 0; c < m->ncells; c++)
+		for (size_t cv = 0; cv < m->ncompared; cv++) {
+			char *w = iom_report_disk_words(m, c, cv), *label;
+
+			if (!w)
+				continue;
+			label = iom_report_cell_label(m, c);
+			fputs(v->row_open, v->out);
+			cell(v, true, label);
+			cell(v, true, m->compared[cv]);
+			cell(v, true, w);
+			fputs(v->row_close, v->out);
+			free(label);
+			free(w);
+		}
+	if (v->disk_end)
+		v->disk_end(v->ctx, m);
+}
+
 void iom_report_walk(const struct iom_report *m, const struct iom_report_visitor *v)
 {
 	if (v->head)

@@ -77,24 +77,46 @@ static double mean_known(const struct iom_report_reps *r, int k)
 	return n ? s / (double)n : NAN;
 }
 
-char *iom_report_disk_words(const struct iom_report *m, size_t cell, size_t cv)
+bool iom_report_disk_of(const struct iom_report *m, size_t cell, size_t cv,
+			struct iom_report_disk *d)
 {
 	const struct iom_report_reps *r = &m->cells[cell].by[cv];
-	double w = mean_known(r, IOM_X_DISK_WRITES), f = mean_known(r, IOM_X_DISK_FLUSHES);
 	double wb = mean_known(r, IOM_X_WCACHE_BACK), fua = mean_known(r, IOM_X_FUA);
-	char a[32], b[32];
 
-	if (!isfinite(w))
+	d->writes = mean_known(r, IOM_X_DISK_WRITES);
+	if (!isfinite(d->writes)) {
+		*d = (struct iom_report_disk){ NAN, NAN, -1, -1 };
+		return false;
+	}
+	d->flushes = mean_known(r, IOM_X_DISK_FLUSHES);
+	d->write_back = isfinite(wb) ? wb >= 0.5 : -1;
+	d->fua = isfinite(fua) ? fua >= 0.5 : -1;
+	return true;
+}
+
+const char iom_report_disk_legend[] =
+	"the writes and flushes the target's disk completed per run, its write cache (write "
+	"back: volatile) and FUA; write-through on a volatile cache without FUA is a flush per "
+	"write";
+
+char *iom_report_disk_words(const struct iom_report *m, size_t cell, size_t cv)
+{
+	struct iom_report_disk d;
+	char a[32], b[32];
+	bool wb, fua;
+
+	if (!iom_report_disk_of(m, cell, cv, &d))
 		return NULL;
-	iom_count_format(w, a, sizeof(a));
-	iom_count_format(f, b, sizeof(b));
+	iom_count_format(d.writes, a, sizeof(a));
+	iom_count_format(d.flushes, b, sizeof(b));
 	/* the cache's words where the runs recorded them (older runs did not) */
-	return xasprintf("%s writes, %s flushes%s%s%s%s%s", a, isfinite(f) ? b : "?",
-			 isfinite(wb) || isfinite(fua) ? " (" : "",
-			 !isfinite(wb) ? "" : wb >= 0.5 ? "write back" : "write through",
-			 isfinite(wb) && isfinite(fua) ? ", " : "",
-			 !isfinite(fua) ? "" : fua >= 0.5 ? "FUA" : "no FUA",
-			 isfinite(wb) || isfinite(fua) ? ")" : "");
+	wb = d.write_back >= 0;
+	fua = d.fua >= 0;
+	return xasprintf("%s writes, %s flushes%s%s%s%s%s", a, isfinite(d.flushes) ? b : "?",
+			 wb || fua ? " (" : "",
+			 !wb ? "" : d.write_back ? "write back" : "write through",
+			 wb && fua ? ", " : "", !fua ? "" : d.fua ? "FUA" : "no FUA",
+			 wb || fua ? ")" : "");
 }
 
 bool iom_report_disk_any(const struct iom_report *m)

@@ -1500,7 +1500,7 @@ static void test_report_pooled_bimodal(void **state)
 	assert_non_null(strstr(text, "\"pooled\": \"pooled over 2 runs\""));
 	free(text);
 	csv = report_of(&dir, 1, &oc);
-	assert_non_null(strstr(csv, ",pooled over 2 runs\n"));
+	assert_non_null(strstr(csv, ",pooled over 2 runs,,,,\n")); /* no disk: empty */
 	free(csv);
 
 	/* files from before: reported, marked */
@@ -1520,12 +1520,13 @@ static void test_report_csv_parses(void **state)
 	const char *p = csv;
 	int cols = csv_record(&p), n, rows = 0;
 
-	assert_int_equal(cols, 8 + 17);
+	assert_int_equal(cols, 8 + 21);
 	{
 		static const char head[] =
 			"cell,block_size,queue_depth,threads,read_pct,pattern,engine,direct,metric,"
 			"target,n,mean,stddev,cv_pct,ci95_low,ci95_high,outcome,vs_best_other_pct,"
-			"noisy,verdict,winner,margin_pct,p_value,p_adjusted,pooled\n";
+			"noisy,verdict,winner,margin_pct,p_value,p_adjusted,pooled,disk_writes,"
+			"disk_flushes,write_cache,fua\n";
 
 		assert_true(strncmp(csv, head, strlen(head)) == 0);
 	}
@@ -1537,7 +1538,7 @@ static void test_report_csv_parses(void **state)
 	/* A win row and a cell missing on one side (empty figures, outcome absent). */
 	assert_non_null(strstr(csv, "\n4K rd100 qd32,4096,32,1,100,random,io_uring,true,iops,pvscsi,"
 				    "3,"));
-	assert_non_null(strstr(csv, ",iops,pvscsi,0,,,,,,absent,,no,none,,,,,\n"));
+	assert_non_null(strstr(csv, ",iops,pvscsi,0,,,,,,absent,,no,none,,,,,,,,,\n"));
 	free(csv);
 
 	/* Quoting: a label with a comma and quotes stays one field. */

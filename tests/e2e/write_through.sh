@@ -6,7 +6,8 @@
 # same run without write_through shows almost none. DiskSpd's -Sh maps to it (-Su does not).
 # The scratch files sit on an ext4 on the loop device, so other I/O on the machine does not count.
 # Every report shows it: the DiskSpd view's "hardware write cache disabled, writethrough on" and
-# the disk's counts, the text report's legend and disk note, the Markdown and JSON reports.
+# the disk's counts, the text report's legend and disk note, the Markdown, JSON, HTML (its
+# winners' legend and a table beneath) and CSV (disk_writes, disk_flushes, write_cache, fua).
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for a loop device and a mount"
 need_cmd losetup mkfs.ext4 python3
@@ -86,4 +87,21 @@ tr '\n' ' ' <rep.txt | tr -s ' ' | grep -Eq "write-through[^:]*: f [0-9.]+K? wri
 grep -q "flushes (write back, no FUA)" rep.md || die "the Markdown report has no disk counts"
 "$IOMATRIX" report out --format json >rep.json 2>&1 || die "report json"
 grep -q '"disk": {' rep.json || die "the JSON report has no disk figures"
+"$IOMATRIX" report out --format html >rep.html 2>&1 || die "report html"
+grep -q "beneath the table, the disk per run: its writes and flushes, its write cache and FUA</p>" rep.html ||
+    die "the HTML winners' legend does not name the disk figures"
+grep -Eq '^<tr><td class="l">[^<]*write-through[^<]*</td><td class="l">f</td><td class="l">[0-9.]+K? writes, [0-9.]+K? flushes \(write back, no FUA\)</td></tr>$' rep.html ||
+    die "the HTML report has no disk row: $(grep -A3 'id="disk"' rep.html)"
+# the CSV's disk columns: a write-through row's disk flushed about once per write it was given
+# (ext4's journal adds a disk write per O_DSYNC write, so half the disk's writes), the others
+# almost never
+"$IOMATRIX" report out --format csv >rep.csv 2>&1 || die "report csv"
+python3 - rep.csv <<'PY2' || die "the CSV's disk columns"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+wt = [r for r in rows if r["write_through"] == "true"]
+assert wt and all(r["write_cache"] == "write back" and r["fua"] == "no" for r in rows), rows[0]
+assert all(float(r["disk_flushes"]) >= 0.4 * float(r["disk_writes"]) > 0 for r in wt), wt[0]
+assert all(float(r["disk_flushes"]) <= float(r["disk_writes"]) / 20 for r in rows if r not in wt)
+PY2
 exit $fail
