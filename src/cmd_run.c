@@ -622,8 +622,7 @@ static int run_hosts(struct cli *cli, const char *path, const char *in_dir, bool
 		free(m->file);
 		m->file = xstrdup(path);
 	}
-	if (iom_hosts_agree_plan(h, p.hash, err, sizeof(err)) < 0 ||
-	    (h->size > 1 && iom_hosts_check_plan(&p, err, sizeof(err)) < 0)) {
+	if (iom_hosts_agree_plan(h, p.hash, err, sizeof(err)) < 0) {
 		iom_cmd_print_error(err);
 		iom_plan_release(&p);
 		iom_matrix_free(m);
@@ -637,7 +636,7 @@ static int run_hosts(struct cli *cli, const char *path, const char *in_dir, bool
 		      xstrdup(cli->value[OPT_OUTPUT]) : iom_sweep_default_dir(m);
 		ret = sweep(cli, &p, dir, resume);
 		if (h->agreed && !iom_hosts_lost(h))
-			iom_hosts_next(h, 0); /* the end: the followers return */
+			iom_hosts_next(h, NULL, NULL, 0, 0, 0); /* the end: the followers return */
 		free(dir);
 	}
 	iom_plan_release(&p);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,13 +113,18 @@ void iom_hosts_expand_paths(const struct iom_hosts *h, struct iom_matrix *m)
 			m->targets[t].absent |= !used;
 		}
 
-		if (!m->targets[t].path || !strstr(m->targets[t].path, "${"))
-			continue;
-		a = replace_all(m->targets[t].path, "${host}", host);
-		b = replace_all(a, "${rank}", rank);
-		free(a);
-		free(m->targets[t].path);
-		m->targets[t].path = b;
+		/* the path, and each of several paths (path is a copy of the first) */
+		for (size_t p = 0; p <= m->targets[t].npaths; p++) {
+			char **at = p ? &m->targets[t].paths[p - 1] : &m->targets[t].path;
+
+			if (!*at || !strstr(*at, "${"))
+				continue;
+			a = replace_all(*at, "${host}", host);
+			b = replace_all(a, "${rank}", rank);
+			free(a);
+			free(*at);
+			*at = b;
+		}
 	}
 }
 
@@ -165,29 +171,6 @@ int iom_hosts_share_file(struct iom_hosts *h, const char *path, char **local, ch
 	}
 	free(text);
 	return ret < 0 ? ret : 0;
-}
-
-int iom_hosts_check_plan(const struct iom_plan *p, char *err, size_t errlen)
-{
-	static const enum iom_dim dims[] = { IOM_DIM_ACCESS, IOM_DIM_RATE_IOPS, IOM_DIM_RATE_MB_S,
-					     IOM_DIM_THINK_TIME, IOM_DIM_FSYNC_EVERY,
-					     IOM_DIM_TRIM_PCT };
-
-	for (size_t t = 0; t < p->m->ntargets; t++)
-		if (p->m->targets[t].npaths > 1)
-			return iom_err(err, errlen, ENOTSUP, "%s:%d: target '%s' has several paths, "
-				       "which iomatrix-mpi does not run on many hosts yet (give "
-				       "each rank one path, e.g. with ${rank})", p->m->file,
-				       p->m->targets[t].line, p->m->targets[t].label);
-	for (size_t i = 0; i < p->ncells; i++)
-		for (size_t k = 0; k < sizeof(dims) / sizeof(dims[0]); k++)
-			if (p->cells[i].v[dims[k]] != 0)
-				return iom_err(err, errlen, ENOTSUP, "%s: %s (target '%s') is not "
-					       "run on many hosts yet: iomatrix-mpi would measure it "
-					       "on rank 0 only (docs/hosts.md); run it with plain "
-					       "iomatrix", p->m->file, iom_dim_name(dims[k]),
-					       p->m->targets[p->cells[i].v[IOM_DIM_TARGET]].label);
-	return 0;
 }
 
 int iom_hosts_describe_targets(struct iom_hosts *h, const struct iom_matrix *m, FILE *out)
@@ -319,9 +302,48 @@ int iom_hosts_agree_preflight(struct iom_hosts *h, const struct iom_plan *p,
 	return ret;
 }
 
-int iom_hosts_next(struct iom_hosts *h, uint32_t index)
+/* What rank 0 tells every rank before each run: which, and its offered load on each rank. */
+struct next_msg {
+	uint32_t index;          /* 0: the end */
+	uint32_t rate_failed;    /* rank 0 could not derive the run's rate (a share of a max) */
+	int64_t rate_iops, rate_mb_s;
+};
+
+/* Rate (of the cell's dimension dim) as each rank of the run offers it: a share of the max
+ * (the max run's aggregate) and, with rate_scope = "total", a number too, split evenly over
+ * the ranks that run it; with "rank" a number is each rank's. */
+static int64_t split_rate(const struct iom_hosts *h, const struct iom_plan *p,
+			  const struct iom_cell *c, int dim, int64_t rate)
 {
-	return h->ops->bcast(h->ctx, &index, sizeof(index));
+	unsigned n = 0;
+	double v;
+
+	if (rate <= 0 || (!IOM_RATE_IS_SHARE(c->v[dim]) &&
+			  p->m->rate_scope != IOM_RATE_SCOPE_TOTAL))
+		return rate;
+	for (unsigned r = 0; r < h->size; r++)
+		n += iom_hosts_takes_part(p, c, r);
+	if (n <= 1)
+		return rate;
+	v = (double)rate / n;
+	return v >= 1 ? (int64_t)llround(v) : 1;
+}
+
+int iom_hosts_next(struct iom_hosts *h, const struct iom_plan *p, const struct iom_run *run,
+		   int rate_ret, int64_t rate_iops, int64_t rate_mb_s)
+{
+	struct next_msg m = { .index = run ? run->index : 0, .rate_failed = rate_ret < 0 };
+
+	if (run && rate_ret >= 0) {
+		const struct iom_cell *c = &p->cells[run->cell];
+
+		m.rate_iops = split_rate(h, p, c, IOM_DIM_RATE_IOPS, rate_iops);
+		m.rate_mb_s = split_rate(h, p, c, IOM_DIM_RATE_MB_S, rate_mb_s);
+	}
+	h->rate_failed = m.rate_failed;
+	h->rate_iops = m.rate_iops;
+	h->rate_mb_s = m.rate_mb_s;
+	return h->ops->bcast(h->ctx, &m, sizeof(m));
 }
 
 /* ---- placement: which ranks do a run's I/O -------------------------------------------- */
@@ -421,8 +443,13 @@ static void device_words(const char *disk, char *buf, size_t len)
 	iom_device_facts_release(&f);
 }
 
-void iom_hosts_arm(struct iom_hosts *h, struct iom_run_spec *spec)
+int iom_hosts_arm(struct iom_hosts *h, struct iom_run_spec *spec, char *err, size_t errlen)
 {
+	if (h->rate_failed)
+		return iom_err(err, errlen, ENOENT, "its rate is a share of the cell's max, which "
+			       "rank 0 could not derive (rank 0 says why)");
+	spec->wl.rate_iops = h->rate_iops; /* this rank's part of the offered load */
+	spec->wl.rate_mb_s = h->rate_mb_s;
 	device_words(spec->disk, h->device, sizeof(h->device));
 	spec->sync = arm_sync;
 	spec->sync_arg = h;
@@ -430,6 +457,7 @@ void iom_hosts_arm(struct iom_hosts *h, struct iom_run_spec *spec)
 	/* IOR's stonewalling: a bytes-bound window ends for all when the first rank is done */
 	if (spec->timing.bytes && h->ops->stonewall)
 		spec->stonewall = arm_stonewall;
+	return 0;
 }
 
 void iom_hosts_row_of(const struct iom_hosts *h, const struct iom_run_result *r, uint64_t t0,
@@ -477,6 +505,24 @@ void iom_hosts_row_of(const struct iom_hosts *h, const struct iom_run_result *r,
 	/* how late after the agreed start its window started (its own clock) */
 	if (t0 && h->ops && h->ops->start_ns && h->ops->start_ns(h->ctx))
 		row->start_late_ns = (int64_t)t0 - (int64_t)h->ops->start_ns(h->ctx);
+}
+
+/* The latency figures of a merged histogram (never an average of percentiles). */
+static void lat_of(struct iom_lat *l, const struct iom_hist *hh)
+{
+	l->min = hh->min;
+	l->max = hh->max;
+	l->mean = iom_hist_mean(hh);
+	l->stddev = iom_hist_stddev(hh);
+	for (unsigned i = 0; i < IOM_NPCT; i++)
+		l->pct[i] = iom_hist_percentile(hh, iom_percentiles[i]);
+}
+
+static void rates_of(struct iom_io_stats *st, double secs)
+{
+	st->iops = secs > 0 ? (double)st->ios / secs : 0;
+	st->mb_s = secs > 0 ? (double)st->bytes / secs / 1e6 : 0;
+	st->mib_s = secs > 0 ? (double)st->bytes / secs / (1024.0 * 1024.0) : 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -542,16 +588,8 @@ void iom_hosts_aggregate(struct iom_run_result *r, const struct iom_host_row *ro
 		struct iom_io_stats *st = &r->dir[d];
 		const struct iom_hist *hh = &hist[d];
 
-		st->iops = secs > 0 ? (double)st->ios / secs : 0;
-		st->mb_s = secs > 0 ? (double)st->bytes / secs / 1e6 : 0;
-		st->mib_s = secs > 0 ? (double)st->bytes / secs / (1024.0 * 1024.0) : 0;
-		/* percentiles of the merged histogram: never an average of percentiles */
-		st->lat.min = hh->min;
-		st->lat.max = hh->max;
-		st->lat.mean = iom_hist_mean(hh);
-		st->lat.stddev = iom_hist_stddev(hh);
-		for (unsigned i = 0; i < IOM_NPCT; i++)
-			st->lat.pct[i] = iom_hist_percentile(hh, iom_percentiles[i]);
+		rates_of(st, secs);
+		lat_of(&st->lat, hh); /* the merged histogram's: never an average of percentiles */
 		iom_hist_sparse_release(&r->hist[d]);
 		iom_hist_sparse_of(&r->hist[d], hh);
 	}
@@ -595,6 +633,274 @@ static void keep_host_hists(const struct iom_hosts *h, struct iom_run_result *r,
 			iom_hist_sparse_of(&r->host_hist[k][d], &hists[q][d]);
 		k++;
 	}
+}
+
+/* ---- the figures beyond read, write and total: access lines, paths, load, flushes, trims -- */
+
+/* Their shape in the current run, the same on every rank (from the plan: the cell's access
+ * spec, its target's paths, fsync_every and trim_pct, its offered load). */
+struct extra_shape {
+	size_t nlines, npaths;
+	bool xops, paced;
+};
+
+static struct extra_shape extra_shape(const struct iom_hosts *h)
+{
+	struct extra_shape x = { 0 };
+	const struct iom_matrix *m;
+	const struct iom_cell *c;
+	size_t t;
+
+	if (!h->plan || !h->cell)
+		return x;
+	m = h->plan->m;
+	c = h->cell;
+	t = (size_t)c->v[IOM_DIM_TARGET];
+	if (c->v[IOM_DIM_ACCESS] > 0)
+		x.nlines = m->access_specs[c->v[IOM_DIM_ACCESS] - 1].nlines;
+	x.npaths = m->targets[t].npaths > 1 ? m->targets[t].npaths : 0;
+	x.xops = c->v[IOM_DIM_FSYNC_EVERY] != 0 || c->v[IOM_DIM_TRIM_PCT] != 0;
+	x.paced = !h->rate_failed && (h->rate_iops > 0 || h->rate_mb_s > 0);
+	return x;
+}
+
+/* One rank's figures as they travel: this head, then nlines lines, then npaths paths. */
+struct extra_head {
+	uint8_t has_lines, has_xops, paced, poisson, held;
+	char access[64];
+	double offered_iops, achieved_iops, max_lag_s;
+	uint64_t late_ios;
+	struct iom_lat response[IOM_NDIR];
+	struct iom_io_stats xops[2];
+};
+struct extra_path {
+	struct iom_io_stats dir[IOM_NDIR];
+	char path[256];
+};
+
+static size_t extra_len(const struct extra_shape *x)
+{
+	return sizeof(struct extra_head) + x->nlines * sizeof(struct iom_line_stats) +
+	       x->npaths * sizeof(struct extra_path);
+}
+
+/* This rank's figures of r into buf (extra_len bytes; zero where r has none). */
+static void extra_pack(const struct extra_shape *x, const struct iom_run_result *r, char *buf)
+{
+	struct extra_head *hd = (struct extra_head *)buf;
+	struct iom_line_stats *ln = (struct iom_line_stats *)(hd + 1);
+	struct extra_path *pa = (struct extra_path *)(ln + x->nlines);
+
+	memset(buf, 0, extra_len(x));
+	hd->has_lines = r->nlines == x->nlines && x->nlines;
+	if (hd->has_lines) {
+		memcpy(ln, r->lines, x->nlines * sizeof(*ln));
+		snprintf(hd->access, sizeof(hd->access), "%s", r->access ? r->access : "");
+	}
+	for (size_t k = 0; k < x->npaths && k < r->npaths; k++) {
+		memcpy(pa[k].dir, r->paths[k].dir, sizeof(pa[k].dir));
+		snprintf(pa[k].path, sizeof(pa[k].path), "%s", r->paths[k].path ? r->paths[k].path
+											: "");
+	}
+	hd->has_xops = r->has_xops;
+	memcpy(hd->xops, r->xops, sizeof(hd->xops));
+	hd->paced = r->load.paced;
+	hd->poisson = r->load.poisson;
+	hd->held = r->load.held;
+	hd->offered_iops = r->load.offered_iops;
+	hd->achieved_iops = r->load.achieved_iops;
+	hd->max_lag_s = r->load.max_lag_s;
+	hd->late_ios = r->load.late_ios;
+	memcpy(hd->response, r->load.response, sizeof(hd->response));
+}
+
+/* A rank's packed figures into its host row (heap arrays). */
+static void extra_row(const struct extra_shape *x, const char *buf, struct iom_host_row *row)
+{
+	const struct extra_head *hd = (const struct extra_head *)buf;
+	const struct iom_line_stats *ln = (const struct iom_line_stats *)(hd + 1);
+	const struct extra_path *pa = (const struct extra_path *)(ln + x->nlines);
+
+	if (hd->has_lines) {
+		row->lines = xcalloc(x->nlines, sizeof(*row->lines));
+		memcpy(row->lines, ln, x->nlines * sizeof(*ln));
+		row->nlines = x->nlines;
+	}
+	if (x->npaths) {
+		row->paths = xcalloc(x->npaths, sizeof(*row->paths));
+		row->npaths = x->npaths;
+		for (size_t k = 0; k < x->npaths; k++) {
+			memcpy(row->paths[k].dir, pa[k].dir, sizeof(pa[k].dir));
+			row->paths[k].path = xstrdup(pa[k].path);
+		}
+	}
+	row->has_xops = hd->has_xops;
+	memcpy(row->xops, hd->xops, sizeof(row->xops));
+	row->load.paced = hd->paced;
+	row->load.poisson = hd->poisson;
+	row->load.held = hd->held;
+	row->load.offered_iops = hd->offered_iops;
+	row->load.achieved_iops = hd->achieved_iops;
+	row->load.max_lag_s = hd->max_lag_s;
+	row->load.late_ios = hd->late_ios;
+	memcpy(row->load.response, hd->response, sizeof(row->load.response));
+}
+
+/*
+ * The aggregate's lines, paths, flushes, trims and load from the rows (r->hosts, each with its
+ * rank's figures) and the merged histograms hh (nlines lines', then the flushes' and trims',
+ * then the response times' read, write, total): counts summed, rates over the aggregate's
+ * window, latencies from the merged histograms; the offered load is the rows' sum, achieved
+ * the aggregate's I/Os (flushes and trims in their places) over its window. A line's or path's
+ * values and names are rank 0's, or the first row's when rank 0 sat the run out.
+ */
+static void extra_aggregate(const struct extra_shape *x, struct iom_run_result *r,
+			    const struct iom_hist *hh, const char *access)
+{
+	double secs = r->elapsed_s;
+	const struct iom_host_row *first = NULL;
+
+	for (size_t i = 0; i < r->nhosts && !first; i++)
+		if (r->hosts[i].nlines || r->hosts[i].npaths || r->hosts[i].has_xops ||
+		    r->hosts[i].load.paced)
+			first = &r->hosts[i];
+	if (!first)
+		return;
+	if (x->nlines && first->nlines) {
+		if (r->nlines != x->nlines) {
+			free(r->lines);
+			r->lines = xcalloc(x->nlines, sizeof(*r->lines));
+			memcpy(r->lines, first->lines, x->nlines * sizeof(*r->lines));
+			r->nlines = x->nlines;
+		}
+		if (!r->access)
+			r->access = xstrdup(access);
+		for (size_t l = 0; l < x->nlines; l++) {
+			struct iom_line_stats *ls = &r->lines[l];
+
+			for (int d = 0; d < IOM_NDIR; d++)
+				ls->dir[d].ios = ls->dir[d].bytes = 0;
+			for (size_t i = 0; i < r->nhosts; i++)
+				for (int d = 0; d < IOM_NDIR && l < r->hosts[i].nlines; d++) {
+					ls->dir[d].ios += r->hosts[i].lines[l].dir[d].ios;
+					ls->dir[d].bytes += r->hosts[i].lines[l].dir[d].bytes;
+				}
+			for (int d = 0; d < IOM_NDIR; d++)
+				rates_of(&ls->dir[d], secs);
+			lat_of(&ls->dir[IOM_DIR_TOTAL].lat, &hh[l]);
+		}
+	}
+	if (x->npaths && first->npaths) {
+		if (r->npaths != x->npaths) {
+			for (size_t k = 0; k < r->npaths; k++)
+				free(r->paths[k].path);
+			free(r->paths);
+			r->paths = xcalloc(x->npaths, sizeof(*r->paths));
+			r->npaths = x->npaths;
+			for (size_t k = 0; k < x->npaths; k++)
+				r->paths[k].path = xstrdup(first->paths[k].path);
+		}
+		for (size_t k = 0; k < x->npaths; k++)
+			for (int d = 0; d < IOM_NDIR; d++) {
+				struct iom_io_stats *st = &r->paths[k].dir[d];
+
+				st->ios = st->bytes = 0;
+				for (size_t i = 0; i < r->nhosts; i++)
+					if (k < r->hosts[i].npaths) {
+						st->ios += r->hosts[i].paths[k].dir[d].ios;
+						st->bytes += r->hosts[i].paths[k].dir[d].bytes;
+					}
+				rates_of(st, secs);
+			}
+	}
+	if (x->xops) {
+		r->has_xops = true;
+		for (int d = 0; d < 2; d++) {
+			struct iom_io_stats *st = &r->xops[d];
+
+			st->ios = st->bytes = 0;
+			for (size_t i = 0; i < r->nhosts; i++) {
+				st->ios += r->hosts[i].xops[d].ios;
+				st->bytes += r->hosts[i].xops[d].bytes;
+			}
+			rates_of(st, secs);
+			lat_of(&st->lat, &hh[x->nlines + (size_t)d]);
+		}
+	}
+	if (x->paced) {
+		struct iom_run_load *l = &r->load;
+		const struct iom_hist *resp = &hh[x->nlines + (x->xops ? 2 : 0)];
+
+		l->paced = true;
+		l->poisson = first->load.poisson;
+		l->offered_iops = 0;
+		l->late_ios = 0;
+		l->max_lag_s = 0;
+		for (size_t i = 0; i < r->nhosts; i++) {
+			l->offered_iops += r->hosts[i].load.offered_iops;
+			l->late_ios += r->hosts[i].load.late_ios;
+			l->max_lag_s = IOM_MAX(l->max_lag_s, r->hosts[i].load.max_lag_s);
+		}
+		for (int d = 0; d < IOM_NDIR; d++) {
+			lat_of(&l->response[d], &resp[d]);
+			iom_hist_sparse_release(&l->response_hist[d]);
+			iom_hist_sparse_of(&l->response_hist[d], &resp[d]);
+		}
+		l->achieved_iops = secs > 0 ? (double)(r->dir[IOM_DIR_TOTAL].ios + r->xops[0].ios +
+						       r->xops[1].ios) / secs : 0;
+		l->held = iom_load_held(l->offered_iops, l->achieved_iops, secs, l->poisson);
+	}
+}
+
+/*
+ * The figures beyond read, write and total of every rank (collectively; nothing when the
+ * run's cell has none): each rank's packed to rank 0 into its row, their latencies merged
+ * bucket by bucket, and on rank 0 the aggregate's from them. part: this rank took part.
+ */
+static int run_extras(struct iom_hosts *h, struct iom_run_result *r, bool part)
+{
+	struct extra_shape x = extra_shape(h);
+	size_t len = extra_len(&x), nh = x.nlines + (x.xops ? 2 : 0) + (x.paced ? IOM_NDIR : 0);
+	struct iom_run_result none = { 0 };
+	struct iom_hist *hh;
+	char *mine, *all = NULL;
+	int ret = 0;
+
+	if (!x.nlines && !x.npaths && !x.xops && !x.paced)
+		return 0;
+	mine = xmalloc(len);
+	extra_pack(&x, part ? r : &none, mine);
+	hh = xcalloc(nh ? nh : 1, sizeof(*hh));
+	for (size_t k = 0; k < nh; k++)
+		iom_hist_init(&hh[k]);
+	if (part && h->out.t0_ns) { /* a window measured: run.c left its histograms */
+		for (size_t l = 0; l < x.nlines && l < h->out.nlines && h->out.line_hist; l++)
+			hh[l] = h->out.line_hist[l];
+		if (x.xops)
+			memcpy(&hh[x.nlines], h->out.xhist, sizeof(h->out.xhist));
+		for (int d = 0; x.paced && d < IOM_NDIR; d++)
+			iom_hist_sparse_merge(&hh[x.nlines + (x.xops ? 2 : 0) + (size_t)d],
+					      &r->load.response_hist[d]);
+	}
+	if (h->rank == 0)
+		all = xcalloc(h->size, len);
+	if (h->ops->gather(h->ctx, mine, len, all) < 0 ||
+	    (nh && h->ops->merge_hist(h->ctx, hh, nh) < 0))
+		ret = -EIO;
+	if (ret == 0 && h->rank == 0) {
+		size_t k = 0;
+		const struct iom_cell *c = h->cell;
+
+		for (unsigned q = 0; q < h->size && k < r->nhosts; q++)
+			if (iom_hosts_takes_part(h->plan, c, q))
+				extra_row(&x, all + (size_t)q * len, &r->hosts[k++]);
+		extra_aggregate(&x, r, hh, x.nlines ? h->plan->m->access_specs[
+				c->v[IOM_DIM_ACCESS] - 1].name : "");
+	}
+	free(all);
+	free(hh);
+	free(mine);
+	return ret;
 }
 
 /*
@@ -698,6 +1004,12 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 				r->cpu.busy_pct += rows[i].busy_pct / (double)n;
 		}
 	}
+	/* the lines, paths, load, flushes and trims of every rank (after the rows: they land there) */
+	if (run_extras(h, r, !iom_hosts_sits_out(h)) < 0 && ret == 0)
+		ret = -EIO;
+	free(h->out.line_hist);
+	h->out.line_hist = NULL;
+	h->out.nlines = 0;
 	if (ret < 0 && h->rank == 0 && iom_hosts_sits_out(h) && r->status == IOM_RUN_OK) {
 		/* rank 0 sat it out and the others' figures did not arrive: nothing measured */
 		free(r->error);
@@ -799,10 +1111,7 @@ static int follow_arm(void *arg, const struct iom_run *run, struct iom_run_spec 
 		      size_t errlen)
 {
 	(void)run;
-	(void)err;
-	(void)errlen;
-	iom_hosts_arm(((struct follower *)arg)->h, spec);
-	return 0;
+	return iom_hosts_arm(((struct follower *)arg)->h, spec, err, errlen);
 }
 
 int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig_atomic_t *stop,
@@ -823,17 +1132,21 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 				p->m->targets[t].label, e);
 	}
 	for (;;) {
-		uint32_t index = 0;
+		struct next_msg m = { 0 };
+		uint32_t index;
 		const struct iom_run *run = NULL;
 		struct iom_run_result r;
 		long t;
 
-		if (h->ops->bcast(h->ctx, &index, sizeof(index)) < 0) {
+		if (h->ops->bcast(h->ctx, &m, sizeof(m)) < 0) {
 			ret = iom_err(err, errlen, EIO, "lost rank 0");
 			break;
 		}
-		if (index == 0)
+		if ((index = m.index) == 0)
 			break;
+		h->rate_failed = m.rate_failed;
+		h->rate_iops = m.rate_iops;
+		h->rate_mb_s = m.rate_mb_s;
 		for (size_t i = 0; i < p->nruns && !run; i++)
 			if (p->runs[i].index == index)
 				run = &p->runs[i];

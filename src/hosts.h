@@ -90,6 +90,8 @@ struct iom_hosts {
 	bool readied;                 /* its ready point passed (iom_hosts_ready) */
 	unsigned synced;              /* sync points passed */
 	struct iom_run_hosts_out out; /* what run.c left for the aggregate */
+	bool rate_failed;             /* its offered load on this rank (iom_hosts_next) */
+	int64_t rate_iops, rate_mb_s;
 
 	/* placement (hosts = "each", ranks, a target's hosts): every rank's short hostname
 	 * (heap, size; the backend fills it), and the current run's cell (iom_hosts_begin_run) */
@@ -125,12 +127,6 @@ int iom_hosts_share_file(struct iom_hosts *h, const char *path, char **local, ch
  * written by rank 0 to out ("targets by rank:" then "  rank R (host H): label path"). */
 int iom_hosts_describe_targets(struct iom_hosts *h, const struct iom_matrix *m, FILE *out);
 
-/* Whether plan p uses what a run of many hosts does not run on every rank yet: an access spec,
- * a target with several paths, an offered load or think time, fsync_every or trim_pct (their
- * figures would be rank 0's beside the summed totals). -ENOTSUP with the key and the cell's
- * target in err, else 0. */
-int iom_hosts_check_plan(const struct iom_plan *p, char *err, size_t errlen);
-
 /* Whether every rank planned the same study (hash): -EINVAL with err when not. */
 int iom_hosts_agree_plan(struct iom_hosts *h, uint64_t hash, char *err, size_t errlen);
 
@@ -142,8 +138,11 @@ int iom_hosts_agree_plan(struct iom_hosts *h, uint64_t hash, char *err, size_t e
 int iom_hosts_agree_preflight(struct iom_hosts *h, const struct iom_plan *p,
 			      const struct iom_preflight *pf, char *err, size_t errlen);
 
-/* Tells the followers what to run next (rank 0): run index, or 0 for the end. */
-int iom_hosts_next(struct iom_hosts *h, uint32_t index);
+/* Tells the followers what to run next (rank 0): run of plan p (NULL: the end), with its
+ * offered load as rank 0 derived it (rate_ret < 0: it could not, and the run fails on every
+ * rank), each rank's part of it (rate_scope, docs/hosts.md) kept for iom_hosts_arm. */
+int iom_hosts_next(struct iom_hosts *h, const struct iom_plan *p, const struct iom_run *run,
+		   int rate_ret, int64_t rate_iops, int64_t rate_mb_s);
 
 /* Whether rank takes part in cell c of plan p: hosts = "each", when it is the cell's host;
  * ranks = N, when it is one of the first N. (Every rank of a plain together cell.) */
@@ -163,8 +162,10 @@ const char *iom_hosts_lost(const struct iom_hosts *h);
 /* Whether this rank sits the current run out (it only keeps the collective calls in step). */
 bool iom_hosts_sits_out(const struct iom_hosts *h);
 
-/* Arms spec for a run under h: the sync points and what run.c leaves for the aggregate. */
-void iom_hosts_arm(struct iom_hosts *h, struct iom_run_spec *spec);
+/* Arms spec for a run under h: the sync points, what run.c leaves for the aggregate, and this
+ * rank's part of the run's offered load (iom_hosts_next). -ENOENT with err when rank 0 could
+ * not derive the load. */
+int iom_hosts_arm(struct iom_hosts *h, struct iom_run_spec *spec, char *err, size_t errlen);
 
 /*
  * After every rank's run (also one that failed before it started): the ready and sync points

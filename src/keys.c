@@ -49,6 +49,7 @@ static const char *const write_through_words[] = { "", "write-through" }; /* non
 static const char *const arrivals_choices[] = { "fixed", "poisson", NULL };
 static const char *const arrivals_words[] = { "", "poisson" };      /* no word for fixed */
 static const char *const placement_choices[] = { "together", "each", NULL }; /* many hosts */
+static const char *const rate_scope_choices[] = { "rank", "total", NULL };
 
 #define MAX_LABEL 64  /* names and labels */
 #define MAX_TEXT 1024 /* one-line texts and option strings */
@@ -171,6 +172,12 @@ const struct iom_key iom_keys[] = {
 		  "each, host is a dimension: every cell runs once per rank, on that rank alone "
 		  "while the others wait, and compare defaults to host (r1@vm2: rank 1 on host "
 		  "vm2). On one host (iomatrix) the dimension has the one value r0" },
+	{ .name = "rate_scope", .section = IOM_SEC_TOP, .type = IOM_TYPE_ENUM, .dim = NODIM,
+	  .def = "rank", .choices = rate_scope_choices, IOM_AT(iom_matrix, rate_scope),
+	  .help = "iomatrix-mpi: what rate_iops and rate_mb_s mean on many ranks: rank, the "
+		  "load each rank offers (N ranks offer N times it); total, the load of the run "
+		  "as a whole, split evenly over the ranks that run it. A share of \"max\" is "
+		  "always of the aggregate max, split over the ranks (docs/hosts.md)" },
 
 	/* targets = ( { … }, … ) — and every workload key, as a per-target override */
 	{ .name = "label", .section = IOM_SEC_TARGET, .type = IOM_TYPE_STRING, .dim = NODIM,

@@ -227,6 +227,7 @@ enum iom_repeat_order { IOM_REPEAT_GROUPED, IOM_REPEAT_INTERLEAVED };
 /* hosts = "together" (every rank runs each run at once) or "each" (host is a dimension: one
  * rank at a time); the order of keys.c's choices. */
 enum iom_placement { IOM_PLACE_TOGETHER, IOM_PLACE_EACH };
+enum iom_rate_scope { IOM_RATE_SCOPE_RANK, IOM_RATE_SCOPE_TOTAL };
 
 /* One exclude condition: a cell is dropped when every dimension given here matches one of its
  * values. dim[d].n == 0 means "any". Target values are target indices. */
@@ -310,6 +311,9 @@ struct iom_matrix {
 	 * labels of the host dimension's values, "r1@vm1" (heap, one per rank when hosts =
 	 * "each"). ranks_line: where the largest ranks value is given (0: nowhere). */
 	uint32_t placement;
+	/* what an offered load (rate_iops, rate_mb_s) means on many ranks: each rank's, or the
+	 * total of the ranks that run it, split evenly (enum iom_rate_scope) */
+	uint32_t rate_scope;
 	bool compare_default;  /* compare not given: hosts = "each" on many ranks compares host */
 	int placement_line, ranks_line;
 	unsigned nranks;

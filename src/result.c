@@ -97,6 +97,12 @@ void iom_run_result_release(struct iom_run_result *r)
 			iom_hist_sparse_release(&r->host_hist[i][d]);
 	free(r->host_hist);
 	r->host_hist = NULL;
+	for (size_t i = 0; r->hosts && i < r->nhosts; i++) {
+		for (size_t k = 0; k < r->hosts[i].npaths; k++)
+			free(r->hosts[i].paths[k].path);
+		free(r->hosts[i].paths);
+		free(r->hosts[i].lines);
+	}
 	free(r->hosts);
 	r->hosts = NULL;
 	r->nhosts = 0;
@@ -331,13 +337,14 @@ static json_object *io_json(const struct iom_io_stats *s)
 /* "access": { "name": …, "lines": [ { share, block_size, read_pct, random_pct, align, read,
  * write, total }, … ] } (issue 16a); read and write carry ios, bytes and rates, total also
  * the latencies. */
-static json_object *access_json(const struct iom_run_result *r)
+static json_object *access_json(const char *name, const struct iom_line_stats *lines, size_t n)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
 
-	iom_json_add(o, "name", json_object_new_string(r->access));
-	for (size_t i = 0; i < r->nlines; i++) {
-		const struct iom_line_stats *l = &r->lines[i];
+	if (name)
+		iom_json_add(o, "name", json_object_new_string(name));
+	for (size_t i = 0; i < n; i++) {
+		const struct iom_line_stats *l = &lines[i];
 		json_object *e = json_object_new_object();
 
 		iom_json_add(e, "share", json_object_new_uint64(l->share));
@@ -360,16 +367,16 @@ static json_object *access_json(const struct iom_run_result *r)
 
 /* "paths": [ { "path", "read", "write", "total" }, … ] (issue 16c): each with ios, bytes and
  * rates, no latencies. */
-static json_object *paths_json(const struct iom_run_result *r)
+static json_object *paths_json(const struct iom_path_stats *paths, size_t n)
 {
 	json_object *a = json_object_new_array();
 
-	for (size_t i = 0; i < r->npaths; i++) {
+	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_new_object();
 
-		iom_json_add(e, "path", iom_json_str(r->paths[i].path));
+		iom_json_add(e, "path", iom_json_str(paths[i].path));
 		for (int d = 0; d < IOM_NDIR; d++) {
-			json_object *x = io_json(&r->paths[i].dir[d]);
+			json_object *x = io_json(&paths[i].dir[d]);
 
 			json_object_object_del(x, "lat_ns");
 			iom_json_add(e, dir_names[d], x);
@@ -635,6 +642,17 @@ static json_object *hosts_json(const struct iom_run_result *r)
 		iom_json_add(o, "cpu_model", json_object_new_string(h->cpu_model));
 		iom_json_add(o, "device", json_object_new_string(h->device));
 		iom_json_add(o, "start_late_ns", json_object_new_int64(h->start_late_ns));
+		/* its own lines, paths, load, flushes and trims, as the run's (left out when none) */
+		if (h->nlines)
+			iom_json_add(o, "access", access_json(NULL, h->lines, h->nlines));
+		if (h->npaths)
+			iom_json_add(o, "paths", paths_json(h->paths, h->npaths));
+		if (h->load.paced)
+			iom_json_add(o, "load", load_json(&h->load, false));
+		if (h->has_xops) {
+			iom_json_add(o, "flush", io_json(&h->xops[0]));
+			iom_json_add(o, "trim", io_json(&h->xops[1]));
+		}
 		if (r->host_hist) {
 			json_object *x = json_object_new_object();
 
@@ -679,9 +697,9 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 			r->dir[IOM_DIR_TOTAL].ios < IOM_MIN_PCT_IOS));
 	iom_json_add(o, "threads", threads_json(r));
 	if (r->access)
-		iom_json_add(o, "access", access_json(r));
+		iom_json_add(o, "access", access_json(r->access, r->lines, r->nlines));
 	if (r->npaths)
-		iom_json_add(o, "paths", paths_json(r));
+		iom_json_add(o, "paths", paths_json(r->paths, r->npaths));
 	iom_json_add(o, "cpu", cpu_json(&r->cpu));
 	iom_json_add(o, "intervals", intervals_json(r));
 	iom_json_add(o, "warmup_ios", json_object_new_uint64(r->warmup_ios));

@@ -227,6 +227,16 @@ struct iom_host_row {
 	 * carried into the aggregate, so that a run rank 0 sat out is judged by those that ran */
 	bool stalled, steady_asked, steady_reached;
 	char stall_reason[160];
+	/* its own access lines, paths, offered load, flushes and trims (what the aggregate sums):
+	 * the arrays are heap, filled on rank 0 after the gather (NULL in transit); the load's
+	 * response histograms are not kept per host (its percentiles are) */
+	struct iom_line_stats *lines;
+	size_t nlines;
+	struct iom_path_stats *paths;
+	size_t npaths;
+	struct iom_run_load load;
+	bool has_xops;
+	struct iom_io_stats xops[2];
 };
 
 struct iom_run_result {

@@ -1047,6 +1047,23 @@ static void hosts_out(const struct ctl *c, struct iom_run_hosts_out *o)
 			iom_hist_merge(&o->hist[d], c->w[i].hist[d]);
 			iom_hist_merge(&o->hist[IOM_DIR_TOTAL], c->w[i].hist[d]);
 		}
+	for (unsigned d = 0; d < 2; d++) {
+		iom_hist_init(&o->xhist[d]);
+		for (unsigned i = 0; i < c->nstarted; i++)
+			if (c->w[i].xhist[d])
+				iom_hist_merge(&o->xhist[d], c->w[i].xhist[d]);
+	}
+	free(o->line_hist);
+	o->line_hist = NULL;
+	o->nlines = c->spec->access ? c->spec->access->nlines : 0;
+	if (o->nlines)
+		o->line_hist = xcalloc(o->nlines, sizeof(*o->line_hist));
+	for (size_t l = 0; l < o->nlines; l++) {
+		iom_hist_init(&o->line_hist[l]);
+		for (unsigned i = 0; i < c->nstarted; i++)
+			if (c->w[i].line_acc && l < c->w[i].nlines)
+				iom_hist_merge(&o->line_hist[l], c->w[i].line_acc[l].hist);
+	}
 	o->t0_ns = c->measured ? c->t0 : 0;
 	o->t1_ns = c->measured ? c->t1 : 0;
 	free(o->iv_rows);

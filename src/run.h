@@ -36,6 +36,11 @@ struct iom_run_hosts_out {
 	 * hist.h's IOM_HIST_COARSE groups (heap, the backend frees it; NULL: none) */
 	uint64_t *iv_rows;
 	size_t niv;
+	/* each access line's latencies (heap, nlines; the backend frees them; NULL: no spec) and
+	 * the flushes' and trims' ([0], [1]; empty when the cell has neither) */
+	struct iom_hist *line_hist;
+	size_t nlines;
+	struct iom_hist xhist[2];
 };
 #define IOM_RUN_IV_WORDS (4 + IOM_HIST_COARSE)
 

@@ -222,6 +222,12 @@ struct sweep {
 	struct iom_live lv;
 	bool live_on, live_warned;
 
+	/* the current run's offered load (derive_rate: a share of the max made a number), and
+	 * why it could not be derived (rate_ret < 0) */
+	int64_t rate_iops, rate_mb_s;
+	int rate_ret;
+	char rate_err[IOM_ERRLEN];
+
 	/* hooks */
 	bool shell_hooks;
 	unsigned invocation;            /* 0 for `run`, k for the k-th resume (log names) */
@@ -704,8 +710,6 @@ static void mark_written_before(struct sweep *s)
 
 /* ---- runs -------------------------------------------------------------------------------- */
 
-static int derive_rate(struct sweep *s, const struct iom_run *run, struct iom_run_spec *spec,
-		       char *err, size_t errlen);
 
 /* The dimension of run's rate when it is a share of the cell's max (rate_iops or rate_mb_s),
  * else -1. */
@@ -770,18 +774,22 @@ static int sweep_arm(void *arg, const struct iom_run *run, struct iom_run_spec *
 		     size_t errlen)
 {
 	struct sweep *s = ((struct sweep_run *)arg)->s;
-	int ret = derive_rate(s, run, spec, err, errlen);
+	int ret;
 
-	if (ret < 0)
-		return ret;
+	(void)run;
+	if (s->rate_ret < 0)
+		return iom_err(err, errlen, -s->rate_ret, "%s", s->rate_err);
+	spec->wl.rate_iops = s->rate_iops;
+	spec->wl.rate_mb_s = s->rate_mb_s;
 	memset(&s->live, 0, sizeof(s->live));
 	spec->live = &s->live;
 	if (s->live_on) {
 		spec->on_interval = live_interval;
 		spec->interval_arg = s;
 	}
-	if (s->o->hosts)
-		iom_hosts_arm(s->o->hosts, spec); /* the sync points of every rank */
+	/* the sync points of every rank, and this rank's part of the offered load */
+	if (s->o->hosts && (ret = iom_hosts_arm(s->o->hosts, spec, err, errlen)) < 0)
+		return ret;
 	return 0;
 }
 
@@ -861,21 +869,26 @@ static void live_begin(struct sweep *s, const struct iom_run *run)
 /*
  * A cell's rate given as a share of its maximum ("50%") is derived here, before the run, from
  * the recorded result of the same cell's "max" run (the same cell with rate "max", of the same
- * repetition): its measured IOPS (rate_iops) or bytes per second (rate_mb_s) times the share.
+ * repetition): its measured IOPS (rate_iops) or bytes per second (rate_mb_s) times the share —
+ * on many ranks the max run's aggregate, which iom_hosts_next splits over the ranks.
  * The max run's file is what a resumed study reads too, so it derives the same rates. "max"
- * itself runs unthrottled (a closed loop). 0, or -ENOENT with why in err when the max run has
- * no ok result (not run yet, or failed).
+ * itself runs unthrottled (a closed loop). The run's rates into *rate_iops and *rate_mb_s
+ * (IOM_RATE_NONE: none); 0, or -ENOENT with why in err when the max run has no ok result (not
+ * run yet, or failed).
  */
-static int derive_rate(struct sweep *s, const struct iom_run *run, struct iom_run_spec *spec,
-		       char *err, size_t errlen)
+static int derive_rate(struct sweep *s, const struct iom_run *run, int64_t *rate_iops,
+		       int64_t *rate_mb_s, char *err, size_t errlen)
 {
-	int d = spec->wl.rate_iops != IOM_RATE_NONE ? IOM_DIM_RATE_IOPS : IOM_DIM_RATE_MB_S;
-	int64_t *rate = d == IOM_DIM_RATE_IOPS ? &spec->wl.rate_iops : &spec->wl.rate_mb_s;
+	const struct iom_cell *c = &s->p->cells[run->cell];
+	int d = c->v[IOM_DIM_RATE_IOPS] != IOM_RATE_NONE ? IOM_DIM_RATE_IOPS : IOM_DIM_RATE_MB_S;
+	int64_t *rate = d == IOM_DIM_RATE_IOPS ? rate_iops : rate_mb_s;
 	const struct iom_run *max;
 	struct iom_result_file f;
 	char *path;
 	int ret;
 
+	*rate_iops = c->v[IOM_DIM_RATE_IOPS];
+	*rate_mb_s = c->v[IOM_DIM_RATE_MB_S];
 	if (*rate == IOM_RATE_MAX)
 		*rate = IOM_RATE_NONE;
 	if (!IOM_RATE_IS_SHARE(*rate))
@@ -1702,8 +1715,11 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 			goto done;
 		}
 		t0 = iom_now_ns();
+		s.rate_ret = derive_rate(&s, run, &s.rate_iops, &s.rate_mb_s, s.rate_err,
+					 sizeof(s.rate_err));
 		if (o->hosts) {
-			iom_hosts_next(o->hosts, run->index); /* the other ranks run it too */
+			/* the other ranks run it too, each its part of the offered load */
+			iom_hosts_next(o->hosts, p, run, s.rate_ret, s.rate_iops, s.rate_mb_s);
 			iom_hosts_begin_run(o->hosts, p, run); /* … or sit it out */
 		}
 		if (s.live_on)

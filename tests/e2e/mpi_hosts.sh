@@ -213,20 +213,6 @@ grep -q "nothing was written" bad.txt || die "the refusal does not say nothing w
 [ ! -e out-bad ] || die "a results directory was made despite the refusal"
 [ ! -e r0/s.scratch ] && [ ! -e r1/s.scratch ] || die "rank 0 or 1 wrote its target despite rank 2's refusal"
 
-# 3b. what the followers do not run yet (a rate here) is refused up front, naming the file
-cat >rate.cfg <<CFG
-iomatrix = 1;
-targets = ( { label = "a"; path = "$WORK/q\${rank}.scratch"; size = "4M"; } );
-workload = { engine = "psync"; rate_iops = 1000; };
-timing = { duration = "200ms"; repeat = 1; };
-CFG
-mpi -np 2 "$MPI_BIN" run rate.cfg -o out-rate >rate.txt 2>&1
-rc=$?
-[ "$rc" -eq 2 ] || die "a rate under MPI: exit $rc, not 2"
-grep -q "^rate.cfg: rate_iops (target 'a') is not run on many hosts yet" rate.txt ||
-    die "a rate under MPI: $(cat rate.txt)"
-[ ! -e out-rate ] && [ ! -e q0.scratch ] || die "a refused rate wrote something"
-
 # 4. (root) rank 2's device is a mounted loop device: refused before any rank writes a device
 root_or_finish
 need_cmd losetup mkfs.ext4 md5sum
