@@ -5,10 +5,12 @@
 # Prints a line per test with its seconds, and one closing line, "e2e: N passed, N failed,
 # N skipped".
 #
-# Two phases. First the tests whose script says "# e2e: parallel" (no loop device, no mount, no
-# rate, count or time that another program on the machine could disturb), E2E_JOBS of them at a
-# time (default 2); then every other test alone, in name order, so that nothing else runs
-# beside a test that measures.
+# Two phases. First the tests whose script says "# e2e: parallel" (no rate, count or time that
+# another program on the machine could disturb; loop devices, mounts, dm devices and MPI jobs of
+# their own are fine), E2E_JOBS of them at a time (default 3: most of them wait on short runs,
+# not on a CPU), those marked "# e2e: parallel slow" first so that none of them is left running
+# alone at the end; then every other test alone, in name order, so that nothing else runs beside
+# a test that measures.
 set -u
 : "${IOMATRIX:?set IOMATRIX to the iomatrix binary}"
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,21 +47,24 @@ report() {
     esac
 }
 
-parallel="" serial=""
+parallel="" slow="" serial=""
 for t in "$top"/tests/e2e/*.sh; do
     [ -f "$t" ] || continue
     name=$(basename "$t" .sh)
     [ "$name" = lib ] && continue # the preamble the scripts source, not a test
     [ -n "${E2E_ONLY:-}" ] && case " $E2E_ONLY " in *" $name "*) ;; *) continue ;; esac
-    if grep -q '^# e2e: parallel$' "$t"; then
+    if grep -q '^# e2e: parallel slow$' "$t"; then
+        slow="$slow $name"
+    elif grep -q '^# e2e: parallel$' "$t"; then
         parallel="$parallel $name"
     else
         serial="$serial $name"
     fi
 done
 
+parallel="$slow$parallel"
 if [ -n "$parallel" ]; then
-    printf '%s\n' $parallel | xargs -P "${E2E_JOBS:-2}" -n 1 sh "$0" --one
+    printf '%s\n' $parallel | xargs -P "${E2E_JOBS:-3}" -n 1 sh "$0" --one
     for name in $parallel; do
         report "$name"
     done

@@ -5,6 +5,7 @@
 # `directory`) shows each target once, study A against study B cell by cell, with the verdicts
 # B vs A, and its header names the fact that differs; with no --compare the report picks study
 # (a recorded fact differs and every label is in both); --baseline DIR makes DIR the A side.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for loop devices"
 need_cmd losetup

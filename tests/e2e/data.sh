@@ -6,6 +6,7 @@
 # earlier block (by hash), compressible:50% gzips (block by block, as storage compresses) to
 # 40-60 % of its size, zeros to almost nothing, random not at all (and no block repeats).
 # Root only.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for a loop device"
 need_cmd losetup python3

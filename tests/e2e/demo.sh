@@ -5,7 +5,7 @@
 # run, study.json, one JSON per run, summary.csv with a header and one row per run, traces.
 # (beside another test: its 60 s bound is the quick start's promise, far above the 20-35 s it
 # takes so)
-# e2e: parallel
+# e2e: parallel slow
 . "$TOP/tests/e2e/lib.sh"
 
 start=$(date +%s)

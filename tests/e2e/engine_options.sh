@@ -8,6 +8,7 @@
 # and iopoll on a file of an ext4 the sweep makes on that device fails its run at once, before
 # any I/O — not a hang; back-to-back write runs of io_uring on a
 # device each get their exclusive open (the ring of the run before let go of the device).
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 
 cat >old.cfg <<'CFG'

@@ -6,6 +6,7 @@
 # A trace that fills the directory is named in that message (traces/NNNNN.trace.gz, not "a
 # result file"), its partial file removed and its run left for resume, which redoes it.
 # Needs root for tiny tmpfs mounts (skipped otherwise); the mounts are always undone.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root to mount a small tmpfs"
 need_cmd python3

@@ -20,6 +20,7 @@
 #   - ENOSPC in the results directory: a 96 KiB tmpfs fills up during the sweep;
 #   - an I/O error mid-run without device-mapper: the loop device under a write run is made
 #     read-only (blockdev --setro), so its writes fail with EPERM.
+# e2e: parallel slow
 . "$TOP/tests/e2e/lib.sh"
 note() { echo "note: $*"; }
 

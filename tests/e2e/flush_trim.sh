@@ -7,6 +7,7 @@
 # discard counter); both with io_uring and psync. A target without discard fails the run with a
 # message naming the trim (a loop device over a ramfs file); an engine that cannot discard
 # (libaio) is refused by check, on the key's line.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for a loop device"
 need_cmd losetup python3

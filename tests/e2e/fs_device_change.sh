@@ -6,6 +6,7 @@
 # someone's data that carries no signature a probe would see (random bytes). The second visit
 # must not make a filesystem on it: the run fails naming the change (the disk sequence number),
 # the other target goes on, exit 1, and the victim's file is byte-identical.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for loop devices"
 need_cmd losetup mkfs.ext4

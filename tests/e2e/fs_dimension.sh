@@ -6,6 +6,7 @@
 # next one replaces it; killed with a filesystem mounted, it resumes. A filesystem iomatrix did
 # not make is never replaced: with a foreign ext4 on the device the sweep refuses to touch it. Root only; every mount and the loop device
 # are undone in a trap.
+# e2e: parallel slow
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for loop devices and mounts"
 need_cmd losetup mkfs.ext4 wipefs blkid python3

@@ -4,6 +4,7 @@
 # `plan` shows the hooks and built-ins; with --allow-hooks they run with their variables, their
 # output is kept under DIR/hooks/, and a failing before_run fails its run (with the reason and
 # the log) while the sweep goes on. The built-ins drop_caches and precondition run too.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 

@@ -8,6 +8,7 @@
 #   - `iomatrix report` compares the hosts in its winners table;
 #   - plain iomatrix reads hosts = "each" as one host: the dimension has one value.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
 

@@ -8,6 +8,7 @@
 # still alive fail that run within its deadline (twice the run's watchdog plus 10 s) naming the
 # stopped rank and its host, the job ends instead of waiting for ever, and `resume` carries on.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
+# e2e: parallel slow
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
 command -v pgrep >/dev/null 2>&1 || skip "pgrep is not installed"

@@ -6,6 +6,7 @@
 # return, no escape sequence, one line per run, rank 0's only. Under script(1), a terminal
 # for mpirun, the status line is kept.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
 

@@ -8,6 +8,7 @@
 #     anything is written;
 #   - a rank beyond every ranks value of a target never prepares it.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
 

@@ -4,6 +4,7 @@
 # ranks, then `mpirun … iomatrix-mpi resume DIR`: every run exactly once in the journal, every
 # run file parses with three host rows, every rank's trace of every run is there.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
+# e2e: parallel slow
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
 command -v pgrep >/dev/null 2>&1 || skip "pgrep is not installed"

@@ -8,6 +8,7 @@
 #     the short hostname lives on every rank; a target without hosts on every rank too;
 #   - a target that lives on no rank of the job is refused on its line.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
 me=$(hostname)

@@ -8,7 +8,7 @@
 # not be started), and the journal ends run-failed, study-end. Buffers larger than the memory
 # there is are refused before anything runs (check_memory), under the limit too. A sanitizer
 # build, which cannot run under `ulimit -v`, is tested with its allocator's size limit instead.
-# e2e: parallel
+# e2e: parallel slow
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 

@@ -4,6 +4,7 @@
 # case 8): the sweep, which holds its directory open and pinned, notices before its next run,
 # writes nothing into the directory mounted over it and exits 1 naming it. The victim files
 # of the other directory (runs/00003.json, summary.csv) keep their sha256. Needs root.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_root "a bind mount needs root"
 

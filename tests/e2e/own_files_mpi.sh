@@ -5,6 +5,7 @@
 # $TMPDIR/iomatrix-rank1-<pid>/traces/00001.trace.gz links to a victim (for the pids the
 # follower may get) are never written through, and a TMPDIR with a quote in its name runs no
 # command. Skips (77) when mpirun or iomatrix-mpi is missing.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
 

@@ -8,6 +8,7 @@
 # a path swapped for a link mid-sweep fails that target's later runs naming it (each path's
 # identity is pinned); `iomatrix diskspd` with two files runs one target with both. As root: two loop devices with
 # destructive = true, each device's own write counter seeing its writes.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 here=$(pwd)

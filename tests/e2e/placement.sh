@@ -4,6 +4,7 @@
 # the I/Os start where the previous one ended (queue depth 1 and one thread, so the trace's
 # order is the issue order); distribution = "zipf:1.2" puts at least half of the I/Os on the
 # hottest 10 % of the blocks, uniform about 10 %; the run's cell records the distribution.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 
 # run NAME WORKLOAD-KEYS: one short run of 4K I/O on a 64M scratch file; its trace as NAME.csv

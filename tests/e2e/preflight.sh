@@ -11,6 +11,7 @@
 # estimate against a small results filesystem (a warning, exit 0), and on a loop device
 # read_pct = 67 without destructive = true, a region larger than the device, and a
 # filesystem-dimension target, which is checked only for what exists before its mkfs.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 # snap: everything a write in the current directory would change (names, types, sizes, mtimes)
 snap() { find . -path ./o -prune -o -printf '%p %y %s %T@\n' | sort; }

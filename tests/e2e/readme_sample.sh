@@ -7,6 +7,7 @@
 # machine (or does too few I/Os for a p99) prints more than the sample: tried three times,
 # then skipped. docs/tour.md says of
 # DiskSpd's -g what the tool does (an offered load, rate_mb_s).
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 grep -q '<!-- sample: contrib/readme-sample.sh --update -->' "$TOP/README.md" || die "README.md has no sample markers"

@@ -4,6 +4,7 @@
 # killed with SIGKILL six times at random moments, then `iomatrix resume` carries it to the end.
 # Afterwards every run exists exactly once in runs/, every JSON file parses, summary.csv has one
 # row per run, the journal has one run-done per run, and no temporary file is left behind.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 

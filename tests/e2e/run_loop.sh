@@ -6,6 +6,7 @@
 # old place, with a warning) shape the submissions of io_uring and libaio alike, and by default
 # each run's notes name where its adaptive wait ended; a device that
 # carries a filesystem is refused even with destructive = true.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for a loop device"
 command -v losetup >/dev/null 2>&1 || { echo "losetup not installed"; exit 77; }

@@ -5,6 +5,7 @@
 # same device as target 'a' ('/dev/loopN')"), nothing written; with allow_same = true (an A/A
 # test) the study runs and its report says "a and b are one device". The same for a scratch
 # file reached through a linked directory ("one file").
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 

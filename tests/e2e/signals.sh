@@ -5,6 +5,7 @@
 # partial result written with status "interrupted" and journalled run-interrupted, the resume
 # command printed — and `iomatrix resume` says what it kept and reruns ("1 run done, kept;
 # rerunning run 2 (interrupted); 1 to go"), then completes the sweep with every run ok.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 

@@ -14,6 +14,7 @@
 #     partitions the kernel still lists after the table on disk was wiped (and then with ext4
 #     on the partition): refused.
 # Mounts, partitions and loop devices are undone in a trap.
+# e2e: parallel slow
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for loop devices and mounts"
 need_cmd losetup mkfs.ext4 fsck.ext4 mount umount python3 cmp

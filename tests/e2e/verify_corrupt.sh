@@ -13,6 +13,7 @@
 # same sweep. Each engine that moves data does it all (io_uring, libaio), each in its own
 # directory, the write sweep making the device whole again. Needs root and a loop device; skips
 # (77) otherwise.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_root "skip: needs root (loop device)"
 command -v losetup >/dev/null || { echo "skip: no losetup"; exit 77; }
