@@ -629,14 +629,20 @@ static int run_hosts(struct cli *cli, const char *path, const char *in_dir, bool
 		return IOM_EXIT_USAGE;
 	}
 	iom_hosts_expand_paths(h, m);
+	h->hooks_allowed = cli->given[OPT_ALLOW_HOOKS];
 	if (h->rank > 0) {
 		ret = follow(cli, &p);
 	} else {
 		dir = in_dir ? xstrdup(in_dir) : cli->given[OPT_OUTPUT] ?
 		      xstrdup(cli->value[OPT_OUTPUT]) : iom_sweep_default_dir(m);
 		ret = sweep(cli, &p, dir, resume);
-		if (h->agreed && !iom_hosts_lost(h))
+		if (h->agreed && !iom_hosts_lost(h)) {
 			iom_hosts_next(h, NULL, NULL, 0, 0, 0); /* the end: the followers return */
+			/* … and send the logs of their last hooks (after_target, after_study) */
+			if (iom_hosts_collect_logs(h, m, dir) < 0)
+				fprintf(stderr, "iomatrix: the other ranks' hook logs did not all "
+					"arrive in '%s/hooks'\n", dir);
+		}
 		free(dir);
 	}
 	iom_plan_release(&p);

@@ -45,6 +45,9 @@ int iom_hook_point_from_name(const char *name)
 
 const struct iom_hook_var_info iom_hook_var_table[] = {
 	{ "study.dir", AT_ALL, "the results directory", false },
+	{ "rank", AT_ALL, "the MPI rank the hook runs on (0 on one host)", true },
+	{ "ranks", AT_ALL, "the number of ranks of the job (1 on one host)", true },
+	{ "host", AT_ALL, "the short hostname of the rank the hook runs on", false },
 	{ "study.name", AT_ALL, "the matrix's name", false },
 	{ "target.label", AT_TARGET, "the target's label", false },
 	{ "target.path", AT_TARGET, "the scratch file or block device the I/O goes to", false },

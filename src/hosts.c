@@ -364,6 +364,8 @@ void iom_hosts_begin_run(struct iom_hosts *h, const struct iom_plan *p, const st
 {
 	h->plan = p;
 	h->cell = &p->cells[run->cell];
+	h->hook_agree = iom_hosts_hooks_everywhere(h, p->m) && p->m->hooks.before_run;
+	h->hook_agreed = false;
 	/* provenance: the CPU read once; the device anew for each run (iom_hosts_arm), none for
 	 * a run that fails before it is armed */
 	if (!h->cpu_model[0]) {
@@ -378,6 +380,103 @@ void iom_hosts_begin_run(struct iom_hosts *h, const struct iom_plan *p, const st
 	if (h->ops && h->ops->deadline)
 		h->ops->deadline(h->ctx, 2 * iom_stage_run_timeout_ns(&p->m->timing) +
 				 DEADLINE_MARGIN_NS);
+}
+
+bool iom_hosts_hooks_everywhere(const struct iom_hosts *h, const struct iom_matrix *m)
+{
+	if (!h->hooks_allowed || m->hooks.where != IOM_HOOKS_EVERY)
+		return false;
+	for (int pt = 0; pt < IOM_HOOK_COUNT; pt++)
+		if (iom_stage_hook_cmd(m, (enum iom_hook_point)pt))
+			return true;
+	return false;
+}
+
+int iom_hosts_agree_hook(struct iom_hosts *h, int ret, char *err, size_t errlen)
+{
+	uint64_t v = ret < 0 ? h->size - h->rank : 0; /* the lowest failing rank wins the max */
+	unsigned first;
+
+	if (!h->hook_agree || h->hook_agreed)
+		return ret;
+	h->hook_agreed = true;
+	if (h->ops->allmax(h->ctx, &v) < 0)
+		return ret < 0 ? ret : iom_err(err, errlen, EIO, "cannot agree on the before_run "
+					       "hook with the other ranks");
+	if (ret < 0 || v == 0)
+		return ret;
+	first = h->size - (unsigned)v;
+	return iom_err(err, errlen, ECANCELED, "the before_run hook failed on rank %u (host %s)",
+		       first, h->names && h->names[first] ? h->names[first] : "?");
+}
+
+void iom_hosts_add_log(struct iom_hosts *h, const char *path)
+{
+	h->pending = xrealloc(h->pending, (h->npending + 1) * sizeof(*h->pending));
+	h->pending[h->npending++] = xstrdup(path);
+}
+
+int iom_hosts_collect_logs(struct iom_hosts *h, const struct iom_matrix *m, const char *dir)
+{
+	uint64_t n = h->rank ? h->npending : 0;
+	char name[256], *all = NULL;
+	int ret = 0;
+
+	if (!iom_hosts_hooks_everywhere(h, m) || h->size < 2)
+		return 0;
+	if (h->ops->allmax(h->ctx, &n) < 0)
+		return -EIO;
+	if (h->rank == 0) {
+		char *hd = xasprintf("%s/hooks", dir);
+
+		(void)iom_own_mkdir(NULL, hd, NULL, 0); /* failing, the first log's write says so */
+		free(hd);
+		all = xcalloc(h->size, sizeof(name));
+	}
+	for (uint64_t i = 0; i < n && ret == 0; i++) {
+		const char *mine = h->rank && i < h->npending ? h->pending[i] : NULL;
+		const char *base = mine && strrchr(mine, '/') ? strrchr(mine, '/') + 1 : mine;
+
+		snprintf(name, sizeof(name), "%s", base ? base : "");
+		if (h->ops->gather(h->ctx, name, sizeof(name), all) < 0) {
+			ret = -EIO;
+			break;
+		}
+		for (unsigned k = 1; k < h->size; k++) {
+			int kret = 0;
+
+			if (h->rank == 0) {
+				const char *b = all + (size_t)k * sizeof(name);
+				size_t len = strlen(b);
+				char *path;
+				bool got = false;
+
+				if (len > 4 && strcmp(b + len - 4, ".log") == 0)
+					len -= 4;
+				if (h->invocation)
+					path = xasprintf("%s/hooks/%.*s.r%u.resume%u.log", dir,
+							 (int)len, b, k, h->invocation);
+				else
+					path = xasprintf("%s/hooks/%.*s.r%u.log", dir, (int)len, b, k);
+				kret = h->ops->recv_file(h->ctx, k, path, &got);
+				free(path);
+			} else if (h->rank == k) {
+				kret = h->ops->send_file(h->ctx, mine && access(mine, F_OK) == 0 ? mine
+										  : NULL);
+			}
+			if (ret == 0)
+				ret = kret;
+		}
+	}
+	free(all);
+	for (size_t i = 0; i < h->npending; i++) {
+		iom_own_unlink(NULL, h->pending[i]);
+		free(h->pending[i]);
+	}
+	free(h->pending);
+	h->pending = NULL;
+	h->npending = 0;
+	return ret;
 }
 
 int iom_hosts_ready(struct iom_hosts *h, char *err, size_t errlen)
@@ -960,6 +1059,8 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 	if (!h->readied)
 		(void)iom_hosts_ready(h, e, sizeof(e));
 	h->readied = false;
+	(void)iom_hosts_agree_hook(h, 0, e, sizeof(e)); /* when this rank never got there */
+	h->hook_agree = h->hook_agreed = false;
 	while (h->synced < 2) {
 		h->ops->sync(h->ctx, h->synced, false, e, sizeof(e));
 		h->synced++;
@@ -1061,6 +1162,10 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 		if (ret == 0)
 			ret = kret;
 	}
+	/* the followers' hook logs of the run (hooks.where = "every") */
+	if (!iom_hosts_lost(h) && h->plan && iom_hosts_collect_logs(h, h->plan->m, dir) < 0 &&
+	    ret == 0)
+		ret = -EIO;
 	if (iom_hosts_lost(h)) { /* the run fails on every rank still alive, saying who is gone */
 		free(r->error);
 		r->error = xstrdup(iom_hosts_lost(h));
@@ -1081,7 +1186,51 @@ struct follower {
 	struct iom_hosts *h;
 	const struct iom_plan *p;
 	struct iom_stage stage;
+	char *study_error;       /* its before_study hook failed: each of its runs fails so */
 };
+
+/* A shell hook on this follower (hooks.where = "every"; nothing otherwise), its log kept for
+ * rank 0; a study's or target's failure said on stderr. */
+static int follow_hook(struct follower *f, enum iom_hook_point pt, const char *what, long t,
+		       const struct iom_run *run, char *err, size_t errlen)
+{
+	uint64_t timeout = run ? iom_stage_run_timeout_ns(&f->p->m->timing) : 3600ull * 1000000000u;
+	bool ran = false;
+	int ret = iom_stage_hook(&f->stage, pt, what, t, run, timeout, &ran, err, errlen);
+
+	if (ran) {
+		char *log = iom_stage_hook_log(&f->stage, what, pt);
+
+		iom_hosts_add_log(f->h, log);
+		free(log);
+	}
+	if (ret < 0 && !run)
+		fprintf(stderr, "iomatrix: rank %u (%s): hook %s %s: %s\n", f->h->rank, f->h->host,
+			iom_hook_point_name(pt), what, err);
+	return ret;
+}
+
+static void follow_begin_visit(struct follower *f, size_t t)
+{
+	char e[IOM_ERRLEN];
+
+	if (iom_stage_begin_visit(&f->stage, t) < 0)
+		return;
+	if (follow_hook(f, IOM_HOOK_BEFORE_TARGET, f->p->m->targets[t].label, (long)t, NULL, e,
+			sizeof(e)) < 0)
+		iom_stage_fail_visit(&f->stage, e);
+}
+
+static void follow_end_visit(struct follower *f)
+{
+	char e[IOM_ERRLEN];
+	long t = f->stage.cur;
+
+	if (t >= 0 && f->stage.info[t].t)
+		(void)follow_hook(f, IOM_HOOK_AFTER_TARGET, f->p->m->targets[t].label, t, NULL, e,
+				  sizeof(e));
+	iom_stage_end_visit(&f->stage);
+}
 
 static int follow_report(void *arg, const struct iom_stage_event *e)
 {
@@ -1100,11 +1249,33 @@ static int follow_report(void *arg, const struct iom_stage_event *e)
 	return 0;
 }
 
-/* What a follower adds around a run (iom_stage_run): the ready point and the sync points. */
+/* What a follower adds around a run (iom_stage_run): the ready point, the sync points and,
+ * when they run everywhere, the run's hooks (before_run's outcome agreed by every rank). */
 static int follow_before(void *arg, const struct iom_run *run, char *err, size_t errlen)
 {
-	(void)run;
-	return iom_hosts_ready(((struct follower *)arg)->h, err, errlen); /* the deadline starts */
+	struct follower *f = arg;
+	char what[16];
+	int ret = iom_hosts_ready(f->h, err, errlen); /* the deadline starts */
+
+	if (ret < 0)
+		return ret;
+	if (f->study_error)
+		ret = iom_err(err, errlen, ECANCELED, "%s", f->study_error);
+	snprintf(what, sizeof(what), "%05u", run->index);
+	if (ret == 0)
+		ret = follow_hook(f, IOM_HOOK_BEFORE_RUN, what,
+				  (long)f->p->cells[run->cell].v[IOM_DIM_TARGET], run, err, errlen);
+	return iom_hosts_agree_hook(f->h, ret, err, errlen);
+}
+
+static int follow_after(void *arg, const struct iom_run *run, char *err, size_t errlen)
+{
+	struct follower *f = arg;
+	char what[16];
+
+	snprintf(what, sizeof(what), "%05u", run->index);
+	return follow_hook(f, IOM_HOOK_AFTER_RUN, what,
+			   (long)f->p->cells[run->cell].v[IOM_DIM_TARGET], run, err, errlen);
 }
 
 static int follow_arm(void *arg, const struct iom_run *run, struct iom_run_spec *spec, char *err,
@@ -1121,7 +1292,11 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 	char e[IOM_ERRLEN];
 	int ret = 0;
 
-	iom_stage_init(&f.stage, p, h->private_dir, stop, false, follow_report, &f);
+	iom_stage_init(&f.stage, p, h->private_dir, stop, iom_hosts_hooks_everywhere(h, p->m),
+		       follow_report, &f);
+	f.stage.rank = h->rank;
+	f.stage.ranks = h->size;
+	f.stage.host = h->host;
 	for (size_t t = 0; t < p->m->ntargets; t++) {
 		int r = p->m->targets[t].absent ? 0 : p->m->targets[t].fs_type ?
 			iom_stage_pin_device(&f.stage, t, e, sizeof(e)) :
@@ -1131,6 +1306,8 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 			fprintf(stderr, "iomatrix: rank %u (%s): target '%s': %s\n", h->rank, h->host,
 				p->m->targets[t].label, e);
 	}
+	if (follow_hook(&f, IOM_HOOK_BEFORE_STUDY, "study", -1, NULL, e, sizeof(e)) < 0)
+		f.study_error = xasprintf("the before_study hook failed on rank %u: %s", h->rank, e);
 	for (;;) {
 		struct next_msg m = { 0 };
 		uint32_t index;
@@ -1157,9 +1334,9 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 		}
 		t = (long)p->cells[run->cell].v[IOM_DIM_TARGET];
 		if (t != f.stage.cur) {
-			iom_stage_end_visit(&f.stage);
+			follow_end_visit(&f);
 			if (!p->m->targets[t].absent) /* a target not here: no visit */
-				iom_stage_begin_visit(&f.stage, (size_t)t);
+				follow_begin_visit(&f, (size_t)t);
 		}
 		iom_hosts_begin_run(h, p, run);
 		if (iom_hosts_sits_out(h)) { /* another rank's run: only the collective calls */
@@ -1167,7 +1344,8 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 			r.index = run->index;
 		} else {
 			const struct iom_stage_run_ops ops = { .before = follow_before,
-							       .arm = follow_arm, .arg = &f };
+							       .arm = follow_arm, .after = follow_after,
+							       .arg = &f };
 
 			iom_stage_run(&f.stage, run, no_trace ? NULL : h->private_dir, &ops, &r);
 		}
@@ -1183,7 +1361,13 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 			break;
 		}
 	}
-	iom_stage_end_visit(&f.stage);
+	follow_end_visit(&f);
+	if (ret == 0) { /* the end, as rank 0 named it: after_study, then the last logs */
+		(void)follow_hook(&f, IOM_HOOK_AFTER_STUDY, "study", -1, NULL, e, sizeof(e));
+		if (iom_hosts_collect_logs(h, p->m, h->private_dir) < 0)
+			ret = iom_err(err, errlen, EIO, "cannot send the hooks' logs to rank 0");
+	}
+	free(f.study_error);
 	iom_stage_release(&f.stage);
 	return ret;
 }

@@ -93,6 +93,16 @@ struct iom_hosts {
 	bool rate_failed;             /* its offered load on this rank (iom_hosts_next) */
 	int64_t rate_iops, rate_mb_s;
 
+	/* shell hooks on every rank (hooks.where = "every"): --allow-hooks given (the caller
+	 * sets it), the invocation (rank 0's: the collected logs' names), whether the current
+	 * run's before_run outcome is agreed (hook_agree) and was (hook_agreed), and a
+	 * follower's logs not yet sent to rank 0 (heap paths) */
+	bool hooks_allowed;
+	unsigned invocation;
+	bool hook_agree, hook_agreed;
+	char **pending;
+	size_t npending;
+
 	/* placement (hosts = "each", ranks, a target's hosts): every rank's short hostname
 	 * (heap, size; the backend fills it), and the current run's cell (iom_hosts_begin_run) */
 	char **names;
@@ -161,6 +171,24 @@ const char *iom_hosts_lost(const struct iom_hosts *h);
 
 /* Whether this rank sits the current run out (it only keeps the collective calls in step). */
 bool iom_hosts_sits_out(const struct iom_hosts *h);
+
+/* Whether the shell hooks of m run on every rank (hooks.where = "every", --allow-hooks). */
+bool iom_hosts_hooks_everywhere(const struct iom_hosts *h, const struct iom_matrix *m);
+
+/* The current run's before_run hook outcome on this rank (ret: 0, or -errno with err) agreed
+ * with every rank's when its hooks run everywhere: -ECANCELED with err naming the first rank
+ * whose hook failed, when another's did; ret when this one's did. (Made up by
+ * iom_hosts_run_end for a rank that never got there.) */
+int iom_hosts_agree_hook(struct iom_hosts *h, int ret, char *err, size_t errlen);
+
+/* A hook log a follower wrote (path, copied), for iom_hosts_collect_logs. */
+void iom_hosts_add_log(struct iom_hosts *h, const char *path);
+
+/* Every follower's hook logs not sent yet into rank 0's dir/hooks/, each named as the
+ * follower named it with its rank (and rank 0's invocation) before ".log":
+ * "00003.before_run.r2.log" (collectively, when m's hooks run everywhere; nothing else).
+ * 0 or -errno. */
+int iom_hosts_collect_logs(struct iom_hosts *h, const struct iom_matrix *m, const char *dir);
 
 /* Arms spec for a run under h: the sync points, what run.c leaves for the aggregate, and this
  * rank's part of the run's offered load (iom_hosts_next). -ENOENT with err when rank 0 could

@@ -50,6 +50,7 @@ static const char *const arrivals_choices[] = { "fixed", "poisson", NULL };
 static const char *const arrivals_words[] = { "", "poisson" };      /* no word for fixed */
 static const char *const placement_choices[] = { "together", "each", NULL }; /* many hosts */
 static const char *const rate_scope_choices[] = { "rank", "total", NULL };
+static const char *const hooks_where_choices[] = { "rank0", "every", NULL };
 
 #define MAX_LABEL 64  /* names and labels */
 #define MAX_TEXT 1024 /* one-line texts and option strings */
@@ -481,6 +482,12 @@ const struct iom_key iom_keys[] = {
 	  .dim = NODIM, .help = "shell command run after a target's last run" },
 	{ .name = "after_study", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING, .dim = NODIM,
 	  .help = "shell command run after the last run" },
+	{ .name = "where", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_ENUM, .dim = NODIM,
+	  .def = "rank0", .choices = hooks_where_choices, IOM_AT(iom_hooks, where),
+	  .help = "iomatrix-mpi: the ranks the shell hooks run on: rank0, rank 0 alone; every, "
+		  "each rank around its own visits and runs (${rank}, ${host}, ${ranks} tell "
+		  "them apart), its logs collected into the results directory, and a before_run "
+		  "hook failing on any rank fails the run on all (docs/hosts.md)" },
 	{ .name = "drop_caches", .section = IOM_SEC_HOOKS, IOM_AT(iom_hooks, drop_caches), .type = IOM_TYPE_BOOL, .dim = NODIM,
 	  .def = "false",
 	  .help = "built-in: sync and drop the page cache before each run (root)" },

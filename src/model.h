@@ -228,6 +228,7 @@ enum iom_repeat_order { IOM_REPEAT_GROUPED, IOM_REPEAT_INTERLEAVED };
  * rank at a time); the order of keys.c's choices. */
 enum iom_placement { IOM_PLACE_TOGETHER, IOM_PLACE_EACH };
 enum iom_rate_scope { IOM_RATE_SCOPE_RANK, IOM_RATE_SCOPE_TOTAL };
+enum iom_hooks_where { IOM_HOOKS_RANK0, IOM_HOOKS_EVERY };
 
 /* One exclude condition: a cell is dropped when every dimension given here matches one of its
  * values. dim[d].n == 0 means "any". Target values are target indices. */
@@ -245,6 +246,7 @@ struct iom_hooks {
 	bool fstrim;           /* before each target's first run (file targets) */
 	char *precondition;    /* bytes to write before a target's first write cell, as written
 				* ("2x", "64G"; sequential); NULL: none */
+	uint32_t where;        /* iomatrix-mpi: the ranks its shell hooks run on (iom_hooks_where) */
 	int line;              /* of the hooks section; 0 when absent */
 };
 

@@ -740,6 +740,99 @@ void iom_stage_after_run(struct iom_stage *st, struct iom_run_result *r)
 		r->status = IOM_RUN_FAILED;
 }
 
+/* ---- the shell hooks ---------------------------------------------------------------------- */
+
+/* The variables known at the study level and of this rank, plus target t's (t < 0: none),
+ * plus run's. */
+static void hook_vars(const struct iom_stage *st, long t, const struct iom_run *run,
+		      struct iom_hook_vars *v)
+{
+	memset(v, 0, sizeof(*v));
+	iom_hook_vars_set(v, "study.dir", st->dir);
+	iom_hook_vars_set(v, "study.name", st->m->name ? st->m->name : "");
+	iom_hook_vars_setf(v, "rank", "%u", st->rank);
+	iom_hook_vars_setf(v, "ranks", "%u", st->ranks ? st->ranks : 1);
+	if (st->host) {
+		iom_hook_vars_set(v, "host", st->host);
+	} else { /* one host: its short name, as ${host} in a target's path */
+		char hn[64], *dot;
+
+		if (gethostname(hn, sizeof(hn)) < 0)
+			snprintf(hn, sizeof(hn), "localhost");
+		hn[sizeof(hn) - 1] = '\0';
+		if ((dot = strchr(hn, '.')))
+			*dot = '\0';
+		iom_hook_vars_set(v, "host", hn);
+	}
+	if (t >= 0) {
+		const struct iom_target *tg = &st->m->targets[t];
+		const struct iom_target_info *in = &st->info[t];
+
+		iom_hook_vars_set(v, "target.label", tg->label);
+		iom_hook_vars_set(v, "target.path", in->path ? in->path : tg->path);
+		iom_hook_vars_set(v, "target.device", in->facts.device);
+		iom_hook_vars_set(v, "target.controller", in->controller);
+		iom_hook_vars_set(v, "target.filesystem",
+				  tg->filesystem ? tg->filesystem
+				  : in->facts.fstype ? in->facts.fstype : in->is_block ? "raw" : "");
+		iom_hook_vars_set(v, "target.mount", in->facts.mount_point);
+	}
+	if (run) {
+		const struct iom_cell *c = &st->p->cells[run->cell];
+		static const struct { const char *name; enum iom_dim d; } dims[] = {
+			{ "cell.block_size", IOM_DIM_BLOCK_SIZE }, { "cell.queue_depth", IOM_DIM_QUEUE_DEPTH },
+			{ "cell.threads", IOM_DIM_THREADS },       { "cell.read_pct", IOM_DIM_READ_PCT },
+			{ "cell.pattern", IOM_DIM_PATTERN },       { "cell.engine", IOM_DIM_ENGINE },
+			{ "cell.direct", IOM_DIM_DIRECT },
+		};
+
+		for (size_t i = 0; i < IOM_ARRAY_SIZE(dims); i++) {
+			char buf[64];
+
+			iom_cell_value(st->p, c, dims[i].d, buf, sizeof(buf));
+			iom_hook_vars_set(v, dims[i].name, buf);
+		}
+		iom_hook_vars_setf(v, "run.index", "%u", run->index);
+		iom_hook_vars_setf(v, "run.repetition", "%u", run->repetition);
+	}
+}
+
+char *iom_stage_hook_log(const struct iom_stage *st, const char *what, enum iom_hook_point pt)
+{
+	if (st->invocation)
+		return xasprintf("%s/hooks/%s.%s.resume%u.log", st->dir, what,
+				 iom_hook_point_name(pt), st->invocation);
+	return xasprintf("%s/hooks/%s.%s.log", st->dir, what, iom_hook_point_name(pt));
+}
+
+int iom_stage_hook(struct iom_stage *st, enum iom_hook_point pt, const char *what, long t,
+		   const struct iom_run *run, uint64_t timeout_ns, bool *ran, char *err,
+		   size_t errlen)
+{
+	const char *cmd = iom_stage_hook_cmd(st->m, pt);
+	struct iom_proc_result hr = { 0 };
+	struct iom_hook_vars v;
+	struct iom_hook_opts ho = { .timeout_ns = timeout_ns, .stop = st->stop };
+	char *log, msg[IOM_ERRLEN];
+	int ret;
+
+	*ran = false;
+	if (!cmd || !st->shell_hooks)
+		return 0;
+	*ran = true;
+	hook_vars(st, t, run, &v);
+	log = iom_stage_hook_log(st, what, pt);
+	ho.log_path = log;
+	ho.log_dir = st->own;
+	ret = iom_hook_run(pt, cmd, &v, &ho, &hr, msg, sizeof(msg));
+	if (ret < 0)
+		iom_err(err, errlen, -ret, "%s (output in %s)", msg, log + strlen(st->dir) + 1);
+	iom_proc_result_release(&hr);
+	iom_hook_vars_release(&v);
+	free(log);
+	return ret;
+}
+
 /* ---- the plan's text --------------------------------------------------------------------- */
 
 const char *iom_stage_hook_cmd(const struct iom_matrix *m, enum iom_hook_point pt)

@@ -96,6 +96,11 @@ struct iom_stage {
 	bool shell_hooks;               /* shell hooks run (they may write: verification forgets) */
 	iom_stage_report_fn report;
 	void *arg;
+	/* the rank the stage is on, of ranks, its short hostname (the hooks' ${rank}, ${ranks},
+	 * ${host}; 0, 0 and NULL on one host: 0, 1 and ""), and the invocation (0: run, k: the
+	 * k-th resume; the hooks' log names) — the caller's to set after iom_stage_init */
+	unsigned rank, ranks, invocation;
+	const char *host;
 
 	struct iom_target_info *info;   /* per target; info[t].t == NULL: not prepared */
 	char **target_error;            /* why target t cannot be used (NULL: it can) */
@@ -122,6 +127,18 @@ struct iom_stage {
 void iom_stage_init(struct iom_stage *st, const struct iom_plan *p, const char *dir,
 		    volatile sig_atomic_t *stop, bool shell_hooks, iom_stage_report_fn report,
 		    void *arg);
+
+/*
+ * Runs the shell hook of pt, if any and if shell hooks run (0 when not: *ran false), logged as
+ * DIR/hooks/<what>.<point>[.resumeK].log under st->dir (pinned by st->own when set), with the
+ * study's and the rank's variables, target t's (t < 0: none) and run's (NULL: none). 0, or
+ * -errno with the message (naming the log) in err: -EINTR when stopped by a signal.
+ */
+int iom_stage_hook(struct iom_stage *st, enum iom_hook_point pt, const char *what, long t,
+		   const struct iom_run *run, uint64_t timeout_ns, bool *ran, char *err,
+		   size_t errlen);
+/* The log iom_stage_hook writes for what at pt (heap). */
+char *iom_stage_hook_log(const struct iom_stage *st, const char *what, enum iom_hook_point pt);
 
 /* Unmounts what is still mounted and frees what st holds. */
 void iom_stage_release(struct iom_stage *st);

@@ -530,88 +530,25 @@ bool iom_sweep_has_shell_hooks(const struct iom_matrix *m)
 	return false;
 }
 
-/* The variables known at the study level, plus target t's (t < 0: none), plus run's. */
-static void hook_vars(struct sweep *s, long t, const struct iom_run *run, struct iom_hook_vars *v)
-{
-	memset(v, 0, sizeof(*v));
-	iom_hook_vars_set(v, "study.dir", s->o->dir);
-	iom_hook_vars_set(v, "study.name", s->m->name ? s->m->name : "");
-	if (t >= 0) {
-		const struct iom_target *tg = &s->m->targets[t];
-		const struct iom_target_info *in = &s->stage.info[t];
-
-		iom_hook_vars_set(v, "target.label", tg->label);
-		iom_hook_vars_set(v, "target.path", in->path ? in->path : tg->path);
-		iom_hook_vars_set(v, "target.device", in->facts.device);
-		iom_hook_vars_set(v, "target.controller", in->controller);
-		iom_hook_vars_set(v, "target.filesystem",
-				  tg->filesystem ? tg->filesystem
-				  : in->facts.fstype ? in->facts.fstype : in->is_block ? "raw" : "");
-		iom_hook_vars_set(v, "target.mount", in->facts.mount_point);
-	}
-	if (run) {
-		const struct iom_cell *c = &s->p->cells[run->cell];
-		static const struct { const char *name; enum iom_dim d; } dims[] = {
-			{ "cell.block_size", IOM_DIM_BLOCK_SIZE }, { "cell.queue_depth", IOM_DIM_QUEUE_DEPTH },
-			{ "cell.threads", IOM_DIM_THREADS },       { "cell.read_pct", IOM_DIM_READ_PCT },
-			{ "cell.pattern", IOM_DIM_PATTERN },       { "cell.engine", IOM_DIM_ENGINE },
-			{ "cell.direct", IOM_DIM_DIRECT },
-		};
-
-		for (size_t i = 0; i < IOM_ARRAY_SIZE(dims); i++) {
-			char buf[64];
-
-			iom_cell_value(s->p, c, dims[i].d, buf, sizeof(buf));
-			iom_hook_vars_set(v, dims[i].name, buf);
-		}
-		iom_hook_vars_setf(v, "run.index", "%u", run->index);
-		iom_hook_vars_setf(v, "run.repetition", "%u", run->repetition);
-	}
-}
-
-/* DIR/hooks/<what>.<point>[.resumeK].log; the caller frees it. */
-static char *hook_log(struct sweep *s, const char *what, enum iom_hook_point pt)
-{
-	if (s->invocation)
-		return xasprintf("%s/hooks/%s.%s.resume%u.log", s->o->dir, what,
-				 iom_hook_point_name(pt), s->invocation);
-	return xasprintf("%s/hooks/%s.%s.log", s->o->dir, what, iom_hook_point_name(pt));
-}
-
 /*
- * Runs the shell hook of pt, if any (0 when none), logged under DIR/hooks/ as what. 0, or -errno
- * with the message (naming the log) in err: -EINTR when stopped by a signal.
+ * Runs the shell hook of pt, if any (0 when none), logged under DIR/hooks/ as what (the stage's
+ * iom_stage_hook); a study's or target's hook noted in the journal. 0, or -errno with the
+ * message (naming the log) in err: -EINTR when stopped by a signal.
  */
 static int run_hook(struct sweep *s, enum iom_hook_point pt, const char *what, long t,
 		    const struct iom_run *run, uint64_t timeout_ns, char *err, size_t errlen)
 {
-	const char *cmd = iom_stage_hook_cmd(s->m, pt);
-	struct iom_proc_result hr = { 0 };
-	struct iom_hook_vars v;
-	struct iom_hook_opts ho = { .timeout_ns = timeout_ns, .stop = s->o->stop };
-	char *log, msg[IOM_ERRLEN];
-	int ret;
+	bool ran = false;
+	int ret = iom_stage_hook(&s->stage, pt, what, t, run, timeout_ns, &ran, err, errlen);
 
-	if (!cmd)
-		return 0;
-	hook_vars(s, t, run, &v);
-	log = hook_log(s, what, pt);
-	ho.log_path = log;
-	ho.log_dir = &s->rd;
-	ret = iom_hook_run(pt, cmd, &v, &ho, &hr, msg, sizeof(msg));
-	if (ret < 0)
-		iom_err(err, errlen, -ret, "%s (output in %s)", msg, log + strlen(s->o->dir) + 1);
 	/* a run's own hooks are in its run-failed entry when they fail */
-	if (!run) {
+	if (ran && !run) {
 		char note[IOM_ERRLEN + 64];
 
 		snprintf(note, sizeof(note), "hook %s %s: %s", iom_hook_point_name(pt), what,
 			 ret < 0 ? err : "ok");
-		iom_journal_append(&s->j, IOM_J_NOTE, run ? run->index : 0, note);
+		iom_journal_append(&s->j, IOM_J_NOTE, 0, note);
 	}
-	iom_proc_result_release(&hr);
-	iom_hook_vars_release(&v);
-	free(log);
 	return ret;
 }
 
@@ -766,8 +703,10 @@ static int sweep_before(void *arg, const struct iom_run *run, char *err, size_t 
 	if (s->o->hosts && (ret = iom_hosts_ready(s->o->hosts, err, errlen)) < 0)
 		return ret; /* the run's deadline starts */
 	snprintf(what, sizeof(what), "%05u", run->index);
-	return run_hook(s, IOM_HOOK_BEFORE_RUN, what, (long)s->p->cells[run->cell].v[IOM_DIM_TARGET],
-			run, iom_stage_run_timeout_ns(&s->m->timing), err, errlen);
+	ret = run_hook(s, IOM_HOOK_BEFORE_RUN, what, (long)s->p->cells[run->cell].v[IOM_DIM_TARGET],
+		       run, iom_stage_run_timeout_ns(&s->m->timing), err, errlen);
+	/* hooks on every rank: a before_run failing on any of them fails the run on all */
+	return s->o->hosts ? iom_hosts_agree_hook(s->o->hosts, ret, err, errlen) : ret;
 }
 
 static int sweep_arm(void *arg, const struct iom_run *run, struct iom_run_spec *spec, char *err,
@@ -1642,6 +1581,13 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 	}
 	iom_stage_init(&s.stage, p, o->dir, o->stop, s.shell_hooks, stage_report, &s);
 	s.stage.own = &s.rd;
+	s.stage.invocation = s.invocation;
+	if (o->hosts) { /* the hooks' ${rank}, ${ranks}, ${host}; the followers' logs' names */
+		s.stage.rank = o->hosts->rank;
+		s.stage.ranks = o->hosts->size;
+		s.stage.host = o->hosts->host;
+		o->hosts->invocation = s.invocation;
+	}
 	if (o->resume && s.m->timing.repeat_max && (ret = skip_after_stops(&s, err, errlen)) < 0)
 		goto done; /* issue 18 */
 	prepare_targets(&s);

@@ -468,6 +468,7 @@ static const struct {
 	{ "fstrim", "true", NULL },
 	{ "hosts", "\"each\"", "each" }, /* many hosts */
 	{ "rate_scope", "\"total\"", "total" },
+	{ "where", "\"every\"", "every" },
 };
 
 /* The model's struct that key k of target b, or of section k->section, lands in. */
@@ -581,7 +582,8 @@ static void test_matrix_every_landed_key_lands(void **state)
 		 "timing = { warmup = %s; duration = %s; cooldown = %s; rest = %s; timeout = %s;\n"
 		 "  repeat = %s; repeat_max = %s; };\n"
 		 "report = { alpha = %s; min_effect = %s; max_cv = %s; correction = %s; };\n"
-		 "hooks = { drop_caches = %s; fstrim = %s; };\nhosts = %s;\nrate_scope = %s;\n",
+		 "hooks = { drop_caches = %s; fstrim = %s; where = %s; };\nhosts = %s;\n"
+		 "rate_scope = %s;\n",
 		 landed_value("name"), landed_value("description"), landed_value("seed"),
 		 landed_value("repeat_order"), landed_value("trace"), landed_value("size"),
 		 landed_value("filesystem"), landed_value("controller"), landed_value("overwrite"),
@@ -592,7 +594,8 @@ static void test_matrix_every_landed_key_lands(void **state)
 		 landed_value("repeat"), landed_value("repeat_max"), landed_value("alpha"),
 		 landed_value("min_effect"),
 		 landed_value("max_cv"), landed_value("correction"), landed_value("drop_caches"),
-		 landed_value("fstrim"), landed_value("hosts"), landed_value("rate_scope"));
+		 landed_value("fstrim"), landed_value("where"), landed_value("hosts"),
+		 landed_value("rate_scope"));
 	m = parse_ok(text);
 	check_landed(m, "file");
 	iom_matrix_free(m);
