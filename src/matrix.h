@@ -17,13 +17,7 @@
 
 #define IOM_MATRIX_SCHEMA 1
 
-/* A --set KEY=VALUE override: key is a path such as "workload.block_size", "timing.repeat" or
- * "block_size" (a workload key may drop its section); value is libconfig syntax ("[4K, 8K]",
- * "32", "\"random\"", a bare word is taken as a string). */
-struct iom_override {
-	const char *key;
-	const char *value;
-};
+/* struct iom_override (a --set KEY=VALUE) is plain data of model.h. */
 
 /*
  * Reads and validates the matrix file at path, applying the overrides in order. On success

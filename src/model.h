@@ -323,4 +323,12 @@ struct iom_matrix {
 	char **host_labels;
 };
 
+/* A --set KEY=VALUE override: key is a path such as "workload.block_size", "timing.repeat" or
+ * "block_size" (a workload key may drop its section); value is libconfig syntax ("[4K, 8K]",
+ * "32", "\"random\"", a bare word is taken as a string). */
+struct iom_override {
+	const char *key;
+	const char *value;
+};
+
 #endif
