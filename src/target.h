@@ -2,13 +2,8 @@
 /*
  * target — where the I/O goes: scratch files and block devices. Creates and fills scratch files
  * (incompressible data, marked as iomatrix's own), refuses what the user did not mark as
- * expendable, opens targets for the engines, and reads device facts from sysfs (the driver is
- * the controller: vmw_pvscsi, mpt3sas, nvme, ahci, virtio_blk …).
- *
- * sysfs and /proc are read below a root directory given by the caller ("/" in real use), so tests
- * run the same code on fixture trees.
- *
- * Only this module includes <blkid/blkid.h>.
+ * expendable (target_safe.c: the write checks of block devices), and opens targets for the
+ * engines. What is known of the device under a target comes from the room below it (device.h).
  */
 #ifndef IOM_TARGET_H
 #define IOM_TARGET_H
@@ -18,32 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device.h"
 #include "matrix.h"
 
 /* The extended attribute that marks a scratch file as iomatrix's own, and its value's prefix. */
 #define IOM_TARGET_MARK_XATTR "user.iomatrix"
 #define IOM_TARGET_MARK_PREFIX "iomatrix scratch v1"
-
-/* What is known of the device under a target; strings are heap-owned, NULL when unknown. */
-struct iom_device_facts {
-	char *device;         /* "/dev/nvme0n1" — the whole disk (parent of a partition) */
-	char *partition;      /* "/dev/nvme0n1p2" when the target sits on a partition */
-	char *driver;         /* the controller's driver: "nvme", "vmw_pvscsi", "loop", … */
-	char *model;
-	char *vendor;
-	uint32_t logical_block_size, physical_block_size;
-	int rotational;       /* 1, 0, or -1 when unknown */
-	char *scheduler;      /* the active one, e.g. "none", "mq-deadline" */
-	uint32_t nr_requests;
-	char *fstype;         /* filesystem of a scratch file ("ext4", "tmpfs"); NULL for a device */
-	char *mount_point;
-	char *mount_options;  /* the mount's options, then the superblock's ("rw,relatime,discard") */
-	uint64_t device_bytes;/* size of the whole disk (facts.device), 0 when unknown */
-	uint64_t partition_bytes; /* size of facts.partition, 0 when none */
-	char *backing_file;   /* a loop device's backing file */
-	char *irq_names;      /* prefix of the device's lines in /proc/interrupts, for cpu.h:
-			       * "nvme0q", "virtio1-", "vmw_pvscsi", "ahci"; NULL when none */
-};
 
 /*
  * What a target was when it was prepared, re-checked at every iom_target_open(): a device name
@@ -221,48 +196,10 @@ int iom_target_device_check(const char *path, const struct iom_target_identity *
 int iom_target_check_writable(const char *root, const char *path, const char *own_uuid,
 			      char *err, size_t errlen);
 
-/* A signature found by libblkid; strings heap-owned, NULL when absent. */
-struct iom_signature {
-	char *type;    /* "ext4", "xfs", "LVM2_member", "linux_raid_member", "swap" … */
-	char *usage;   /* "filesystem", "raid", "crypto", "other" */
-	char *uuid;
-	char *label;
-	char *pttype;  /* partition table: "gpt", "dos" */
-	bool ambivalent; /* more than one signature: libblkid would not choose */
-};
-
-/* Probes path for signatures, partition tables included (a GPT found by its backup header
- * too): 1 when one was found (s filled), 0 when blank, -errno. */
-int iom_signature_read(const char *path, struct iom_signature *s);
-void iom_signature_release(struct iom_signature *s);
-
-/* Reads device facts for path, with sysfs and /proc under root ("/" for the real ones). */
-int iom_device_facts_read(const char *root, const char *path, struct iom_device_facts *f);
-
-/*
- * As iom_device_facts_read() for the device major:minor (st_dev of a file, st_rdev of a block
- * device); file is the absolute resolved path of a scratch file on it (for the mount facts), or
- * NULL for a block device. Unknown facts stay NULL/0; returns 0.
- */
-int iom_device_facts_read_dev(const char *root, unsigned major, unsigned minor, const char *file,
-			      struct iom_device_facts *f);
-void iom_device_facts_release(struct iom_device_facts *f);
-
-/* A disk's request counters, from /sys/block/NAME/stat (the kernel's Documentation/block/
- * stat.rst: fields 1, 5, 12 and 16 are reads, writes, discards and flushes completed). */
-struct iom_disk_counters {
-	uint64_t reads, writes, discards, flushes;
-	unsigned fields;      /* how many fields the file had: discards need 12, flushes 16 */
-	char write_cache[16]; /* queue/write_cache: "write back" (volatile), "write through";
-			       * "" when unknown */
-	int fua;              /* queue/fua: 1 the disk takes FUA writes, 0 not, -1 unknown */
-};
-
-/*
- * The counters now of the whole disk behind device ("/dev/vda", a device facts' device; its
- * stat file is SYSFS/block/vda/stat, sysfs NULL for "/sys"). 0, or -errno (-ENOENT: sysfs
- * has no such disk; -EINVAL: not a stat file).
- */
-int iom_disk_counters_read(const char *sysfs, const char *device, struct iom_disk_counters *c);
+/* The write checks again, now, of the prepared device open (not O_DIRECT) as fd: a signature,
+ * mount, swap, holder or partition found is -ESTALE with what changed in err (the device is no
+ * longer what was prepared); a probe that could not read is its -errno. */
+int iom_target_recheck_writable(const struct iom_target_info *info, int fd, char *err,
+				size_t errlen);
 
 #endif
