@@ -67,8 +67,6 @@ static inline const struct iom_key *mx_top_key(const char *name)
 
 /* Quotes at most 40 characters of s into buf (10 kB labels make poor messages). */
 const char *mx_shorten(const char *s, char *buf, size_t len);
-/* Control characters of msg become '?': messages are one line. */
-void mx_one_line(char *msg);
 /* The line a setting (or its nearest parent with one) is on; 1 when none is. */
 int mx_line_of(const config_setting_t *s);
 /* "FILE:LINE: message" (or "FILE: --set K=V: message") into c->err; returns -EINVAL. */
@@ -77,6 +75,9 @@ int mx_fail(struct ctx *c, const config_setting_t *s, const char *fmt, ...);
 /* As mx_fail(), at a line of the text (the prescan and libconfig's errors). */
 __attribute__((format(printf, 3, 4)))
 int mx_fail_line(struct ctx *c, int line, const char *fmt, ...);
+/* As mx_fail(), naming the override: "FILE: --set K=V: message". */
+__attribute__((format(printf, 3, 4)))
+int mx_fail_override(struct ctx *c, const struct iom_override *ov, const char *fmt, ...);
 const char *mx_config_type_name(int type);
 int mx_wrong_type(struct ctx *c, const config_setting_t *s, const struct iom_key *k);
 int mx_unknown_key(struct ctx *c, const config_setting_t *s, enum iom_section sec);

@@ -123,21 +123,6 @@ static config_setting_t *section_group(config_setting_t *root, const char *name)
 	return config_setting_add(root, name, CONFIG_TYPE_GROUP);
 }
 
-static int override_error(struct ctx *c, const struct iom_override *ov, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int override_error(struct ctx *c, const struct iom_override *ov, const char *fmt, ...)
-{
-	char msg[IOM_ERRLEN];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	mx_one_line(msg);
-	return iom_err(c->err, c->errlen, EINVAL, "%s: --set %s=%s: %s", c->file, ov->key,
-		       ov->value, msg);
-}
-
 /* All key names a --set may use, for suggestions. */
 static const struct iom_key *closest_any(const char *name)
 {
@@ -188,7 +173,7 @@ static int override_place(struct ctx *c, const struct iom_override *ov, char *ke
 		config_setting_t *ts = config_setting_get_member(root, "targets");
 
 		if (last == dot)
-			return override_error(c, ov, "write targets.LABEL.KEY to set a key of one "
+			return mx_fail_override(c, ov, "write targets.LABEL.KEY to set a key of one "
 						     "target");
 		*last = '\0';
 		name = last + 1;
@@ -203,7 +188,7 @@ static int override_place(struct ctx *c, const struct iom_override *ov, char *ke
 				parent = t;
 		}
 		if (k && !parent)
-			return override_error(c, ov, "no target labelled '%s'", label);
+			return mx_fail_override(c, ov, "no target labelled '%s'", label);
 	} else {
 		*dot = '\0';
 		name = dot + 1;
@@ -236,13 +221,13 @@ static int override_place(struct ctx *c, const struct iom_override *ov, char *ke
 										 : ov->key);
 
 		if (near)
-			return override_error(c, ov, "unknown key '%s' (did you mean '%s'?)",
+			return mx_fail_override(c, ov, "unknown key '%s' (did you mean '%s'?)",
 					      ov->key, near->name);
-		return override_error(c, ov, "unknown key '%s' (see 'iomatrix help keys')",
+		return mx_fail_override(c, ov, "unknown key '%s' (see 'iomatrix help keys')",
 				      ov->key);
 	}
 	if (!parent)
-		return override_error(c, ov, "the matrix's '%s' is not a group", key);
+		return mx_fail_override(c, ov, "the matrix's '%s' is not a group", key);
 	*kp = k;
 	*parentp = parent;
 	*namep = name;
@@ -268,7 +253,7 @@ static int override_value(struct ctx *c, const struct iom_override *ov, config_t
 		config_destroy(tmp);
 		config_init(tmp);
 		if (!ov->value || !bare_word(ov->value))
-			ret = override_error(c, ov, "not a value (write a number, a word, "
+			ret = mx_fail_override(c, ov, "not a value (write a number, a word, "
 						    "\"text\", [ a, b ] or { from = ...; "
 						    "to = ...; })");
 		else
@@ -305,7 +290,7 @@ int mx_apply_override(struct ctx *c, const struct iom_override *ov)
 	dst = copy_setting(parent, name, val);
 	config_destroy(&tmp);
 	if (!dst) {
-		ret = override_error(c, ov, "cannot set this value here");
+		ret = mx_fail_override(c, ov, "cannot set this value here");
 		goto out;
 	}
 	config_setting_set_hook(dst, (void *)ov);

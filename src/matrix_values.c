@@ -43,7 +43,7 @@ const char *mx_shorten(const char *s, char *buf, size_t len)
 }
 
 /* Messages are one line: control characters from the input become '?'. */
-void mx_one_line(char *msg)
+static void one_line(char *msg)
 {
 	for (unsigned char *q = (unsigned char *)msg; *q; q++)
 		if (*q < 0x20 || *q == 0x7f)
@@ -67,34 +67,52 @@ int mx_line_of(const config_setting_t *s)
 	return 1;
 }
 
-/* Formats "FILE:LINE: message" (or "FILE: --set K=V: message") into the error buffer. */
-__attribute__((format(printf, 3, 4)))
-int mx_fail(struct ctx *c, const config_setting_t *s, const char *fmt, ...)
+/* "FILE: --set K=V: message" when ov is given, else "FILE:LINE: message", into the error
+ * buffer; -EINVAL. */
+static int vfail(struct ctx *c, const struct iom_override *ov, int line, const char *fmt,
+		 va_list ap)
 {
-	const struct iom_override *ov = override_of(s);
 	char msg[IOM_ERRLEN];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	mx_one_line(msg);
+	one_line(msg);
 	if (ov)
 		return iom_err(c->err, c->errlen, EINVAL, "%s: --set %s=%s: %s", c->file, ov->key,
 			       ov->value, msg);
-	return iom_err(c->err, c->errlen, EINVAL, "%s:%d: %s", c->file, mx_line_of(s), msg);
+	return iom_err(c->err, c->errlen, EINVAL, "%s:%d: %s", c->file, line > 0 ? line : 1, msg);
+}
+
+int mx_fail(struct ctx *c, const config_setting_t *s, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vfail(c, override_of(s), mx_line_of(s), fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 int mx_fail_line(struct ctx *c, int line, const char *fmt, ...)
 {
-	char msg[IOM_ERRLEN];
 	va_list ap;
+	int ret;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ret = vfail(c, NULL, line, fmt, ap);
 	va_end(ap);
-	mx_one_line(msg);
-	return iom_err(c->err, c->errlen, EINVAL, "%s:%d: %s", c->file, line > 0 ? line : 1, msg);
+	return ret;
+}
+
+int mx_fail_override(struct ctx *c, const struct iom_override *ov, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vfail(c, ov, 0, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 const char *mx_config_type_name(int type)
