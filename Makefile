@@ -250,7 +250,8 @@ bench-knobs: check-deps $(BIN)
 profile: check-deps $(BIN)
 	IOMATRIX=$(abspath $(BIN)) tests/bench/profile.sh
 
-# Regenerates what docs/ takes from the code: the key table of docs/matrix.md.
+# Regenerates what docs/ takes from the code: the key table of docs/matrix.md and
+# iomatrix-matrix.5, and the DiskSpd flags of iomatrix.1.
 docs: $(BIN)
 	@$(BIN) help keys --markdown >$(B)/keys.md
 	@awk -v f=$(B)/keys.md '/<!-- keys:end -->/ { while ((getline l < f) > 0) print l; skip = 0 } \
@@ -260,6 +261,10 @@ docs: $(BIN)
 	@awk -v f=$(B)/keys.man '/^\.\\" keys:end/ { while ((getline l < f) > 0) print l; skip = 0 } \
 	    !skip { print } /^\.\\" keys:begin/ { skip = 1 }' docs/iomatrix-matrix.5 >$(B)/matrix.5
 	@mv $(B)/matrix.5 docs/iomatrix-matrix.5
+	@$(BIN) help diskspd --man >$(B)/diskspd.man
+	@awk -v f=$(B)/diskspd.man '/^\.\\" diskspd:end/ { while ((getline l < f) > 0) print l; skip = 0 } \
+	    !skip { print } /^\.\\" diskspd:begin/ { skip = 1 }' docs/iomatrix.1 >$(B)/iomatrix.1
+	@mv $(B)/iomatrix.1 docs/iomatrix.1
 
 tidy:
 	clang-tidy --quiet $(SRCS) -- $(filter-out -MMD -MP,$(BASE)) $(PKG_CFLAGS)

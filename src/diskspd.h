@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diskspd — `iomatrix diskspd`: DiskSpd's command line turned into a one-cell study. The
- * documented subset of DiskSpd's flags (-b -c -C -d -D -h -L -o -r -s -S -t -w -W -z -Z) maps
- * onto matrix keys; flags that make no sense on Linux or that iomatrix does differently are
- * accepted with a note; anything else is refused with a message naming the flag. The study is
- * an ordinary matrix (`--matrix` prints it) run into an ordinary results directory, and its one
- * run is printed as DiskSpd prints its results (report_run.c).
+ * diskspd — DiskSpd's command line turned into a one-cell study. DiskSpd's flags are one table
+ * (diskspd.c: each flag's letters, argument kind, the matrix key it sets and its help line), and
+ * the parser, `iomatrix diskspd --help`, the man page's list and the refusals are walks of it:
+ * a flag maps onto matrix keys, is accepted with a note where iomatrix does it differently, or
+ * is refused with a message naming it. The study is an ordinary matrix (`--matrix` prints it);
+ * the command (cmd_diskspd.c) runs it into an ordinary results directory and prints its one run
+ * as DiskSpd prints its results (report_run.c).
  */
 #ifndef IOM_DISKSPD_H
 #define IOM_DISKSPD_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,7 +59,8 @@ struct iom_diskspd {
 	size_t nnotes;
 	char **own;            /* strings read from a profile (-X) that target(s) point into (heap) */
 	size_t nown;
-	const char *profile;   /* -X FILE: the XML profile the flags came from */
+	const char *profile;   /* -X FILE: the XML profile the flags came from (the parse leaves
+				* it to be read: iom_import_diskspd_profile) */
 	bool print_fio;        /* --print-fio: print the fio job equivalent and exit */
 	bool xml_results;      /* -Rxml: the results as DiskSpd's XML (else -Rtext, its text) */
 
@@ -76,7 +77,8 @@ struct iom_diskspd {
 /*
  * Parses the arguments after `iomatrix diskspd`. Returns 0 with d filled (release it with
  * iom_diskspd_release()), or -EINVAL with a message naming the offending flag in err; d is
- * released on failure. With --help, d->help is set and nothing else is checked.
+ * released on failure. With --help, d->help is set and nothing else is checked. With -X, only
+ * d->profile and iomatrix's own options are set: the caller reads the profile.
  */
 int iom_diskspd_parse(int argc, char **argv, struct iom_diskspd *d, char *err, size_t errlen);
 void iom_diskspd_release(struct iom_diskspd *d);
@@ -105,20 +107,8 @@ int iom_diskspd_fio(const struct iom_diskspd *d, char **text, char *err, size_t 
 /* The usage text of `iomatrix diskspd` (the flags it takes and how each maps). */
 void iom_diskspd_usage(FILE *out);
 
-/* What a study run by iom_diskspd_run() came to. */
-struct iom_diskspd_outcome {
-	bool interrupted; /* stopped through *stop: the results so far are in the directory */
-	bool failed;      /* the run failed (its reason printed by the sweep) */
-};
-
-/*
- * Runs the study into d->output (or results/diskspd-<time>): progress to progress (NULL:
- * none), then "Command Line: …" and the DiskSpd-style report of the run to out. Returns 0 with
- * *res filled (when res->interrupted or res->failed, err says so and where the results are),
- * or -errno with err when the study could not start or its report could not be read.
- */
-int iom_diskspd_run(const struct iom_diskspd *d, FILE *out, FILE *progress,
-		    volatile sig_atomic_t *stop, struct iom_diskspd_outcome *res, char *err,
-		    size_t errlen);
+/* The DiskSpd flags as a roff list, for the man page's diskspd entry (help diskspd --man:
+ * `make docs` puts it in docs/iomatrix.1). */
+void iom_diskspd_print_man(FILE *out);
 
 #endif

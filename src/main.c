@@ -42,7 +42,7 @@ struct option_def {
 static const struct option_def options[OPT_COUNT] = {
 	[OPT_PRESET] = { "preset", 'p', "NAME",
 			  "the template: quick (default), atto, diskspd, iometer or crystaldiskmark" },
-	[OPT_MAN] = { "man", 0, NULL, "print the key table as roff, for iomatrix-matrix(5)" },
+	[OPT_MAN] = { "man", 0, NULL, "print the key table (or diskspd's flags) as roff, for the man pages" },
 	[OPT_MATRIX_ONLY] = { "matrix-only", 0, NULL,
 			      "check the file alone, not whether this machine can run it (its "
 			      "paths, devices and free space)" },
@@ -426,7 +426,10 @@ static int cmd_help(struct cli *cli)
 	}
 	c = find_command(cli->args[0]);
 	if (c && c->fn == iom_cmd_diskspd) {
-		iom_diskspd_usage(stdout);
+		if (cli->given[OPT_MAN])
+			iom_diskspd_print_man(stdout);
+		else
+			iom_diskspd_usage(stdout);
 		return iom_cmd_finish(IOM_EXIT_OK);
 	}
 	if (!c)

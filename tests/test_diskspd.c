@@ -367,7 +367,8 @@ static void test_diskspd_refuses(void **state)
 		{ "-a2,2 t.dat", "CPU 2 is listed twice" },
 		{ "-nx t.dat", "unknown DiskSpd option '-nx'" },
 		{ "-b4K -s8K -c1M t.dat", "-s8K: a sequential stride other than the block size (4K)" },
-		{ "-rdpct90/10 t.dat", "-rd (DiskSpd's random distributions) is not taken" },
+		{ "-rdpct90/10 t.dat", "'-rdpct90/10' (DiskSpd's random distributions) is not "
+				       "supported by iomatrix diskspd: write the study as a matrix" },
 		{ "-si -r t.dat", "-si and -r: -si shares one sequential stream" },
 		{ "-rs0 t.dat", "'-rs0': -rs takes the percentage of random I/Os" },
 		{ "-rs101 t.dat", "'-rs101': -rs takes the percentage" },
@@ -580,6 +581,60 @@ static void test_diskspd_several_files_one_target(void **state)
 	iom_diskspd_release(&d);
 }
 
+/* The table of flags drives the parser, --help, the man page's list and the refusals: every
+ * flag the parser says it takes has a line in --help and an entry in the man list, and every
+ * flag --help lists as refused is refused by the parser with its reason. */
+static void test_diskspd_one_table(void **state)
+{
+	char err[IOM_ERRLEN] = "", *help = NULL, *man = NULL, *taken, *refused;
+	char *argv[2] = { (char *)"-q", (char *)"t.dat" };
+	size_t hlen, mlen;
+	struct iom_diskspd d;
+	FILE *f;
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(iom_diskspd_parse(2, argv, &d, err, sizeof(err)), -EINVAL);
+	taken = strstr(err, "takes -");
+	assert_non_null(taken);
+	assert_non_null((f = open_memstream(&help, &hlen)));
+	iom_diskspd_usage(f);
+	fclose(f);
+	assert_non_null((f = open_memstream(&man, &mlen)));
+	iom_diskspd_print_man(f);
+	fclose(f);
+	for (const char *p = taken + 6; *p == '-'; p += 3, n++) {
+		char line[8], entry[16];
+
+		snprintf(line, sizeof(line), "\n  -%c", p[1]);
+		snprintf(entry, sizeof(entry), "\n.B \\-%c", p[1]);
+		if (!strstr(help, line))
+			fail_msg("-%c is taken but --help has no line for it", p[1]);
+		if (!strstr(man, entry))
+			fail_msg("-%c is taken but the man list has no entry for it", p[1]);
+		if (p[2] != ' ')
+			break;
+	}
+	assert_true(n >= 20);
+	refused = strstr(help, "refused, each with its reason:");
+	assert_non_null(refused);
+	n = 0;
+	for (char *p = strstr(refused, " -"); p && p[2] != ';' && p[2] != '\0'; n++) {
+		char flag[8] = "", *a[2] = { flag, (char *)"t.dat" };
+
+		sscanf(p + 1, "%7[-A-Za-z]", flag);
+		if (iom_diskspd_parse(2, a, &d, err, sizeof(err)) != -EINVAL ||
+		    !strstr(err, "is not supported by iomatrix diskspd: "))
+			fail_msg("%s is listed as refused, but: %s", flag, err);
+		p = strstr(p + 1, " -");
+		if (!p || p > strchr(refused, ';'))
+			break;
+	}
+	assert_true(n >= 13);
+	free(help);
+	free(man);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -591,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_diskspd_placement_flags),
 		cmocka_unit_test(test_diskspd_affinity),
 		cmocka_unit_test(test_diskspd_refuses),
+		cmocka_unit_test(test_diskspd_one_table),
 		cmocka_unit_test(test_diskspd_refuses_targets),
 		cmocka_unit_test(test_diskspd_targets),
 		cmocka_unit_test(test_diskspd_several_files_one_target),

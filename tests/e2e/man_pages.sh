@@ -52,5 +52,11 @@ sed -n '/^\.\\" keys:begin/,/^\.\\" keys:end/p' "$m5" | sed '1d;$d' >doc-keys
 cmp -s keys doc-keys || die "the KEYS section of iomatrix-matrix.5 is stale: run 'make docs'"
 grep -q '^\.B workload\.block_size$' keys || die "help keys --man lacks workload.block_size"
 
+# and so is the list of DiskSpd's flags, from the flags' table
+sed -n '/^\.\\" diskspd:begin/,/^\.\\" diskspd:end/p' "$m1" | sed '1d;$d' >doc-diskspd
+"$IOMATRIX" help diskspd --man >diskspd || die "help diskspd --man"
+cmp -s diskspd doc-diskspd || die "the diskspd flags of iomatrix.1 are stale: run 'make docs'"
+grep -q '^\.B \\-b<size>$' diskspd || die "help diskspd --man lacks -b"
+
 [ "$rendered" -eq 1 ] || { [ "$fail" -eq 0 ] && { echo "neither groff nor man is installed"; exit 77; }; }
 exit "$fail"
