@@ -15,9 +15,10 @@
  * (flag bytes, then varints: offsets, times, latencies or stamp references, new submit stamps,
  * extras), each compressed as a deflate block of its own. Columns keep like bytes together, which
  * deflate rewards: on a real 4K random 70/30 QD32 run this layout took 3.5 bytes per I/O where
- * the same fields interleaved per record took 4.8. Each block picks, from a first look at its
- * records, whether offsets are absolute (random work) or deltas from the end of the previous I/O
- * (sequential: mostly zeros), and how times are coded: TIME_REF for batching engines (io_uring
+ * the same fields interleaved per record took 4.8. Each block says whether its offsets are
+ * absolute (random work) or deltas from the end of the previous I/O (sequential: mostly zeros),
+ * and how its times are coded — as the ring's previous block looked best coded, so that the
+ * writer reads each record once (the first block takes a first look of its own) —: TIME_REF for batching engines (io_uring
  * stamps a submitted batch once and a reaped batch once, so a completion is mostly "same stamp as
  * the previous one" and a submit mostly "the k-th most recent submit stamp", a few bits instead
  * of a 17-bit latency), TIME_GAP for one-at-a-time engines (the small gap since the previous
@@ -119,6 +120,8 @@ struct ring {
 	/* The consumer's line. */
 	_Alignas(64) _Atomic uint64_t tail;
 	uint64_t written;
+	unsigned next_mode, next_shift; /* the coding the next block is tried with */
+	bool guessed;              /* next_mode and next_shift come from a block already coded */
 };
 
 struct iom_trace {
@@ -153,7 +156,6 @@ struct iom_trace {
 	unsigned ncols;            /* NCOLS with lags, else NCOLS_V1 */
 	bool lags;
 	uint64_t *due;             /* every ring's due times (with lags) */
-	uint8_t *refs;             /* a block's stamp positions, from the first look */
 	int werr;                  /* first failure of the writer, -errno */
 	char werr_msg[IOM_ERRLEN];
 };
@@ -439,46 +441,62 @@ static void stamps_push(struct stamps *st, uint64_t s)
 		st->n++;
 }
 
-/* Encodes records [first, first + n) of thread `thread`'s ring as one block and compresses it. */
-static int encode_block(struct iom_trace *t, unsigned thread, const struct ring *r,
-			uint64_t first, unsigned n)
+/* What a block's records say about the block's best coding: the bits set in any offset, how many
+ * records start where the previous ended, how many submit stamps repeat a recent one. */
+struct look {
+	uint64_t all_off;
+	unsigned seq, hits;
+};
+
+static unsigned look_mode(const struct look *lk, unsigned n)
 {
-	const struct slot *s0 = &r->slots[first & r->mask];
-	uint8_t hdr[BLK_HDR_MAX], tail[4], *h = hdr, *c[NCOLS];
-	uint8_t *ref = t->refs;
-	uint64_t all_off = 0, prev_c, prev_end = 0, prev_end_u = 0;
-	uint64_t base = s0->submit_ns - t->start_mono_ns;
-	uint32_t bytes0 = s0->len, crc;
-	unsigned hits = 0, seq = 0, mode = 0, shift = 0, i;
+	return (lk->seq * 2 < n ? MODE_OFF_ABS : 0) | (lk->hits * 4 < n ? MODE_TIME_GAP : 0);
+}
+
+static unsigned look_shift(const struct look *lk)
+{
+	return lk->all_off ? (unsigned)__builtin_ctzll(lk->all_off) : 0;
+}
+
+/* The first look over records [first, first + n): what encode_cols() also gathers. */
+static void look_at(const struct iom_trace *t, const struct ring *r, uint64_t first, unsigned n,
+		    uint64_t base, struct look *lk)
+{
+	uint64_t prev_end = 0;
 	struct stamps st;
 
-	for (i = 0; i < NCOLS; i++)
-		c[i] = t->col[i];
-	/* A first look: alignment, sequential runs, and how often a submit stamp repeats. */
+	*lk = (struct look){ 0 };
 	stamps_init(&st, base);
-	for (i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		const struct slot *s = &r->slots[(first + i) & r->mask];
 		uint64_t o = s->off_flags & SLOT_OFF_MASK, sub = s->submit_ns - t->start_mono_ns;
 
-		all_off |= o;
-		seq += i > 0 && o == prev_end;
+		lk->all_off |= o;
+		lk->seq += i > 0 && o == prev_end;
 		prev_end = o + s->len;
-		ref[i] = (uint8_t)stamps_find(&st, sub);
-		if (ref[i])
-			hits++;
+		if (stamps_find(&st, sub))
+			lk->hits++;
 		else
 			stamps_push(&st, sub);
 	}
-	if (all_off)
-		shift = (unsigned)__builtin_ctzll(all_off);
-	if (seq * 2 < n)
-		mode |= MODE_OFF_ABS;
-	if (hits * 4 < n)
-		mode |= MODE_TIME_GAP;
+}
 
+/*
+ * Codes records [first, first + n) into the columns c[] with `mode` and `shift`, gathering the
+ * block's look on the way. False, with the columns to be thrown away, when an offset has bits
+ * below `shift` (the shift was a guess from the previous block).
+ */
+static bool encode_cols(const struct iom_trace *t, const struct ring *r, uint64_t first,
+			unsigned n, unsigned mode, unsigned shift, uint64_t base, uint32_t bytes0,
+			uint8_t **c, struct look *lk)
+{
+	uint64_t prev_c = base, prev_end = 0, prev_end_u = 0;
+	uint64_t low = (UINT64_C(1) << shift) - 1;
+	struct stamps st;
+
+	*lk = (struct look){ 0 };
 	stamps_init(&st, base);
-	prev_c = base;
-	for (i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		const struct slot *s = &r->slots[(first + i) & r->mask];
 		uint64_t o = s->off_flags & SLOT_OFF_MASK, u = o >> shift;
 		uint64_t sub = s->submit_ns - t->start_mono_ns;
@@ -486,7 +504,15 @@ static int encode_block(struct iom_trace *t, unsigned thread, const struct ring 
 		uint8_t f = (s->off_flags & SLOT_WRITE ? F_WRITE : 0) |
 			    (uint8_t)((s->off_flags >> SLOT_PHASE_SHIFT & 3) << F_PHASE_SHIFT) |
 			    (s->off_flags & SLOT_GAP ? F_GAP : 0);
+		unsigned ref;
 
+		if (__builtin_expect(o & low, 0))
+			return false;
+		lk->all_off |= o;
+		lk->seq += i > 0 && o == prev_end;
+		prev_end = o + s->len;
+		ref = stamps_find(&st, sub);
+		lk->hits += ref != 0;
 		if (s->len != bytes0) {
 			f |= F_BYTES;
 			c[COL_EXTRA] = put_uv(c[COL_EXTRA], s->len);
@@ -509,15 +535,52 @@ static int encode_block(struct iom_trace *t, unsigned thread, const struct ring 
 			c[COL_LAT] = put_uv(c[COL_LAT], cpl - sub);
 		} else {
 			c[COL_TIME] = put_uv(c[COL_TIME], zz((int64_t)(cpl - prev_c)));
-			c[COL_LAT] = put_uv(c[COL_LAT], ref[i]);
-			if (!ref[i]) {
+			c[COL_LAT] = put_uv(c[COL_LAT], ref);
+			if (!ref)
 				c[COL_STAMP] = put_uv(c[COL_STAMP],
 						      zz((int64_t)(sub - stamps_at(&st, 1))));
-				stamps_push(&st, sub);
-			}
 		}
+		if (!ref)
+			stamps_push(&st, sub);
 		prev_c = cpl;
 	}
+	return true;
+}
+
+/*
+ * Encodes records [first, first + n) of thread `thread`'s ring as one block and compresses it.
+ * The block's coding (offsets absolute or deltas, times as gaps or stamp references, the offset
+ * shift) is what the ring's previous block looked best coded with, so that the records are read
+ * once; only the first block, and one whose offsets are less aligned than the previous block's,
+ * take a first look of their own. A guess that is off costs bytes, never correctness: the
+ * block's header says how it is coded.
+ */
+static int encode_block(struct iom_trace *t, unsigned thread, struct ring *r, uint64_t first,
+			unsigned n)
+{
+	const struct slot *s0 = &r->slots[first & r->mask];
+	uint8_t hdr[BLK_HDR_MAX], tail[4], *h = hdr, *c[NCOLS];
+	uint64_t base = s0->submit_ns - t->start_mono_ns;
+	uint32_t bytes0 = s0->len, crc;
+	unsigned mode = r->next_mode, shift = r->next_shift, i;
+	bool coded = false;
+	struct look lk;
+
+	for (i = 0; i < NCOLS; i++)
+		c[i] = t->col[i];
+	if (r->guessed)
+		coded = encode_cols(t, r, first, n, mode, shift, base, bytes0, c, &lk);
+	if (!coded) {
+		look_at(t, r, first, n, base, &lk);
+		mode = look_mode(&lk, n);
+		shift = look_shift(&lk);
+		for (i = 0; i < NCOLS; i++)
+			c[i] = t->col[i];
+		encode_cols(t, r, first, n, mode, shift, base, bytes0, c, &lk);
+	}
+	r->next_mode = look_mode(&lk, n);
+	r->next_shift = look_shift(&lk);
+	r->guessed = true;
 
 	*h++ = TAG_BLOCK;
 	h = put_uv(h, thread);
@@ -705,7 +768,6 @@ static void trace_free(struct iom_trace *t)
 	}
 	for (int i = 0; i < NCOLS; i++)
 		free(t->col[i]);
-	free(t->refs);
 	free(t->due);
 	free(t->out);
 	free(t->path);
@@ -804,7 +866,6 @@ int iom_trace_open(const char *path, const struct iom_trace_info *info, struct i
 	for (int i = 0; i < NCOLS; i++)
 		t->col[i] = xmalloc((size_t)IOM_TRACE_BLOCK_RECORDS *
 				    (i == COL_FLAGS ? 1 : i == COL_EXTRA ? 2 * VARINT_MAX : VARINT_MAX));
-	t->refs = xmalloc(IOM_TRACE_BLOCK_RECORDS);
 	t->out_cap = 256 * 1024;
 	t->out = xmalloc(t->out_cap);
 

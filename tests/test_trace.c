@@ -351,6 +351,36 @@ static int read_prefix(const char *path, const struct gen *g, size_t n, uint64_t
 	return ret;
 }
 
+/*
+ * Blocks whose records want another coding than the block before them: a block is coded as its
+ * ring's previous block looked best coded, and one less aligned than that guess takes a first
+ * look of its own. Sequential 128K (shift 17, time gaps), then random 4K QD32 (shift 12, stamp
+ * references), then everything odd (shift 0), then sequential 4K QD32, then random 4K one at a
+ * time: every record back as it was put.
+ */
+static void test_trace_coding_changes_between_blocks(void **state)
+{
+	enum { B = IOM_TRACE_BLOCK_RECORDS, N = 5 * B + 100 };
+	struct gen *g = xcalloc(N, sizeof(*g));
+	char *path = xasprintf("%s/coding.trace.gz", (char *)*state);
+	char err[IOM_ERRLEN];
+	uint64_t nread;
+
+	gen_sync(g, B, 11, 131072, true);
+	gen_qd32(g + B, B, 12, 4096, UINT64_C(1) << 30, false, 100);
+	gen_odd(g + 2 * B, B, 13);
+	gen_qd32(g + 3 * B, B, 14, 4096, UINT64_C(1) << 30, true, 70);
+	gen_sync(g + 4 * B, B + 100, 15, 4096, false);
+	for (size_t i = 0; i < N; i++)
+		g[i].phase = IOM_TRACE_PHASE_MEASURED;
+	write_one(path, g, N, 8 * B);
+	if (read_prefix(path, g, N, &nread, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(nread, N);
+	free(path);
+	free(g);
+}
+
 /* A file cut at any length: the intact blocks decoded, then "truncated after N records". */
 static void test_trace_truncated(void **state)
 {
@@ -960,6 +990,7 @@ int main(void)
 		TEST_IN_TMPDIR(test_trace_drops_counted),
 		TEST_IN_TMPDIR(test_trace_size_and_percentiles),
 		cmocka_unit_test(test_trace_golden_fixture),
+		cmocka_unit_test(test_trace_coding_changes_between_blocks),
 		TEST_IN_TMPDIR(test_trace_export),
 		TEST_IN_TMPDIR(test_trace_export_truncated),
 		TEST_IN_TMPDIR(test_trace_lags_round_trip),
