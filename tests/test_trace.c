@@ -990,7 +990,7 @@ int main(void)
 		TEST_IN_TMPDIR(test_trace_drops_counted),
 		TEST_IN_TMPDIR(test_trace_size_and_percentiles),
 		cmocka_unit_test(test_trace_golden_fixture),
-		cmocka_unit_test(test_trace_coding_changes_between_blocks),
+		TEST_IN_TMPDIR(test_trace_coding_changes_between_blocks),
 		TEST_IN_TMPDIR(test_trace_export),
 		TEST_IN_TMPDIR(test_trace_export_truncated),
 		TEST_IN_TMPDIR(test_trace_lags_round_trip),
