@@ -40,7 +40,7 @@ static const char *const data_choices[] = { "random", "zeros", "compressible:%",
 static const char *const data_words[] = { "", "zeros", "compressible", "dedupe" };
 static const char *const engine_choices[] = { "io_uring", "psync", "null", "libaio", NULL };
 static const char *const repeat_order_choices[] = { "grouped", "interleaved", NULL };
-static const char *const correction_choices[] = { "holm", "bh", "none", NULL }; /* issue 18 */
+static const char *const correction_choices[] = { "holm", "bh", "none", NULL };
 static const char *const pattern_words[] = { "rnd", "seq" };
 static const char *const direct_words[] = { "buffered", "direct" }; /* false, true */
 static const char *const verify_words[] = { "", "verify" };         /* no word for off */
@@ -74,6 +74,49 @@ static void access_format(int64_t v, char *buf, size_t len)
 		snprintf(buf, len, "none");
 	else
 		snprintf(buf, len, "#%lld", (long long)v);
+}
+
+const char *const iom_metric_names[] = {
+	"iops", "mb_s", "lat_mean_ns", "lat_p99_ns", "cpu_us_per_io", "cpu_busy_pct", NULL
+};
+
+int iom_metrics_parse(const char *text, int64_t *mask, char *err, size_t errlen)
+{
+	const char *p = text;
+	int64_t m = 0;
+
+	for (;;) {
+		size_t n, k;
+
+		p += strspn(p, ", \t");
+		if (!*p)
+			break;
+		n = strcspn(p, ", \t");
+		for (k = 0; iom_metric_names[k]; k++)
+			if (strlen(iom_metric_names[k]) == n && strncmp(p, iom_metric_names[k], n) == 0)
+				break;
+		if (!iom_metric_names[k])
+			return iom_err(err, errlen, EINVAL, "metrics: '%.*s' is not a metric (iops, "
+				       "mb_s, lat_mean_ns, lat_p99_ns, cpu_us_per_io, cpu_busy_pct)",
+				       (int)n, p);
+		m |= (int64_t)1 << k;
+		p += n;
+	}
+	if (!m)
+		return iom_err(err, errlen, EINVAL, "metrics: name at least one metric");
+	*mask = m;
+	return 0;
+}
+
+void iom_metrics_format(int64_t mask, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; iom_metric_names[k] && off < len; k++)
+		if (mask & ((int64_t)1 << k))
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+						iom_metric_names[k]);
 }
 
 /* Many hosts (docs/hosts.md): a value of the host dimension without the matrix, "rN" (rank N);
@@ -468,6 +511,13 @@ const struct iom_key iom_keys[] = {
 	{ .name = "correction", .section = IOM_SEC_REPORT, IOM_AT(iom_report_opts, correction), .type = IOM_TYPE_ENUM, .dim = NODIM,
 	  .def = "holm", .choices = correction_choices,
 	  .help = "multiple-comparison correction over every comparison in a report: holm, bh (false discovery rate) or none" },
+	{ .name = "metrics", .section = IOM_SEC_REPORT, IOM_AT(iom_report_opts, metrics), .type = IOM_TYPE_SPEC, .dim = NODIM,
+	  .def = "iops, mb_s, lat_mean_ns, lat_p99_ns, cpu_us_per_io",
+	  .parse = iom_metrics_parse, .format = iom_metrics_format,
+	  .forms = "a list of iops, mb_s, lat_mean_ns, lat_p99_ns, cpu_us_per_io, cpu_busy_pct",
+	  .help = "the metrics the winners compare, in the report's order whatever the list's: "
+		  "cpu_busy_pct is the CPU's busy % (DiskSpd's avg. Usage, IOMeter's %CPU), beside "
+		  "cpu_us_per_io, the system's CPU µs per I/O" },
 
 	/* hooks = { … } */
 	{ .name = "before_study", .section = IOM_SEC_HOOKS, .type = IOM_TYPE_STRING, .dim = NODIM,

@@ -144,7 +144,17 @@ const struct iom_key *iom_dim_key(enum iom_dim dim);
 const char *iom_dim_name(enum iom_dim dim);
 int iom_dim_from_name(const char *name);
 
-/* issue 18: report.correction's words: "holm", "bh", "none" ("?" out of range), and back (-1 for
+/* report.metrics' words, in the report's order of metrics (report.h, enum iom_metric; its
+ * table iom_metrics has the same names): "iops", "mb_s", "lat_mean_ns", "lat_p99_ns",
+ * "cpu_us_per_io", "cpu_busy_pct"; NULL-terminated. */
+extern const char *const iom_metric_names[];
+/* A list of them ("iops, lat_p99_ns, cpu_busy_pct": commas or blanks between) → a mask, bit k
+ * for name k; 0 or -EINVAL with the word that is none of them. */
+int iom_metrics_parse(const char *text, int64_t *mask, char *err, size_t errlen);
+/* The mask in words, as the list is written ("iops, mb_s"). */
+void iom_metrics_format(int64_t mask, char *buf, size_t len);
+
+/* report.correction's words: "holm", "bh", "none" ("?" out of range), and back (-1 for
  * an unknown word). */
 const char *iom_correction_name(enum iom_correction c);
 int iom_correction_from_name(const char *name);

@@ -254,9 +254,17 @@ struct iom_report_opts {
 	double alpha;          /* significance threshold of Welch's t-test (0.05) */
 	double min_effect_pct; /* smallest difference that counts as a win (2 %) */
 	double max_cv_pct;     /* coefficient of variation above which a cell is noisy (5 %) */
-	/* issue 18: the multiple-comparison correction over every comparison in a report */
+	/* the multiple-comparison correction over every comparison in a report */
 	uint32_t correction;   /* enum iom_correction (holm) */
+	/* the metrics the winners compare: bit k for the report's metric k (keys.h,
+	 * iom_metric_names; report.h, enum iom_metric); 0, as in a study.json from before the
+	 * key, for IOM_METRICS_DEFAULT */
+	uint32_t metrics;
 };
+
+/* report.metrics' default: every metric but the CPU's busy % (iops, mb_s, lat_mean_ns,
+ * lat_p99_ns, cpu_us_per_io). */
+#define IOM_METRICS_DEFAULT 0x1fu
 
 /* report.correction: how the p-values of a report's comparisons are adjusted (the order of
  * keys.c's choices; the values of stats.h's enum iom_stats_adjust). */

@@ -48,15 +48,28 @@ enum iom_metric {
 	IOM_METRIC_LAT_MEAN,    /* mean latency of all I/O, ns */
 	IOM_METRIC_LAT_P99,     /* 99th percentile latency of all I/O, ns */
 	IOM_METRIC_CPU_PER_IO,  /* system CPU µs per I/O (all CPUs; the process's in old runs) */
+	IOM_METRIC_CPU_BUSY,    /* the CPUs' busy %, averaged over them (DiskSpd's avg. Usage,
+				 * IOMeter's %CPU; the system's, the process's CPUs in old runs) */
 	IOM_NMETRIC
 };
 
 struct iom_metric_info {
-	const char *name;       /* "iops", "mb_s", "lat_mean_ns", "lat_p99_ns", "cpu_us_per_io" */
-	const char *title;      /* column title: "IOPS", "MB/s", "lat avg", "lat p99", "CPU/IO" */
+	const char *name;       /* "iops", "mb_s", "lat_mean_ns", "lat_p99_ns", "cpu_us_per_io",
+				 * "cpu_busy_pct" (keys.h, iom_metric_names, the same) */
+	const char *title;      /* column title: "IOPS", "MB/s", "lat avg", "lat p99", "CPU/IO",
+				 * "CPU %" */
 	bool higher_is_better;
 };
 extern const struct iom_metric_info iom_metrics[IOM_NMETRIC];
+
+struct iom_report;
+/* The next metric after k (-1: the first) that m compares (report.metrics), in the order of
+ * iom_metrics; IOM_NMETRIC after the last. */
+int iom_report_metric_next(const struct iom_report *m, int k);
+/* Each metric m compares, in order: IOM_REPORT_EACH_METRIC(m, k) { … k … } */
+#define IOM_REPORT_EACH_METRIC(m, k) \
+	for (int k = iom_report_metric_next((m), -1); k < IOM_NMETRIC; \
+	     k = iom_report_metric_next((m), k))
 
 /* The defaults of report = { … } (keys.c has the same), used when study.json has none. */
 #define IOM_REPORT_ALPHA 0.05

@@ -293,10 +293,10 @@ static bool md_verdict_begin(void *ctx, const struct iom_report *m)
 	fprintf(out, "\n## Verdict\n\nCells won / same / undecided / lost (single run), median "
 		     "margin, over %zu cell%s.\n\n| %s |", m->ncells, m->ncells == 1 ? "" : "s",
 		m->compare);
-	for (int k = 0; k < IOM_NMETRIC; k++)
+	IOM_REPORT_EACH_METRIC(m, k)
 		fprintf(out, " %s |", iom_metrics[k].title);
 	fputs("\n|---|", out);
-	for (int k = 0; k < IOM_NMETRIC; k++)
+	IOM_REPORT_EACH_METRIC(m, k)
 		fputs("---|", out);
 	fputc('\n', out);
 	return true;
@@ -310,7 +310,7 @@ static void md_verdict_row(void *ctx, const struct iom_report *m, size_t v,
 	fputs("| ", out);
 	md_text(out, m->compared[v]);
 	fputs(" |", out);
-	for (int k = 0; k < IOM_NMETRIC; k++) {
+	IOM_REPORT_EACH_METRIC(m, k) {
 		char mg[32];
 
 		iom_report_fmt_margin(mg, sizeof(mg), (enum iom_metric)k, t[k].median_margin_pct);
@@ -329,7 +329,9 @@ static void md_body(void *ctx, const struct iom_report *m)
 	FILE *out = ((struct md *)ctx)->out;
 	const struct iom_report_verdict *vd = ((struct md *)ctx)->vd;
 
-	for (int k = 0; k < IOM_NMETRIC && m->ncells; k++) {
+	IOM_REPORT_EACH_METRIC(m, k) {
+		if (!m->ncells)
+			break;
 		fprintf(out, "\n## %s\n\n| cell |", iom_metrics[k].title);
 		for (size_t v = 0; v < m->ncompared; v++) {
 			fputc(' ', out);
@@ -523,7 +525,7 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m,
 	for (size_t c = 0; c < m->ncells; c++) {
 		char *label = iom_report_cell_label(m, c);
 
-		for (int k = 0; k < IOM_NMETRIC; k++) {
+		IOM_REPORT_EACH_METRIC(m, k) {
 			const struct iom_report_verdict *x = &vd[c * IOM_NMETRIC + k];
 
 			for (size_t v = 0; v < m->ncompared; v++) {
@@ -664,7 +666,7 @@ static json_object *jprior(const struct iom_report *m)
 	if (!m->vd)
 		return NULL;
 	o = json_object_new_object();
-	for (int k = 0; k < IOM_NMETRIC; k++) {
+	IOM_REPORT_EACH_METRIC(m, k) {
 		const struct iom_stats_prior *pr = &m->prior[k];
 		json_object *x = json_object_new_object();
 
@@ -850,6 +852,10 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 		iom_correction_name((enum iom_correction)m->opts.correction)));
 	iom_json_add(o, "tests", json_object_new_uint64(m->ntests));
 	iom_json_add(o, "variance_prior", jprior(m));
+	a = json_object_new_array();
+	IOM_REPORT_EACH_METRIC(m, k)
+		json_object_array_add(a, json_object_new_string(iom_metrics[k].name));
+	iom_json_add(o, "metrics", a);
 	iom_json_add(root, "options", o);
 	a = json_object_new_array();
 	o = json_object_new_array();
@@ -911,7 +917,7 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 
 		iom_json_add(x, "label", json_object_new_string(label));
 		iom_json_add(x, "cell", jcell(m, c));
-		for (int k = 0; k < IOM_NMETRIC; k++)
+		IOM_REPORT_EACH_METRIC(m, k)
 			iom_json_add(ms, iom_metrics[k].name, jmetric(m, c, (enum iom_metric)k,
 							     &vd[c * IOM_NMETRIC + k]));
 		iom_json_add(x, "metrics", ms);
@@ -924,7 +930,7 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 	for (size_t v = 0; v < m->ncompared; v++) {
 		json_object *x = json_object_new_object();
 
-		for (int k = 0; k < IOM_NMETRIC; k++) {
+		IOM_REPORT_EACH_METRIC(m, k) {
 			json_object *y = json_object_new_object();
 			struct iom_report_tally t;
 

@@ -191,6 +191,9 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 	 * runs of versions that did not record it */
 	rec->v[IOM_METRIC_CPU_PER_IO] = r->cpu.system_us_per_io > 0 ? r->cpu.system_us_per_io :
 					r->cpu.us_per_io;
+	/* the CPUs' busy % (all CPUs, averaged); the process's CPUs' in older runs */
+	rec->v[IOM_METRIC_CPU_BUSY] = r->cpu.system_busy_pct > 0 ? r->cpu.system_busy_pct :
+				      r->cpu.busy_pct;
 	rec->x[IOM_X_READ_MB_S] = r->dir[IOM_DIR_READ].mb_s;
 	rec->x[IOM_X_WRITE_MB_S] = r->dir[IOM_DIR_WRITE].mb_s;
 	rec->x[IOM_X_READ_IOPS] = r->dir[IOM_DIR_READ].iops;
@@ -613,7 +616,8 @@ int iom_report_load_many(const char *const *dirs, size_t n, const char *compare,
 	m->settle_cap = m->src[0].study.timing.repeat_max; /* issue 18: 0 is the default cap */
 	if (!(m->opts.alpha > 0)) /* a study.json without a report section */
 		m->opts = (struct iom_report_opts){ IOM_REPORT_ALPHA, IOM_REPORT_MIN_EFFECT_PCT,
-						    IOM_REPORT_MAX_CV_PCT, IOM_CORRECTION_HOLM };
+						    IOM_REPORT_MAX_CV_PCT, IOM_CORRECTION_HOLM,
+						    IOM_METRICS_DEFAULT };
 	for (size_t s = 0; s < n && ret == 0; s++) {
 		uint32_t *idx = NULL;
 		size_t nidx = 0;

@@ -33,7 +33,18 @@ const struct iom_metric_info iom_metrics[IOM_NMETRIC] = {
 	[IOM_METRIC_LAT_MEAN] = { "lat_mean_ns", "lat avg", false },
 	[IOM_METRIC_LAT_P99] = { "lat_p99_ns", "lat p99", false },
 	[IOM_METRIC_CPU_PER_IO] = { "cpu_us_per_io", "CPU/IO", false },
+	[IOM_METRIC_CPU_BUSY] = { "cpu_busy_pct", "CPU %", false },
 };
+
+int iom_report_metric_next(const struct iom_report *m, int k)
+{
+	uint32_t on = m->opts.metrics ? m->opts.metrics : IOM_METRICS_DEFAULT;
+
+	while (++k < IOM_NMETRIC)
+		if (on & (1u << k))
+			break;
+	return k;
+}
 
 
 /* ---- statistics ---- */
@@ -349,13 +360,15 @@ static size_t at(const struct iom_report *m, size_t cell, int k, size_t cv)
 }
 
 /* Whether compared value i of (cell, k) is tested against the cell's best v->best: one of the
- * family's comparisons (two or more repetitions on both sides, the metric usable). */
+ * family's comparisons (a metric the report compares, two or more repetitions on both sides,
+ * the metric usable). */
 static bool in_family(const struct iom_report *m, size_t cell, enum iom_metric k,
 		      const struct iom_report_verdict *v, size_t i)
 {
 	const struct iom_report_reps *r = &m->cells[cell].by[i];
 
-	return v->best >= 0 && (int)i != v->best && r->n >= 2 &&
+	return iom_report_metric_next(m, (int)k - 1) == (int)k &&
+	       v->best >= 0 && (int)i != v->best && r->n >= 2 &&
 	       m->cells[cell].by[v->best].n >= 2 && usable(r, k);
 }
 
@@ -485,7 +498,7 @@ void iom_report_correction_words(const struct iom_report *m, char *buf, size_t l
 {
 	const char *mod = "";
 
-	for (int k = 0; k < IOM_NMETRIC; k++)
+	IOM_REPORT_EACH_METRIC(m, k)
 		if (m->vd && m->moderated[k])
 			mod = "moderated t (limma), ";
 	switch (m->opts.correction) {
@@ -503,7 +516,7 @@ void iom_report_correction_words(const struct iom_report *m, char *buf, size_t l
 
 const char *iom_report_test_words(const struct iom_report *m)
 {
-	for (int k = 0; k < IOM_NMETRIC; k++)
+	IOM_REPORT_EACH_METRIC(m, k)
 		if (m->vd && m->moderated[k])
 			return "moderated";
 	return "Welch";
@@ -626,7 +639,7 @@ size_t iom_report_noisy_list(const struct iom_report *m, struct iom_report_noisy
 
 	*out = NULL;
 	for (size_t c = 0; c < m->ncells; c++) {
-		for (int k = 0; k < IOM_NMETRIC; k++) {
+		IOM_REPORT_EACH_METRIC(m, k) {
 			struct iom_report_verdict vd;
 
 			iom_report_verdict(m, c, (enum iom_metric)k, &vd);

@@ -359,7 +359,7 @@ static void table_measure(struct table *t)
 	for (size_t c = 0; c < m->ncells; c++)
 		t->labelw = IOM_MAX(t->labelw, dispw(t->label[c]));
 	t->groupw = 0;
-	for (int k = 0; k < IOM_NMETRIC; k++) {
+	IOM_REPORT_EACH_METRIC(m, k) {
 		t->colw[k] = IOM_MAX(dispw(iom_metrics[k].title), 6);
 		for (size_t c = 0; c < m->ncells; c++) {
 			const struct iom_report_verdict *vd = &t->vd[c * IOM_NMETRIC + k];
@@ -371,7 +371,7 @@ static void table_measure(struct table *t)
 			if (t->winners && beneath_text((enum iom_metric)k, vd, buf, sizeof(buf)))
 				t->colw[k] = IOM_MAX(t->colw[k], dispw(buf));
 		}
-		t->groupw += t->colw[k] + (k ? 1 : 0);
+		t->groupw += t->colw[k] + (k != iom_report_metric_next(m, -1));
 	}
 	for (size_t v = 0; v < m->ncompared; v++)
 		t->groupw = IOM_MAX(t->groupw, dispw(m->compared[v]) + 2);
@@ -396,8 +396,8 @@ static void group_start(struct iom_strbuf *b, const struct table *t, bool first)
 {
 	int used = 0;
 
-	for (int k = 0; k < IOM_NMETRIC; k++)
-		used += t->colw[k] + (k ? 1 : 0);
+	IOM_REPORT_EACH_METRIC(t->m, k)
+		used += t->colw[k] + (k != iom_report_metric_next(t->m, -1));
 	iom_strbuf_spaces(b, (first ? 2 : GROUP_GAP) + t->groupw - used);
 }
 
@@ -416,8 +416,8 @@ static void table_block(FILE *out, struct table *t, size_t from, size_t to)
 	sb_cell(&b, "cell", t->labelw, true, false);
 	for (size_t v = from; v < to; v++) {
 		group_start(&b, t, v == from);
-		for (int k = 0; k < IOM_NMETRIC; k++) {
-			iom_strbuf_spaces(&b, k ? 1 : 0);
+		IOM_REPORT_EACH_METRIC(m, k) {
+			iom_strbuf_spaces(&b, k != iom_report_metric_next(m, -1));
 			sb_cell(&b, iom_metrics[k].title, t->colw[k], false, false);
 		}
 	}
@@ -428,12 +428,12 @@ static void table_block(FILE *out, struct table *t, size_t from, size_t to)
 		sb_cell(&b, t->label[c], t->labelw, true, false);
 		for (size_t v = from; v < to; v++) {
 			group_start(&b, t, v == from);
-			for (int k = 0; k < IOM_NMETRIC; k++) {
+			IOM_REPORT_EACH_METRIC(m, k) {
 				const struct iom_report_verdict *vd = &t->vd[c * IOM_NMETRIC + k];
 				bool win = t->winners && vd->winner == (int)v;
 
 				entry_text(m, c, v, k, vd, t->winners, buf, sizeof(buf));
-				iom_strbuf_spaces(&b, k ? 1 : 0);
+				iom_strbuf_spaces(&b, k != iom_report_metric_next(m, -1));
 				sb_cell(&b, buf, t->colw[k], false, win && t->color);
 				beneath |= t->winners && vd->best == (int)v && vd->kind != IOM_VERDICT_NONE;
 			}
@@ -444,13 +444,13 @@ static void table_block(FILE *out, struct table *t, size_t from, size_t to)
 		iom_strbuf_spaces(&b, t->labelw);
 		for (size_t v = from; v < to; v++) {
 			group_start(&b, t, v == from);
-			for (int k = 0; k < IOM_NMETRIC; k++) {
+			IOM_REPORT_EACH_METRIC(m, k) {
 				const struct iom_report_verdict *vd = &t->vd[c * IOM_NMETRIC + k];
 
 				buf[0] = '\0';
 				if (vd->best == (int)v)
 					beneath_text((enum iom_metric)k, vd, buf, sizeof(buf));
-				iom_strbuf_spaces(&b, k ? 1 : 0);
+				iom_strbuf_spaces(&b, k != iom_report_metric_next(m, -1));
 				sb_cell(&b, buf, t->colw[k], false, false);
 			}
 		}
@@ -513,8 +513,8 @@ static void metric_block(FILE *out, const struct table *t, int k, size_t from, s
  * columns still do not fit goes on in a further block of the same metric. */
 static void metric_tables(FILE *out, const struct table *t, unsigned width)
 {
-	for (int k = 0; k < IOM_NMETRIC; k++) {
-		fprintf(out, "%s%s\n", k ? "\n" : "", iom_metrics[k].title);
+	IOM_REPORT_EACH_METRIC(t->m, k) {
+		fprintf(out, "%s%s\n", k != iom_report_metric_next(t->m, -1) ? "\n" : "", iom_metrics[k].title);
 		for (size_t from = 0; from < t->m->ncompared;) {
 			size_t to = from + 1;
 			int w = t->labelw + 2 + metric_colw(t, k, from);
@@ -557,11 +557,11 @@ static void verdict_block(FILE *out, const struct table *t, unsigned width)
 
 	for (size_t v = 0; v < m->ncompared; v++) {
 		labelw = IOM_MAX(labelw, dispw(m->compared[v]));
-		for (int k = 0; k < IOM_NMETRIC; k++)
+		IOM_REPORT_EACH_METRIC(m, k)
 			iom_report_tally(m, (enum iom_metric)k, v, &ty[v * IOM_NMETRIC + k]);
 	}
 	total = labelw;
-	for (int k = 0; k < IOM_NMETRIC; k++) {
+	IOM_REPORT_EACH_METRIC(m, k) {
 		colw[k] = dispw(iom_metrics[k].title);
 		for (size_t v = 0; v < m->ncompared; v++) {
 			tally_text(&ty[v * IOM_NMETRIC + k], (enum iom_metric)k, single, buf,
@@ -574,14 +574,14 @@ static void verdict_block(FILE *out, const struct table *t, unsigned width)
 		m->ncells, m->ncells == 1 ? "" : "s", single ? "/single run" : "");
 	if (total <= (int)width) {
 		iom_strbuf_spaces(&b, labelw);
-		for (int k = 0; k < IOM_NMETRIC; k++) {
+		IOM_REPORT_EACH_METRIC(m, k) {
 			iom_strbuf_spaces(&b, 2);
 			sb_cell(&b, iom_metrics[k].title, colw[k], true, false);
 		}
 		sb_line(&b, out);
 		for (size_t v = 0; v < m->ncompared; v++) {
 			sb_cell(&b, m->compared[v], labelw, true, false);
-			for (int k = 0; k < IOM_NMETRIC; k++) {
+			IOM_REPORT_EACH_METRIC(m, k) {
 				tally_text(&ty[v * IOM_NMETRIC + k], (enum iom_metric)k, single, buf,
 					   sizeof(buf));
 				iom_strbuf_spaces(&b, 2);
@@ -592,11 +592,11 @@ static void verdict_block(FILE *out, const struct table *t, unsigned width)
 	} else {
 		for (size_t v = 0; v < m->ncompared; v++) {
 			iom_strbuf_printf(&b, "%s:", m->compared[v]);
-			for (int k = 0; k < IOM_NMETRIC; k++) {
+			IOM_REPORT_EACH_METRIC(m, k) {
 				tally_text(&ty[v * IOM_NMETRIC + k], (enum iom_metric)k, single, buf,
 					   sizeof(buf));
 				iom_strbuf_printf(&b, " %s %s%s", iom_metrics[k].title, buf,
-					  k + 1 < IOM_NMETRIC ? ";" : "");
+					  iom_report_metric_next(m, k) < IOM_NMETRIC ? ";" : "");
 			}
 			print_wrapped(out, iom_strbuf_get(&b), width, 2);
 			b.len = 0;
@@ -628,7 +628,7 @@ static void undecided_block(FILE *out, const struct table *t, unsigned width)
 		size_t have = SIZE_MAX;
 		bool capped = false, any = false;
 
-		for (int k = 0; k < IOM_NMETRIC; k++) {
+		IOM_REPORT_EACH_METRIC(m, k) {
 			const struct iom_report_verdict *vd = &t->vd[c * IOM_NMETRIC + k];
 			char mg[32];
 
@@ -947,7 +947,7 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 	t.vd = xcalloc(m->ncells * IOM_NMETRIC, sizeof(*t.vd));
 	for (size_t c = 0; c < m->ncells; c++) {
 		t.label[c] = iom_report_cell_label(m, c);
-		for (int k = 0; k < IOM_NMETRIC; k++) {
+		IOM_REPORT_EACH_METRIC(m, k) {
 			struct iom_report_verdict *vd = &t.vd[c * IOM_NMETRIC + k];
 
 			iom_report_verdict(m, c, (enum iom_metric)k, vd);
@@ -1026,6 +1026,10 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 				      "CPU µs per I/O (all CPUs busy: interrupts, kernel threads and "
 				      "io_uring's workers included; runs without it: the iomatrix "
 				      "process's, every thread); MB/s: 10^6 bytes/s", width, 2);
+		if (nmax && iom_report_metric_next(m, IOM_METRIC_CPU_BUSY - 1) == IOM_METRIC_CPU_BUSY)
+			print_wrapped(out, "CPU %: the CPUs' busy share over the window, averaged over "
+				      "them (DiskSpd's avg. Usage, IOMeter's %CPU; other processes "
+				      "included)", width, 2);
 		if (nmax && iom_report_disk_any(m)) {
 			char *w = xasprintf("disk (beneath the tables): %s", iom_report_disk_legend);
 

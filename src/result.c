@@ -2243,6 +2243,15 @@ int iom_study_write(const struct iom_own_dir *rd, const struct iom_study_record 
 	iom_json_add(x, "max_cv_pct", iom_json_num(m->report.max_cv_pct));
 	iom_json_add(x, "correction", json_object_new_string(
 		iom_correction_name((enum iom_correction)m->report.correction)));
+	{
+		json_object *a = json_object_new_array();
+		uint32_t on = m->report.metrics ? m->report.metrics : IOM_METRICS_DEFAULT;
+
+		for (size_t k = 0; iom_metric_names[k]; k++)
+			if (on & (1u << k))
+				json_object_array_add(a, json_object_new_string(iom_metric_names[k]));
+		iom_json_add(x, "metrics", a);
+	}
 	iom_json_add(o, "report", x);
 
 	x = json_object_new_array();
@@ -2431,6 +2440,18 @@ int iom_study_read(const char *path, struct iom_study_info *s, char *err, size_t
 		else if (corr)
 			s->report.correction = (uint32_t)iom_correction_from_name(corr);
 		free(corr);
+	}
+	x = rd_arr(&c, x, "report", "metrics");
+	for (size_t i = 0; x && i < json_object_array_length(x); i++) {
+		json_object *e = json_object_array_get_idx(x, i);
+		int64_t bit;
+
+		if (!json_object_is_type(e, json_type_string) ||
+		    iom_metrics_parse(json_object_get_string(e), &bit, NULL, 0) < 0) {
+			rd_fail(&c, "report", "metrics", "names a metric that is not one");
+			break;
+		}
+		s->report.metrics |= (uint32_t)bit;
 	}
 
 	x = rd_arr(&c, root, "", "overrides");

@@ -464,6 +464,7 @@ static const struct {
 	{ "min_effect", "\"3%\"", "3%" },
 	{ "max_cv", "7.5", NULL },
 	{ "correction", "\"bh\"", "bh" },
+	{ "metrics", "\"iops, cpu_busy_pct\"", "iops, cpu_busy_pct" },
 	{ "drop_caches", "true", NULL },
 	{ "fstrim", "true", NULL },
 	{ "hosts", "\"each\"", "each" }, /* many hosts */
@@ -581,7 +582,8 @@ static void test_matrix_every_landed_key_lands(void **state)
 		 "    filesystems = [ \"raw\" ]; mkfs_options = %s; mount_options = %s; } );\n"
 		 "timing = { warmup = %s; duration = %s; cooldown = %s; rest = %s; timeout = %s;\n"
 		 "  repeat = %s; repeat_max = %s; };\n"
-		 "report = { alpha = %s; min_effect = %s; max_cv = %s; correction = %s; };\n"
+		 "report = { alpha = %s; min_effect = %s; max_cv = %s; correction = %s;\n"
+		 "  metrics = %s; };\n"
 		 "hooks = { drop_caches = %s; fstrim = %s; where = %s; };\nhosts = %s;\n"
 		 "rate_scope = %s;\n",
 		 landed_value("name"), landed_value("description"), landed_value("seed"),
@@ -593,9 +595,9 @@ static void test_matrix_every_landed_key_lands(void **state)
 		 landed_value("cooldown"), landed_value("rest"), landed_value("timeout"),
 		 landed_value("repeat"), landed_value("repeat_max"), landed_value("alpha"),
 		 landed_value("min_effect"),
-		 landed_value("max_cv"), landed_value("correction"), landed_value("drop_caches"),
-		 landed_value("fstrim"), landed_value("where"), landed_value("hosts"),
-		 landed_value("rate_scope"));
+		 landed_value("max_cv"), landed_value("correction"), landed_value("metrics"),
+		 landed_value("drop_caches"), landed_value("fstrim"), landed_value("where"),
+		 landed_value("hosts"), landed_value("rate_scope"));
 	m = parse_ok(text);
 	check_landed(m, "file");
 	iom_matrix_free(m);

@@ -37,6 +37,9 @@
 #define BOOT1 "tests/fixtures/report/boot1"
 #define BOOT2 "tests/fixtures/report/boot2"
 
+/* the metrics a study compares when it names none (report.metrics): the first five */
+#define NSHOWN __builtin_popcount(IOM_METRICS_DEFAULT)
+
 static struct iom_target targets[] = {
 	{ .label = "lsi", .path = "/tmp/iom-lsi" },
 	{ .label = "pvscsi", .path = "/tmp/iom-pvscsi" },
@@ -446,7 +449,7 @@ static void test_report_tie_by_min_effect(void **state)
 		{ 0, 1, 3, IOM_RUN_OK, 9999, 100, 200, 20, NULL },
 		{ 1, 1, 3, IOM_RUN_OK, 10099, 100, 200, 20, NULL },
 	};
-	static const struct iom_report_opts recorded = { 0.05, 0.5, 5, IOM_CORRECTION_HOLM };
+	static const struct iom_report_opts recorded = { 0.05, 0.5, 5, IOM_CORRECTION_HOLM, 0 };
 	const char *dir = *state;
 	struct iom_report m;
 	struct iom_report_verdict v;
@@ -518,7 +521,7 @@ static void test_report_single_run(void **state)
 	make_study(dir, runs, IOM_ARRAY_SIZE(runs), 2);
 	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
 	for (size_t c = 0; c < 2; c++) {
-		for (int k = 0; k < IOM_NMETRIC; k++) {
+		for (int k = 0; k < NSHOWN; k++) {
 			iom_report_verdict(&m, c, (enum iom_metric)k, &v);
 			assert_int_equal(v.kind, IOM_VERDICT_SINGLE_RUN);
 			assert_int_equal(v.winner, -1);
@@ -757,7 +760,7 @@ static void test_report_lower_is_better(void **state)
 
 	make_study(dir, runs, IOM_ARRAY_SIZE(runs), 2);
 	assert_int_equal(iom_report_load(dir, NULL, &m, err, sizeof(err)), 0);
-	for (int k = 0; k < IOM_NMETRIC; k++) {
+	for (int k = 0; k < NSHOWN; k++) {
 		struct iom_report_verdict v;
 
 		iom_report_verdict(&m, 0, (enum iom_metric)k, &v);
@@ -1034,7 +1037,7 @@ static void test_report_fits_100_columns_or_wraps(void **state)
 			free(title);
 		}
 		/* One table per metric, each with the cell column. */
-		assert_true(count_of(text, "\ncell ") >= IOM_NMETRIC);
+		assert_true(count_of(text, "\ncell ") >= NSHOWN);
 		free(text);
 		free(five);
 	}
@@ -1509,6 +1512,43 @@ static void test_report_pooled_bimodal(void **state)
 	free(text);
 }
 
+/* report.metrics: its words are the report's metric names, in the same order; a list parses to
+ * their bits whatever its order and separators, and the report walks only those it names. */
+static void test_report_metrics_key(void **state)
+{
+	struct iom_report m = { 0 };
+	char err[IOM_ERRLEN] = "", buf[128];
+	int64_t mask = 0;
+	int seen[IOM_NMETRIC], n = 0;
+
+	(void)state;
+	for (int k = 0; k < IOM_NMETRIC; k++)
+		assert_string_equal(iom_metric_names[k], iom_metrics[k].name);
+	assert_null(iom_metric_names[IOM_NMETRIC]);
+	assert_int_equal(iom_metrics_parse("cpu_busy_pct,iops  lat_p99_ns", &mask, err,
+					   sizeof(err)), 0);
+	assert_int_equal(mask, (1 << IOM_METRIC_IOPS) | (1 << IOM_METRIC_LAT_P99) |
+			       (1 << IOM_METRIC_CPU_BUSY));
+	iom_metrics_format(mask, buf, sizeof(buf));
+	assert_string_equal(buf, "iops, lat_p99_ns, cpu_busy_pct");
+	assert_int_equal(iom_metrics_parse("iops, cpu", &mask, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'cpu' is not a metric"));
+	assert_int_equal(iom_metrics_parse(" , ", &mask, err, sizeof(err)), -EINVAL);
+
+	m.opts.metrics = (1u << IOM_METRIC_LAT_P99) | (1u << IOM_METRIC_CPU_BUSY);
+	IOM_REPORT_EACH_METRIC(&m, k)
+		seen[n++] = k;
+	assert_int_equal(n, 2);
+	assert_int_equal(seen[0], IOM_METRIC_LAT_P99);
+	assert_int_equal(seen[1], IOM_METRIC_CPU_BUSY);
+	m.opts.metrics = 0; /* a study from before the key: the default five */
+	n = 0;
+	IOM_REPORT_EACH_METRIC(&m, k)
+		seen[n++] = k;
+	assert_int_equal(n, 5);
+	assert_int_equal(seen[4], IOM_METRIC_CPU_PER_IO);
+}
+
 static void test_report_csv_parses(void **state)
 {
 	static struct iom_target odd[] = {
@@ -1534,7 +1574,7 @@ static void test_report_csv_parses(void **state)
 		assert_int_equal(n, cols);
 		rows++;
 	}
-	assert_int_equal(rows, 30 * IOM_NMETRIC * 2);
+	assert_int_equal(rows, 30 * NSHOWN * 2);
 	/* A win row and a cell missing on one side (empty figures, outcome absent). */
 	assert_non_null(strstr(csv, "\n4K rd100 qd32,4096,32,1,100,random,io_uring,true,iops,pvscsi,"
 				    "3,"));
@@ -1601,7 +1641,7 @@ static void test_report_json_parses(void **state)
 		c = json_object_array_get_idx(cells, i);
 		assert_true(json_object_is_type(get(c, "label"), json_type_string));
 		assert_true(json_object_is_type(get(get(c, "cell"), "direct"), json_type_boolean));
-		for (int k = 0; k < IOM_NMETRIC; k++) {
+		for (int k = 0; k < NSHOWN; k++) {
 			const char *verdict;
 
 			x = get(get(c, "metrics"), iom_metrics[k].name);
@@ -1642,7 +1682,7 @@ static void test_report_json_parses(void **state)
 			    "holm");
 	assert_int_equal(json_object_get_int(get(get(root, "options"), "tests")), 140);
 	/* issue 18: the variance prior of every metric, fitted to its 28 comparisons */
-	for (int k = 0; k < IOM_NMETRIC; k++) {
+	for (int k = 0; k < NSHOWN; k++) {
 		x = get(get(get(root, "options"), "variance_prior"), iom_metrics[k].name);
 		assert_true(json_object_is_type(get(x, "used"), json_type_boolean));
 		assert_true(json_object_is_type(get(x, "d0_infinite"), json_type_boolean));
@@ -1827,7 +1867,7 @@ static void test_report_md_tables(void **state)
 		}
 		s += len + (nl ? 1 : 0);
 	}
-	assert_int_equal(tables, 1 + IOM_NMETRIC + 1 + 1); /* verdict, metrics, noisy, sources */
+	assert_int_equal(tables, 1 + NSHOWN + 1 + 1); /* verdict, metrics, noisy, sources */
 	assert_true(rows > 5 * 30);
 	assert_non_null(strstr(md, "# iomatrix report: controllers\n"));
 	assert_non_null(strstr(md, "| 4K rd100 qd32 | 137.5K ± "));
@@ -2371,6 +2411,7 @@ int main(void)
 		TEST_IN_TMPDIR(test_report_same_label_qualified),
 		cmocka_unit_test(test_report_find_cell_and_run),
 		TEST_IN_TMPDIR(test_report_csv_parses),
+		cmocka_unit_test(test_report_metrics_key),
 		TEST_IN_TMPDIR(test_report_pooled_bimodal),
 		cmocka_unit_test(test_report_json_parses),
 		cmocka_unit_test(test_report_md_tables),

@@ -89,6 +89,16 @@ case_ cell.html report study --format html --run 3 --cell 2
 case_ by-write-through.txt report study --compare write_through --alpha 0.2 --min-effect 5 \
     --max-cv 50 --correction bh --width 80
 case_ by-write-through.json report study --compare write_through --correction none --format json
+# report.metrics: the study with three metrics chosen, the CPU's busy % among them
+cp -r study metrics || die "cannot copy the study"
+sed 's/^    "correction": "holm"$/    "correction": "holm",\n    "metrics": [ "iops", "cpu_us_per_io", "cpu_busy_pct" ]/' \
+    study/study.json >metrics/study.json
+grep -q '"cpu_busy_pct" ]$' metrics/study.json || die "the metrics study lacks its metrics"
+case_ metrics.txt report metrics
+case_ metrics.md report metrics --format md
+case_ metrics.csv report metrics --format csv
+case_ metrics.json report metrics --format json
+case_ metrics.html report metrics --format html
 # two directories: provenance compared, study against study, a baseline
 case_ boots.txt report boot1 boot2
 case_ boots.md report boot1 boot2 --format md
