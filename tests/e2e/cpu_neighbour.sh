@@ -41,7 +41,7 @@ tr '\n' ' ' <run.txt | tr -s ' ' | grep -Eq "busy neighbours: other processes to
     die "the report does not flag it: $(sed -n '/busy neighbours/,+3p' run.txt)"
 # the CPU's busy %, compared
 "$IOMATRIX" report busy --width 100 >rep.txt 2>&1 || die "report: $(cat rep.txt)"
-grep -Eq "^cell +IOPS CPU/IO  CPU % +IOPS CPU/IO  CPU %$" rep.txt ||
+grep -Eq "^cell +IOPS +CPU/IO +CPU % +IOPS +CPU/IO +CPU %$" rep.txt ||
     die "the winners table has no CPU % beside CPU/IO: $(grep '^cell' rep.txt)"
 grep -q "^CPU %: the CPUs' busy share over the window" rep.txt || die "the legend does not say what CPU % is"
 "$IOMATRIX" report busy --format json >rep.json 2>&1 || die "report json: $(cat rep.json)"
