@@ -639,9 +639,10 @@ static int run_hosts(struct cli *cli, const char *path, const char *in_dir, bool
 		if (h->agreed && !iom_hosts_lost(h)) {
 			iom_hosts_next(h, NULL, NULL, 0, 0, 0); /* the end: the followers return */
 			/* … and send the logs of their last hooks (after_target, after_study) */
-			if (iom_hosts_collect_logs(h, m, dir) < 0)
-				fprintf(stderr, "iomatrix: the other ranks' hook logs did not all "
-					"arrive in '%s/hooks'\n", dir);
+			if (iom_hosts_collect_logs(h, m, dir) < 0 ||
+			    iom_hosts_collect_journals(h, dir) < 0)
+				fprintf(stderr, "iomatrix: the other ranks' hook logs or journals "
+					"did not all arrive in '%s'\n", dir);
 		}
 		free(dir);
 	}

@@ -17,6 +17,7 @@
 
 #include "cpu.h"
 #include "engine.h"
+#include "journal.h"
 #include "ownfile.h"
 #include "stage.h"
 #include "target.h"
@@ -307,6 +308,8 @@ struct next_msg {
 	uint32_t index;          /* 0: the end */
 	uint32_t rate_failed;    /* rank 0 could not derive the run's rate (a share of a max) */
 	int64_t rate_iops, rate_mb_s;
+	uint64_t study_ns;       /* the study's first start: the followers' journals' name */
+	uint32_t complete;       /* the end: the study is complete */
 };
 
 /* Rate (of the cell's dimension dim) as each rank of the run offers it: a share of the max
@@ -332,7 +335,8 @@ static int64_t split_rate(const struct iom_hosts *h, const struct iom_plan *p,
 int iom_hosts_next(struct iom_hosts *h, const struct iom_plan *p, const struct iom_run *run,
 		   int rate_ret, int64_t rate_iops, int64_t rate_mb_s)
 {
-	struct next_msg m = { .index = run ? run->index : 0, .rate_failed = rate_ret < 0 };
+	struct next_msg m = { .index = run ? run->index : 0, .rate_failed = rate_ret < 0,
+			      .study_ns = h->study_ns, .complete = !run && h->complete };
 
 	if (run && rate_ret >= 0) {
 		const struct iom_cell *c = &p->cells[run->cell];
@@ -476,6 +480,32 @@ int iom_hosts_collect_logs(struct iom_hosts *h, const struct iom_matrix *m, cons
 	free(h->pending);
 	h->pending = NULL;
 	h->npending = 0;
+	return ret;
+}
+
+int iom_hosts_collect_journals(struct iom_hosts *h, const char *dir)
+{
+	int ret = 0;
+
+	for (unsigned k = 1; k < h->size && !iom_hosts_lost(h); k++) {
+		int kret = 0;
+
+		if (h->rank == 0) {
+			char *path = xasprintf("%s/journal.r%u", dir, k);
+			bool got = false;
+
+			kret = h->ops->recv_file(h->ctx, k, path, &got);
+			free(path);
+		} else if (h->rank == k) {
+			char *path = dir ? xasprintf("%s/journal", dir) : NULL;
+
+			kret = h->ops->send_file(h->ctx, path && access(path, F_OK) == 0 ? path
+										  : NULL);
+			free(path);
+		}
+		if (ret == 0)
+			ret = kret;
+	}
 	return ret;
 }
 
@@ -1187,7 +1217,78 @@ struct follower {
 	const struct iom_plan *p;
 	struct iom_stage stage;
 	char *study_error;       /* its before_study hook failed: each of its runs fails so */
+	/* its journal, in a directory of the study's ($TMPDIR/iomatrix-study-HASH-START-rR) that
+	 * outlives the invocation: what it made, preconditioned and ran, for a resume */
+	struct iom_own_dir jd;
+	struct iom_journal j;
+	bool journal;
 };
+
+/* The follower's journal of the study that began at study_ns: opened (made when new), and on
+ * a resume its record replayed: the filesystems it made are its own again, and a target a
+ * finished write run of it wrote needs no precondition. A journal that cannot be kept is said,
+ * and the follower goes on without (as before there were any). */
+static void follow_journal_open(struct follower *f, uint64_t study_ns)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct iom_journal_state js;
+	char *path, e[IOM_ERRLEN];
+	int ret;
+
+	path = xasprintf("%s/iomatrix-study-%016" PRIx64 "-%" PRIu64 "-r%u",
+			 tmp && *tmp ? tmp : "/tmp", f->p->hash, study_ns, f->h->rank);
+	ret = iom_own_dir_open(&f->jd, path, IOM_OWN_DIR_CREATE | IOM_OWN_DIR_STRICT, e,
+			       sizeof(e));
+	memset(&js, 0, sizeof(js));
+	if (ret == 0) { /* a journal there: a resume */
+		char *jp = xasprintf("%s/journal", path);
+
+		if (access(jp, F_OK) == 0)
+			ret = iom_journal_replay(path, f->p->nruns, &js, e, sizeof(e));
+		else
+			ret = 1;
+		free(jp);
+	}
+	if (ret == 0) {
+		iom_stage_own_from_journal(&f->stage, js.mkfs, js.nmkfs);
+		for (size_t i = 0; i < f->p->nruns; i++) {
+			const struct iom_run *run = &f->p->runs[i];
+			const struct iom_cell *c = &f->p->cells[run->cell];
+
+			if ((js.run[run->index] == IOM_RS_DONE || js.run[run->index] == IOM_RS_FAILED)
+			    && iom_cell_read_pct(f->p->m, c) < 100)
+				iom_stage_set_written(&f->stage, (size_t)c->v[IOM_DIM_TARGET]);
+		}
+	}
+	if (ret >= 0 && (ret = iom_journal_open(&f->j, &f->jd, e, sizeof(e))) == 0) {
+		f->journal = true;
+		iom_journal_append(&f->j, js.started ? IOM_J_RESUME : IOM_J_STUDY_START, 0, NULL);
+	}
+	if (ret < 0)
+		fprintf(stderr, "iomatrix: rank %u (%s): no journal of its own in '%s' (a resume "
+			"will precondition again): %s\n", f->h->rank, f->h->host, path, e);
+	iom_journal_state_release(&js);
+	free(path);
+}
+
+/* At the end: the journal closed, and forgotten when the study is complete. */
+static void follow_journal_close(struct follower *f, bool complete)
+{
+	if (f->journal && complete) {
+		char *jp = xasprintf("%s/journal", f->jd.path);
+		char *lk = xasprintf("%s/.lock", f->jd.path);
+
+		iom_own_unlink(NULL, jp);
+		iom_own_unlink(NULL, lk);
+		rmdir(f->jd.path);
+		free(jp);
+		free(lk);
+	}
+	if (f->journal)
+		iom_journal_close(&f->j);
+	iom_own_dir_release(&f->jd);
+	f->journal = false;
+}
 
 /* A shell hook on this follower (hooks.where = "every"; nothing otherwise), its log kept for
  * rank 0; a study's or target's failure said on stderr. */
@@ -1235,8 +1336,18 @@ static void follow_end_visit(struct follower *f)
 static int follow_report(void *arg, const struct iom_stage_event *e)
 {
 	struct follower *f = arg;
+	int ret;
 
 	switch (e->kind) {
+	case IOM_STAGE_MKFS: /* recorded before it is made, as on rank 0 */
+		if (f->journal && (ret = iom_journal_append(&f->j, IOM_J_MKFS, 0, e->text)) < 0)
+			return iom_err(e->err, e->errlen, -ret, "cannot write rank %u's journal: %s",
+				       f->h->rank, strerror(-ret));
+		break;
+	case IOM_STAGE_NOTE:
+		if (f->journal)
+			iom_journal_append(&f->j, IOM_J_NOTE, e->run, e->text);
+		break;
 	case IOM_STAGE_WARN:
 	case IOM_STAGE_FAILED:
 	case IOM_STAGE_CHANGED:
@@ -1288,8 +1399,9 @@ static int follow_arm(void *arg, const struct iom_run *run, struct iom_run_spec 
 int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig_atomic_t *stop,
 		     bool no_trace, char *err, size_t errlen)
 {
-	struct follower f = { .h = h, .p = p };
+	struct follower f = { .h = h, .p = p, .jd = { .fd = -1 } };
 	char e[IOM_ERRLEN];
+	bool tried = false, complete = false;
 	int ret = 0;
 
 	iom_stage_init(&f.stage, p, h->private_dir, stop, iom_hosts_hooks_everywhere(h, p->m),
@@ -1319,8 +1431,14 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 			ret = iom_err(err, errlen, EIO, "lost rank 0");
 			break;
 		}
-		if ((index = m.index) == 0)
+		if ((index = m.index) == 0) {
+			complete = m.complete;
 			break;
+		}
+		if (!tried) { /* the first run named: the study is known, its journal too */
+			follow_journal_open(&f, m.study_ns);
+			tried = true;
+		}
 		h->rate_failed = m.rate_failed;
 		h->rate_iops = m.rate_iops;
 		h->rate_mb_s = m.rate_mb_s;
@@ -1347,7 +1465,14 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 							       .arm = follow_arm, .after = follow_after,
 							       .arg = &f };
 
+			if (f.journal)
+				iom_journal_append(&f.j, IOM_J_RUN_START, index, NULL);
 			iom_stage_run(&f.stage, run, no_trace ? NULL : h->private_dir, &ops, &r);
+			if (f.journal)
+				iom_journal_append(&f.j, r.status == IOM_RUN_OK ? IOM_J_RUN_DONE :
+						   r.status == IOM_RUN_FAILED ? IOM_J_RUN_FAILED :
+						   IOM_J_RUN_INTERRUPTED, index,
+						   r.status == IOM_RUN_FAILED ? r.error : NULL);
 		}
 		ret = iom_hosts_run_end(h, h->private_dir, &r);
 		iom_run_result_release(&r);
@@ -1364,9 +1489,14 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 	follow_end_visit(&f);
 	if (ret == 0) { /* the end, as rank 0 named it: after_study, then the last logs */
 		(void)follow_hook(&f, IOM_HOOK_AFTER_STUDY, "study", -1, NULL, e, sizeof(e));
-		if (iom_hosts_collect_logs(h, p->m, h->private_dir) < 0)
-			ret = iom_err(err, errlen, EIO, "cannot send the hooks' logs to rank 0");
+		if (f.journal && complete)
+			iom_journal_append(&f.j, IOM_J_STUDY_END, 0, NULL);
+		if (iom_hosts_collect_logs(h, p->m, h->private_dir) < 0 ||
+		    iom_hosts_collect_journals(h, f.journal ? f.jd.path : NULL) < 0)
+			ret = iom_err(err, errlen, EIO, "cannot send the hooks' logs or the journal "
+				      "to rank 0");
 	}
+	follow_journal_close(&f, ret == 0 && complete);
 	free(f.study_error);
 	iom_stage_release(&f.stage);
 	return ret;

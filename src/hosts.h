@@ -99,6 +99,12 @@ struct iom_hosts {
 	 * follower's logs not yet sent to rank 0 (heap paths) */
 	bool hooks_allowed;
 	unsigned invocation;
+
+	/* the followers' journals (docs/hosts.md, "Faults and resume"): the study's first start
+	 * (rank 0 sets it before the first run; it names their journals), and whether the study
+	 * ended complete (they remove theirs then) */
+	uint64_t study_ns;
+	bool complete;
 	bool hook_agree, hook_agreed;
 	char **pending;
 	size_t npending;
@@ -189,6 +195,11 @@ void iom_hosts_add_log(struct iom_hosts *h, const char *path);
  * "00003.before_run.r2.log" (collectively, when m's hooks run everywhere; nothing else).
  * 0 or -errno. */
 int iom_hosts_collect_logs(struct iom_hosts *h, const struct iom_matrix *m, const char *dir);
+
+/* The followers' journals at the end of the sweep, collectively: each into rank 0's
+ * dir/journal.rK (the journal of what rank K did: its runs, mkfs, precondition and fstrim
+ * notes, over every invocation). 0 or -errno. */
+int iom_hosts_collect_journals(struct iom_hosts *h, const char *dir);
 
 /* Arms spec for a run under h: the sync points, what run.c leaves for the aggregate, and this
  * rank's part of the run's offered load (iom_hosts_next). -ENOENT with err when rank 0 could

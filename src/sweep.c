@@ -1610,6 +1610,8 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		for (size_t i = 0; i < p->nruns; i++)
 			s.lv.done += s.st.run[p->runs[i].index] != IOM_RS_PENDING;
 	}
+	if (o->hosts) /* the followers' journals are this study's (its first start) */
+		o->hosts->study_ns = s.start_wall_ns;
 	ret = run_hook(&s, IOM_HOOK_BEFORE_STUDY, "study", -1, NULL, 3600ull * 1000000000u, err,
 		       errlen);
 	if (ret < 0) {
@@ -1738,6 +1740,8 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 	if (!out->interrupted)
 		write_repetitions(&s); /* issue 18 */
 	if (!out->interrupted) {
+		if (o->hosts) /* the followers may forget their journals */
+			o->hosts->complete = true;
 		ret = iom_journal_append(&s.j, IOM_J_STUDY_END, 0, NULL);
 		if (ret == -ENOSPC)
 			ret = disk_full(&s, "the journal", err, errlen);

@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Resume under MPI (docs/hosts.md): kill -9 of mpirun in the middle of a 6-run study on 3
 # ranks, then `mpirun … iomatrix-mpi resume DIR`: every run exactly once in the journal, every
-# run file parses with three host rows, every rank's trace of every run is there.
+# run file parses with three host rows, every rank's trace of every run is there. Each
+# follower journals in a directory of the study's under $TMPDIR: the resume precondition
+# none of the ranks' targets again (one precondition note per rank over both invocations,
+# rank 0's journal and each follower's, collected as DIR/journal.rK), and the complete study
+# leaves no follower journal behind.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 # e2e: parallel slow
 . "$TOP/tests/e2e/lib.sh"
@@ -16,7 +20,10 @@ targets = ( { label = "a"; path = "$WORK/s\${rank}.scratch"; size = "16M"; } );
 workload = { engine = "io_uring"; direct = false; pattern = "random"; block_size = "4K";
              read_pct = [70, 100]; queue_depth = 4; threads = 1; };
 timing = { warmup = "100ms"; duration = "1s"; rest = "0s"; repeat = 3; };
+hooks = { precondition = { pattern = "sequential"; bytes = "1x"; }; };
 CFG
+TMPDIR=$WORK
+export TMPDIR
 # the ranks outlive a killed mpirun for a moment: wait for them (by their own command line)
 ranks_left() { pgrep -f "$MPI_BIN run $WORK/k.cfg" || true; }
 cleanup() {
@@ -53,6 +60,20 @@ for i in range(1, 7):
     for k in range(3):
         assert os.path.getsize("%s/traces/%05d.r%d.trace.gz" % (d, i, k)) > 0, (i, k)
 PY
+python3 - out <<'PY' || die "a rank preconditioned again on resume, or kept no journal"
+import sys
+d = sys.argv[1]
+for k, name in ((0, "journal"), (1, "journal.r1"), (2, "journal.r2")):
+    ev = [l.rstrip("\n").split("\t") for l in open("%s/%s" % (d, name))]
+    pre = [e for e in ev if e[1] == "note" and e[3].startswith("precondition target 'a' done")]
+    runs = sorted(int(e[2]) for e in ev if e[1] == "run-done")
+    print("rank", k, "precondition notes", len(pre), "resumes", sum(e[1] == "resume" for e in ev),
+          "runs done", runs)
+    assert len(pre) == 1, (k, pre)
+    assert any(e[1] == "resume" for e in ev), k
+    assert set(runs) == set(range(1, 7)), (k, runs)
+PY
+ls -d "$WORK"/iomatrix-study-* 2>/dev/null && die "a follower's journal outlived the complete study"
 for i in 1 2 3 4 5 6; do
     "$IOMATRIX" trace "out/traces/0000$i.r2.trace.gz" -o t.csv 2>err || die "trace run $i rank 2: $(cat err)"
 done
