@@ -5,7 +5,9 @@
 # system CPU per I/O against queue depth; latency against achieved IOPS (queue depth the
 # parameter) with each target once in its legend; a note where a chart leaves something out.
 # Headless
-# Chromium screenshots the page: the PNG exists and is not trivial. SHOT=FILE keeps a copy.
+# Chromium screenshots the page: the PNG exists and is not trivial. SHOT=FILE keeps a copy
+# (docs/report-atto-screenshot.png), SHOT_LOAD=FILE one of the load view alone, the page's head
+# and that section (docs/report-load-screenshot.png).
 # A run marked failed: the ATTO chart says it left its bar out.
 # e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
@@ -98,4 +100,16 @@ size=$(wc -c <shot.png)
 python3 -c 'import sys; d=open(sys.argv[1],"rb").read(24); sys.exit(d[:8] != b"\x89PNG\r\n\x1a\n")' shot.png ||
     die "the screenshot is not a PNG"
 [ -n "${SHOT:-}" ] && cp shot.png "$SHOT"
+if [ -n "${SHOT_LOAD:-}" ]; then
+    python3 - r.html load.html <<'PY' || die "cannot cut the load view out of the page"
+import sys
+html = open(sys.argv[1], encoding="utf-8").read()
+a = html.index("<h3>Load view")
+b = html.index("<h3>", a + 1)
+open(sys.argv[2], "w", encoding="utf-8").write(html[:html.index("<body>") + 6] + html[a:b] + "</body></html>\n")
+PY
+    "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,900 \
+        --user-data-dir="$PWD/profile" --screenshot="$PWD/load.png" "file://$PWD/load.html" >chrome.txt 2>&1
+    [ -s load.png ] && cp load.png "$SHOT_LOAD" || die "no screenshot of the load view: $(tail -n 3 chrome.txt)"
+fi
 exit $fail

@@ -19,7 +19,9 @@ case $help in
 *) echo "'iomatrix report' has no --format html yet"; exit 77 ;;
 esac
 
-"$IOMATRIX" report "$fix/boot1" "$fix/boot2" --format html -o report.html >out 2>err ||
+# under their own names, so the page (and its screenshot in docs/) says "from boot1 …"
+cp -r "$fix/boot1" "$fix/boot2" . || die "cannot copy the fixtures"
+"$IOMATRIX" report boot1 boot2 --format html -o report.html >out 2>err ||
     die "report --format html: $(cat err)"
 [ -s out ] && die "report -o wrote to standard output: $(head -c 200 out)"
 [ -s report.html ] || { echo "FAIL: no report.html"; exit 1; }
@@ -45,7 +47,7 @@ command -v python3 >/dev/null 2>&1 || { echo "python3 is needed to read the scre
 profile=$(mktemp -d)
 timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$profile" --screenshot="$PWD/shot.png" --window-size=1200,2000 \
+    --hide-scrollbars --user-data-dir="$profile" --screenshot="$PWD/shot.png" --window-size=1200,2000 \
     "file://$PWD/report.html" >chrome.log 2>&1
 rm -rf "$profile"
 [ -s shot.png ] || { echo "FAIL: no screenshot"; tail -n 5 chrome.log; exit 1; }
