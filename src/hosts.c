@@ -378,7 +378,7 @@ void iom_hosts_begin_run(struct iom_hosts *h, const struct iom_plan *p, const st
 		snprintf(h->cpu_model, sizeof(h->cpu_model), "%s", model ? model : "");
 		free(model);
 	}
-	h->device[0] = '\0';
+	h->device[0] = h->driver[0] = h->scheduler[0] = '\0';
 	/* a run's collectives wait at most for the slowest rank's whole run and after_run hook
 	 * (each within the watchdog), plus a margin */
 	if (h->ops && h->ops->deadline)
@@ -554,15 +554,19 @@ static bool arm_stonewall(void *arg, bool self_done)
 
 /* ---- provenance per host: the CPU model and the device under the run's target ---- */
 
-/* The device disk ("/dev/sda") in words: "QEMU HARDDISK (/dev/sda)", "loop (/dev/loop3 on
- * /dev/shm/x)"; "" when there is none (a scratch file on tmpfs). */
-static void device_words(const char *disk, char *buf, size_t len)
+/* The device disk ("/dev/sda") in words into h: "QEMU HARDDISK (/dev/sda)", "loop (/dev/loop3
+ * on /dev/shm/x)"; "" when there is none (a scratch file on tmpfs); its driver and scheduler. */
+static void device_words(const char *disk, struct iom_hosts *h)
 {
+	char *buf = h->device;
+	size_t len = sizeof(h->device);
 	struct iom_device_facts f;
 
-	buf[0] = '\0';
+	buf[0] = h->driver[0] = h->scheduler[0] = '\0';
 	if (!disk || iom_device_facts_read("/", disk, &f) < 0)
 		return;
+	snprintf(h->driver, sizeof(h->driver), "%s", f.driver ? f.driver : "");
+	snprintf(h->scheduler, sizeof(h->scheduler), "%s", f.scheduler ? f.scheduler : "");
 	if (f.model)
 		snprintf(buf, len, "%s%s%s (%s)", f.vendor ? f.vendor : "", f.vendor ? " " : "",
 			 f.model, disk);
@@ -579,7 +583,7 @@ int iom_hosts_arm(struct iom_hosts *h, struct iom_run_spec *spec, char *err, siz
 			       "rank 0 could not derive (rank 0 says why)");
 	spec->wl.rate_iops = h->rate_iops; /* this rank's part of the offered load */
 	spec->wl.rate_mb_s = h->rate_mb_s;
-	device_words(spec->disk, h->device, sizeof(h->device));
+	device_words(spec->disk, h);
 	spec->sync = arm_sync;
 	spec->sync_arg = h;
 	spec->hosts_out = &h->out;
@@ -631,6 +635,8 @@ void iom_hosts_row_of(const struct iom_hosts *h, const struct iom_run_result *r,
 	/* provenance per host: the CPU and the run's device, as iom_hosts_arm read them */
 	snprintf(row->cpu_model, sizeof(row->cpu_model), "%s", h->cpu_model);
 	snprintf(row->device, sizeof(row->device), "%s", h->device);
+	snprintf(row->driver, sizeof(row->driver), "%s", h->driver);
+	snprintf(row->scheduler, sizeof(row->scheduler), "%s", h->scheduler);
 	/* how late after the agreed start its window started (its own clock) */
 	if (t0 && h->ops && h->ops->start_ns && h->ops->start_ns(h->ctx))
 		row->start_late_ns = (int64_t)t0 - (int64_t)h->ops->start_ns(h->ctx);

@@ -119,6 +119,7 @@ struct iom_hosts {
 	 * device under its target (iom_hosts_arm, from the spec's disk) */
 	char cpu_model[96];
 	char device[160];
+	char driver[32], scheduler[32];
 };
 
 /* Whether this process was started by mpirun/srun with more than one rank (the

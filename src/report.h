@@ -613,6 +613,11 @@ struct iom_report_host_prov {
  * it), and the kernels, CPUs and devices that are not the same on every rank. Release p with
  * iom_report_host_prov_release(). */
 void iom_report_host_prov(const struct iom_report *m, size_t src, struct iom_report_host_prov *p);
+/* The same ranks' facts across m's sources (nothing with one source): per rank, the kernel,
+ * CPU model and each target's device, driver and scheduler that differ between the studies
+ * ("rank 2: kernel differs: A: 6.18 …; B: 6.1 …"), in p->differs; when none does and a rank
+ * is in two of them, one line in p->line saying so. */
+void iom_report_host_prov_across(const struct iom_report *m, struct iom_report_host_prov *p);
 void iom_report_host_prov_release(struct iom_report_host_prov *p);
 
 /* ---- the exports to other tools' formats (docs/interop.md): report_export.c ---- */

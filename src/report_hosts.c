@@ -127,6 +127,7 @@ struct rank_facts {
 	uint32_t rank;
 	const char *host, *kernel, *cpu;
 	const char **device;        /* per target of the source's list (NULL: not seen) */
+	const char **driver, **scheduler; /* the same, in device's allocation */
 };
 
 /* "kernel differs: r0, r1: A; r2: B" when the ranks' values are not all the same (a value
@@ -189,13 +190,15 @@ static void add_line(char ***v, size_t *n, char *s)
 	(*v)[(*n)++] = s;
 }
 
-void iom_report_host_prov(const struct iom_report *m, size_t src, struct iom_report_host_prov *p)
+/* Each rank's facts of source src's runs of many hosts into *rf (heap, the count returned;
+ * device, driver and scheduler per target of *targets, heap, *nt, first appearance first). */
+static size_t collect(const struct iom_report *m, size_t src, struct rank_facts **rfp,
+		      const char ***targetsp, size_t *ntp)
 {
 	struct rank_facts *rf = NULL;
 	const char **targets = NULL;
 	size_t nrf = 0, nt = 0;
 
-	memset(p, 0, sizeof(*p));
 	/* the targets the source's runs of many hosts name, first appearance first */
 	for (size_t i = 0; i < m->nhruns; i++) {
 		const char *t = m->hruns[i].target ? m->hruns[i].target : "?";
@@ -230,15 +233,41 @@ void iom_report_host_prov(const struct iom_report *m, size_t src, struct iom_rep
 				rf[nrf] = (struct rank_facts){ .rank = r->rank, .host = r->host,
 							       .kernel = r->kernel,
 							       .cpu = r->cpu_model };
-				rf[nrf].device = xcalloc(nt + 1, sizeof(*rf[nrf].device));
+				rf[nrf].device = xcalloc(3 * (nt + 1), sizeof(*rf[nrf].device));
+				rf[nrf].driver = rf[nrf].device + nt + 1;
+				rf[nrf].scheduler = rf[nrf].driver + nt + 1;
 				nrf++;
 			}
 			/* "" is no block device (tmpfs); a failed row may carry none where a
 			 * later run names one */
-			if (!rf[j].device[ti] || (!*rf[j].device[ti] && r->status == IOM_RUN_OK))
+			if (!rf[j].device[ti] || (!*rf[j].device[ti] && r->status == IOM_RUN_OK)) {
 				rf[j].device[ti] = r->device;
+				rf[j].driver[ti] = r->driver;
+				rf[j].scheduler[ti] = r->scheduler;
+			}
 		}
 	}
+	*rfp = rf;
+	*targetsp = targets;
+	*ntp = nt;
+	return nrf;
+}
+
+static void release_facts(struct rank_facts *rf, size_t nrf, const char **targets)
+{
+	for (size_t j = 0; j < nrf; j++)
+		free(rf[j].device);
+	free(rf);
+	free(targets);
+}
+
+void iom_report_host_prov(const struct iom_report *m, size_t src, struct iom_report_host_prov *p)
+{
+	struct rank_facts *rf;
+	const char **targets;
+	size_t nt, nrf = collect(m, src, &rf, &targets, &nt);
+
+	memset(p, 0, sizeof(*p));
 	for (size_t j = 0; j < nrf; j++) {
 		struct iom_strbuf b = { 0 };
 
@@ -266,10 +295,130 @@ void iom_report_host_prov(const struct iom_report *m, size_t src, struct iom_rep
 			free(what);
 		}
 	}
-	for (size_t j = 0; j < nrf; j++)
-		free(rf[j].device);
+	release_facts(rf, nrf, targets);
+}
+
+/* One fact of rank r across the sources (v[s]: NULL where source s has none): "kernel: A, C:
+ * x; B: y" appended to b when two sources that have it differ; whether it did. */
+static bool across_fact(struct iom_strbuf *b, const struct iom_report *m, const char *what,
+			const char **v, const char *empty)
+{
+	bool *done = xcalloc(m->nsrc + 1, sizeof(*done));
+	size_t groups = 0, have = 0;
+	struct iom_strbuf x = { 0 };
+
+	for (size_t i = 0; i < m->nsrc; i++)
+		have += v[i] != NULL;
+	for (size_t i = 0; i < m->nsrc && have > 1; i++) {
+		if (done[i] || !v[i])
+			continue;
+		iom_strbuf_printf(&x, "%s %s", groups ? ";" : "", m->src[i].name);
+		for (size_t j = i + 1; j < m->nsrc; j++)
+			if (!done[j] && v[j] && strcmp(v[i], v[j]) == 0) {
+				done[j] = true;
+				iom_strbuf_printf(&x, ", %s", m->src[j].name);
+			}
+		iom_strbuf_printf(&x, ": %s", *v[i] ? v[i] : empty);
+		groups++;
+	}
+	free(done);
+	if (groups > 1)
+		iom_strbuf_printf(b, "%s%s differs:%s", b->len ? "; " : "", what, x.s);
+	iom_strbuf_release(&x);
+	return groups > 1;
+}
+
+/* A rank's facts of each target: 0 its device, 1 its driver, 2 its scheduler. */
+static const char *const target_fact[3] = { "device", "driver", "scheduler" };
+
+static const char **target_facts(const struct rank_facts *f, int k)
+{
+	return k == 0 ? f->device : k == 1 ? f->driver : f->scheduler;
+}
+
+void iom_report_host_prov_across(const struct iom_report *m, struct iom_report_host_prov *p)
+{
+	struct rank_facts **rf = xcalloc(m->nsrc + 1, sizeof(*rf));
+	const char ***targets = xcalloc(m->nsrc + 1, sizeof(*targets));
+	size_t *nrf = xcalloc(m->nsrc + 1, sizeof(*nrf)), *nt = xcalloc(m->nsrc + 1, sizeof(*nt));
+	const char **v = xcalloc(m->nsrc + 1, sizeof(*v));
+	uint32_t top = 0;
+	size_t compared = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (m->nsrc < 2)
+		goto out;
+	for (size_t s = 0; s < m->nsrc; s++) {
+		nrf[s] = collect(m, s, &rf[s], &targets[s], &nt[s]);
+		for (size_t j = 0; j < nrf[s]; j++)
+			top = IOM_MAX(top, rf[s][j].rank + 1);
+	}
+	for (uint32_t r = 0; r < top; r++) {
+		const struct rank_facts **f = xcalloc(m->nsrc + 1, sizeof(*f));
+		struct iom_strbuf b = { 0 };
+		size_t have = 0;
+
+		for (size_t s = 0; s < m->nsrc; s++)
+			for (size_t j = 0; j < nrf[s] && !f[s]; j++)
+				if (rf[s][j].rank == r)
+					f[s] = &rf[s][j], have++;
+		compared += have > 1;
+#define ACROSS(what, expr, empty) do { \
+		for (size_t s = 0; s < m->nsrc; s++) \
+			v[s] = f[s] ? (expr) : NULL; \
+		across_fact(&b, m, what, v, empty); \
+	} while (0)
+		ACROSS("kernel", f[s]->kernel, "?");
+		ACROSS("CPU", f[s]->cpu, "?");
+		/* each target of the first source that has the rank, where the others ran it */
+		for (size_t s0 = 0; s0 < m->nsrc && have > 1; s0++) {
+			if (!f[s0])
+				continue;
+			for (size_t t = 0; t < nt[s0]; t++) {
+				const char *label = targets[s0][t];
+				size_t *ti = xcalloc(m->nsrc + 1, sizeof(*ti));
+
+				for (size_t s = 0; s < m->nsrc; s++) {
+					ti[s] = SIZE_MAX;
+					for (size_t k = 0; f[s] && k < nt[s]; k++)
+						if (strcmp(targets[s][k], label) == 0)
+							ti[s] = k;
+				}
+				for (int k = 0; k < 3; k++) {
+					char *what = xasprintf("%s of target '%s'", target_fact[k],
+							       label);
+
+					for (size_t s = 0; s < m->nsrc; s++)
+						v[s] = !f[s] || ti[s] == SIZE_MAX ? NULL
+						       : target_facts(f[s], k)[ti[s]];
+					across_fact(&b, m, what, v, k ? "none" : NO_DEVICE);
+					free(what);
+				}
+				free(ti);
+			}
+			break;
+		}
+#undef ACROSS
+		if (b.len) {
+			char *line = xasprintf("rank %" PRIu32 ": %s", r, b.s);
+
+			add_line(&p->differs, &p->ndiffers, line);
+		}
+		iom_strbuf_release(&b);
+		free(f);
+	}
+	if (compared && !p->ndiffers)
+		add_line(&p->line, &p->nline, xasprintf("every rank's kernel, CPU and devices are "
+							"the same in every study (%zu ranks)",
+							compared));
+out:
+	for (size_t s = 0; s < m->nsrc; s++)
+		release_facts(rf[s], nrf[s], targets[s]);
 	free(rf);
 	free(targets);
+	free(nrf);
+	free(nt);
+	free(v);
 }
 
 void iom_report_host_prov_release(struct iom_report_host_prov *p)

@@ -859,6 +859,21 @@ static void print_provenance(FILE *out, const struct iom_report *m, unsigned wid
 		free(text);
 	}
 	iom_report_diffs_free(d, nd);
+	{ /* runs of many hosts in two studies or more: which rank's facts differ */
+		struct iom_report_host_prov p;
+
+		iom_report_host_prov_across(m, &p);
+		if (p.nline || p.ndiffers)
+			fprintf(out, "hosts across the directories, rank by rank:\n");
+		for (size_t k = 0; k < p.nline + p.ndiffers; k++) {
+			char *line = xasprintf("  %s", k < p.nline ? p.line[k]
+								  : p.differs[k - p.nline]);
+
+			print_wrapped(out, line, width, 4);
+			free(line);
+		}
+		iom_report_host_prov_release(&p);
+	}
 	if (m->qualified)
 		fprintf(out, "a value that measured the same cell in two directories is named "
 			     "value@directory\n");

@@ -641,6 +641,8 @@ static json_object *hosts_json(const struct iom_run_result *r)
 		iom_json_add(o, "kernel", json_object_new_string(h->kernel));
 		iom_json_add(o, "cpu_model", json_object_new_string(h->cpu_model));
 		iom_json_add(o, "device", json_object_new_string(h->device));
+		iom_json_add(o, "driver", json_object_new_string(h->driver));
+		iom_json_add(o, "scheduler", json_object_new_string(h->scheduler));
 		iom_json_add(o, "start_late_ns", json_object_new_int64(h->start_late_ns));
 		/* its own lines, paths, load, flushes and trims, as the run's (left out when none) */
 		if (h->nlines)
@@ -1409,6 +1411,8 @@ static void read_hosts(struct rd *c, json_object *root, struct iom_run_result *r
 		h->stonewalled = b;
 		rd_fixed(c, o, p, "kernel", h->kernel, sizeof(h->kernel));
 		rd_fixed(c, o, p, "cpu_model", h->cpu_model, sizeof(h->cpu_model));
+		rd_fixed(c, o, p, "driver", h->driver, sizeof(h->driver));
+		rd_fixed(c, o, p, "scheduler", h->scheduler, sizeof(h->scheduler));
 		rd_fixed(c, o, p, "device", h->device, sizeof(h->device));
 		v = member(c, o, "start_late_ns");
 		if (v && !json_object_is_type(v, json_type_int))
@@ -2283,6 +2287,37 @@ int iom_study_write(const struct iom_own_dir *rd, const struct iom_study_record 
 	iom_json_add(o, "end_utc", iom_json_utc(s->end_wall_ns));
 	iom_json_add(o, "end_ns", json_object_new_uint64(s->end_wall_ns));
 	iom_json_add(o, "targets", targets_json(s));
+	if (s->nhosts) { /* many hosts: each rank's facts, per target as its runs saw them */
+		json_object *a = json_object_new_array();
+
+		for (size_t i = 0; i < s->nhosts; i++) {
+			const struct iom_study_host *sh = &s->hosts[i];
+			const struct iom_host_row *any = NULL;
+			json_object *h = json_object_new_object(), *t = json_object_new_object();
+
+			for (size_t k = 0; k < m->ntargets && !any; k++)
+				any = sh->row[k];
+			iom_json_add(h, "rank", json_object_new_uint64(sh->rank));
+			iom_json_add(h, "host", iom_json_str(any ? any->host : NULL));
+			iom_json_add(h, "kernel", iom_json_str(any ? any->kernel : NULL));
+			iom_json_add(h, "cpu_model", iom_json_str(any ? any->cpu_model : NULL));
+			for (size_t k = 0; k < m->ntargets; k++) {
+				const struct iom_host_row *r = sh->row[k];
+				json_object *d;
+
+				if (!r)
+					continue;
+				d = json_object_new_object();
+				iom_json_add(d, "device", json_object_new_string(r->device));
+				iom_json_add(d, "driver", json_object_new_string(r->driver));
+				iom_json_add(d, "scheduler", json_object_new_string(r->scheduler));
+				iom_json_add(t, m->targets[k].label, iom_json_one_line(d));
+			}
+			iom_json_add(h, "targets", t);
+			json_object_array_add(a, h);
+		}
+		iom_json_add(o, "hosts", a);
+	}
 
 	text = iom_json_text(o);
 	json_object_put(o);

@@ -221,6 +221,7 @@ struct iom_host_row {
 	 * on /dev/shm/x)"; "" when none: tmpfs) */
 	char cpu_model[96];
 	char device[160];
+	char driver[32], scheduler[32]; /* of that device ("virtio_blk", "mq-deadline"; "": none) */
 	/* how long after the agreed start (sync point 1, in its own clock) its window started */
 	int64_t start_late_ns;
 	/* its window's judgement: stalled (with why), a steady state asked and not reached —
@@ -367,6 +368,13 @@ int iom_result_write(const struct iom_own_dir *d, const struct iom_matrix *m,
 int iom_results_write_matrix(const struct iom_own_dir *d, const char *text, char *err,
 			     size_t errlen);
 
+/* Provenance of one host of a study of many (study.json "hosts"): the rank's row of a run
+ * per target (its host, kernel, CPU; the target's device, driver and scheduler there), borrowed. */
+struct iom_study_host {
+	uint32_t rank;
+	const struct iom_host_row **row;        /* per target of the matrix; NULL: not run there */
+};
+
 /* What study.json records; all borrowed from the sweep. */
 struct iom_study_record {
 	const struct iom_plan *plan;            /* plan->m is the matrix */
@@ -378,6 +386,8 @@ struct iom_study_record {
 	size_t ntargets;
 	uint64_t start_wall_ns;                 /* when the sweep started */
 	uint64_t end_wall_ns;                   /* when it ended; 0 while it runs */
+	const struct iom_study_host *hosts;     /* many hosts: nhosts ranks, in rank order */
+	size_t nhosts;
 };
 
 /*

@@ -228,6 +228,12 @@ struct sweep {
 	int rate_ret;
 	char rate_err[IOM_ERRLEN];
 
+	/* many hosts: the latest row of each rank for each target (rank × target; hseen says
+	 * which), the per-host provenance of study.json */
+	struct iom_host_row *hrow;
+	bool *hseen;
+	size_t hranks;
+
 	/* hooks */
 	bool shell_hooks;
 	unsigned invocation;            /* 0 for `run`, k for the k-th resume (log names) */
@@ -498,8 +504,56 @@ static int write_study(struct sweep *s, uint64_t end_wall_ns, char *err, size_t 
 		.start_wall_ns = s->start_wall_ns,
 		.end_wall_ns = end_wall_ns,
 	};
+	size_t nt = s->m->ntargets;
+	struct iom_study_host *sh = s->hranks ? xcalloc(s->hranks, sizeof(*sh)) : NULL;
+	const struct iom_host_row **rows = s->hranks ? xcalloc(s->hranks * nt, sizeof(*rows)) : NULL;
+	int ret;
 
-	return iom_study_write(&s->rd, &rec, err, errlen);
+	for (size_t r = 0; r < s->hranks; r++) { /* the ranks seen in this invocation's runs */
+		sh[rec.nhosts] = (struct iom_study_host){ .rank = (uint32_t)r, .row = rows + r * nt };
+		for (size_t t = 0; t < nt; t++)
+			if (s->hseen[r * nt + t])
+				rows[r * nt + t] = &s->hrow[r * nt + t];
+		for (size_t t = 0; t < nt; t++)
+			if (rows[r * nt + t]) {
+				rec.nhosts++;
+				break;
+			}
+	}
+	rec.hosts = sh;
+	ret = iom_study_write(&s->rd, &rec, err, errlen);
+	free(rows);
+	free(sh);
+	return ret;
+}
+
+/* The rows of run r of target t kept for study.json's hosts: the latest of each rank (an ok
+ * one over a failed one), without their per-run arrays. */
+static void keep_host_rows(struct sweep *s, long t, const struct iom_run_result *r)
+{
+	size_t nt = s->m->ntargets;
+
+	if (!s->o->hosts || !r->nhosts)
+		return;
+	if (!s->hrow) {
+		s->hranks = s->o->hosts->size;
+		s->hrow = xcalloc(s->hranks * nt, sizeof(*s->hrow));
+		s->hseen = xcalloc(s->hranks * nt, sizeof(*s->hseen));
+	}
+	for (size_t k = 0; k < r->nhosts; k++) {
+		const struct iom_host_row *row = &r->hosts[k];
+		size_t at = row->rank * nt + (size_t)t;
+
+		if (row->rank >= s->hranks || (s->hseen[at] && row->status != IOM_RUN_OK))
+			continue;
+		s->hrow[at] = *row;
+		s->hrow[at].lines = NULL;
+		s->hrow[at].nlines = 0;
+		s->hrow[at].paths = NULL;
+		s->hrow[at].npaths = 0;
+		memset(&s->hrow[at].load, 0, sizeof(s->hrow[at].load));
+		s->hseen[at] = true;
+	}
 }
 
 /* Sleeps ns, waking early when *stop is set. */
@@ -1684,6 +1738,7 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 			iom_run_result_release(&r);
 			goto done;
 		}
+		keep_host_rows(&s, t, &r);
 		ret = record_run(&s, run, &r, err, errlen);
 		erase_status(&s);
 		print_progress(&s, run, &r);
@@ -1755,6 +1810,8 @@ done:
 	erase_status(&s);
 	iom_journal_state_release(&s.st);
 	iom_journal_close(&s.j);
+	free(s.hrow);
+	free(s.hseen);
 	if (s.live_on)
 		iom_live_close(&s.lv);
 	iom_own_dir_release(&s.rd);

@@ -7,7 +7,11 @@
 #   - each run's aggregate line and one line per rank, rank 2's flagged "straggler", the
 #     others not; the text within --width 100 (and 80);
 #   - the provenance per host: a line per rank with its kernel, CPU and device, and the device
-#     listed as differing ("device of target 'a' differs: r0, r1: no block device; r2: …").
+#     listed as differing ("device of target 'a' differs: r0, r1: no block device; r2: …");
+#   - study.json keeps each rank's facts ("hosts": kernel, CPU, and per target its device,
+#     driver and scheduler);
+#   - `report A B` against a second study whose rank 2 also reads from tmpfs says rank 2's
+#     device, driver and scheduler differ between the two, and nothing of ranks 0 and 1.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
@@ -15,7 +19,9 @@ need_cmd python3
 shm=/dev/shm/iom-mpi-report.$$
 cleanup() { rm -rf "$shm"; }
 on_exit cleanup
-mkdir -p "$shm/d0" "$shm/d1" d2 && ln -s "$shm/d0" d0 && ln -s "$shm/d1" d1 || die "scratch directories"
+mkdir -p "$shm/d0" "$shm/d1" "$shm/d2" d2 && ln -s "$shm/d0" d0 && ln -s "$shm/d1" d1 &&
+    mkdir e && ln -s "$shm/d0" e/d0 && ln -s "$shm/d1" e/d1 && ln -s "$shm/d2" e/d2 ||
+    die "scratch directories"
 # tmpfs takes O_DIRECT since Linux 6.6
 dd if=/dev/zero of="$shm/d0/probe" bs=4096 count=1 oflag=direct 2>/dev/null ||
     skip "tmpfs refuses O_DIRECT on this kernel (before 6.6): no fast ranks to compare with"
@@ -77,5 +83,27 @@ for h in j["host_runs"]:
 d = j["host_provenance"][0]["differences"]
 assert len(d) == 1 and d[0].startswith("device of target 'a' differs"), d
 print("rank 2 against rank 0, IOPS:", [round(h["hosts"][2]["iops"] / h["hosts"][0]["iops"], 3) for h in j["host_runs"]])
+st = json.load(open("out/study.json"))["hosts"]
+assert [h["rank"] for h in st] == [0, 1, 2], st
+for h in st:
+    assert h["kernel"] and h["cpu_model"] and "a" in h["targets"], h
+assert st[0]["targets"]["a"]["device"] == "" and st[2]["targets"]["a"]["device"], st
+assert st[2]["targets"]["a"]["driver"] and st[2]["targets"]["a"]["scheduler"], st
+PY
+
+# a second study: every rank from tmpfs; report A B names rank 2's facts, and only its
+sed "s|$WORK/d|$WORK/e/d|" s.cfg >e.cfg
+mpi -np 3 "$MPI_BIN" run e.cfg -o out-e -q >rune.txt 2>&1 || die "mpirun run e.cfg: $(tail -n 20 rune.txt)"
+"$IOMATRIX" report out out-e --width 1000 >ab.txt 2>err || die "report A B: $(cat err)"
+python3 - <<'PY' || die "report A B does not say rank 2's device differs, rank by rank: $(grep -A4 'rank by rank' ab.txt)"
+import re
+t = open("ab.txt", encoding="utf-8").read()
+at = t.index("hosts across the directories, rank by rank:\n")
+block = t[at:].split("\n")[1:]
+block = [l for l in block[:block.index("")] if l.startswith("  ")] if "" in block else block
+print("\n".join(block))
+assert len(block) == 1 and block[0].startswith("  rank 2: "), block
+assert re.search(r"device of target 'a' differs: out: \S+.*; out-e: no block device", block[0]), block
+assert "scheduler of target 'a' differs: out: " in block[0] and "; out-e: none" in block[0], block
 PY
 exit $fail
