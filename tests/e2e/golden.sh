@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Output unchanged: `iomatrix plan` of a fixed matrix (tests/data/golden/plan.cfg) and
 # `iomatrix report` of a fixed study in every format are compared byte for byte with the files
 # under tests/data/golden/expected/. The study (tests/data/golden/study/) was made once by a real

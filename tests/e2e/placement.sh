@@ -7,7 +7,8 @@
 # e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 
-# run NAME WORKLOAD-KEYS: one short run of 4K I/O on a 64M scratch file; its trace as NAME.csv
+# run NAME WORKLOAD-KEYS: one run of BYTES (64M: 16384 4K I/Os; bytes-bound, so as many on a
+# busy machine) on a SIZE (64M) scratch file; its trace as NAME.csv
 run() {
 cat >"$1.cfg" <<CFG
 iomatrix = 1;
@@ -15,7 +16,7 @@ name = "$1";
 targets = ( { label = "a"; path = "a.scratch"; size = "${SIZE:-64M}"; } );
 workload = { engine = "psync"; direct = false; block_size = "4K"; queue_depth = 1;
              threads = 1; $2 };
-timing = { warmup = "0s"; duration = "200ms"; rest = "0s"; repeat = 1; };
+timing = { warmup = "0s"; bytes = "${BYTES:-64M}"; rest = "0s"; repeat = 1; };
 CFG
     "$IOMATRIX" run "$1.cfg" -o "out-$1" >"$1.txt" 2>&1 || { die "$1: run: $(cat "$1.txt")"; return 1; }
     "$IOMATRIX" trace "out-$1/traces/00001.trace.gz" --format csv -o "$1.csv" 2>err ||
@@ -62,7 +63,7 @@ print("%.1f %d" % (100.0 * sum(counts[:blocks // 10]) / max(1, n), n))
 PY
 }
 
-SIZE=4M
+SIZE=4M BYTES=128M
 if run zipf 'distribution = "zipf:1.2";'; then
     set -- $(hot_share zipf.csv 1024)
     echo "zipf:1.2: $1 % of $2 I/Os on the hottest 10 % of the blocks"
