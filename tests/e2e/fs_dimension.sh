@@ -56,10 +56,22 @@ grep -q "$loop" /proc/mounts && die "the device is still mounted"
 # and the filesystem (recognised by the UUID in the journal) replaced
 "$IOMATRIX" run m.cfg -o out3 -q --allow-hooks --set duration=600ms >/dev/null 2>&1 &
 pid=$!
-sleep 2
+for _ in $(seq 1 300); do
+    grep -q "	run-start	1" out3/journal 2>/dev/null && break
+    sleep 0.05
+done
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
+# and the mkfs log the resume writes again is its own (docs/hardening.md, "Its own files"): a
+# link planted under its name is replaced, never written through
+printf 'precious\n' >victim
+vsum=$(sha256sum victim)
+rm -f out3/hooks/d-ext4.mkfs.log
+ln -s "$WORK/victim" out3/hooks/d-ext4.mkfs.log
 "$IOMATRIX" resume out3 -q --allow-hooks >resume.out 2>resume.err || die "resume failed: $(cat resume.err)"
+[ "$(sha256sum victim)" = "$vsum" ] || die "the resume wrote through a planted mkfs log link"
+[ -f out3/hooks/d-ext4.mkfs.log ] && [ ! -L out3/hooks/d-ext4.mkfs.log ] ||
+    die "the resumed ext4 visit wrote no mkfs log of its own"
 [ "$(ls out3/runs | grep -c '\.json$')" -eq $((2 * n)) ] || die "not every run ran after resume"
 grep -q "	study-end	" out3/journal || die "the resumed sweep did not end"
 grep -q "$loop" /proc/mounts && die "the device is still mounted after resume"
