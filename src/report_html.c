@@ -917,10 +917,11 @@ static void lat_time_chart(FILE *out, struct time_run *runs, size_t nr)
 						    .color = runs[i].compared, .markers = runs[i].n <= 60 };
 		ns++;
 		names[ns] = xasprintf("%s p99", runs[i].name);
-		se[ns++] = (struct iom_chart_series){ .name = names[ns - 1], .x = runs[i].x,
+		se[ns] = (struct iom_chart_series){ .name = names[ns], .x = runs[i].x,
 						      .y = runs[i].p99, .n = runs[i].n,
 						      .color = runs[i].compared, .dashed = true,
 						      .markers = runs[i].n <= 60 };
+		ns++;
 		iom_report_fmt_value(v, sizeof(v), IOM_METRIC_LAT_MEAN, runs[i].max_ns);
 		iom_strbuf_printf(&peaks, "%s%s %s", peaks.len ? ", " : "", runs[i].name, v);
 	}
