@@ -181,7 +181,8 @@ void iom_stats_summarize(const double *x, size_t n, struct iom_stats_summary *s)
 /* The partial numerator d_j of DLMF 8.17.22 (j ≥ 1). */
 static double beta_cf_term(double a, double b, double x, long j)
 {
-	double m = (double)(j / 2);
+	long half = j / 2; /* m = ⌊j / 2⌋: d_{2m} and d_{2m+1} share it */
+	double m = (double)half;
 
 	if (j % 2 == 0)
 		return m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
