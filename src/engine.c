@@ -111,6 +111,15 @@ static bool fs_polls(int fd, char *name, size_t len)
 	return false;
 }
 
+int iom_engine_init(struct iom_engine *e, enum iom_engine_kind kind,
+		    const struct iom_engine_setup *s, char *err, size_t errlen)
+{
+	*e = (struct iom_engine){ .ops = iom_engine_ops_of(kind) };
+	if (s->depth == 0)
+		return iom_err(err, errlen, EINVAL, "queue depth must be at least 1");
+	return e->ops->init(e, s, err, errlen);
+}
+
 int iom_engine_check(enum iom_engine_kind kind, int fd, unsigned flags, bool direct,
 		     const char *sysfs, char *err, size_t errlen)
 {

@@ -88,6 +88,12 @@ enum {
 	IOM_ENGINE_IOPOLL = 1u << 4,           /* io_uring: completions are polled, not IRQs */
 };
 
+/* The setup flags a matrix's engine keys (io_uring.sqpoll and iopoll) ask for. */
+static inline unsigned iom_engine_opts_flags(const struct iom_engine_opts *o)
+{
+	return (o->sqpoll ? IOM_ENGINE_SQPOLL : 0u) | (o->iopoll ? IOM_ENGINE_IOPOLL : 0u);
+}
+
 /* What an engine can do: the capabilities of its registry row. */
 enum {
 	IOM_ENGINE_CAP_FD = 1u << 0,            /* needs an open target (a file descriptor) */
@@ -210,13 +216,10 @@ static inline unsigned iom_engine_depth(enum iom_engine_kind kind, unsigned dept
 }
 
 /* Sets up e (caller's storage) as an engine of kind; the caller releases it with
- * iom_engine_release() in the same thread. 0 or -errno with a message in err. */
-static inline int iom_engine_init(struct iom_engine *e, enum iom_engine_kind kind,
-				  const struct iom_engine_setup *s, char *err, size_t errlen)
-{
-	*e = (struct iom_engine){ .ops = iom_engine_ops_of(kind) };
-	return e->ops->init(e, s, err, errlen);
-}
+ * iom_engine_release() in the same thread. 0 or -errno with a message in err: -EINVAL for a
+ * depth of 0, checked here for every engine. */
+int iom_engine_init(struct iom_engine *e, enum iom_engine_kind kind,
+		    const struct iom_engine_setup *s, char *err, size_t errlen);
 
 static inline void iom_engine_queue(struct iom_engine *e, struct iom_io *io)
 {

@@ -57,8 +57,6 @@ static int aio_init(struct iom_engine *e, const struct iom_engine_setup *s, char
 	struct aio_engine *a;
 	int ret;
 
-	if (s->depth == 0)
-		return iom_err(err, errlen, EINVAL, "queue depth must be at least 1");
 	if (s->fd < 0)
 		return iom_err(err, errlen, EBADF, "libaio engine needs an open target");
 	a = xcalloc(1, sizeof(*a));

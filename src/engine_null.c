@@ -27,8 +27,6 @@ static int null_init(struct iom_engine *e, const struct iom_engine_setup *s, cha
 {
 	struct null_engine *n;
 
-	if (s->depth == 0)
-		return iom_err(err, errlen, EINVAL, "queue depth must be at least 1");
 	n = xcalloc(1, sizeof(*n));
 	n->queued = iom_try_calloc(s->depth, sizeof(*n->queued)); /* the matrix sets the depth */
 	n->ring = iom_try_calloc(s->depth, sizeof(*n->ring));

@@ -31,8 +31,6 @@ static int psync_init(struct iom_engine *e, const struct iom_engine_setup *s, ch
 {
 	struct psync_engine *p;
 
-	if (s->depth == 0)
-		return iom_err(err, errlen, EINVAL, "queue depth must be at least 1");
 	if (s->fd < 0)
 		return iom_err(err, errlen, EBADF, "psync engine needs an open target");
 	p = xcalloc(1, sizeof(*p));

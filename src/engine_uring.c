@@ -168,8 +168,6 @@ static int uring_init(struct iom_engine *e, const struct iom_engine_setup *s, ch
 	struct uring_engine *u;
 	int ret;
 
-	if (s->depth == 0)
-		return iom_err(err, errlen, EINVAL, "queue depth must be at least 1");
 	if (s->fd < 0)
 		return iom_err(err, errlen, EBADF, "io_uring engine needs an open target");
 	u = xcalloc(1, sizeof(*u));

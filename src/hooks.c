@@ -59,26 +59,62 @@ const struct iom_hook_var_info iom_hook_var_table[] = {
 	  "the filesystem (\"ext4\", \"raw\"; \"\" when unknown)", false },
 	{ "target.mount", AT_TARGET,
 	  "the mount point of the target's filesystem (\"\" for raw)", false },
-	{ "cell.block_size", AT_RUN, "the block size as written (\"4K\")", false },
-	{ "cell.queue_depth", AT_RUN, "the queue depth", true },
-	{ "cell.threads", AT_RUN, "the number of threads", true },
-	{ "cell.read_pct", AT_RUN, "the share of reads, 0 to 100", true },
-	{ "cell.pattern", AT_RUN, "random or sequential", false },
-	{ "cell.engine", AT_RUN, "io_uring, psync or null", false },
-	{ "cell.direct", AT_RUN, "true or false", false },
+	/* and ${cell.NAME} for every dimension of the key table: cell_var() */
 	{ "run.index", AT_RUN, "the run's 1-based position in the plan", true },
 	{ "run.repetition", AT_RUN, "the run's 1-based repetition of its cell", true },
 };
 
 const size_t iom_hook_nvars = IOM_ARRAY_SIZE(iom_hook_var_table);
 
-static const struct iom_hook_var_info *var_info(const char *name, size_t len)
+/* The variable of a dimension, ${cell.NAME}, written into the caller's storage. */
+struct cell_var {
+	struct iom_hook_var_info info;
+	char name[64];
+};
+
+/*
+ * ${cell.NAME} for dimension d: known before and after a run, its value the cell's as the
+ * plan writes it (iom_cell_value), a number when the key is a whole number or a percentage.
+ * Every dimension of the key table but the target (${target.label}) has one, so a key added
+ * to the table is a variable with no list to keep.
+ */
+static const struct iom_hook_var_info *cell_var(enum iom_dim d, struct cell_var *cv)
 {
+	const struct iom_key *k = iom_dim_key(d);
+
+	snprintf(cv->name, sizeof(cv->name), IOM_HOOK_CELL "%s", iom_dim_name(d));
+	cv->info = (struct iom_hook_var_info){
+		.name = cv->name, .points = AT_RUN, .help = k ? k->help : "",
+		.numeric = k && (k->type == IOM_TYPE_UINT || k->type == IOM_TYPE_PCT),
+	};
+	return &cv->info;
+}
+
+static const struct iom_hook_var_info *var_info(const char *name, size_t len,
+						 struct cell_var *cv)
+{
+	size_t pre = strlen(IOM_HOOK_CELL);
+
 	for (size_t i = 0; i < iom_hook_nvars; i++)
 		if (strlen(iom_hook_var_table[i].name) == len &&
 		    memcmp(iom_hook_var_table[i].name, name, len) == 0)
 			return &iom_hook_var_table[i];
+	if (len <= pre || memcmp(name, IOM_HOOK_CELL, pre) != 0)
+		return NULL;
+	for (int d = 1; d < IOM_DIM_COUNT; d++) {
+		const char *dn = iom_dim_name((enum iom_dim)d);
+
+		if (strlen(dn) == len - pre && memcmp(dn, name + pre, len - pre) == 0)
+			return cell_var((enum iom_dim)d, cv);
+	}
 	return NULL;
+}
+
+void iom_hook_vars_set_cell(struct iom_hook_vars *vs, enum iom_dim d, const char *value)
+{
+	struct cell_var cv;
+
+	iom_hook_vars_set(vs, cell_var(d, &cv)->name, value);
 }
 
 /* ---- shell quoting (strings are built in strbuf.h) --------------------------------------- */
@@ -183,14 +219,17 @@ static void points_text(unsigned points, char *buf, size_t len)
 
 static int unknown_var(const char *name, size_t len, char *err, size_t errlen)
 {
-	const char *cands[64];
-	size_t n = IOM_MIN(iom_hook_nvars, IOM_ARRAY_SIZE(cands));
+	const char *cands[64 + IOM_DIM_COUNT];
+	struct cell_var cv[IOM_DIM_COUNT];
+	size_t n = IOM_MIN(iom_hook_nvars, 64);
 	char *copy = xasprintf("%.*s", (int)len, name);
 	const char *near;
 	int ret;
 
 	for (size_t i = 0; i < n; i++)
 		cands[i] = iom_hook_var_table[i].name;
+	for (int d = 1; d < IOM_DIM_COUNT; d++)
+		cands[n++] = cell_var((enum iom_dim)d, &cv[d])->name;
 	near = iom_closest(copy, cands, n);
 	if (near)
 		ret = iom_err(err, errlen, EINVAL,
@@ -834,6 +873,7 @@ int iom_hook_check(enum iom_hook_point point, const char *tmpl, char *err, size_
 	track_init(&q);
 	for (;;) {
 		const struct iom_hook_var_info *vi;
+		struct cell_var cv;
 
 		if ((ret = next_tok(tmpl, &p, &t, err, errlen)) < 0)
 			return ret;
@@ -843,7 +883,7 @@ int iom_hook_check(enum iom_hook_point point, const char *tmpl, char *err, size_
 			track(&q, t.s, t.len);
 			continue;
 		}
-		vi = var_info(t.s, t.len);
+		vi = var_info(t.s, t.len, &cv);
 		if (!vi)
 			return unknown_var(t.s, t.len, err, errlen);
 		if (!(vi->points & (1u << point))) {
@@ -882,7 +922,8 @@ int iom_hook_expand(const char *tmpl, const struct iom_hook_vars *vars, bool quo
 			continue;
 		}
 		{
-			const struct iom_hook_var_info *vi = var_info(t.s, t.len);
+			struct cell_var cv;
+			const struct iom_hook_var_info *vi = var_info(t.s, t.len, &cv);
 			char *name = xasprintf("%.*s", (int)t.len, t.s);
 			const char *v = vars ? iom_hook_vars_get(vars, name) : NULL;
 

@@ -55,6 +55,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model.h"
 #include "proc.h"
 
 enum iom_hook_point {
@@ -79,8 +80,10 @@ struct iom_hook_var_info {
 	bool numeric; /* its value is always decimal digits (allowed in arithmetic) */
 };
 
+/* The variables other than the cell's; a dimension NAME of the key table is ${cell.NAME}. */
 extern const struct iom_hook_var_info iom_hook_var_table[];
 extern const size_t iom_hook_nvars;
+#define IOM_HOOK_CELL "cell."
 
 /*
  * Checks a hook template for point without running it: every "${" closed, every variable one of
@@ -108,6 +111,8 @@ void iom_hook_vars_setf(struct iom_hook_vars *vs, const char *name, const char *
 /* The value of name, or NULL when it is not in the table. */
 const char *iom_hook_vars_get(const struct iom_hook_vars *vs, const char *name);
 void iom_hook_vars_release(struct iom_hook_vars *vs);
+/* Sets ${cell.NAME}, dimension d's variable (NAME its key's), to value. */
+void iom_hook_vars_set_cell(struct iom_hook_vars *vs, enum iom_dim d, const char *value);
 
 /* s quoted for /bin/sh as one word: 'a b'\''c'. The caller frees it. */
 char *iom_hook_quote(const char *s);

@@ -25,6 +25,7 @@
 #include <libxml/tree.h>
 
 #include "diskspd.h"
+#include "model.h"
 #include "units.h"
 #include "util.h"
 
@@ -139,7 +140,7 @@ static void target(struct ctx *c, const xmlNode *t, bool first)
 			if (number(c, n, 64u << 20, &v) && v)
 				d->block_size = v;
 		} else if (is(n, "RequestCount")) { /* -o */
-			if (number(c, n, 65536, &v) && v)
+			if (number(c, n, IOM_QUEUE_DEPTH_MAX, &v) && v)
 				d->outstanding = v;
 		} else if (is(n, "ThreadsPerFile")) { /* -t */
 			if (number(c, n, 1024, &v) && v)

@@ -698,8 +698,8 @@ static bool map_job(struct parse *p, const struct section *sec, const struct vie
 	/* queue, threads, engine, cache */
 	set(j, W_QUEUE_DEPTH, NULL, "1");
 	if ((o = get(v, "iodepth"))) {
-		if (iom_uint_parse(o->val, 65536, &n) < 0 || n == 0)
-			BAD(o, "iodepth takes a whole number, 1 to 65536");
+		if (iom_uint_parse(o->val, IOM_QUEUE_DEPTH_MAX, &n) < 0 || n == 0)
+			BAD(o, "iodepth takes a whole number, 1 to %d", IOM_QUEUE_DEPTH_MAX);
 		else
 			set(j, W_QUEUE_DEPTH, o, "%" PRIu64, n);
 	}

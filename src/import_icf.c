@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "strbuf.h"
 #include "units.h"
 #include "util.h"
@@ -284,8 +285,9 @@ int iom_import_icf(const char *path, const char *buf, bool lenient, struct iom_i
 				uint64_t start, end, step;
 				int nc = split(c, " \t", cols, 4);
 
-				if (nc != 4 || !num(cols[0], 65536, &start) || !num(cols[1], 65536, &end) ||
-				    !num(cols[2], 65536, &step) || !start || start > end ||
+				if (nc != 4 || !num(cols[0], IOM_QUEUE_DEPTH_MAX, &start) ||
+				    !num(cols[1], IOM_QUEUE_DEPTH_MAX, &end) ||
+				    !num(cols[2], IOM_QUEUE_DEPTH_MAX, &step) || !start || start > end ||
 				    (strcmp(cols[3], "LINEAR") && strcmp(cols[3], "EXPONENTIAL")) ||
 				    (strcmp(cols[3], "LINEAR") == 0 ? step == 0 : step < 2)) {
 					problem(&f, val->no, "'Queue Depth Cycling' takes start, end, step "
@@ -315,7 +317,7 @@ int iom_import_icf(const char *path, const char *buf, bool lenient, struct iom_i
 			   (val = value(&f, i))) {
 			char *c = xstrdup(val->text);
 
-			if (split(c, ",", cols, 5) >= 1 && num(cols[0], 65536, &v) && v)
+			if (split(c, ",", cols, 5) >= 1 && num(cols[0], IOM_QUEUE_DEPTH_MAX, &v) && v)
 				outstanding = v;
 			else
 				problem(&f, val->no, "'Number of outstanding IOs' takes a number");

@@ -193,7 +193,7 @@ const struct iom_key iom_keys[] = {
 		  "them too), sqpoll and iopoll (other engines ignore them)" },
 	/* the io_uring keys' old place, still read with a note */
 	{ .name = "submit_batch", .section = IOM_SEC_TOP, .type = IOM_TYPE_UINT, .dim = NODIM,
-	  .min = 1, .max = 65536, .def = "1", .flags = IOM_KEY_MOVED,
+	  .min = 1, .max = IOM_QUEUE_DEPTH_MAX, .def = "1", .flags = IOM_KEY_MOVED,
 	  .help = "now io_uring.submit_batch" },
 	{ .name = "reap_wait", .section = IOM_SEC_TOP, .type = IOM_TYPE_STRING, .dim = NODIM,
 	  .def = "adaptive", .flags = IOM_KEY_MOVED, .help = "now io_uring.reap_wait" },
@@ -290,7 +290,7 @@ const struct iom_key iom_keys[] = {
 	  .help = "bytes per I/O; a multiple of 512 with direct I/O" },
 	{ .name = "queue_depth", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_UINT,
 	  .dim = IOM_DIM_QUEUE_DEPTH, IOM_AT(iom_workload, queue_depth),
-	  .min = 1, .max = 65536, .def = "1",
+	  .min = 1, .max = IOM_QUEUE_DEPTH_MAX, .def = "1",
 	  .describe = "qd=%s", .word = "qd%s", .word_pos = 5,
 	  .help = "I/Os in flight per thread" },
 	{ .name = "threads", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_UINT,
@@ -551,10 +551,11 @@ const struct iom_key iom_keys[] = {
 		  "sequential writes (a multiple of its region, or a size) before its first "
 		  "write cell, as SNIA's test specification asks" },
 
-	/* io_uring = { … } — the keys the io_uring engine owns (engine.c's registry); libaio
-	 * follows submit_batch and reap_wait too */
+	/* io_uring = { … } — the keys the io_uring engine owns (engine.c's registry), landed in
+	 * struct iom_engine_opts; libaio follows submit_batch and reap_wait too */
 	{ .name = "submit_batch", .section = IOM_SEC_IO_URING, .type = IOM_TYPE_UINT,
-	  .dim = NODIM, .min = 1, .max = 65536, .def = "1",
+	  .dim = NODIM, IOM_AT(iom_engine_opts, submit_batch), .min = 1,
+	  .max = IOM_QUEUE_DEPTH_MAX, .def = "1",
 	  .help = "a worker refills its queue only when at least this many slots are free, and "
 		  "submits them together (fio's iodepth_batch_submit; at most queue_depth). 1: "
 		  "every completed I/O is replaced at once. libaio follows it too" },
@@ -566,12 +567,12 @@ const struct iom_key iom_keys[] = {
 		  "fraction of the I/Os in flight (\"1/2\"), at least 1, at most all in flight. "
 		  "libaio follows it too (docs/performance.md)" },
 	{ .name = "sqpoll", .section = IOM_SEC_IO_URING, .type = IOM_TYPE_BOOL, .dim = NODIM,
-	  .def = "false",
+	  IOM_AT(iom_engine_opts, sqpoll), .def = "false",
 	  .help = "IORING_SETUP_SQPOLL: a kernel thread per worker (iou-sqp-PID) polls the "
 		  "submission queue, so submitting makes no system call; its CPU time is counted "
 		  "in the run's process CPU" },
 	{ .name = "iopoll", .section = IOM_SEC_IO_URING, .type = IOM_TYPE_BOOL, .dim = NODIM,
-	  .def = "false",
+	  IOM_AT(iom_engine_opts, iopoll), .def = "false",
 	  .help = "IORING_SETUP_IOPOLL: completions are polled instead of interrupts; needs "
 		  "direct = true and a device with poll queues (/sys/block/X/queue/io_poll reads "
 		  "1; NVMe with poll_queues=N), else the run fails before any I/O" },

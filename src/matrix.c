@@ -305,9 +305,9 @@ static int read_hooks(struct ctx *c)
 
 /* reap_wait: a number of completions (8, "8") into *count, or a fraction of the I/Os in flight
  * ("1/4") into *div, the other 0; "adaptive" (the adaptive wait, worker.h): both 0. */
-static int parse_reap_wait(const char *text, unsigned *count, unsigned *div)
+static int parse_reap_wait(const char *text, uint32_t *count, uint32_t *div)
 {
-	unsigned *dst = count;
+	uint32_t *dst = count;
 	unsigned long n;
 	char *end;
 
@@ -321,9 +321,9 @@ static int parse_reap_wait(const char *text, unsigned *count, unsigned *div)
 	if (!isdigit((unsigned char)text[0]))
 		return -1;
 	n = strtoul(text, &end, 10);
-	if (*end || n < 1 || n > 65536)
+	if (*end || n < 1 || n > IOM_QUEUE_DEPTH_MAX)
 		return -1;
-	*dst = (unsigned)n;
+	*dst = (uint32_t)n;
 	return 0;
 }
 
@@ -335,7 +335,7 @@ static int read_reap_wait(struct ctx *c, const config_setting_t *s)
 
 	if (!s)
 		return parse_reap_wait(iom_key_find(IOM_SEC_IO_URING, "reap_wait")->def,
-				       &m->reap_wait, &m->reap_wait_div);
+				       &m->engine.reap_wait, &m->engine.reap_wait_div);
 	if (mx_is_int(s)) {
 		snprintf(text, sizeof(text), "%lld", (long long)config_setting_get_int64(s));
 		str = text;
@@ -346,40 +346,39 @@ static int read_reap_wait(struct ctx *c, const config_setting_t *s)
 				  "the I/Os in flight (\"1/4\") or \"adaptive\", not %s",
 			    mx_config_type_name(config_setting_type(s)));
 	}
-	if (parse_reap_wait(str, &m->reap_wait, &m->reap_wait_div) < 0) {
+	if (parse_reap_wait(str, &m->engine.reap_wait, &m->engine.reap_wait_div) < 0) {
 		mx_shorten(str, shown, sizeof(shown));
 		return mx_fail(c, s, "reap_wait '%s' is neither a number of completions from 1 to "
-				  "65536 (8) nor a fraction \"1/N\" of the I/Os in flight with N "
-				  "from 1 to 65536 (\"1/4\") nor \"adaptive\"", shown);
+				  "%d (8) nor a fraction \"1/N\" of the I/Os in flight with N "
+				  "from 1 to %d (\"1/4\") nor \"adaptive\"", shown,
+			    IOM_QUEUE_DEPTH_MAX, IOM_QUEUE_DEPTH_MAX);
 	}
 	return 0;
 }
 
 /*
- * The io_uring engine's keys, io_uring = { submit_batch; reap_wait; sqpoll; iopoll; }; and
- * submit_batch and reap_wait at the top level, their old place, still read with a note in
- * m->notes (set in both places, they are an error).
+ * The engines' keys, io_uring = { submit_batch; reap_wait; sqpoll; iopoll; }, landed in
+ * m->engine by their rows (reap_wait by its reader); and submit_batch and reap_wait at the top
+ * level, their old place, still read with a note in m->notes (set in both places, they are an
+ * error).
  */
 static int read_io_uring(struct ctx *c)
 {
 	static const char *const moved[] = { "submit_batch", "reap_wait" };
 	const config_setting_t *root = config_root_setting(&c->cfg), *g, *s;
 	struct iom_matrix *m = c->m;
-	const struct {
-		const char *name;
-		bool *dst;
-	} flags[] = { { "sqpoll", &m->sqpoll }, { "iopoll", &m->iopoll } };
-	const struct iom_key *k;
-	int64_t v;
 	int ret;
 
 	if ((ret = mx_get_group(c, "io_uring", &g)) < 0)
 		return ret;
 	if (g && (ret = mx_check_members(c, g, IOM_SEC_IO_URING)) < 0)
 		return ret;
+	if ((ret = mx_read_landed_section(c, IOM_SEC_IO_URING, g, &m->engine)) < 0)
+		return ret;
 	for (size_t i = 0; i < IOM_ARRAY_SIZE(moved); i++) {
 		const config_setting_t *old = config_setting_get_member(root, moved[i]);
 		const config_setting_t *now = g ? config_setting_get_member(g, moved[i]) : NULL;
+		const struct iom_key *k = iom_key_find(IOM_SEC_IO_URING, moved[i]);
 		char *notes;
 
 		if (old && now)
@@ -393,31 +392,12 @@ static int read_io_uring(struct ctx *c)
 				  moved[i]);
 		free(m->notes);
 		m->notes = notes;
-	}
-
-	k = iom_key_find(IOM_SEC_IO_URING, "submit_batch");
-	m->submit_batch = (unsigned)mx_default_of(k);
-	s = g ? config_setting_get_member(g, "submit_batch") : NULL;
-	if (!s)
-		s = config_setting_get_member(root, "submit_batch");
-	if (s) {
-		if ((ret = mx_read_scalar(c, k, s, &v)) < 0)
+		/* the old place read as the new one: the same row, landed from the top level */
+		if (k->size && (ret = mx_read_landed(c, k, root, &m->engine)) < 0)
 			return ret;
-		m->submit_batch = (unsigned)v;
 	}
 	s = g ? config_setting_get_member(g, "reap_wait") : NULL;
-	if ((ret = read_reap_wait(c, s ? s : config_setting_get_member(root, "reap_wait"))) < 0)
-		return ret;
-	for (size_t i = 0; i < IOM_ARRAY_SIZE(flags); i++) {
-		k = iom_key_find(IOM_SEC_IO_URING, flags[i].name);
-		*flags[i].dst = mx_default_of(k) != 0;
-		s = g ? config_setting_get_member(g, flags[i].name) : NULL;
-		if (s && (ret = mx_read_scalar(c, k, s, &v)) < 0)
-			return ret;
-		if (s)
-			*flags[i].dst = v != 0;
-	}
-	return 0;
+	return read_reap_wait(c, s ? s : config_setting_get_member(root, "reap_wait"));
 }
 
 /* The top-level scalars that are not plain: shuffle (a seed that also turns the shuffle on) and

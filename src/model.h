@@ -85,6 +85,24 @@ enum iom_engine_kind {
  * (spec.wl, conf.wl). Adding a workload key is a value in enum iom_dim, a row in keys.c and a
  * field here, plus the code that uses it.
  */
+/* The most I/Os in flight per thread (queue_depth), and so the most a submit batch or a reap
+ * wait may be: the one limit of the key table, the matrix reader and the run. */
+#define IOM_QUEUE_DEPTH_MAX 65536
+
+/*
+ * The keys engines own (io_uring = { … }: the io_uring engine's; libaio follows submit_batch
+ * and reap_wait too), landed here by their rows of the key table (IOM_AT(iom_engine_opts, …)),
+ * reap_wait by its own reader (a number, a fraction or "adaptive"). The stage hands them to a
+ * run as the worker's policy (iom_policy_of, worker.h) and the engine's setup flags
+ * (iom_engine_opts_flags, engine.h).
+ */
+struct iom_engine_opts {
+	uint32_t submit_batch;  /* refill when this many slots are free (default 1) */
+	uint32_t reap_wait;     /* completions each wait waits for; 0: … */
+	uint32_t reap_wait_div; /* … the I/Os in flight / reap_wait_div; both 0: adaptive */
+	bool sqpoll, iopoll;    /* IORING_SETUP_SQPOLL, IORING_SETUP_IOPOLL */
+};
+
 struct iom_workload {
 	uint32_t block_size;
 	uint32_t queue_depth;
@@ -294,10 +312,7 @@ struct iom_matrix {
 	unsigned *cpus;    /* worker thread i runs on cpus[i % ncpus]; ncpus 0: not pinned */
 	unsigned ncpus;
 	/* io_uring = { … } (submit_batch and reap_wait also at the top level, their old place) */
-	unsigned submit_batch; /* refill when this many slots are free (default 1) */
-	unsigned reap_wait;    /* completions each wait waits for; 0: … */
-	unsigned reap_wait_div; /* … the I/Os in flight / reap_wait_div; both 0: adaptive */
-	bool sqpoll, iopoll;   /* IORING_SETUP_SQPOLL, IORING_SETUP_IOPOLL */
+	struct iom_engine_opts engine;
 	/* Notes on the file for the user, "FILE:LINE: warning: …\n" each (an old spelling still
 	 * read); NULL: none. check and run print them. */
 	char *notes;

@@ -416,7 +416,7 @@ static void check_iopoll(struct pf *s, size_t t, const struct use *u)
 	char err[IOM_ERRLEN], *dir = NULL;
 	int fd;
 
-	if (!s->m->iopoll || !u->polled || tg->fs_type)
+	if (!s->m->engine.iopoll || !u->polled || tg->fs_type)
 		return;
 	fd = open(tg->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 && errno == ENOENT) {

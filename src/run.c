@@ -1092,9 +1092,9 @@ static int check_spec(const struct iom_run_spec *s, char *err, size_t errlen)
 	if (s->wl.threads == 0 || s->wl.queue_depth == 0 || s->wl.block_size == 0)
 		return iom_err(err, errlen, EINVAL,
 			       "threads, queue depth and block size must be at least 1");
-	if (s->wl.queue_depth > 65536)
-		return iom_err(err, errlen, EINVAL, "queue depth %u is above 65536",
-			       s->wl.queue_depth);
+	if (s->wl.queue_depth > IOM_QUEUE_DEPTH_MAX)
+		return iom_err(err, errlen, EINVAL, "queue depth %u is above %d",
+			       s->wl.queue_depth, IOM_QUEUE_DEPTH_MAX);
 	if (s->wl.read_pct > 100)
 		return iom_err(err, errlen, EINVAL, "read_pct %u is above 100", s->wl.read_pct);
 	if ((s->wl.rate_iops || s->wl.rate_mb_s || s->wl.think_ns) && s->timing.bytes)

@@ -572,11 +572,8 @@ void iom_stage_run(struct iom_stage *st, const struct iom_run *run, const char *
 	spec.stop = st->stop;
 	spec.cpus = m->cpus;
 	spec.ncpus = m->ncpus;
-	spec.policy = (struct iom_policy){ .submit_batch = m->submit_batch,
-					   .wait_min = m->reap_wait,
-					   .wait_div = m->reap_wait_div };
-	spec.engine_flags = (m->sqpoll ? IOM_ENGINE_SQPOLL : 0u) |
-			    (m->iopoll ? IOM_ENGINE_IOPOLL : 0u);
+	spec.policy = iom_policy_of(&m->engine);
+	spec.engine_flags = iom_engine_opts_flags(&m->engine);
 	if (m->trace && trace_dir) {
 		iom_cell_describe(st->p, c, cell_text, sizeof(cell_text));
 		trace_path = iom_trace_path(trace_dir, run->index);
@@ -779,18 +776,13 @@ static void hook_vars(const struct iom_stage *st, long t, const struct iom_run *
 	}
 	if (run) {
 		const struct iom_cell *c = &st->p->cells[run->cell];
-		static const struct { const char *name; enum iom_dim d; } dims[] = {
-			{ "cell.block_size", IOM_DIM_BLOCK_SIZE }, { "cell.queue_depth", IOM_DIM_QUEUE_DEPTH },
-			{ "cell.threads", IOM_DIM_THREADS },       { "cell.read_pct", IOM_DIM_READ_PCT },
-			{ "cell.pattern", IOM_DIM_PATTERN },       { "cell.engine", IOM_DIM_ENGINE },
-			{ "cell.direct", IOM_DIM_DIRECT },
-		};
 
-		for (size_t i = 0; i < IOM_ARRAY_SIZE(dims); i++) {
+		/* ${cell.NAME} of every dimension (hooks.h): the key table is the list */
+		for (int d = 1; d < IOM_DIM_COUNT; d++) {
 			char buf[64];
 
-			iom_cell_value(st->p, c, dims[i].d, buf, sizeof(buf));
-			iom_hook_vars_set(v, dims[i].name, buf);
+			iom_cell_value(st->p, c, (enum iom_dim)d, buf, sizeof(buf));
+			iom_hook_vars_set_cell(v, (enum iom_dim)d, buf);
 		}
 		iom_hook_vars_setf(v, "run.index", "%u", run->index);
 		iom_hook_vars_setf(v, "run.repetition", "%u", run->repetition);

@@ -101,6 +101,13 @@ struct iom_policy {
 };
 #define IOM_POLICY_SUBMIT_BATCH 1
 
+/* The policy a matrix's engine keys (io_uring.submit_batch and reap_wait) set. */
+static inline struct iom_policy iom_policy_of(const struct iom_engine_opts *o)
+{
+	return (struct iom_policy){ .submit_batch = o->submit_batch, .wait_min = o->reap_wait,
+				    .wait_div = o->reap_wait_div };
+}
+
 /* p with its zero submit_batch replaced by the default. */
 static inline struct iom_policy iom_policy_resolve(struct iom_policy p)
 {

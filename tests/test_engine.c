@@ -895,9 +895,27 @@ static void test_engine_uring_refused(void **state)
 	assert_int_equal(in_child(enosys_child, *state), 0);
 }
 
+/* A depth of 0 is refused by the one check every engine goes through (iom_engine_init), before
+ * an engine sees it. */
+static void test_engine_depth_zero_refused(void **state)
+{
+	(void)state;
+	for (unsigned k = 0; k < IOM_ENGINE_COUNT; k++) {
+		struct iom_engine_setup s = { .fd = 0, .depth = 0, .block_size = 4096 };
+		struct iom_engine e;
+		char err[IOM_ERRLEN] = "";
+
+		assert_int_equal(iom_engine_init(&e, (enum iom_engine_kind)k, &s, err, sizeof(err)),
+				 -EINVAL);
+		assert_string_equal(err, "queue depth must be at least 1");
+		iom_engine_release(&e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_engine_depth_zero_refused),
 		cmocka_unit_test_setup_teardown(test_engine_roundtrip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_engine_uring_registration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_engine_reap_counts, setup, teardown),

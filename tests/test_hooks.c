@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "hooks.h"
+#include "keys.h"
 #include "util.h"
 #include "tmpdir.h"
 
@@ -826,10 +827,53 @@ static void test_hooks_precondition_bytes(void **state)
 	}
 }
 
+/* Every dimension of the key table is a variable ${cell.NAME}, known before and after a run and
+ * not before a target; a whole number or a percentage may stand in arithmetic, and its value
+ * must then be digits. */
+static void test_hooks_every_dimension_is_a_cell_variable(void **state)
+{
+	char err[IOM_ERRLEN], tmpl[128];
+	int numbers = 0;
+
+	(void)state;
+	for (int d = 1; d < IOM_DIM_COUNT; d++) {
+		const struct iom_key *k = iom_dim_key((enum iom_dim)d);
+		bool number = k->type == IOM_TYPE_UINT || k->type == IOM_TYPE_PCT;
+		struct iom_hook_vars vars = { 0 };
+		char *out = NULL;
+
+		snprintf(tmpl, sizeof(tmpl), "echo ${cell.%s}", iom_dim_name((enum iom_dim)d));
+		if (iom_hook_check(IOM_HOOK_BEFORE_RUN, tmpl, err, sizeof(err)) < 0)
+			fail_msg("%s: %s", tmpl, err);
+		assert_int_equal(iom_hook_check(IOM_HOOK_AFTER_RUN, tmpl, err, sizeof(err)), 0);
+		assert_int_equal(iom_hook_check(IOM_HOOK_BEFORE_TARGET, tmpl, err, sizeof(err)),
+				 -EINVAL);
+		assert_non_null(strstr(err, "has no value in before_target"));
+		/* set by the one setter, read back by its name */
+		iom_hook_vars_set_cell(&vars, (enum iom_dim)d, number ? "7" : "x");
+		assert_int_equal(iom_hook_expand(tmpl, &vars, false, &out, err, sizeof(err)), 0);
+		assert_string_equal(out, number ? "echo 7" : "echo x");
+		free(out);
+		out = NULL;
+		snprintf(tmpl, sizeof(tmpl), "echo $((${cell.%s} + 1))", iom_dim_name((enum iom_dim)d));
+		if (number) {
+			numbers++;
+			if (iom_hook_check(IOM_HOOK_BEFORE_RUN, tmpl, err, sizeof(err)) < 0)
+				fail_msg("%s: %s", tmpl, err);
+		}
+		iom_hook_vars_release(&vars);
+	}
+	assert_true(numbers >= 3); /* queue_depth, threads, read_pct at least */
+	assert_int_equal(iom_hook_check(IOM_HOOK_BEFORE_RUN, "echo ${cell.queue_dpth}", err,
+					sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "did you mean '${cell.queue_depth}'"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hooks_point_names),
+		cmocka_unit_test(test_hooks_every_dimension_is_a_cell_variable),
 		cmocka_unit_test_setup_teardown(test_hooks_expand_table, setup, teardown),
 		cmocka_unit_test(test_hooks_expand_missing_value),
 		cmocka_unit_test(test_hooks_check_points),

@@ -302,6 +302,7 @@ static size_t section_struct_size(enum iom_section sec)
 	case IOM_SEC_TIMING: return sizeof(struct iom_timing);
 	case IOM_SEC_REPORT: return sizeof(struct iom_report_opts);
 	case IOM_SEC_HOOKS: return sizeof(struct iom_hooks);
+	case IOM_SEC_IO_URING: return sizeof(struct iom_engine_opts);
 	case IOM_SEC_WORKLOAD: return sizeof(struct iom_workload); /* a cell's values (keys.h) */
 	default: return 0; /* exclude conditions land nowhere */
 	}

@@ -306,10 +306,10 @@ static void test_matrix_policy(void **state)
 
 		snprintf(text, sizeof(text), HEAD "%s", cases[i].keys);
 		m = parse_ok(text);
-		if (m->submit_batch != cases[i].batch || m->reap_wait != cases[i].wait ||
-		    m->reap_wait_div != cases[i].div)
+		if (m->engine.submit_batch != cases[i].batch || m->engine.reap_wait != cases[i].wait ||
+		    m->engine.reap_wait_div != cases[i].div)
 			fail_msg("case %zu: submit_batch %u, reap_wait %u, 1/%u", i,
-				 m->submit_batch, m->reap_wait, m->reap_wait_div);
+				 m->engine.submit_batch, m->engine.reap_wait, m->engine.reap_wait_div);
 		iom_matrix_free(m);
 	}
 }
@@ -364,12 +364,12 @@ static void test_matrix_io_uring_group(void **state)
 
 		snprintf(text, sizeof(text), HEAD "%s", cases[i].keys);
 		m = parse_ok(text);
-		if (m->submit_batch != cases[i].batch || m->reap_wait != cases[i].wait ||
-		    m->reap_wait_div != cases[i].div || m->sqpoll != cases[i].sqpoll ||
-		    m->iopoll != cases[i].iopoll)
+		if (m->engine.submit_batch != cases[i].batch || m->engine.reap_wait != cases[i].wait ||
+		    m->engine.reap_wait_div != cases[i].div || m->engine.sqpoll != cases[i].sqpoll ||
+		    m->engine.iopoll != cases[i].iopoll)
 			fail_msg("case %zu: submit_batch %u, reap_wait %u, 1/%u, sqpoll %d, iopoll %d",
-				 i, m->submit_batch, m->reap_wait, m->reap_wait_div, m->sqpoll,
-				 m->iopoll);
+				 i, m->engine.submit_batch, m->engine.reap_wait, m->engine.reap_wait_div, m->engine.sqpoll,
+				 m->engine.iopoll);
 		if (cases[i].note)
 			assert_string_equal(m->notes, cases[i].note);
 		else
@@ -390,8 +390,8 @@ static void test_matrix_io_uring_group(void **state)
 	}
 	assert_int_equal(iom_matrix_parse("t.cfg", HEAD, ov, IOM_ARRAY_SIZE(ov), &m, err,
 					  sizeof(err)), 0);
-	assert_true(m->sqpoll);
-	assert_int_equal(m->submit_batch, 4);
+	assert_true(m->engine.sqpoll);
+	assert_int_equal(m->engine.submit_batch, 4);
 	iom_matrix_free(m);
 	/* --set of a moved key by its bare or old name lands in io_uring and replaces the file's
 	 * value at either place; a bare io_uring key is found too */
@@ -407,12 +407,12 @@ static void test_matrix_io_uring_group(void **state)
 			snprintf(text, sizeof(text), HEAD "%s", files[i]);
 			assert_int_equal(iom_matrix_parse("t.cfg", text, bare, IOM_ARRAY_SIZE(bare),
 							  &m, err, sizeof(err)), 0);
-			assert_int_equal(m->submit_batch, 8);
-			assert_true(m->sqpoll);
+			assert_int_equal(m->engine.submit_batch, 8);
+			assert_true(m->engine.sqpoll);
 			iom_matrix_free(m);
 			assert_int_equal(iom_matrix_parse("t.cfg", text, grouped, 1, &m, err,
 							  sizeof(err)), 0);
-			assert_int_equal(m->submit_batch, 8);
+			assert_int_equal(m->engine.submit_batch, 8);
 			iom_matrix_free(m);
 		}
 	}
@@ -470,6 +470,9 @@ static const struct {
 	{ "hosts", "\"each\"", "each" }, /* many hosts */
 	{ "rate_scope", "\"total\"", "total" },
 	{ "where", "\"every\"", "every" },
+	{ "submit_batch", "4", NULL }, /* the engines' keys (struct iom_engine_opts) */
+	{ "sqpoll", "true", NULL },
+	{ "iopoll", "true", NULL },
 };
 
 /* The model's struct that key k of target b, or of section k->section, lands in. */
@@ -481,6 +484,7 @@ static void *landing_base(struct iom_matrix *m, const struct iom_key *k)
 	case IOM_SEC_TIMING: return &m->timing;
 	case IOM_SEC_REPORT: return &m->report;
 	case IOM_SEC_HOOKS: return &m->hooks;
+	case IOM_SEC_IO_URING: return &m->engine;
 	default: return NULL;
 	}
 }
@@ -585,7 +589,7 @@ static void test_matrix_every_landed_key_lands(void **state)
 		 "report = { alpha = %s; min_effect = %s; max_cv = %s; correction = %s;\n"
 		 "  metrics = %s; };\n"
 		 "hooks = { drop_caches = %s; fstrim = %s; where = %s; };\nhosts = %s;\n"
-		 "rate_scope = %s;\n",
+		 "rate_scope = %s;\nio_uring = { submit_batch = %s; sqpoll = %s; iopoll = %s; };\n",
 		 landed_value("name"), landed_value("description"), landed_value("seed"),
 		 landed_value("repeat_order"), landed_value("trace"), landed_value("size"),
 		 landed_value("filesystem"), landed_value("controller"), landed_value("overwrite"),
@@ -597,7 +601,8 @@ static void test_matrix_every_landed_key_lands(void **state)
 		 landed_value("min_effect"),
 		 landed_value("max_cv"), landed_value("correction"), landed_value("metrics"),
 		 landed_value("drop_caches"), landed_value("fstrim"), landed_value("where"),
-		 landed_value("hosts"), landed_value("rate_scope"));
+		 landed_value("hosts"), landed_value("rate_scope"), landed_value("submit_batch"),
+		 landed_value("sqpoll"), landed_value("iopoll"));
 	m = parse_ok(text);
 	check_landed(m, "file");
 	iom_matrix_free(m);
