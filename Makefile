@@ -10,7 +10,7 @@
 #   make asan       the whole suite under AddressSanitizer + UBSan (build/asan/)
 #   make fuzz       each libFuzzer harness of tests/fuzz/ for FUZZ_SECONDS (clang; build/fuzz/)
 #   make mpi        the MPI build too: build/<variant>/iomatrix-mpi (docs/hosts.md; mpicc)
-#   make tidy       clang-tidy (.clang-tidy) and cppcheck over src/
+#   make tidy       clang-tidy (.clang-tidy) and cppcheck over src/ (make -j2 tidy: two at once)
 #   make demo       the main job on the built-in quick matrix
 #   make bench      iomatrix side by side with fio (see docs/performance.md), the CRCs, the pacer on a
 #                   quiet machine (tests/bench/pacing.sh), then bench-mpi
@@ -266,10 +266,15 @@ docs: $(BIN)
 	    !skip { print } /^\.\\" diskspd:begin/ { skip = 1 }' docs/iomatrix.1 >$(B)/iomatrix.1
 	@mv $(B)/iomatrix.1 docs/iomatrix.1
 
-tidy:
-	clang-tidy --quiet $(SRCS) -- $(filter-out -MMD -MP,$(BASE)) $(PKG_CFLAGS)
+# clang-tidy one source at a time, so that make -j runs them side by side; then cppcheck
+TIDY := $(SRCS:%=tidy@%)
+.PHONY: $(TIDY)
+tidy: $(TIDY)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	    --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE $(SRCS)
+	    --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -j 2 $(SRCS)
+
+$(TIDY): tidy@%: %
+	@clang-tidy --quiet $< -- $(filter-out -MMD -MP,$(BASE)) $(PKG_CFLAGS)
 
 # The systemd unit, with the paths of this install.
 UNIT := $(B)/iomatrix-sweep@.service

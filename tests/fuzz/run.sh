@@ -7,7 +7,9 @@
 # tests/fuzz/seeds/resdir-* for the results-directory readers); what the fuzzer learns stays
 # there between runs.
 # A crash, leak or sanitizer report fails the script and leaves the reproducer in
-# BUILD_DIR/fuzz/artifacts-NAME/. Extra libFuzzer options come from $FUZZ_FLAGS.
+# BUILD_DIR/fuzz/artifacts-NAME/. Extra libFuzzer options come from $FUZZ_FLAGS. FUZZ_JOBS
+# harnesses run at a time (default 1; each is one process on one core), their lines printed in
+# the order of the names.
 set -u
 secs=${1:?usage: run.sh SECONDS BUILD_DIR [NAME...]}
 b=${2:?usage: run.sh SECONDS BUILD_DIR [NAME...]}
@@ -29,8 +31,9 @@ seed() {
 LSAN_OPTIONS="suppressions=$top/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS
 
-fail=0
-for n in $names; do
+# fuzz_one NAME: seeds and runs harness NAME; its lines on stdout, non-zero when it failed
+fuzz_one() {
+	n=$1
 	bin=$b/fuzz/fuzz_$n
 	corpus=$b/fuzz/corpus-$n
 	art=$b/fuzz/artifacts-$n/
@@ -58,10 +61,28 @@ for n in $names; do
 		>"$b/fuzz/fuzz_$n.log" 2>&1; then
 		echo "fuzz_$n: FAILED (see $b/fuzz/fuzz_$n.log and $art)"
 		tail -n 60 "$b/fuzz/fuzz_$n.log"
-		fail=1
+		return 1
 	else
 		grep -E '^stat::(number_of_executed_units|new_units_added)' "$b/fuzz/fuzz_$n.log" |
 			sed "s/^/fuzz_$n: /"
 	fi
+}
+
+fail=0 running="" i=0
+for n in $names; do
+	fuzz_one "$n" >"$b/fuzz/fuzz_$n.out" 2>&1 &
+	running="$running $!:$n"
+	i=$((i + 1))
+	if [ "$i" -ge "${FUZZ_JOBS:-1}" ]; then
+		for j in $running; do
+			wait "${j%%:*}" || fail=1
+			cat "$b/fuzz/fuzz_${j#*:}.out"
+		done
+		running="" i=0
+	fi
+done
+for j in $running; do
+	wait "${j%%:*}" || fail=1
+	cat "$b/fuzz/fuzz_${j#*:}.out"
 done
 exit $fail
