@@ -923,7 +923,7 @@ static int target_size(const struct iom_diskspd *d, const char *path, bool *is_d
 	return 0;
 }
 
-/* issue 16c: the size and kind of every target: all files or all devices; the one size is
+/* several targets: the size and kind of every target: all files or all devices; the one size is
  * each file's (the smallest existing file's without -c; a device's region with -f, else 0:
  * each device whole). */
 static int targets_size(const struct iom_diskspd *d, bool *is_dev, uint64_t *size, char *err,
@@ -1003,7 +1003,7 @@ int iom_diskspd_matrix(const struct iom_diskspd *d, char **text, char *err, size
 		add(&t, "seed = %" PRIu64 ";                         # -z\n", d->seed);
 	if (d->cpus)
 		add(&t, "cpus = \"%s\";   # -a: thread i on the i-th CPU, round-robin\n", d->cpus);
-	if (d->ntargets > 1) { /* issue 16c: all at once, as DiskSpd runs them */
+	if (d->ntargets > 1) { /* several targets: all at once, as DiskSpd runs them */
 		add(&t, "\ntargets = (\n  { label = \"%s\"; paths = [ %s", label, qpath);
 		for (size_t k = 1; k < d->ntargets; k++) {
 			char *q = iom_preset_quote(d->targets[k]);

@@ -31,7 +31,7 @@ struct iom_diskspd {
 	uint64_t outstanding;  /* -o: queue_depth (per thread) */
 	uint64_t threads;      /* -t */
 	bool random;           /* -r (else sequential, DiskSpd's default) */
-	/* issue 16a */
+	/* where each I/O goes */
 	uint64_t align;        /* -r<align>: random offsets on multiples of it; 0: the block size */
 	unsigned random_pct;   /* -rs<pct>: the share of random I/Os; 0: -r alone (100) */
 	uint64_t thread_stride; /* -T<offset>: sequential thread t starts at t × it */
@@ -50,7 +50,7 @@ struct iom_diskspd {
 	uint64_t burst;        /* -i: I/Os per burst (0: none) */
 	uint64_t think_ms;     /* -j: milliseconds between bursts */
 	const char *target;
-	/* issue 16c: every target on the command line, targets[0] == target (heap array of argv
+	/* several targets: every target on the command line, targets[0] == target (heap array of argv
 	 * strings): DiskSpd drives them all at once, -t threads on each; one target with paths */
 	const char **targets;
 	size_t ntargets;

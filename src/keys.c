@@ -44,7 +44,7 @@ static const char *const correction_choices[] = { "holm", "bh", "none", NULL };
 static const char *const pattern_words[] = { "rnd", "seq" };
 static const char *const direct_words[] = { "buffered", "direct" }; /* false, true */
 static const char *const verify_words[] = { "", "verify" };         /* no word for off */
-static const char *const shared_words[] = { "", "si" };             /* issue 16a */
+static const char *const shared_words[] = { "", "si" };             /* shared_sequential */
 static const char *const write_through_words[] = { "", "write-through" }; /* none for off */
 static const char *const arrivals_choices[] = { "fixed", "poisson", NULL };
 static const char *const arrivals_words[] = { "", "poisson" };      /* no word for fixed */
@@ -325,7 +325,7 @@ const struct iom_key iom_keys[] = {
 	  .def = "false",
 	  .words = verify_words,
 	  .help = "writes carry a checked header per 512 bytes; reads check it (docs/hardening.md)" },
-	/* issue 16a: where each I/O goes */
+	/* where each I/O goes */
 	{ .name = "random_pct", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_PCT,
 	  .dim = IOM_DIM_RANDOM_PCT, IOM_AT(iom_workload, random_pct),
 	  .unit = "%", .min = 0, .max = 100, .def = "100", .flags = IOM_KEY_SPARSE,
@@ -401,7 +401,7 @@ const struct iom_key iom_keys[] = {
 	  .flags = IOM_KEY_SPARSE,
 	  .help = "share of I/Os that discard their block (a device: a discard; a file: a hole "
 		  "punched), the rest split by read_pct; counted apart in the run's trim figures" },
-	/* the offered load (issue 17, docs/load.md) */
+	/* the offered load (docs/load.md) */
 	{ .name = "rate_iops", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_RATE,
 	  .dim = IOM_DIM_RATE_IOPS, IOM_AT(iom_workload, rate_iops),
 	  .unit = "I/O per s", .min = 1, .max = 100000000, .def = "none",
@@ -484,7 +484,7 @@ const struct iom_key iom_keys[] = {
 	  .help = "a run taking longer fails; 0: twice the expected time plus 60s" },
 	{ .name = "repeat", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, repeat), .type = IOM_TYPE_UINT, .dim = NODIM,
 	  .min = 1, .max = 1000, .def = "1", .help = "repetitions of each cell" },
-	/* issue 18: adaptive repetitions */
+	/* adaptive repetitions */
 	{ .name = "repeat_max", .section = IOM_SEC_TIMING, IOM_AT(iom_timing, repeat_max), .type = IOM_TYPE_UINT, .dim = NODIM,
 	  .min = 0, .max = 1000, .def = "0",
 	  .help = "adaptive: after repeat rounds, cells not yet settled get further rounds (interleaved) up to this many; 0: none" },

@@ -117,7 +117,7 @@ static int read_steady(struct ctx *c, const config_setting_t *g)
 	return 0;
 }
 
-/* issue 18: timing.repeat_max and timing.until, checked against repeat and the shuffle. */
+/* adaptive repetitions: timing.repeat_max and timing.until, checked against repeat and the shuffle. */
 static int read_adaptive(struct ctx *c, const config_setting_t *g)
 {
 	struct iom_timing *tm = &c->m->timing;
@@ -400,10 +400,7 @@ static int read_io_uring(struct ctx *c)
 	return read_reap_wait(c, s ? s : config_setting_get_member(root, "reap_wait"));
 }
 
-/* The top-level scalars that are not plain: shuffle (a seed that also turns the shuffle on) and
- * cpus (a CPU list). Other keys without a landing are read by their own step (submit_batch and
- * reap_wait, the old spelling, by read_io_uring()); 0 for them. */
-/* ---- issue 16a: access specifications ---------------------------------------------------- */
+/* ---- access specifications (where each I/O goes) ------------------------------------------ */
 
 static const char *const line_keys[] = { "share", "block_size", "read_pct", "random_pct", "align" };
 
@@ -498,6 +495,9 @@ static int read_access_specs(struct ctx *c, const config_setting_t *s)
 	return 0;
 }
 
+/* The top-level scalars that are not plain: shuffle (a seed that also turns the shuffle on) and
+ * cpus (a CPU list). Other keys without a landing are read by their own step (submit_batch and
+ * reap_wait, the old spelling, by read_io_uring()); 0 for them. */
 static int read_top_special(struct ctx *c, const struct iom_key *k, const config_setting_t *s)
 {
 	struct iom_matrix *m = c->m;

@@ -22,7 +22,7 @@
 #include "units.h"
 #include "util.h"
 
-/* The offered load of target i (issue 17): a rate needs a duration-bound window (a bytes-bound
+/* The offered load of target i (docs/load.md): a rate needs a duration-bound window (a bytes-bound
  * one ends when the bytes are done, which a rate only stretches), and rate_iops and rate_mb_s
  * are one rate said two ways. */
 static int load_checks(struct ctx *c, size_t i, const config_setting_t *sb)
@@ -314,7 +314,7 @@ int mx_cross_checks(struct ctx *c)
 	return 0;
 }
 
-/* ---- issue 16a: where each I/O goes -------------------------------------------------------- */
+/* ---- where each I/O goes ------------------------------------------------------------------ */
 
 static bool values_have(const struct iom_values *v, int64_t x)
 {

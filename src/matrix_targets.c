@@ -26,7 +26,7 @@ static bool is_device_path(const char *path)
 	return strncmp(path, "/dev/", 5) == 0;
 }
 
-/* issue 16c: paths = [ … ] of target idx (t->paths, t->npaths; t->path a copy of the first):
+/* several paths: paths = [ … ] of target idx (t->paths, t->npaths; t->path a copy of the first):
  * not with path or device, not with filesystems, two or more, no path twice, all files or all
  * devices (by the "/dev/" prefix, as size's requirement goes). */
 static int read_paths(struct ctx *c, const config_setting_t *g, size_t idx)

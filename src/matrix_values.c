@@ -561,7 +561,7 @@ int mx_read_landed(struct ctx *c, const struct iom_key *k, const config_setting_
 	int64_t v;
 	int ret;
 
-	/* issue 18: warmup = "steady" instead of a duration */
+	/* the steady warm-up: warmup = "steady" instead of a duration */
 	if (k->section == IOM_SEC_TIMING && strcmp(k->name, "warmup") == 0 && s &&
 	    config_setting_type(s) == CONFIG_TYPE_STRING &&
 	    strcmp(config_setting_get_string(s), "steady") == 0) {

@@ -24,19 +24,19 @@ enum iom_dim {
 	IOM_DIM_ENGINE,
 	IOM_DIM_DIRECT,
 	IOM_DIM_VERIFY,
-	/* issue 16a: where each I/O goes */
+	/* where each I/O goes */
 	IOM_DIM_RANDOM_PCT,
 	IOM_DIM_ALIGN,
 	IOM_DIM_DISTRIBUTION,
 	IOM_DIM_ACCESS,
 	IOM_DIM_THREAD_STRIDE,
 	IOM_DIM_SHARED_SEQUENTIAL,
-	/* issue 16b: writes and their data */
+	/* writes and their data */
 	IOM_DIM_WRITE_THROUGH,
 	IOM_DIM_DATA,
 	IOM_DIM_FSYNC_EVERY,
 	IOM_DIM_TRIM_PCT,
-	/* the offered load (issue 17; docs/load.md) */
+	/* the offered load (docs/load.md) */
 	IOM_DIM_RATE_IOPS,
 	IOM_DIM_RATE_MB_S,
 	IOM_DIM_ARRIVALS,
@@ -112,14 +112,14 @@ struct iom_workload {
 	enum iom_engine_kind engine;
 	bool direct;               /* the fd has O_DIRECT */
 	bool verify;               /* stage.c arms the run's verifier with it (verify.h) */
-	/* issue 16a: where each I/O goes (worker.h) */
+	/* where each I/O goes (worker.h) */
 	uint32_t random_pct;       /* share of random offsets, 0 … 100; pattern sequential: 0 */
 	uint64_t align;            /* random offsets are multiples of it; 0: of block_size */
 	int64_t distribution;      /* of random offsets: a code of dist.h; 0 uniform */
 	uint32_t access;           /* 0: none; i + 1: the matrix's access_specs[i] */
 	uint64_t thread_stride;    /* sequential: thread t starts at t × it (DiskSpd -T); 0: slices */
 	bool shared_sequential;    /* sequential: one stream for all threads (DiskSpd -si) */
-	/* issue 16b: what each write carries and how it reaches stable media */
+	/* what each write carries and how it reaches stable media */
 	bool write_through;        /* the fd has O_DSYNC: every write on stable media (sweep.c) */
 	uint32_t data;             /* what writes carry: enum iom_data + its percentage << 8 */
 	uint32_t fsync_every;      /* a flush after every N writes of a thread; 0: none */
@@ -145,7 +145,7 @@ struct iom_workload {
 };
 
 /*
- * An access specification (issue 16a, IOMeter's): named lines, each with its share of the I/Os
+ * An access specification (IOMeter's): named lines, each with its share of the I/Os
  * and the workload values it sets; what a line leaves out it takes from the cell's workload
  * (IOM_ACCESS_INHERIT). Shares add up to 100.
  */
@@ -191,7 +191,7 @@ struct iom_target {
 	 * key, the workload's otherwise. dim[IOM_DIM_TARGET] is unused. */
 	struct iom_values dim[IOM_DIM_COUNT];
 	int line;
-	/* issue 16c: paths = [ … ] (two or more, all files or all devices): one run drives all
+	/* several paths: paths = [ … ] (two or more, all files or all devices): one run drives all
 	 * of them at once, worker thread i on paths[i % npaths], each prepared, pinned and
 	 * checked as a one-path target (target.h). path is a copy of paths[0]. npaths 0: the
 	 * target has the one path. */
@@ -216,13 +216,13 @@ struct iom_timing {
 	uint64_t rest_ns;
 	uint64_t timeout_ns;  /* 0: 2 × expected time + 60 s */
 	uint32_t repeat;
-	/* issue 18: adaptive repetitions. repeat_max > repeat: after `repeat` rounds a cell gets
+	/* adaptive repetitions: repeat_max > repeat: after `repeat` rounds a cell gets
 	 * further rounds (interleaved) until settled or repeat_max; 0: none. until: what settles
 	 * a cell — until_ci_pct > 0: the 95 % CI of its IOPS within ± that % of the mean; else
 	 * the report's verdict on it is no longer undecided. */
 	uint32_t repeat_max;
 	double until_ci_pct;
-	/* issue 18: warmup = "steady": warm up until the per-second IOPS of the last
+	/* the steady warm-up: warmup = "steady": warm up until the per-second IOPS of the last
 	 * steady_window_ns are steady — their range (steady_slope false) or least-squares slope
 	 * per second (true) within steady_pct % of their mean, fio's steadystate "iops" and
 	 * "iops_slope" — or warmup_max_ns has passed (then the run is flagged, not measured
@@ -234,7 +234,7 @@ struct iom_timing {
 	uint64_t warmup_max_ns;
 };
 
-/* issue 18: the repetitions a plan holds: repeat_max when adaptive, else repeat. */
+/* adaptive repetitions: the repetitions a plan holds: repeat_max when adaptive, else repeat. */
 static inline uint32_t iom_timing_plan_reps(const struct iom_timing *t)
 {
 	return t->repeat_max > t->repeat ? t->repeat_max : t->repeat;

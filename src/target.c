@@ -768,7 +768,7 @@ static int prepare_one(const struct iom_target *t, bool will_write, volatile sig
 	return 0;
 }
 
-/* issue 16c: target t with path p of its paths in place of its own (borrowed strings). */
+/* several paths: target t with path p of its paths in place of its own (borrowed strings). */
 static struct iom_target path_view(const struct iom_target *t, size_t p)
 {
 	struct iom_target v = *t;
@@ -779,7 +779,7 @@ static struct iom_target path_view(const struct iom_target *t, size_t p)
 	return v;
 }
 
-/* issue 16c: the pass over a target's paths that writes nothing: each resolves as a single
+/* several paths: the pass over a target's paths that writes nothing: each resolves as a single
  * path does, all of one kind, none the same file or device as another. 0, or -errno naming
  * the path. */
 static int check_paths(const struct iom_target *t, char *err, size_t errlen)
@@ -859,7 +859,7 @@ int iom_target_prepare_stoppable(const struct iom_target *t, bool will_write,
 
 	if (t->npaths < 2)
 		return prepare_one(t, will_write, stop, info, err, errlen);
-	/* issue 16c: every path checked before any is written, then each prepared in turn */
+	/* several paths: every path checked before any is written, then each prepared in turn */
 	memset(info, 0, sizeof(*info));
 	info->t = t;
 	if ((r = check_paths(t, err, errlen)) < 0)

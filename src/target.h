@@ -48,7 +48,7 @@ struct iom_target_info {
 			       * NULL when neither is known (tmpfs) */
 	volatile sig_atomic_t *stop; /* during iom_target_prepare_stoppable only: its stop flag */
 	struct iom_target_identity id;
-	/* issue 16c: a target with paths = [ … ]: this info is paths[0], and more[k] is
+	/* several paths: a target with paths = [ … ]: this info is paths[0], and more[k] is
 	 * paths[k + 1], prepared, pinned and opened as a one-path target whose t is view[k] (a
 	 * copy of the target with that path; owned, its strings borrowed). nmore 0: one path. */
 	struct iom_target_info *more;
@@ -84,7 +84,7 @@ int iom_target_file_marked(const char *path);
  * iom_target_info_release() whatever the result.
  */
 /*
- * Paths (issue 16c): a target with paths = [ … ] is every path prepared in turn as above, after
+ * Several paths: a target with paths = [ … ] is every path prepared in turn as above, after
  * a first pass over all of them that writes nothing: each path must resolve as a single path
  * does (a symbolic link to a file refused), an existing file must have one link and carry the
  * mark (or overwrite be set), all must be of one kind (all files or all devices), and no two
@@ -103,7 +103,7 @@ int iom_target_prepare_stoppable(const struct iom_target *t, bool will_write,
 				 char *err, size_t errlen);
 void iom_target_info_release(struct iom_target_info *info);
 
-/* issue 16c: the info of path p of a prepared target (0: info itself; p < 1 + info->nmore). */
+/* several paths: the info of path p of a prepared target (0: info itself; p < 1 + info->nmore). */
 const struct iom_target_info *iom_target_info_path(const struct iom_target_info *info, size_t p);
 
 /*

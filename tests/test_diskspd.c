@@ -113,7 +113,7 @@ static void test_diskspd_flags_make_matrix_keys(void **state)
 	}
 }
 
-/* issue 16a: -r<align>, -rs<pct>, -T<offset> and -si become align, random_pct, thread_stride
+/* Where each I/O goes: -r<align>, -rs<pct>, -T<offset> and -si become align, random_pct, thread_stride
  * and shared_sequential. */
 static void test_diskspd_placement_flags(void **state)
 {
@@ -534,7 +534,7 @@ static void test_diskspd_targets(void **state)
 	iom_diskspd_release(&d);
 }
 
-/* issue 16c: several target files are one target with paths, all driven at once: -t threads
+/* Several targets: several target files are one target with paths, all driven at once: -t threads
  * on each; files and devices together are refused. */
 static void test_diskspd_several_files_one_target(void **state)
 {

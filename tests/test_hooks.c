@@ -544,7 +544,7 @@ static void test_hooks_quoting_is_safe(void **state)
 }
 
 /*
- * The attack of issue 14 as it was: "$$" then a variable was a '$' before the value's single
+ * The hook-injection attack as it was: "$$" then a variable was a '$' before the value's single
  * quotes, which bash read as $'…', where \' is a quote. Now refused, at check time too, and the
  * references that replace it under bash and dash create nothing.
  */

@@ -647,7 +647,7 @@ static void test_matrix_every_landed_key_lands(void **state)
 	iom_matrix_free(m);
 }
 
-/* issue 18: warmup = "steady" with timing.steady and warmup_max; repeat_max and until. */
+/* The steady warm-up and adaptive repetitions: warmup = "steady" with timing.steady and warmup_max; repeat_max and until. */
 static void test_matrix_steady_and_adaptive(void **state)
 {
 	struct iom_matrix *m;

@@ -572,7 +572,7 @@ static char *slurp(const char *path, size_t *len)
  * where it points; the file behind it is untouched. A link among the directories above is
  * resolved (once, here) and the file opens read-only and O_DIRECT as asked.
  */
-/* issue 16c: a target with several paths — every path resolved before any is written (a link
+/* Several paths: a target with several paths — every path resolved before any is written (a link
  * or one file under two names refused, naming it, nothing created), then each prepared and
  * pinned on its own, and each opened checked against its own identity. */
 static void test_target_paths_each_prepared_and_pinned(void **state)

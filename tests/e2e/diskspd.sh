@@ -73,7 +73,7 @@ expect2() {
 expect2 "unknown DiskSpd option '-q'" -q -c1M x.dat
 expect2 "DiskSpd option '-F4' (total threads) is not supported" -F4 -c1M x.dat
 expect2 "-si and -r" -si -r -c1M x.dat
-# -si, -T, -r<align> and -rs land as workload keys (issue 16a), and the matrix checks
+# -si, -T, -r<align> and -rs land as workload keys (where each I/O goes), and the matrix checks
 "$IOMATRIX" diskspd -b8K -t4 -si -c16M x.dat --matrix >si.cfg 2>err || die "diskspd -si: $(cat err)"
 grep -q '^  shared_sequential = true;' si.cfg || die "-si: no shared_sequential in $(cat si.cfg)"
 "$IOMATRIX" diskspd -b8K -t4 -T1M -c16M x.dat --matrix >T.cfg 2>err || die "diskspd -T: $(cat err)"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Targets that change under a sweep (issue 14, cases 1-3) and devices that still hold data
-# where a quick look sees none. Root only: loop devices over files in /dev/shm.
+# Targets that change under a sweep (docs/hardening.md's cases 1-3) and devices that still
+# hold data where a quick look sees none. Root only: loop devices over files in /dev/shm.
 #  1. a blank loop device, destructive = true, three 300 ms write runs with rest = "2s": after
 #     run 1 it gets an ext4 filesystem and is mounted. Runs 2 and 3 fail naming the change, the
 #     sweep exits 1, and fsck.ext4 -fn finds the filesystem clean.
