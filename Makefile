@@ -14,7 +14,7 @@
 #   make demo       the main job on the built-in quick matrix
 #   make bench      iomatrix side by side with fio (see docs/performance.md), the CRCs, the pacer on a
 #                   quiet machine (tests/bench/pacing.sh), then bench-mpi
-#   make bench-mpi  iomatrix-mpi's aggregate over 1, 2, 3 ranks on loop devices (tests/bench/mpi_scale.sh)
+#   make bench-mpi  iomatrix-mpi's aggregate over 1, 2, 3 ranks on zram devices (tests/bench/mpi_scale.sh)
 #   make bench-ab   this build against AB_REV's (default HEAD~1), A B A B (tests/bench/ab.sh)
 #   make bench-knobs what write-through, a size mix and zipf cost, beside fio (tests/bench/knobs.sh)
 #   make profile    where the CPU time goes on a loop device, iomatrix and fio (root, perf)
@@ -149,27 +149,33 @@ $(BIN): $(B)/src/main.o $(LIB)
 
 # iomatrix-mpi: the same library, main.c with the host backend, host_mpi.c (the only file that
 # includes <mpi.h>), with the flags mpicc gives. Built by `make test` when mpicc is installed.
-MPI_BIN    := $(B)/iomatrix-mpi
-MPI_CFLAGS  = $(shell mpicc --showme:compile 2>/dev/null)
-MPI_LIBS    = $(shell mpicc --showme:link 2>/dev/null)
-HAVE_MPICC := $(shell command -v mpicc 2>/dev/null)
+# MPICC picks the MPI: Open MPI's mpicc (the default; --showme gives its flags) or another
+# wrapper, MPICH's (make mpi MPICC=mpicc.mpich; -compile_info and -link_info give them), whose
+# build is build/<variant>/iomatrix-mpi.mpich beside the default one.
+MPICC      ?= mpicc
+MPI_TAG    := $(if $(filter mpicc,$(MPICC)),,.$(subst mpicc.,,$(notdir $(MPICC))))
+MPI_BIN    := $(B)/iomatrix-mpi$(MPI_TAG)
+MPI_OBJ    := $(B)/mpi$(MPI_TAG)
+MPI_CFLAGS  = $(or $(shell $(MPICC) --showme:compile 2>/dev/null),$(filter -I% -D% -pthread,$(shell $(MPICC) -compile_info 2>/dev/null)))
+MPI_LIBS    = $(or $(shell $(MPICC) --showme:link 2>/dev/null),$(filter -L% -l% -Wl% -pthread,$(shell $(MPICC) -link_info 2>/dev/null)))
+HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 
 mpi: check-deps $(BIN)
 	@contrib/deps.sh --mpi
 	@$(MAKE) --no-print-directory $(MPI_BIN)
 
-$(B)/mpi/main.o: src/main.c
+$(MPI_OBJ)/main.o: src/main.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -DIOM_HOSTS_MPI -c $< -o $@
 
-$(B)/mpi/host_mpi.o: src/host_mpi.c
+$(MPI_OBJ)/host_mpi.o: src/host_mpi.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(MPI_CFLAGS) -c $< -o $@
 
-$(MPI_BIN): $(B)/mpi/main.o $(B)/mpi/host_mpi.o $(LIB)
+$(MPI_BIN): $(MPI_OBJ)/main.o $(MPI_OBJ)/host_mpi.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(MPI_LIBS)
 
-$(B)/mpi/main.o: $(VERSION_STAMP)
+$(MPI_OBJ)/main.o: $(VERSION_STAMP)
 
 $(B)/tests/test_%: $(B)/tests/test_%.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS)
@@ -330,5 +336,5 @@ deb-test: deb
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(B)/src/main.d $(B)/mpi/main.d $(B)/mpi/host_mpi.d $(TEST_BINS:=.d) $(FUZZ_BINS:=.d) \
+-include $(LIB_OBJS:.o=.d) $(B)/src/main.d $(MPI_OBJ)/main.d $(MPI_OBJ)/host_mpi.d $(TEST_BINS:=.d) $(FUZZ_BINS:=.d) \
     $(B)/bench/verify_speed.d $(B)/bench/crc_zlib.d

@@ -63,7 +63,7 @@ lost_pids() { pgrep -f "$MPI_BIN (run $WORK/st$1.cfg -o |resume $WORK/)lost$1( |
 # rank_pid R: the pid of rank R of the job that loses it
 rank_pid() {
     for p in $(lost_pids "$1"); do
-        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxE "(OMPI_COMM_WORLD_RANK|PMI_RANK)=$1" &&
             { echo "$p"; return 0; }
     done
     return 1
