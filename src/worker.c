@@ -934,6 +934,54 @@ static inline bool went_wrong(struct iom_worker *w, struct iom_io *io, unsigned 
 	return false;
 }
 
+/* What a loop adds up over the counted completions: the totals it publishes, and per reaped
+ * batch how many were counted and the latest of their completion stamps. */
+struct tally {
+	uint64_t ios[2], bytes[2];
+	uint64_t stamp;
+	unsigned counted;
+};
+
+/* What became of a reaped I/O in account_reaped(). */
+enum reaped { REAPED_SPECIAL, REAPED_WRONG, REAPED_COUNTED, REAPED_OUTSIDE };
+
+/*
+ * The accounting of one reaped I/O that the closed and the paced loop share: a flush or a trim
+ * to its own figures, a failure (the thread stops), a counted completion (measured: the loop's
+ * own rule, the phase or a bytes-bound share's tag) into hist and the tally, else warm-up or
+ * cool-down. The caller adds its own (the paced loop's response time and lag, a share's end)
+ * on REAPED_COUNTED, then hands the I/O to the trace.
+ */
+static inline __attribute__((always_inline)) enum reaped
+account_reaped(struct iom_worker *w, struct iom_io *io, bool special, bool measured, int phase,
+	       bool *stopping, struct tally *t, char *msg, size_t len)
+{
+	unsigned d = io->op;
+
+	io->phase = IOM_IO_UNCOUNTED;
+	if (__builtin_expect(special, 0) && io->op > IOM_OP_WRITE) {
+		*stopping |= account_special(w, io, phase);
+		return REAPED_SPECIAL;
+	}
+	if (went_wrong(w, io, d, msg, len)) {
+		*stopping = true;
+		return REAPED_WRONG;
+	}
+	if (!measured) {
+		count_outside(w, io, phase);
+		return REAPED_OUTSIDE;
+	}
+	io->phase = IOM_IO_MEASURED;
+	iom_hist_record(w->hist[d], io->complete_ns - io->submit_ns);
+	t->ios[d]++;
+	t->bytes[d] += io->len;
+	if (__builtin_expect(w->nlines != 0, 0))
+		count_line(w, io, d);
+	t->counted++;
+	t->stamp = IOM_MAX(t->stamp, io->complete_ns);
+	return REAPED_COUNTED;
+}
+
 static int run_loop(struct iom_worker *w)
 {
 	const struct iom_worker_conf *c = w->conf;
@@ -955,7 +1003,7 @@ static int run_loop(struct iom_worker *w)
 	struct iom_reap_adapt adapt;
 	uint64_t share_issue = w->share_ios; /* counted I/Os still to issue … */
 	uint64_t share_left = share_issue;    /* … and to complete */
-	uint64_t ios[2] = { 0, 0 }, bytes[2] = { 0, 0 };
+	struct tally t = { 0 };
 	unsigned nfree = depth, in_flight = 0;
 	char msg[200];                 /* a failed check_read's message */
 	bool stopping = false;
@@ -965,9 +1013,11 @@ static int run_loop(struct iom_worker *w)
 		iom_reap_adapt_init(&adapt, depth, iom_now_ns(), iom_process_cpu_ns());
 	phase = observe_phase(w, &stopping, bytes_bound && share_left == 0);
 	for (;;) {
-		unsigned n, i, counted = 0;
-		uint64_t stamp = 0;    /* the latest counted completion of the batch */
+		unsigned n, i;
 		int ret;
+
+		t.counted = 0;
+		t.stamp = 0;
 
 		/* 1. refill */
 		if (!stopping && nfree && (nfree >= batch || in_flight == 0)) {
@@ -1016,30 +1066,16 @@ static int run_loop(struct iom_worker *w)
 			phase = observe_phase(w, &stopping, bytes_bound && share_left == 0);
 		for (i = 0; i < n; i++) {
 			struct iom_io *io = done[i];
-			unsigned d = io->op;
+			enum reaped what;
 
 			free_slots[nfree++] = io;
-			io->phase = IOM_IO_UNCOUNTED;
-			if (__builtin_expect(special, 0) && io->op > IOM_OP_WRITE) {
-				stopping |= account_special(w, io, phase);
+			what = account_reaped(w, io, special,
+					      bytes_bound ? io->tag : phase == IOM_PHASE_MEASURE,
+					      phase, &stopping, &t, msg, sizeof(msg));
+			if (what == REAPED_SPECIAL)
 				continue;
-			}
-			if (went_wrong(w, io, d, msg, sizeof(msg))) {
-				stopping = true;
-			} else if (bytes_bound ? io->tag : phase == IOM_PHASE_MEASURE) {
-				io->phase = IOM_IO_MEASURED;
-				iom_hist_record(w->hist[d], io->complete_ns - io->submit_ns);
-				ios[d]++;
-				bytes[d] += io->len;
-				if (__builtin_expect(w->nlines != 0, 0))
-					count_line(w, io, d);
-				counted++;
-				stamp = IOM_MAX(stamp, io->complete_ns);
-				if (bytes_bound && --share_left == 0)
-					atomic_store_explicit(&w->live.done_ns, io->complete_ns, RELAXED);
-			} else {
-				count_outside(w, io, phase);
-			}
+			if (what == REAPED_COUNTED && bytes_bound && --share_left == 0)
+				atomic_store_explicit(&w->live.done_ns, io->complete_ns, RELAXED);
 			if (hooks && hooks->record && !record_batch)
 				hooks->record(hooks->record_ctx, w->id, io);
 		}
@@ -1048,8 +1084,8 @@ static int run_loop(struct iom_worker *w)
 		in_flight -= n;
 
 		/* 4. publish */
-		if (counted) {
-			publish(w, stamp, ios, bytes);
+		if (t.counted) {
+			publish(w, t.stamp, t.ios, t.bytes);
 			if (bytes_bound && share_left == 0 && !stopping)
 				atomic_store_explicit(&w->live.state, IOM_WORKER_DONE,
 						      memory_order_release);
@@ -1154,7 +1190,7 @@ static int run_paced(struct iom_worker *w)
 	unsigned tick_ios = 0; /* ticked: the I/Os issued since then */
 	const unsigned burst = c->wl.burst ? c->wl.burst : 1;
 	unsigned burst_left = burst;
-	uint64_t ios[2] = { 0, 0 }, bytes[2] = { 0, 0 };
+	struct tally t = { 0 };
 	unsigned nfree = depth, in_flight = 0;
 	struct iom_rng arr;
 	uint64_t start, next, k = 0;
@@ -1172,9 +1208,12 @@ static int run_paced(struct iom_worker *w)
 		next = pace_next(w, &arr, start, start, &k);
 	phase = observe_phase(w, &stopping, false);
 	for (;;) {
-		unsigned n, i, queued = 0, counted = 0;
-		uint64_t now = iom_now_ns(), stamp = 0;
+		unsigned n, i, queued = 0;
+		uint64_t now = iom_now_ns();
 		int ret;
+
+		t.counted = 0;
+		t.stamp = 0;
 
 		/* 1. issue what is due */
 		while (!stopping && nfree && next <= now) {
@@ -1252,34 +1291,22 @@ static int run_paced(struct iom_worker *w)
 			phase = observe_phase(w, &stopping, false);
 		for (i = 0; i < n; i++) {
 			struct iom_io *io = done[i];
-			unsigned d = io->op;
+			enum reaped what;
 
 			free_slots[nfree++] = io;
-			io->phase = IOM_IO_UNCOUNTED;
-			if (__builtin_expect(special, 0) && io->op > IOM_OP_WRITE) {
-				stopping |= account_special(w, io, phase);
+			what = account_reaped(w, io, special, phase == IOM_PHASE_MEASURE, phase,
+					      &stopping, &t, msg, sizeof(msg));
+			if (what == REAPED_SPECIAL)
 				continue;
-			}
-			if (went_wrong(w, io, d, msg, sizeof(msg))) {
-				stopping = true;
-			} else if (phase == IOM_PHASE_MEASURE) {
+			if (what == REAPED_COUNTED) {
 				uint64_t due = w->due[io->slot];
 				uint64_t lag = io->submit_ns > due ? io->submit_ns - due : 0;
 
-				io->phase = IOM_IO_MEASURED;
-				iom_hist_record(w->hist[d], io->complete_ns - io->submit_ns);
-				iom_hist_record(w->resp[d], io->complete_ns - IOM_MIN(due, io->submit_ns));
+				iom_hist_record(w->resp[io->op],
+						io->complete_ns - IOM_MIN(due, io->submit_ns));
 				if (lag > IOM_LATE_NS)
 					w->late_ios++;
 				w->max_lag_ns = IOM_MAX(w->max_lag_ns, lag);
-				ios[d]++;
-				bytes[d] += io->len;
-				if (__builtin_expect(w->nlines != 0, 0))
-					count_line(w, io, d);
-				counted++;
-				stamp = IOM_MAX(stamp, io->complete_ns);
-			} else {
-				count_outside(w, io, phase);
 			}
 			if (hooks && hooks->record_due)
 				hooks->record_due(hooks->record_ctx, w->id, io,
@@ -1294,9 +1321,8 @@ static int run_paced(struct iom_worker *w)
 		}
 
 		/* 4. publish */
-		if (counted) {
-			publish(w, stamp, ios, bytes);
-		}
+		if (t.counted)
+			publish(w, t.stamp, t.ios, t.bytes);
 	}
 }
 
