@@ -109,7 +109,7 @@ struct ctl {
 	struct iom_worker_hooks hooks; /* the spec's, with the trace's record hook */
 	struct iom_trace *trace;
 	_Atomic uint64_t shared_next;  /* shared_sequential: the next block of the one stream */
-	/* issue 16c: several paths: a conf per path (heap; worker i takes pconf[i % npaths]),
+	/* several paths: a conf per path (heap; worker i takes pconf[i % npaths]),
 	 * and each path's sequential stream */
 	struct iom_worker_conf *pconf;
 	_Atomic uint64_t *pshared;
@@ -305,7 +305,7 @@ static void take_intervals(struct ctl *c, uint64_t now, bool final)
 				iv->ios[d] += dios[d];
 				iv->bytes[d] += dbytes[d];
 			}
-			/* issue 18: and it ends with the window, not a second after it began */
+			/* steady state: and it ends with the window, not a second after it began */
 			iv->ns = c->iv_ns[c->niv - 1] = now - (start - IOM_INTERVAL_NS);
 			got = c->niv - 1;
 			first = false;
@@ -529,7 +529,7 @@ static void fill_rates(struct iom_io_stats *st, double secs)
 }
 
 /*
- * issue 18: the spread of the last n per-second IOPS in x, in % of their mean: their range
+ * steady state: the spread of the last n per-second IOPS in x, in % of their mean: their range
  * (max − min), or with slope the least-squares slope per second (fio's steadystate "iops" and
  * "iops_slope"). INFINITY when the mean is 0.
  */
@@ -556,7 +556,7 @@ static double steady_spread(const double *x, size_t n, bool slope)
 }
 
 /*
- * issue 18: warms up until the per-second IOPS of the last window are steady, or warmup_max
+ * steady state: warms up until the per-second IOPS of the last window are steady, or warmup_max
  * has passed; records which in out->steady. Returns how the wait ended (WAKE_TIME: go on to
  * measure, steady or not).
  */
@@ -762,7 +762,7 @@ static void stall_gap(const struct ctl *c, uint64_t *lo, uint64_t *hi)
 	*hi = b;
 }
 
-/* issue 16a: the figures of each line of the run's access spec, from every worker's line
+/* access specs: the figures of each line of the run's access spec, from every worker's line
  * counts (tmp: a histogram to merge into). Without the memory, no per-line figures. */
 static void fill_lines(const struct ctl *c, struct iom_run_result *r, struct iom_hist *tmp,
 		       double secs)
@@ -842,7 +842,7 @@ static void fill_load(const struct ctl *c, struct iom_run_result *r, double secs
 	l->held = iom_load_held(l->offered_iops, l->achieved_iops, secs, l->poisson);
 }
 
-/* issue 16c: a conf per path, from c->conf: its fd and region, the threads on it (threads i
+/* several paths: a conf per path, from c->conf: its fd and region, the threads on it (threads i
  * with i % n == p), its share of a bytes-bound window (the blocks its threads' shares of the
  * whole would have been), its own sequential stream, and a seed of its own past path 0. */
 static void make_path_confs(struct ctl *c)
@@ -874,7 +874,7 @@ static void make_path_confs(struct ctl *c)
 	}
 }
 
-/* issue 16c: the per-path figures of r from its per-thread ones. */
+/* several paths: the per-path figures of r from its per-thread ones. */
 static void fill_paths(const struct ctl *c, struct iom_run_result *r, double secs)
 {
 	unsigned n = c->spec->npaths;
@@ -1110,7 +1110,7 @@ static int check_spec(const struct iom_run_spec *s, char *err, size_t errlen)
 		return iom_err(err, errlen, EINVAL,
 			       "the region of %llu bytes holds no block of %u bytes",
 			       (unsigned long long)s->region, s->wl.block_size);
-	if (s->npaths) { /* issue 16c */
+	if (s->npaths) { /* several paths */
 		int ret;
 
 		if (s->npaths < 2 || s->wl.threads < s->npaths)

@@ -104,12 +104,12 @@ struct iom_run_spec {
 	const struct iom_own_dir *trace_dir; /* the pinned directory trace_path is under, or NULL */
 	const char *cell_text;
 
-	/* issue 16a: the access specification of wl.access (the matrix's; must outlive the run),
+	/* The access specification of wl.access (the matrix's; must outlive the run),
 	 * NULL for none: each I/O picks one of its lines (worker.h); the result then has per-line
 	 * figures (result.h, lines). */
 	const struct iom_access_spec *access;
 
-	/* issue 16c: a target with several paths: npaths (>= 2) open fds, their regions and
+	/* A target with several paths: npaths (>= 2) open fds, their regions and
 	 * their names (for the result); worker thread i works on path i % npaths, in its own
 	 * region, its sequential slice among that path's threads. fd and region above are path
 	 * 0's. npaths 0: the one fd. */

@@ -54,7 +54,7 @@ static void *alloc_buffers(size_t len)
 	return buf;
 }
 
-/* ---- issue 16a: the mixed generator -------------------------------------------------------- */
+/* ---- the mixed generator ---------------------------------------------------------------- */
 
 static int mixed_init(struct iom_worker_gen *g, const struct iom_worker_conf *c, unsigned thread,
 		      uint64_t tseed, char *err, size_t errlen)
@@ -152,7 +152,7 @@ int iom_worker_gen_init(struct iom_worker_gen *g, const struct iom_worker_conf *
 	return 0;
 }
 
-/* ---- issue 16a: access specifications ---------------------------------------------------- */
+/* ---- access specifications -------------------------------------------------------------- */
 
 struct iom_workload iom_access_line_workload(const struct iom_workload *wl,
 					     const struct iom_access_line *l)
@@ -341,7 +341,7 @@ int iom_worker_init(struct iom_worker *w, const struct iom_worker_conf *conf, un
 	if (conf->bytes && conf->wl.block_size && conf->wl.threads) {
 		uint64_t bs = conf->wl.block_size;
 		uint64_t total = conf->bytes / bs + !!(conf->bytes % bs);
-		unsigned lid = conf->path_div ? id / conf->path_div : id; /* issue 16c */
+		unsigned lid = conf->path_div ? id / conf->path_div : id; /* several paths */
 
 		w->share_ios = total / conf->wl.threads + (lid < total % conf->wl.threads);
 	}

@@ -13,7 +13,7 @@
  * Offsets: `random` draws a block uniformly from [0, region) (iom_rng_below over region/bs
  * blocks) from a generator seeded with iom_mix64(seed + thread); `sequential` walks the
  * thread's own slice [t·region/threads, (t+1)·region/threads), both ends aligned down to the
- * block size, wrapping at its end. random_pct between 1 and 99 (issue 16a) mixes the two as
+ * block size, wrapping at its end. random_pct between 1 and 99 (the mixed generator) mixes the two as
  * IOMeter's "% random" and fio's percentage_random do: each I/O is random with that chance
  * (drawn from a third generator), else it starts where the thread's previous I/O ended; the
  * sequential runs wrap at the end of the whole region, and a thread starts at its slice.
@@ -177,7 +177,7 @@ uint64_t iom_process_cpu_ns(void);
 void iom_policy_describe(const struct iom_policy *p, char *buf, size_t len);
 
 /*
- * Hooks for the modules that look at every I/O (traces, issue 4; data verification, issue 8).
+ * Hooks for the modules that look at every I/O (traces; data verification).
  * A NULL member costs one predictable branch. They run in the worker thread, in the hot path:
  * they must not block, allocate or lock. ctx is shared by all workers; thread tells them apart.
  */
@@ -223,29 +223,29 @@ struct iom_worker_conf {
 	uint64_t bytes;            /* bytes-bound window: measured bytes of all threads; 0: duration */
 	struct iom_policy policy;
 	const struct iom_worker_hooks *hooks; /* may be NULL */
-	/* issue 16a: an access specification (NULL: none). Each I/O picks line L with chance
+	/* An access specification (NULL: none). Each I/O picks line L with chance
 	 * share/100 (from a generator of its own), and takes its size, direction and offset from
 	 * line L's generator: a struct iom_worker_gen of the workload with the line's values in
 	 * place (block_size, read_pct, random_pct, align; inherited where the line leaves one
 	 * out), so each line has its own sequential stream. The buffers fit the largest line. */
 	const struct iom_access_spec *access;
-	/* issue 16a, wl.shared_sequential: the run's one sequential stream, the index of the next
+	/* wl.shared_sequential: the run's one sequential stream, the index of the next
 	 * block (run.c owns it; every worker takes blocks with a relaxed fetch-add). */
 	_Atomic uint64_t *shared_next;
-	bool live_warmup;          /* issue 18: publish warm-up counts in live.warm_ios (steady) */
-	/* issue 16c: a target with several paths: each path has a conf of its own (fd, region,
+	bool live_warmup;          /* steady state: publish warm-up counts in live.warm_ios (steady) */
+	/* A target with several paths: each path has a conf of its own (fd, region,
 	 * wl.threads the threads on it, seed, bytes), and worker id i is thread i / path_div of
 	 * it for offsets and shares (its seeds stay per id). 0: one path. */
 	unsigned path_div;
-	/* The run's threads over all its paths, over which a paced run spreads its rate (issue 17
-	 * with 16c); 0: wl.threads. */
+	/* The run's threads over all its paths, over which a paced run spreads its rate (pacing
+	 * with several paths); 0: wl.threads. */
 	unsigned run_threads;
 };
 
 /*
  * How a generator places offsets, fixed for the run: the two plain workloads each have their
- * own mode, so they cost what they always did (one branch on the mode); everything issue 16
- * added (random_pct, align, distributions) takes IOM_GEN_MIXED, out of line.
+ * own mode, so they cost what they always did (one branch on the mode); everything the workload
+ * knobs added (random_pct, align, distributions) takes IOM_GEN_MIXED, out of line.
  */
 enum iom_gen_mode {
 	IOM_GEN_RANDOM,            /* uniform, aligned to the block size, random_pct 100 */
@@ -262,7 +262,7 @@ struct iom_worker_gen {
 	unsigned read_pct;
 	enum iom_pattern pattern;
 	enum iom_gen_mode mode;
-	/* IOM_GEN_MIXED (issue 16a): a share random_pct of the offsets is random — slot i of
+	/* IOM_GEN_MIXED (the mixed generator): a share random_pct of the offsets is random — slot i of
 	 * `slots` at i × align — and the rest continue from the previous I/O (next), wrapping at
 	 * the region's end (`end`: the last offset a block fits at, plus one). pick_rng decides
 	 * which, so the offsets do not change with the read mix. */
@@ -362,7 +362,7 @@ struct iom_worker_live {
 	_Atomic uint64_t done_ns;          /* bytes-bound: when the share completed */
 	_Atomic int phase_seen;            /* the last phase the worker acted on */
 	_Atomic int state;                 /* enum iom_worker_state */
-	_Atomic uint64_t warm_ios;         /* issue 18: warm-up I/Os so far (conf->live_warmup) */
+	_Atomic uint64_t warm_ios;         /* steady state: warm-up I/Os so far (conf->live_warmup) */
 };
 
 struct iom_worker {
@@ -404,7 +404,7 @@ struct iom_worker {
 	/* The adaptive wait's at the end of the loop (0: a fixed policy or an engine without
 	 * one) and how often it moved, for the run's notes. */
 	unsigned reap_wait_end, reap_wait_moves;
-	/* issue 16a, with an access spec (nlines > 0): a generator per line, the line of each
+	/* With an access spec (nlines > 0): a generator per line, the line of each
 	 * percent of the picks, and the counted I/O of each line (its latencies, both directions
 	 * together; ios and bytes by direction). */
 	unsigned nlines;

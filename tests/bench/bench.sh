@@ -400,7 +400,7 @@ if [ -n "$EXTRA_TGT" ] && [ -n "$VARIANT" ]; then
 		"def-$EXTRA_TGT" "var-$EXTRA_TGT" "$EXTRA_KEYS" "$VARIANT" iomvar
 fi
 
-# Pacing (issue 17, docs/load.md): rr4k-qd32 offered 100K IOPS (rate_iops as a target key)
+# Pacing (docs/load.md): rr4k-qd32 offered 100K IOPS (rate_iops as a target key)
 # against the same unthrottled, the order swapped every pair: IOPS (the paced run's is its
 # rate) and CPU µs per I/O, whose difference × 100K says what share of a core pacing adds at
 # 100K IOPS. On the loop device (else the disk file), and on the null engine, where nothing but

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# knobs.sh — what issue 16's knobs cost, iomatrix beside fio (docs/performance.md, "What the
+# knobs.sh — what the workload knobs cost, iomatrix beside fio (docs/performance.md, "What the
 # knobs cost"): write-through against plain writes on a disk file, a 50/50 4K/64K mix and zipf:1.2
 # against plain 4K random reads on a loop device over /dev/shm, and the mix and plain reads again
 # on a zram device of its own filled with random data (where /sys/class/zram-control exists;
