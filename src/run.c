@@ -1161,31 +1161,34 @@ static int finish_bad(struct ctl *c, enum wake why, struct iom_run_result *out, 
 	return worker_failure(c, msg, len);
 }
 
-int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out, char *err,
-		    size_t errlen)
-{
-	const struct iom_timing *tm = &spec->timing;
-	const bool bytes_bound = tm->bytes != 0;
+/* What the steps of a run share: the CPU and disk samples around the window, why the last wait
+ * ended, and the first failure with its words. */
+struct steps {
 	struct iom_cpu_sample cpu_a, cpu_b;
 	struct iom_disk_counters disk_a, disk_b;
-	bool have_cpu = false, have_disk = false;
-	uint64_t cpu_t0 = 0, cpu_t1 = 0;
-	enum wake why = WAKE_TIME;
-	char msg[IOM_ERRLEN] = "";
-	struct ctl *c = xcalloc(1, sizeof(*c)); /* heap: abandoned workers may outlive us */
+	bool have_cpu, have_disk;
+	uint64_t cpu_t0, cpu_t1;
+	enum wake why;
+	int ret;
+	char msg[IOM_ERRLEN];
+};
+
+/* How a step ends: on to the next, or to one of the run's endings. */
+enum step {
+	STEP_ON,          /* the next step */
+	STEP_BAD,         /* interrupted, failed or timed out: finish_bad() says which */
+	STEP_OUT,         /* the workers could not start: straight to the result */
+	STEP_SYNC_FAILED, /* another host did not reach a sync point */
+};
+
+/* The workers' configuration, the trace and its hooks, the worker table: what step 1 starts. */
+static int set_up(struct ctl *c, const struct iom_run_spec *spec, char *msg, size_t len,
+		  struct iom_run_result *out)
+{
+	const struct iom_timing *tm = &spec->timing;
 	unsigned i;
 	int ret;
 
-	memset(out, 0, sizeof(*out));
-	memset(&cpu_a, 0, sizeof(cpu_a));
-	memset(&cpu_b, 0, sizeof(cpu_b));
-	out->index = spec->index;
-	out->repetition = spec->repetition;
-	out->seed = spec->seed;
-	out->status = IOM_RUN_FAILED;
-	ret = check_spec(spec, msg, sizeof(msg));
-	if (ret < 0)
-		goto failed;
 	if (tm->timeout_ns)
 		c->watchdog = iom_now_ns() + tm->timeout_ns;
 
@@ -1204,10 +1207,10 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 			.lags = iom_worker_rate(&c->conf) > 0, .own = spec->trace_dir,
 		};
 
-		ret = iom_trace_open(spec->trace_path, &ti, &c->trace, msg, sizeof(msg));
+		ret = iom_trace_open(spec->trace_path, &ti, &c->trace, msg, len);
 		if (ret < 0) {
 			out->trace.error = ret;
-			goto failed;
+			return ret;
 		}
 		if (spec->hooks)
 			c->hooks = *spec->hooks;
@@ -1224,8 +1227,7 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	if (!c->w || !c->tid) {
 		free(c->w);
 		free(c->tid);
-		ret = out_of_memory(spec, -1, "the table of worker threads", msg, sizeof(msg));
-		goto failed;
+		return out_of_memory(spec, -1, "the table of worker threads", msg, len);
 	}
 	if (spec->npaths)
 		make_path_confs(c);
@@ -1240,43 +1242,60 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 			iom_worker_release(&c->w[i]);
 		free(c->w);
 		free(c->tid);
-		ret = out_of_memory(spec, -1, "the latency histograms of every thread", msg,
-				    sizeof(msg));
-		goto failed;
+		return out_of_memory(spec, -1, "the latency histograms of every thread", msg, len);
 	}
 	iom_worker_gate_init(&c->gate);
+	return 0;
+}
 
-	/* 1. start, and wait until every engine is set up */
-	ret = start_workers(c, msg, sizeof(msg));
+/* 1. start, and wait until every engine is set up; then, many hosts: every rank here before
+ * the warm-up (hosts.h) */
+static enum step start(struct ctl *c, struct steps *s)
+{
+	const struct iom_run_spec *spec = c->spec;
+
+	s->ret = start_workers(c, s->msg, sizeof(s->msg));
 	iom_worker_gate_wait_ready(&c->gate, c->nstarted);
-	if (ret < 0)
-		goto out;
-	why = check(c, false);
-	if (why != WAKE_TIME)
-		goto bad;
+	if (s->ret < 0)
+		return STEP_OUT;
+	s->why = check(c, false);
+	if (s->why != WAKE_TIME)
+		return STEP_BAD;
+	if (spec->sync && (s->ret = spec->sync(spec->sync_arg, 0, s->msg, sizeof(s->msg))) < 0)
+		return STEP_SYNC_FAILED;
+	return STEP_ON;
+}
 
-	/* many hosts: every rank here before the warm-up (hosts.h) */
-	if (spec->sync && (ret = spec->sync(spec->sync_arg, 0, msg, sizeof(msg))) < 0)
-		goto sync_failed;
+/* 2. warm-up; then, many hosts: the window starts at the instant agreed (hosts.h) */
+static enum step warm_up(struct ctl *c, struct iom_run_result *out, struct steps *s)
+{
+	const struct iom_run_spec *spec = c->spec;
+	const struct iom_timing *tm = &spec->timing;
 
-	/* 2. warm-up */
 	if (tm->warmup_steady) {
 		open_gate(c);
-		why = warm_to_steady(c, out);
-		if (why != WAKE_TIME)
-			goto bad;
+		s->why = warm_to_steady(c, out);
+		if (s->why != WAKE_TIME)
+			return STEP_BAD;
 	} else if (tm->warmup_ns) {
 		open_gate(c);
-		why = wait_until(c, iom_now_ns() + tm->warmup_ns, false);
-		if (why != WAKE_TIME)
-			goto bad;
+		s->why = wait_until(c, iom_now_ns() + tm->warmup_ns, false);
+		if (s->why != WAKE_TIME)
+			return STEP_BAD;
 	}
+	if (spec->sync && (s->ret = spec->sync(spec->sync_arg, 1, s->msg, sizeof(s->msg))) < 0)
+		return STEP_SYNC_FAILED;
+	return STEP_ON;
+}
 
-	/* many hosts: the window starts at the instant agreed (hosts.h) */
-	if (spec->sync && (ret = spec->sync(spec->sync_arg, 1, msg, sizeof(msg))) < 0)
-		goto sync_failed;
+/* 3. the measured window; its intervals' latencies from three histograms, or none */
+static enum step measure(struct ctl *c, struct iom_run_result *out, struct steps *s)
+{
+	const struct iom_run_spec *spec = c->spec;
+	const struct iom_timing *tm = &spec->timing;
+	const bool bytes_bound = tm->bytes != 0;
+	unsigned i;
 
-	/* 3. the measured window; its intervals' latencies from three histograms, or none */
 	for (i = 0; i < 3; i++)
 		c->snap[i] = iom_try_calloc(1, sizeof(*c->snap[i]));
 	if (!c->snap[0] || !c->snap[1] || !c->snap[2])
@@ -1284,9 +1303,9 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 			free(c->snap[i]);
 			c->snap[i] = NULL;
 		}
-	have_disk = spec->disk && iom_disk_counters_read(NULL, spec->disk, &disk_a) == 0;
-	have_cpu = iom_cpu_sample(&cpu_a, spec->irq_drivers) == 0;
-	cpu_t0 = iom_now_ns();
+	s->have_disk = spec->disk && iom_disk_counters_read(NULL, spec->disk, &s->disk_a) == 0;
+	s->have_cpu = iom_cpu_sample(&s->cpu_a, spec->irq_drivers) == 0;
+	s->cpu_t0 = iom_now_ns();
 	c->t0 = iom_now_ns();
 	out->start_wall_ns = iom_wall_ns();
 	set_phase(c, IOM_PHASE_MEASURE);
@@ -1294,7 +1313,7 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 	open_gate(c);
 	/* many hosts: the window has started, its start taken (hosts.h, point 2) */
 	if (spec->sync)
-		spec->sync(spec->sync_arg, 2, msg, sizeof(msg));
+		spec->sync(spec->sync_arg, 2, s->msg, sizeof(s->msg));
 	for (;;) {
 		/* the end of the second being counted: the boundaries are t0 + k s */
 		uint64_t tick = c->t0 + (uint64_t)(c->niv + 1) * IOM_INTERVAL_NS;
@@ -1304,26 +1323,24 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 
 		if (bytes_bound && spec->stonewall) /* many hosts: the others' shares polled */
 			wake = IOM_MIN(wake, iom_now_ns() + POLL_NS);
-		why = wait_until(c, wake, bytes_bound);
-		if (bytes_bound && spec->stonewall && why == WAKE_DONE)
+		s->why = wait_until(c, wake, bytes_bound);
+		if (bytes_bound && spec->stonewall && s->why == WAKE_DONE)
 			spec->stonewall(spec->sync_arg, true);
-		if (bytes_bound && spec->stonewall && why == WAKE_TIME &&
+		if (bytes_bound && spec->stonewall && s->why == WAKE_TIME &&
 		    spec->stonewall(spec->sync_arg, false)) {
 			out->stonewalled = true;
 			break;
 		}
-		if (why != WAKE_TIME)
+		if (s->why != WAKE_TIME)
 			break;
 		now = iom_now_ns();
 		if (now >= end)
 			break;
 		take_intervals(c, now, false);
 	}
-	if (why == WAKE_STOP || why == WAKE_FAILED || why == WAKE_TIMEOUT) {
-		c->t1 = iom_now_ns();
-		goto bad;
-	}
 	c->t1 = iom_now_ns();
+	if (s->why == WAKE_STOP || s->why == WAKE_FAILED || s->why == WAKE_TIMEOUT)
+		return STEP_BAD;
 	if (bytes_bound && !out->stonewalled) {
 		uint64_t last = c->t0;
 
@@ -1332,83 +1349,117 @@ int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out,
 								  memory_order_relaxed));
 		c->t1 = last;
 	}
+	return STEP_ON;
+}
 
-	/* 4. end of the window: the counts become final */
+/* 4. end of the window: the counts become final */
+static enum step end_window(struct ctl *c, struct steps *s)
+{
+	const struct iom_run_spec *spec = c->spec;
+
 	set_phase(c, IOM_PHASE_COOLDOWN);
-	if (have_disk)
-		have_disk = iom_disk_counters_read(NULL, spec->disk, &disk_b) == 0;
-	if (have_cpu) {
-		have_cpu = iom_cpu_sample(&cpu_b, spec->irq_drivers) == 0;
-		cpu_t1 = iom_now_ns();
+	if (s->have_disk)
+		s->have_disk = iom_disk_counters_read(NULL, spec->disk, &s->disk_b) == 0;
+	if (s->have_cpu) {
+		s->have_cpu = iom_cpu_sample(&s->cpu_b, spec->irq_drivers) == 0;
+		s->cpu_t1 = iom_now_ns();
 	}
 	wait_ack(c, IOM_PHASE_COOLDOWN);
 	take_intervals(c, c->t1, true);
 	c->measuring = false;
 	c->measured = true;
-	why = check(c, false);
-	if (why != WAKE_TIME)
-		goto bad;
+	s->why = check(c, false);
+	return s->why == WAKE_TIME ? STEP_ON : STEP_BAD;
+}
 
-	/* 5. cool-down */
+/* 5. cool-down, then the workers stop */
+static enum step cool_down(struct ctl *c, struct steps *s)
+{
+	const struct iom_timing *tm = &c->spec->timing;
+
 	if (tm->cooldown_ns) {
-		why = wait_until(c, iom_now_ns() + tm->cooldown_ns, false);
-		if (why != WAKE_TIME)
-			goto bad;
+		s->why = wait_until(c, iom_now_ns() + tm->cooldown_ns, false);
+		if (s->why != WAKE_TIME)
+			return STEP_BAD;
 	}
 	stop_workers(c);
-	why = check(c, false);
-	if (why == WAKE_FAILED)
-		goto bad;
-	out->status = IOM_RUN_OK;
-	ret = 0;
-	goto out;
+	s->why = check(c, false);
+	return s->why == WAKE_FAILED ? STEP_BAD : STEP_ON;
+}
 
-sync_failed:
-	/* another host did not reach the point: nothing of this run is measured */
+/* The ending the steps reached: the run's status, and the workers stopped. */
+static void end_steps(struct ctl *c, struct iom_run_result *out, struct steps *s, enum step how)
+{
+	switch (how) {
+	case STEP_ON:
+		out->status = IOM_RUN_OK;
+		s->ret = 0;
+		break;
+	case STEP_SYNC_FAILED:
+		/* another host did not reach the point: nothing of this run is measured */
+		stop_workers(c);
+		out->status = IOM_RUN_FAILED;
+		break;
+	case STEP_BAD:
+		stop_workers(c);
+		if (c->measuring) {
+			/* Interrupted or failed inside the window: keep what was counted until
+			 * then (the workers have exited, so their counts are final). */
+			take_intervals(c, c->t1, true);
+			c->measured = true;
+			s->have_cpu = false;
+		}
+		s->ret = finish_bad(c, s->why, out, s->msg, sizeof(s->msg));
+		break;
+	case STEP_OUT:
+		break;
+	}
 	stop_workers(c);
-	out->status = IOM_RUN_FAILED;
-	goto out;
+}
 
-bad:
-	stop_workers(c);
-	if (c->measuring) {
-		/* Interrupted or failed inside the window: keep what was counted until then (the
-		 * workers have exited, so their counts are final). */
-		take_intervals(c, c->t1, true);
-		c->measured = true;
-		have_cpu = false;
-	}
-	ret = finish_bad(c, why, out, msg, sizeof(msg));
-out:
-	stop_workers(c);
-	if (c->abandoned) {
-		/* Workers still hold c, their engines, buffers and the trace: leave all of it to
-		 * them (see the top of this file); the counts so far are not worth a race. */
-		iom_cpu_sample_release(&cpu_a);
-		iom_cpu_sample_release(&cpu_b);
-		if (out->status != IOM_RUN_FAILED || ret >= 0)
-			ret = finish_bad(c, WAKE_TIMEOUT, out, msg, sizeof(msg));
-		out->error = xstrdup(msg);
-		iom_err(err, errlen, -ret, "%s", msg);
-		return ret;
-	}
+/* Workers that never exited still hold c, their engines, buffers and the trace: all of it is
+ * left to them (see the top of this file); the counts so far are not worth a race. */
+static int abandon(struct ctl *c, struct iom_run_result *out, struct steps *s, char *err,
+		   size_t errlen)
+{
+	iom_cpu_sample_release(&s->cpu_a);
+	iom_cpu_sample_release(&s->cpu_b);
+	if (out->status != IOM_RUN_FAILED || s->ret >= 0)
+		s->ret = finish_bad(c, WAKE_TIMEOUT, out, s->msg, sizeof(s->msg));
+	out->error = xstrdup(s->msg);
+	iom_err(err, errlen, -s->ret, "%s", s->msg);
+	return s->ret;
+}
+
+/* 6. merge the per-thread figures into the result, then release the workers */
+static void collect(struct ctl *c, struct iom_run_result *out, struct steps *s)
+{
+	const struct iom_run_spec *spec = c->spec;
+
 	fill_result(c, out);
 	if (spec->hosts_out)
 		hosts_out(c, spec->hosts_out);
-	if (have_cpu && c->measured)
-		fill_cpu(out, &cpu_a, &cpu_b, cpu_t1 - cpu_t0, spec->irq_drivers);
-	if (have_disk && c->measured && out->status == IOM_RUN_OK)
-		fill_disk(out, spec->disk, &disk_a, &disk_b);
-	iom_cpu_sample_release(&cpu_a);
-	iom_cpu_sample_release(&cpu_b);
-	for (i = 0; i < spec->wl.threads; i++)
+	if (s->have_cpu && c->measured)
+		fill_cpu(out, &s->cpu_a, &s->cpu_b, s->cpu_t1 - s->cpu_t0, spec->irq_drivers);
+	if (s->have_disk && c->measured && out->status == IOM_RUN_OK)
+		fill_disk(out, spec->disk, &s->disk_a, &s->disk_b);
+	iom_cpu_sample_release(&s->cpu_a);
+	iom_cpu_sample_release(&s->cpu_b);
+	for (unsigned i = 0; i < spec->wl.threads; i++)
 		iom_worker_release(&c->w[i]);
 	free(c->w);
 	free(c->tid);
 	free(c->iv);
 	free(c->iv_ns);
 	iom_worker_gate_destroy(&c->gate);
-failed:
+}
+
+/* The trace closed (its figures into the result), the run's error said, c freed. */
+static int finish(struct ctl *c, const struct iom_run_spec *spec, struct iom_run_result *out,
+		  struct steps *s, char *err, size_t errlen)
+{
+	int ret = s->ret;
+
 	if (c->trace) {
 		struct iom_trace_stats ts = { 0 };
 		char terr[IOM_ERRLEN];
@@ -1419,7 +1470,7 @@ failed:
 		if (tret < 0)
 			out->trace.error = tret;
 		if (tret < 0 && ret == 0) {
-			ret = iom_err(msg, sizeof(msg), EIO, "trace: %s", terr);
+			ret = iom_err(s->msg, sizeof(s->msg), EIO, "trace: %s", terr);
 			out->status = IOM_RUN_FAILED;
 		}
 		out->trace.records = ts.records;
@@ -1430,14 +1481,48 @@ failed:
 	}
 	if (ret < 0) {
 		if (out->status == IOM_RUN_FAILED)
-			out->error = xstrdup(msg);
-		iom_err(err, errlen, -ret, "%s", msg);
+			out->error = xstrdup(s->msg);
+		iom_err(err, errlen, -ret, "%s", s->msg);
 	}
 	free(c->pconf);
 	free(c->pshared);
-	for (i = 0; i < 3; i++)
+	for (unsigned i = 0; i < 3; i++)
 		free(c->snap[i]);
 	free(c->iv_coarse);
 	free(c);
 	return ret;
+}
+
+int iom_run_execute(const struct iom_run_spec *spec, struct iom_run_result *out, char *err,
+		    size_t errlen)
+{
+	struct ctl *c = xcalloc(1, sizeof(*c)); /* heap: abandoned workers may outlive us */
+	struct steps s = { .why = WAKE_TIME };
+	enum step next;
+
+	memset(out, 0, sizeof(*out));
+	out->index = spec->index;
+	out->repetition = spec->repetition;
+	out->seed = spec->seed;
+	out->status = IOM_RUN_FAILED;
+	s.ret = check_spec(spec, s.msg, sizeof(s.msg));
+	if (s.ret == 0)
+		s.ret = set_up(c, spec, s.msg, sizeof(s.msg), out);
+	if (s.ret < 0)
+		return finish(c, spec, out, &s, err, errlen);
+
+	next = start(c, &s);
+	if (next == STEP_ON)
+		next = warm_up(c, out, &s);
+	if (next == STEP_ON)
+		next = measure(c, out, &s);
+	if (next == STEP_ON)
+		next = end_window(c, &s);
+	if (next == STEP_ON)
+		next = cool_down(c, &s);
+	end_steps(c, out, &s, next);
+	if (c->abandoned)
+		return abandon(c, out, &s, err, errlen);
+	collect(c, out, &s);
+	return finish(c, spec, out, &s, err, errlen);
 }
