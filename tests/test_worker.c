@@ -260,7 +260,7 @@ static void test_worker_bytes_shares(void **state)
 /* The submit/reap policy: a zeroed policy is the default (refill at once, wait for a quarter
  * of the I/Os in flight); a count or a fraction, always at least one and never more than are
  * in flight. */
-/* ---- issue 16a: random_pct, align, distributions ------------------------------------------ */
+/* ---- random_pct, align, distributions ------------------------------------------------------ */
 
 /* Of n offsets from g, the share (in %) that start where the previous I/O ended; each offset is
  * checked to lie inside the region and to be a multiple of align. */
