@@ -21,6 +21,7 @@
 #include "plan.h"
 #include "preflight.h"
 #include "report.h"
+#include "resdir.h"
 #include "result.h"
 #include "stage.h"
 #include "sweep.h"

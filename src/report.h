@@ -40,6 +40,7 @@
 #include "matrix.h"
 #include "result.h"
 #include "stats.h"
+#include "study.h"
 
 /* The metrics a cell is judged on. */
 enum iom_metric {
@@ -112,7 +113,7 @@ struct iom_report_reps {
 	unsigned failed;            /* runs of this (cell, value) that failed: excluded */
 	unsigned interrupted;       /* runs that were interrupted: excluded */
 	unsigned stalled;           /* runs that finished but stalled (result.h): excluded */
-	unsigned few_ios;           /* issue 18: repetitions of fewer than IOM_MIN_PCT_IOS I/Os:
+	unsigned few_ios;           /* repetitions of fewer than IOM_MIN_PCT_IOS I/Os:
 				     * their p99 means nothing, so the value's p99 is left out */
 	/* The repetitions pooled: their histograms merged bucket by bucket. pooled holds all
 	 * I/O's service time (the percentile curve), pooled_pct its percentiles, pooled_p99 the
@@ -190,7 +191,7 @@ struct iom_report {
 	size_t nexcluded;
 	struct iom_report_damaged *damaged; /* source, then run order */
 	size_t ndamaged;
-	/* issue 18: the verdicts decided together (iom_report_decide()), so that the correction
+	/* the verdicts decided together (iom_report_decide()), so that the correction
 	 * spans the report. Per (cell, metric, compared value), index (c · IOM_NMETRIC + k) ·
 	 * ncompared + v: the value against the best of its (cell, metric), NaN for the best
 	 * itself or where either side has fewer than two repetitions. */
@@ -200,13 +201,13 @@ struct iom_report {
 	size_t ntests;                 /* comparisons in the family (finite p_raw) */
 	unsigned settle_cap;           /* the most repetitions a suggestion names: the study's
 					* repeat_max, else IOM_REPORT_SETTLE_CAP (0: that) */
-	/* issue 18, moderated t: per metric the prior (limma's fitFDist) of the family's pooled
+	/* moderated t: per metric the prior (limma's fitFDist) of the family's pooled
 	 * variances of ln(value); moderated[k] when metric k's tests use it (at least
 	 * IOM_REPORT_PRIOR_MIN comparisons with positive values), else they are Welch's. */
 	struct iom_stats_prior prior[IOM_NMETRIC];
 	bool moderated[IOM_NMETRIC];
 	double *df_used;               /* per (cell, metric, compared value) as p_raw: the df */
-	/* issue 20: the runs of many hosts (docs/hosts.md), their per-host rows beside the
+	/* the runs of many hosts (docs/hosts.md), their per-host rows beside the
 	 * aggregate, in source then run order (report_hosts.c) */
 	struct iom_report_hrun *hruns;
 	size_t nhruns;
@@ -290,7 +291,7 @@ struct iom_report_verdict {
 	unsigned settle;    /* UNDECIDED: repetitions per side that would likely settle it (the
 			     * timing.repeat to set), at most the cap; 0 otherwise */
 	bool settle_capped; /* UNDECIDED: more than the cap would be needed (settle is the cap) */
-	bool moderated;     /* issue 18: the tests borrowed the metric's variance prior */
+	bool moderated;     /* the tests borrowed the metric's variance prior */
 	double df;          /* their degrees of freedom (d0 + d when moderated); NaN: untested */
 };
 
@@ -298,7 +299,7 @@ void iom_report_verdict(const struct iom_report *m, size_t cell, enum iom_metric
 			struct iom_report_verdict *v);
 
 /*
- * issue 18: decides every verdict of m at once: each compared value of each (cell, metric)
+ * decides every verdict of m at once: each compared value of each (cell, metric)
  * against the best is one test of the family, its p-values adjusted by m->opts.correction
  * (Holm, Benjamini–Hochberg or none) over all of them. Loading and iom_report_set_opts() call
  * it; a model built by hand calls it after filling its cells (before it, verdicts are
@@ -308,7 +309,7 @@ void iom_report_decide(struct iom_report *m);
 /* "Holm's correction over 240 tests", "Benjamini–Hochberg over 240 tests", "no correction
  * (240 tests)" into buf; "moderated t (limma), " before it when some metric is moderated. */
 void iom_report_correction_words(const struct iom_report *m, char *buf, size_t len);
-/* issue 18: "moderated" when some metric's tests are limma's moderated t, else "Welch" (as in
+/* "moderated" when some metric's tests are limma's moderated t, else "Welch" (as in
  * "with Welch p < 0.05"). */
 const char *iom_report_test_words(const struct iom_report *m);
 /* --correction: "holm", "bh" or "none" (NULL: keep) into m's options, then decides again. 0 or

@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "resdir.h"
 #include "stats.h"
+#include "study.h"
 #include "util.h"
 
 #ifndef IOM_VERSION

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "resdir.h"
 #include "strbuf.h"
 #include "util.h"
 

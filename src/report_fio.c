@@ -26,7 +26,9 @@
 #include <json-c/json.h>
 
 #include "jsonio.h"
+#include "resdir.h"
 #include "stats.h"
+#include "study.h"
 #include "util.h"
 
 #ifndef IOM_VERSION

@@ -27,6 +27,7 @@
 
 #include "csv.h"
 #include "jsonio.h"
+#include "study.h"
 #include "util.h"
 
 #ifndef IOM_VERSION
@@ -362,10 +363,10 @@ static void md_body(void *ctx, const struct iom_report *m)
 	}
 	/* what write-through costs shows in the disk's flushes */
 	iom_report_walk_disk(m, ((struct md *)ctx)->v);
-	md_hosts(out, m); /* issue 20 */
+	md_hosts(out, m);
 }
 
-/* issue 20: each run's per-host rows beside its aggregate (report_hosts.c) */
+/* each run's per-host rows beside its aggregate (report_hosts.c) */
 static void md_hosts(FILE *out, const struct iom_report *m)
 {
 	struct iom_report_hline *l;
@@ -399,7 +400,7 @@ static void md_hosts(FILE *out, const struct iom_report *m)
 	iom_report_hlines_free(l, n);
 }
 
-/* issue 20: provenance per host of every source with runs of many hosts */
+/* provenance per host of every source with runs of many hosts */
 static void md_host_prov(FILE *out, const struct iom_report *m)
 {
 	for (size_t i = 0; i < m->nsrc; i++) {
@@ -448,7 +449,7 @@ static bool md_provenance_begin(void *ctx, const struct iom_report *m,
 	(void)d;
 	fputs("\n## Provenance\n\n", out);
 	md_source_table(out, m);
-	md_host_prov(out, m); /* issue 20 */
+	md_host_prov(out, m);
 	if (n)
 		fputs("\nDifferences:\n\n", out);
 	return true;
@@ -655,7 +656,7 @@ static json_object *jsource(const struct iom_report_source *src)
 }
 
 /*
- * issue 18: per metric the variance prior of the moderated t (ln scale): used or not, d0 (null
+ * per metric the variance prior of the moderated t (ln scale): used or not, d0 (null
  * when infinite, with d0_infinite), s0 (√s0², about the typical CV), how many comparisons it
  * was fitted to and the df cap. NULL before the verdicts are decided.
  */
@@ -717,7 +718,7 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 	iom_json_add(o, "settle_capped", vd->kind != IOM_VERDICT_UNDECIDED ? NULL :
 			     json_object_new_boolean(vd->settle_capped));
 	iom_json_add(o, "noisy", json_object_new_boolean(vd->noisy));
-	/* issue 18: which test decided, on how many degrees of freedom */
+	/* which test decided, on how many degrees of freedom */
 	iom_json_add(o, "test", isnan(vd->df) ? NULL :
 			     json_object_new_string(vd->moderated ? "moderated t" : "welch"));
 	iom_json_add(o, "df", iom_json_num(vd->df));
@@ -761,7 +762,7 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 			iom_json_add(x, "interrupted", json_object_new_int64(r->interrupted));
 		if (r->stalled)
 			iom_json_add(x, "stalled", json_object_new_int64(r->stalled));
-		if (r->few_ios) /* issue 18 */
+		if (r->few_ios)
 			iom_json_add(x, "too_few_ios", json_object_new_int64(r->few_ios));
 		if (k == IOM_METRIC_LAT_P99 && r->n) {
 			char w[96];
@@ -778,7 +779,7 @@ static json_object *jmetric(const struct iom_report *m, size_t c, enum iom_metri
 	return o;
 }
 
-/* issue 20: the runs of many hosts, each with its aggregate and its rows (report_hosts.c). */
+/* the runs of many hosts, each with its aggregate and its rows (report_hosts.c). */
 static json_object *jhost_runs(const struct iom_report *m)
 {
 	json_object *a = json_object_new_array();
@@ -983,7 +984,7 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 		free(label);
 	}
 	iom_json_add(root, "excluded", a);
-	iom_json_add(root, "host_runs", jhost_runs(m)); /* issue 20 */
+	iom_json_add(root, "host_runs", jhost_runs(m));
 	a = json_object_new_array();
 	for (size_t i = 0; i < m->nsrc; i++) {
 		json_object *x = json_object_new_object(), *ls = json_object_new_array(),

@@ -33,7 +33,9 @@
 #include <string.h>
 
 #include "chart.h"
+#include "resdir.h"
 #include "strbuf.h"
+#include "study.h"
 #include "util.h"
 
 #ifndef IOM_VERSION
@@ -561,7 +563,7 @@ static void qd_charts(FILE *out, const struct iom_report *m, size_t first)
 	free(ignore);
 }
 
-/* ---- latency against achieved IOPS: the hockey stick (issue 17, docs/load.md) ---- */
+/* ---- latency against achieved IOPS: the hockey stick (docs/load.md) ---- */
 
 /* One point of a target's curve. */
 struct load_pt {
@@ -786,7 +788,7 @@ struct time_run {
 	double *x, *y;
 	size_t n;
 	char *name;
-	double secs, iops;  /* issue 18: the window's length and rate, for a run too short */
+	double secs, iops;  /* the window's length and rate, for a run too short */
 	double *p50, *p99;  /* each interval's latencies (NaN: none); NULL: the file has none */
 	double max_ns;      /* the highest of its intervals' max */
 };
@@ -806,7 +808,7 @@ static int read_series(const struct iom_report *m, struct time_run *t, char *err
 		t->n = r->nintervals;
 		t->x = xcalloc(t->n + 1, sizeof(*t->x));
 		t->y = xcalloc(t->n + 1, sizeof(*t->y));
-		/* issue 18: each rate over its interval's real length (the last ends with the
+		/* each rate over its interval's real length (the last ends with the
 		 * window), plotted at the interval's end */
 		for (size_t i = 0; i < t->n; i++) {
 			double secs = iom_interval_secs(&r->intervals[i]);
@@ -849,7 +851,7 @@ static void time_chart(FILE *out, const struct iom_report *m, struct time_run *r
 						      .color = runs[i].compared,
 						      .markers = runs[i].n <= 60 };
 	}
-	/* issue 18: a run too short for a line says so rather than vanishing */
+	/* a run too short for a line says so rather than vanishing */
 	for (size_t i = 0; i < nr && ns; i++) {
 		char v[32];
 
@@ -1335,10 +1337,10 @@ static void provenance_end(void *ctx, const struct iom_report *m,
 #undef ROW
 	fputs("</tbody></table>\n", out);
 	free(v);
-	hosts_prov(out, m); /* issue 20 */
+	hosts_prov(out, m);
 }
 
-/* ---- issue 20: runs of many hosts (report_hosts.c) ---- */
+/* ---- runs of many hosts (report_hosts.c) ---- */
 
 /* Each run's per-host rows beside its aggregate; a straggler's row marked. */
 static void hosts_table(FILE *out, const struct iom_report *m)

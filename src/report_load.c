@@ -27,7 +27,9 @@
 
 #include "journal.h"
 #include "keys.h"
+#include "resdir.h"
 #include "strbuf.h"
+#include "study.h"
 #include "util.h"
 
 /* ---- the model ---- */
@@ -43,11 +45,11 @@ struct rec {
 	size_t cellx, compared;
 	enum iom_run_status status;
 	bool stalled;                /* ok, but stalled: error holds why */
-	bool few_ios;                /* issue 18: fewer than IOM_MIN_PCT_IOS I/Os measured */
+	bool few_ios;                /* fewer than IOM_MIN_PCT_IOS I/Os measured */
 	double v[IOM_NMETRIC];
 	double x[IOM_NX];
 	char *error;
-	struct iom_report_hrun *hrun; /* issue 20: a run of many hosts (heap; NULL: one host) */
+	struct iom_report_hrun *hrun; /* a run of many hosts (heap; NULL: one host) */
 	/* its kept histograms of all I/O: service time, and the response time judged (a paced
 	 * run's; else a copy of the service time's); has_hist false: a file without them */
 	bool has_hist;
@@ -167,7 +169,7 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 	rec->stalled = r->status == IOM_RUN_OK && r->stall.stalled;
 	if (rec->stalled && !rec->error)
 		rec->error = xstrdup(r->stall.reason ? r->stall.reason : "the window stalled");
-	/* issue 18: not steady by warmup_max: left out of verdicts, like a stall, with why */
+	/* not steady by warmup_max: left out of verdicts, like a stall, with why */
 	if (r->status == IOM_RUN_OK && !rec->stalled && r->steady.asked && !r->steady.reached) {
 		rec->stalled = true;
 		free(rec->error);
@@ -200,7 +202,7 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 	rec->x[IOM_X_WRITE_IOPS] = r->dir[IOM_DIR_WRITE].iops;
 	for (int i = 0; i < IOM_NPCT; i++)
 		rec->x[IOM_X_PCT + i] = (double)t->lat.pct[i];
-	/* The offered load (issue 17): a paced run is judged on its response time, from each
+	/* The offered load: a paced run is judged on its response time, from each
 	 * I/O's due time, what the application waits; its service time stays in the figures. */
 	rec->x[IOM_X_SVC_MEAN] = t->lat.mean;
 	rec->x[IOM_X_SVC_P99] = (double)t->lat.pct[iom_percentile_index(99)];
@@ -225,7 +227,7 @@ static int read_rec(const struct iom_report *m, size_t src, uint32_t index, stru
 		rec->v[IOM_METRIC_LAT_MEAN] = rec->x[IOM_X_RESP_MEAN];
 		rec->v[IOM_METRIC_LAT_P99] = rec->x[IOM_X_RESP_P99];
 	}
-	if (r->nhosts) { /* issue 20: its rows beside the aggregate (report_hosts.c) */
+	if (r->nhosts) { /* its rows beside the aggregate (report_hosts.c) */
 		struct iom_report_hrun *h = xcalloc(1, sizeof(*h));
 		const char *tl = iom_result_cell_get(&f, "target");
 
@@ -440,7 +442,7 @@ static void build_reps(struct iom_report *m, struct rec *recs, size_t nrecs)
 		recs[i].error = NULL;
 	}
 	pool_reps(m, recs, nrecs);
-	/* issue 20: the runs of many hosts, with their cell and compared value */
+	/* the runs of many hosts, with their cell and compared value */
 	for (size_t i = 0; i < nrecs; i++) {
 		if (!recs[i].hrun)
 			continue;
@@ -613,7 +615,7 @@ int iom_report_load_many(const char *const *dirs, size_t n, const char *compare,
 		compare = IOM_REPORT_COMPARE_STUDY;
 	m->compare = xstrdup(compare ? compare : default_compare(m));
 	m->opts = m->src[0].study.report;
-	m->settle_cap = m->src[0].study.timing.repeat_max; /* issue 18: 0 is the default cap */
+	m->settle_cap = m->src[0].study.timing.repeat_max; /* 0 is the default cap */
 	if (!(m->opts.alpha > 0)) /* a study.json without a report section */
 		m->opts = (struct iom_report_opts){ IOM_REPORT_ALPHA, IOM_REPORT_MIN_EFFECT_PCT,
 						    IOM_REPORT_MAX_CV_PCT, IOM_CORRECTION_HOLM,
@@ -708,7 +710,7 @@ void iom_report_release(struct iom_report *m)
 	for (size_t i = 0; i < m->nhruns; i++)
 		iom_report_hrun_release(&m->hruns[i]);
 	free(m->hruns);
-	free(m->df_used); /* issue 18 */
+	free(m->df_used);
 	for (size_t i = 0; i < m->nsrc; i++) {
 		free(m->src[i].dir);
 		free(m->src[i].name);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "strbuf.h"
+#include "study.h"
 #include "units.h"
 #include "util.h"
 

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "resdir.h"
+#include "study.h"
 #include "units.h"
 #include "util.h"
 
@@ -60,7 +62,7 @@ static void print_input(FILE *out, const struct iom_study_info *s, const struct 
 	}
 	fprintf(out, "measuring latency\n");
 	fprintf(out, "random seed: %" PRIu64 "\n", r->seed);
-	if (r->npaths) /* issue 16c: several at once */
+	if (r->npaths) /* several at once */
 		for (size_t i = 0; i < r->npaths; i++)
 			fprintf(out, "path: '%s'\n", r->paths[i].path ? r->paths[i].path : "?");
 	else
@@ -95,7 +97,7 @@ static void print_input(FILE *out, const struct iom_study_info *s, const struct 
 	else
 		fprintf(out, "using random I/O (alignment: %s)\n", bs);
 	fprintf(out, "number of outstanding I/O operations: %s\n", cell_get(f, "queue_depth", "?"));
-	if (r->npaths) /* issue 16c: thread i on path i mod npaths */
+	if (r->npaths) /* thread i on path i mod npaths */
 		fprintf(out, "threads per file: %lld (of %s, thread i on path i mod %zu)\n",
 			atoll(cell_get(f, "threads", "0")) / (long long)r->npaths,
 			cell_get(f, "threads", "?"), r->npaths);
@@ -155,7 +157,7 @@ static void print_io_table(FILE *out, const struct iom_study_info *s,
 		fprintf(out, "%6u | %15" PRIu64 " | %12" PRIu64 " | %10.2f | %10.2f | %8.3f | ", i,
 			x->bytes, x->ios, (double)x->bytes / secs / 1048576.0, (double)x->ios / secs,
 			x->ios ? x->lat_mean_ns / 1e6 : 0.0);
-		if (r->npaths) /* issue 16c: thread i's own path */
+		if (r->npaths) /* thread i's own path */
 			snprintf(file, sizeof(file), "%s", r->paths[i % r->npaths].path
 							       ? r->paths[i % r->npaths].path : "?");
 		if (x->ios)
@@ -187,7 +189,7 @@ static void print_pct_table(FILE *out, const struct iom_run_result *r)
 
 	char few[48];
 
-	/* issue 18: too few I/Os for percentiles to mean anything */
+	/* too few I/Os for percentiles to mean anything */
 	if (iom_result_few_ios_text(r->dir[IOM_DIR_TOTAL].ios, few, sizeof(few))) {
 		fprintf(out, "latency percentiles: %s; min %.3f ms, max %.3f ms\n", few,
 			(double)r->dir[IOM_DIR_TOTAL].lat.min / 1e6,
@@ -213,7 +215,7 @@ static void print_pct_table(FILE *out, const struct iom_run_result *r)
 	}
 }
 
-/* issue 16a/16c: an access spec's lines and a multi-path target's paths, each with its figures. */
+/* an access spec's lines and a multi-path target's paths, each with its figures. */
 static void print_lines_paths(FILE *out, const struct iom_run_result *r)
 {
 	int p99 = iom_percentile_index(99);

@@ -139,7 +139,7 @@ static double welch_p(const struct iom_report_reps *a, const struct iom_report_r
 	return w.p;
 }
 
-/* issue 18: whether r's values of metric k take part in verdicts: not a p99 from runs of too
+/* whether r's values of metric k take part in verdicts: not a p99 from runs of too
  * few I/Os to have one. */
 static bool usable(const struct iom_report_reps *r, enum iom_metric k)
 {
@@ -188,7 +188,7 @@ static void rank(const struct iom_report *m, size_t cell, enum iom_metric k,
 		v->kind = IOM_VERDICT_SINGLE_RUN;
 }
 
-/* issue 18: ln of r's values of metric k into a new array, or NULL when one is not positive
+/* ln of r's values of metric k into a new array, or NULL when one is not positive
  * and finite (such a comparison is tested by Welch on the values and left out of the prior). */
 static double *ln_values(const struct iom_report_reps *r, enum iom_metric k)
 {
@@ -287,7 +287,7 @@ static unsigned settle_reps(const struct iom_report *m, const struct iom_stats_p
 	for (n = (double)have + 1; gap > 0 && n <= cap; n++) {
 		double df = 2 * n - 2, dfm;
 
-		/* issue 18: a moderated test adds the prior's df (at most the family's) */
+		/* a moderated test adds the prior's df (at most the family's) */
 		if (pr) {
 			iom_stats_squeeze(pr, 0, df, &dfm);
 			df = IOM_MAX(df, dfm);
@@ -423,7 +423,7 @@ void iom_report_decide(struct iom_report *m)
 				group_df[k] += (double)(b->n - 1);
 		}
 	}
-	/* issue 18: per metric, the prior of those variances (moderated t). */
+	/* per metric, the prior of those variances (moderated t). */
 	for (int k = 0; k < IOM_NMETRIC; k++) {
 		size_t cnt = 0, j = 0;
 		double *sk, *dk;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "strbuf.h"
+#include "study.h"
 #include "units.h"
 #include "util.h"
 
@@ -119,7 +120,7 @@ static void entry_text(const struct iom_report *m, size_t cell, size_t cv, enum 
 					 r->stalled ? "stalled" : r->interrupted ? "intr." : "-");
 		return;
 	}
-	if (k == IOM_METRIC_LAT_P99 && r->few_ios) { /* issue 18: too few I/Os for a p99 */
+	if (k == IOM_METRIC_LAT_P99 && r->few_ios) { /* too few I/Os for a p99 */
 		snprintf(buf, len, "n/a");
 		return;
 	}
@@ -174,7 +175,7 @@ static void best_margin(char *buf, size_t len, enum iom_metric k, double pct)
 	snprintf(buf, len, "%s", strncmp(mg, "better by ", 10) == 0 ? mg + 10 : mg);
 }
 
-/* Beneath the table, for a study with paced runs (issue 17, docs/load.md): that their latency
+/* Beneath the table, for a study with paced runs (docs/load.md): that their latency
  * is response time, and which offered loads each compared value held — "a held 2.00K, 4.00K;
  * saturated at 8.00K (achieved 6.10K)" — over the mean of each cell's repetitions. */
 static void load_note(FILE *out, const struct iom_report *m, unsigned width)
@@ -344,7 +345,7 @@ struct table {
 	unsigned nkind[IOM_NVERDICT];      /* verdicts of each kind */
 	bool noisy;
 	bool stalled;                      /* some shown value left a stalled run out */
-	unsigned few_ios;                  /* issue 18: fewest I/Os of a run too small for a p99 */
+	unsigned few_ios;                  /* fewest I/Os of a run too small for a p99 */
 	unsigned unpooled;                 /* a p99 from runs without histograms: a mean */
 };
 
@@ -606,7 +607,7 @@ static void verdict_block(FILE *out, const struct table *t, unsigned width)
 	free(ty);
 }
 
-/* issue 18: the undecided cells, their metrics together, with the repetitions to set:
+/* the undecided cells, their metrics together, with the repetitions to set:
  * "4K rnd qd32: IOPS +1.2%, lat avg -0.8% (3 runs): set timing.repeat = 9 to settle". */
 static void undecided_block(FILE *out, const struct table *t, unsigned width)
 {
@@ -841,7 +842,7 @@ static void print_provenance(FILE *out, const struct iom_report *m, unsigned wid
 
 	for (size_t i = 0; i < m->nsrc; i++) {
 		print_source(out, m, i, width);
-		print_host_prov(out, m, i, width); /* issue 20: runs of many hosts */
+		print_host_prov(out, m, i, width); /* runs of many hosts */
 	}
 	if (m->nsrc < 2)
 		return;
@@ -1081,7 +1082,7 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 	return ferror(out) ? -EIO : 0;
 }
 
-/* ---- issue 20: the runs of many hosts (report_hosts.c) ---- */
+/* ---- the runs of many hosts (report_hosts.c) ---- */
 
 #define MAX_HOST_RUNS_SHOWN 20
 
@@ -1202,7 +1203,7 @@ int iom_report_write_text(FILE *out, const struct iom_report *m,
 		fputc('\n', out);
 	}
 	iom_report_print_winners(out, m, o);
-	print_hosts(out, m, o && o->width ? o->width : DEFAULT_WIDTH); /* issue 20 */
+	print_hosts(out, m, o && o->width ? o->width : DEFAULT_WIDTH);
 	print_damaged(out, m);
 	return iom_report_out_status(out, err, errlen);
 }

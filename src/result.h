@@ -7,14 +7,16 @@
  * long after the runs. docs/results.md documents every field; IOM_RESULT_SCHEMA is bumped on
  * any incompatible change.
  *
- * The results directory (result.c owns its layout):
+ * The results directory (resdir.c owns its layout; study.c study.json, summary.c summary.csv):
  *   DIR/matrix.cfg        the matrix as run
  *   DIR/study.json        provenance: tool, plan hash, host, kernel, CPU, targets and device facts
  *   DIR/runs/NNNNN.json   one per finished run, NNNNN = plan index (5 digits or more)
  *   DIR/summary.csv       one row per run: appended (and fsync'd) after each run, rewritten whole
  *                         from runs/ by iom_summary_rebuild() at the end of a sweep
  *
- * Only jsonio.c, result.c and the report writers include <json-c/json.h>.
+ * result.c writes a run file, result_read.c reads it back; result_json.h is what those and
+ * study.c share (the family's inside). Only jsonio.c, the result family and the report writers
+ * include <json-c/json.h>.
  */
 #ifndef IOM_RESULT_H
 #define IOM_RESULT_H
@@ -32,6 +34,7 @@
 
 struct iom_cell;
 struct iom_own_dir;
+struct json_object;
 struct iom_plan;
 
 /* The latency percentiles every result carries: 1 … 99, then 3- to 9-nines. */
@@ -77,7 +80,7 @@ struct iom_line_stats {
 /* I/O completed in one interval of the measured window (IOM_INTERVAL_NS long, but for the
  * last, which ends with the window). */
 #define IOM_INTERVAL_NS 1000000000ull
-/* issue 16c: one path of a target with several: what the threads on it (thread i on path
+/* one path of a target with several: what the threads on it (thread i on path
  * i % npaths) counted in the measured window, by direction and in total (rates, no
  * latencies). */
 struct iom_path_stats {
@@ -87,25 +90,25 @@ struct iom_path_stats {
 
 struct iom_interval {
 	uint64_t ios[2], bytes[2];  /* [IOM_DIR_READ], [IOM_DIR_WRITE] */
-	uint64_t ns;                /* issue 18: its real length; 0 (a file from before): 1 s */
+	uint64_t ns;                /* its real length; 0 (a file from before): 1 s */
 	/* The latency of its I/O (all of it, service time): p50, p99 and max (hist.h
 	 * iom_hist_delta: within a bucket's width), from lat_ios I/Os (0: none, or a file from
 	 * before per-interval latencies; the result's has_iv_lat says which). */
 	uint64_t p50_ns, p99_ns, max_ns, lat_ios;
 };
-/* issue 18: the interval's length in seconds (its ns, or 1 s when unrecorded). */
+/* the interval's length in seconds (its ns, or 1 s when unrecorded). */
 double iom_interval_secs(const struct iom_interval *iv);
-/* issue 18: an interval of the full IOM_INTERVAL_NS (give or take 1 %, the controller's
+/* an interval of the full IOM_INTERVAL_NS (give or take 1 %, the controller's
  * wake-up); the spread of a run's rates is taken over these only. */
 bool iom_interval_full(const struct iom_interval *iv);
 
 enum iom_run_status { IOM_RUN_OK, IOM_RUN_FAILED, IOM_RUN_INTERRUPTED };
 
-/* issue 18: a run that measured fewer I/Os than this has too few for its latency percentiles to
+/* a run that measured fewer I/Os than this has too few for its latency percentiles to
  * mean anything (its p99 would be about its mean): they read "n/a (only N I/Os)", it is flagged
  * ("too_few_ios" in the run file) and its p99 is left out of verdicts. */
 #define IOM_MIN_PCT_IOS 100
-/* issue 18: "n/a (only 42 I/Os)" into buf when ios (> 0) is under IOM_MIN_PCT_IOS, and true;
+/* "n/a (only 42 I/Os)" into buf when ios (> 0) is under IOM_MIN_PCT_IOS, and true;
  * else false and buf "". */
 bool iom_result_few_ios_text(uint64_t ios, char *buf, size_t len);
 
@@ -282,13 +285,13 @@ struct iom_run_result {
 	char *engine_notes;                  /* setup facts: "SINGLE_ISSUER DEFER_TASKRUN", fallbacks */
 	struct iom_run_verify verify;        /* enabled false when the cell does not verify */
 	struct iom_run_stall stall;          /* stalled false: the window ran as asked */
-	/* issue 16a: a run with an access spec — its name (heap; NULL: none) and per line what
+	/* a run with an access spec — its name (heap; NULL: none) and per line what
 	 * it did (heap, nlines entries; JSON "access": { "name", "lines": [ … ] }, left out
 	 * without a spec, so older files and runs without one read the same). */
 	char *access;
 	struct iom_line_stats *lines;
 	size_t nlines;
-	/* issue 16c: a target with several paths: per-path figures (heap, npaths entries; JSON
+	/* a target with several paths: per-path figures (heap, npaths entries; JSON
 	 * "paths": [ { "path", "read", "write", "total" }, … ], left out for one path; the
 	 * totals above are the sum). */
 	struct iom_path_stats *paths;
@@ -308,7 +311,7 @@ struct iom_run_result {
 		char write_cache[16];           /* "write back", "write through"; "": unknown */
 		int fua;                        /* FUA writes taken: 1, 0, -1 unknown */
 	} disk;
-	/* issue 18: warmup = "steady" — whether and when steady state was reached */
+	/* warmup = "steady" — whether and when steady state was reached */
 	struct iom_run_steady {
 		bool asked;          /* the run warmed up to steady state */
 		bool reached;        /* … and reached it (else it is left out of verdicts) */
@@ -342,19 +345,23 @@ void iom_run_result_release(struct iom_run_result *r);
 int iom_result_host_offsets(const char *path, int64_t *off, size_t max, size_t *n, char *err,
 			    size_t errlen);
 
+/* The words of a run file that its writer and its reader share (result.c). */
+/* "read", "write", "total": the directions' names in a run file. */
+extern const char *const iom_result_dir_names[IOM_NDIR];
+/* The intervals' arrays in a run file: counts, then (has_iv_lat) the latencies and the I/Os
+ * they are of; iom_result_iv_field(iv, k) is the field of iv that array k holds. */
+#define IOM_RESULT_NIV 8
+extern const char *const iom_result_iv_keys[IOM_RESULT_NIV];
+uint64_t *iom_result_iv_field(struct iom_interval *iv, int k);
+/* A cell's value as text ("4096", "true", "random"); NULL for an object or array. */
+char *iom_result_value_string(struct json_object *v);
+
 /* "ok", "failed" or "interrupted"; iom_run_status_parse returns -1 for anything else. */
 const char *iom_run_status_name(enum iom_run_status s);
 int iom_run_status_parse(const char *name);
 
-/* ---- the results directory: writing (called by the sweep) ----
- * DIR is d->path, the results directory the sweep opened and pinned (ownfile.h): every file
- * below is reached from its descriptor, never through a link. */
-
-/* Creates DIR/runs when missing. 0 or -errno with err. */
-int iom_results_dir_create(const struct iom_own_dir *d, char *err, size_t errlen);
-
-/* DIR/runs/NNNNN.json for a plan index (5 digits, more when needed); the caller frees it. */
-char *iom_result_path(const char *dir, uint32_t index);
+/* ---- the run file: writing (called by the sweep) ----
+ * DIR is d->path, the results directory the sweep opened and pinned (ownfile.h). */
 
 /*
  * Writes r as DIR/runs/NNNNN.json, whole or not at all. The cell (c, with m for the target
@@ -363,51 +370,6 @@ char *iom_result_path(const char *dir, uint32_t index);
 int iom_result_write(const struct iom_own_dir *d, const struct iom_matrix *m,
 		     const struct iom_cell *c, const struct iom_run_result *r, char *err,
 		     size_t errlen);
-
-/* Writes the matrix text as run to DIR/matrix.cfg, whole or not at all. */
-int iom_results_write_matrix(const struct iom_own_dir *d, const char *text, char *err,
-			     size_t errlen);
-
-/* Provenance of one host of a study of many (study.json "hosts"): the rank's row of a run
- * per target (its host, kernel, CPU; the target's device, driver and scheduler there), borrowed. */
-struct iom_study_host {
-	uint32_t rank;
-	const struct iom_host_row **row;        /* per target of the matrix; NULL: not run there */
-};
-
-/* What study.json records; all borrowed from the sweep. */
-struct iom_study_record {
-	const struct iom_plan *plan;            /* plan->m is the matrix */
-	const struct iom_override *ov;          /* the --set overrides, in order */
-	size_t nov;
-	/* Prepared targets, indexed like plan->m->targets (entries with t == NULL, or all of them
-	 * when targets is NULL, are written without device facts). */
-	const struct iom_target_info *targets;
-	size_t ntargets;
-	uint64_t start_wall_ns;                 /* when the sweep started */
-	uint64_t end_wall_ns;                   /* when it ended; 0 while it runs */
-	const struct iom_study_host *hosts;     /* many hosts: nhosts ranks, in rank order */
-	size_t nhosts;
-};
-
-/*
- * Writes DIR/study.json whole or not at all: the sweep calls it at the start (end_wall_ns 0)
- * and again at the end. Host, kernel and CPU model are read here (uname, /proc/cpuinfo).
- */
-int iom_study_write(const struct iom_own_dir *d, const struct iom_study_record *s, char *err,
-		    size_t errlen);
-
-/*
- * Appends r's row to DIR/summary.csv (writing the header first when the file is new) with one
- * write and an fsync. A crash can leave a torn or duplicate row; iom_summary_rebuild() repairs
- * it, and the sweep calls that at its end.
- */
-int iom_summary_append(const struct iom_own_dir *d, const struct iom_matrix *m,
-		       const struct iom_cell *c, const struct iom_run_result *r, char *err,
-		       size_t errlen);
-
-/* Rewrites DIR/summary.csv from every DIR/runs/NNNNN.json (in index order), whole or not at all. */
-int iom_summary_rebuild(const struct iom_own_dir *d, char *err, size_t errlen);
 
 /* ---- the results directory: reading (needs no matrix) ---- */
 
@@ -445,52 +407,5 @@ size_t iom_result_cell_pairs(const struct iom_matrix *m, const struct iom_cell *
 
 /* The value of dimension name in f's cell, or NULL. */
 const char *iom_result_cell_get(const struct iom_result_file *f, const char *name);
-
-/* The plan indices of DIR/runs/NNNNN.json, ascending (*idx heap, caller frees). 0 or -errno. */
-int iom_result_list(const char *dir, uint32_t **idx, size_t *n, char *err, size_t errlen);
-
-/* A target as study.json records it. */
-struct iom_study_target {
-	char *label, *path, *filesystem, *controller;
-	char *same_as;               /* the label of an earlier target on the same device or
-				      * file (allow_same: an A/A test); NULL when none */
-	uint64_t size;               /* as configured (0 = whole device) */
-	uint64_t region;             /* bytes of the I/O region; 0 when not prepared */
-	bool is_block;
-	bool has_facts;
-	struct iom_device_facts facts;
-};
-
-/* study.json as read back. Strings are heap-owned, NULL when absent. */
-struct iom_study_info {
-	int schema;
-	char *tool_version;
-	char *name, *description, *matrix_file;
-	char *compare;                /* the compared dimension's name */
-	uint64_t plan_hash;
-	uint32_t nruns, ncells;
-	uint64_t seed;
-	struct iom_timing timing;
-	struct iom_report_opts report;
-	char **overrides;             /* "key=value", noverrides entries */
-	size_t noverrides;
-	char *host, *kernel, *cpu_model;
-	unsigned ncpu;
-	/* "machine" (machine.h): NULL / 0 when unknown or in older studies */
-	char *matrix_commit, *distro, *liburing, *io_uring, *governor, *hypervisor, *cmdline;
-	bool matrix_modified;
-	uint64_t ram_bytes;
-	uint64_t start_wall_ns, end_wall_ns;  /* end 0: the sweep never ended */
-	struct iom_study_target *targets;
-	size_t ntargets;
-};
-
-/* Reads DIR/study.json-style file at path; errors as iom_result_read(). Release always. */
-int iom_study_read(const char *path, struct iom_study_info *out, char *err, size_t errlen);
-void iom_study_info_release(struct iom_study_info *s);
-
-/* The target labelled label, or NULL. */
-const struct iom_study_target *iom_study_target_find(const struct iom_study_info *s,
-						     const char *label);
 
 #endif

@@ -29,9 +29,12 @@
 #include "keys.h"
 #include "plan.h"
 #include "report.h"
+#include "resdir.h"
 #include "result.h"
-#include "util.h"
+#include "study.h"
+#include "summary.h"
 #include "tmpdir.h"
+#include "util.h"
 
 #define FIXTURES "tests/fixtures/results"
 #define BOOT1 "tests/fixtures/report/boot1"
@@ -239,7 +242,7 @@ static void test_report_model_keeps_repetitions(void **state)
 	assert_int_equal(m.nexcluded, 0);
 	assert_int_equal(m.ncells, 2);
 	{
-		int sparse = 0; /* issue 16's dimensions, left out of cells that do not use them */
+		int sparse = 0; /* the sparse dimensions, left out of cells that do not use them */
 
 		for (int d = 1; d < IOM_DIM_COUNT; d++)
 			sparse += (iom_dim_key((enum iom_dim)d)->flags & IOM_KEY_SPARSE) != 0;
@@ -554,7 +557,7 @@ static void test_report_single_run(void **state)
 	}
 }
 
-/* issue 18: a run of fewer than 100 I/Os has no meaningful percentiles: "n/a (only N I/Os)". */
+/* a run of fewer than 100 I/Os has no meaningful percentiles: "n/a (only N I/Os)". */
 static void test_report_too_few_ios(void **state)
 {
 	static const struct spec runs[] = {
@@ -609,7 +612,7 @@ static void test_report_too_few_ios(void **state)
 	free(buf);
 }
 
-/* issue 18: a run that did not reach steady state is left out of verdicts, with why. */
+/* a run that did not reach steady state is left out of verdicts, with why. */
 static void test_report_not_steady_left_out(void **state)
 {
 	static const struct spec runs[] = {
@@ -1681,7 +1684,7 @@ static void test_report_json_parses(void **state)
 	assert_string_equal(json_object_get_string(get(get(root, "options"), "correction")),
 			    "holm");
 	assert_int_equal(json_object_get_int(get(get(root, "options"), "tests")), 140);
-	/* issue 18: the variance prior of every metric, fitted to its 28 comparisons */
+	/* the variance prior of every metric, fitted to its 28 comparisons */
 	for (int k = 0; k < NSHOWN; k++) {
 		x = get(get(get(root, "options"), "variance_prior"), iom_metrics[k].name);
 		assert_true(json_object_is_type(get(x, "used"), json_type_boolean));
@@ -2229,7 +2232,7 @@ static void test_report_read_only_run(void **state)
 	free(buf);
 }
 
-/* issue 20: a study of many hosts written through result.h, read back by the report: the
+/* a study of many hosts written through result.h, read back by the report: the
  * rows beside the aggregate, the straggler flagged (as hosts.c decided it), and the hosts'
  * facts that differ listed rank by rank. */
 static void test_report_hosts_rows_and_differs(void **state)

@@ -21,9 +21,12 @@
 #include <unistd.h>
 
 #include "plan.h"
+#include "resdir.h"
 #include "result.h"
-#include "util.h"
+#include "study.h"
+#include "summary.h"
 #include "tmpdir.h"
+#include "util.h"
 
 #define FIXTURES "tests/fixtures/results"
 
@@ -36,7 +39,7 @@ static struct iom_target targets[2] = {
 	  .destructive = true },
 };
 
-/* The dimensions a matrix that does not use them leaves out of a run's cell (issue 16). */
+/* The dimensions a matrix that does not use them leaves out of a run's cell (the sparse dimensions). */
 static int sparse_dims(void)
 {
 	int n = 0;
@@ -98,7 +101,7 @@ static void fill_result(struct iom_run_result *r, uint32_t index)
 		r->intervals[i].ios[1] = 30000 + i;
 		r->intervals[i].bytes[0] = (70000 + i) * 4096;
 		r->intervals[i].bytes[1] = (30000 + i) * 4096;
-		/* issue 18: the last ends with the window, 0.23 s after it began */
+		/* the last ends with the window, 0.23 s after it began */
 		r->intervals[i].ns = i < 2 ? IOM_INTERVAL_NS : 230000000;
 	}
 	r->nthreads = 2;
@@ -386,7 +389,7 @@ static void test_result_disk_round_trip(void **state)
 	}
 }
 
-/* issue 16c: "paths" goes out and comes back for a target with several paths, and is absent
+/* "paths" goes out and comes back for a target with several paths, and is absent
  * (none read back) for one path, as in older files. */
 static void test_result_paths_round_trip(void **state)
 {
@@ -436,7 +439,7 @@ static void test_result_paths_round_trip(void **state)
 	}
 }
 
-/* issue 16a: an access spec's per-line figures go out and come back (counts, rates, the total's
+/* an access spec's per-line figures go out and come back (counts, rates, the total's
  * latencies), and are absent for a cell without one. */
 static void test_result_access_round_trip(void **state)
 {
@@ -898,7 +901,7 @@ static void test_result_rejects_bad_files(void **state)
 			"\"cell\": {}, \"intervals\": {\"read_ios\": [1, 2], \"write_ios\": [1]}}",
 		  "has a different length" },
 		{ NULL, "{\"schema\": 1} trailing", "unexpected data after the JSON" },
-		/* inconsistent: what later code divides by or indexes with (issue 14, case 6) */
+		/* inconsistent: what later code divides by or indexes with (a crafted figure) */
 		{ FIXTURES "/bad/inconsistent/00005.json", NULL,
 		  "'index' is 7, but the file is named for run 5" },
 		{ FIXTURES "/bad/block-size-zero.json", NULL,

@@ -5,7 +5,7 @@
  * rates of the whole-report correction (report_stats.c, iom_report_decide()) can be checked
  * over many repeats of a study: no false winners between identical targets under Holm's
  * correction where the uncorrected test finds some, and a real difference still found (the
- * moderated t of limma, issue 18).
+ * moderated t of limma).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -20,10 +20,11 @@
 #include <cmocka.h>
 
 #include "plan.h"
+#include "resdir.h"
 #include "run.h"
+#include "tmpdir.h"
 #include "util.h"
 #include "verify.h"
-#include "tmpdir.h"
 
 #define BS 4096u
 #define REGION (1u << 20)

@@ -23,7 +23,9 @@
 #include "journal.h"
 #include "ownfile.h"
 #include "report.h"
+#include "resdir.h"
 #include "result.h"
+#include "study.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "result.h"
+#include "study.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
