@@ -467,7 +467,7 @@ static int take_profile(struct parse *p, const struct flag *f, const char *a, co
 
 #define D(field) offsetof(struct iom_diskspd, field)
 #define P(field) offsetof(struct parse, field)
-#define REFUSED(n, w, y) { .name = n, .arg = ARG_NONE, .what = w, .why = y }
+#define REFUSED(n, w, y) { .name = (n), .arg = ARG_NONE, .what = (w), .why = (y) }
 
 /* In the order of --help. */
 static const struct flag flags[] = {

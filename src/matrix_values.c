@@ -558,7 +558,7 @@ int mx_read_landed(struct ctx *c, const struct iom_key *k, const config_setting_
 {
 	const config_setting_t *s = g ? config_setting_get_member(g, k->name) : NULL;
 	char *dst = (char *)base + k->off;
-	int64_t v;
+	int64_t v = 0;
 	int ret;
 
 	/* the steady warm-up: warmup = "steady" instead of a duration */
