@@ -10,13 +10,11 @@
 
 #include "keys.h"
 #include "report.h"
-#include "stats.h"
 #include "util.h"
 
 struct iom_adapt {
 	const struct iom_plan *p;
-	struct iom_report m;
-	bool loaded;    /* the directory's runs are in m */
+	struct iom_report *m; /* the directory's runs; NULL when they could not be read */
 };
 
 struct iom_adapt *iom_adapt_open(const char *dir, const struct iom_plan *p)
@@ -27,8 +25,8 @@ struct iom_adapt *iom_adapt_open(const char *dir, const struct iom_plan *p)
 	if (!a)
 		return NULL;
 	a->p = p;
-	a->loaded = iom_report_load(dir, iom_dim_name(p->m->compare), &a->m, err,
-				    sizeof(err)) == 0;
+	if (iom_report_open(dir, iom_dim_name(p->m->compare), &a->m, err, sizeof(err)) < 0)
+		a->m = NULL;
 	return a;
 }
 
@@ -36,62 +34,41 @@ void iom_adapt_close(struct iom_adapt *a)
 {
 	if (!a)
 		return;
-	iom_report_release(&a->m);
+	iom_report_free(a->m);
 	free(a);
-}
-
-/* Whether report cell c's compared value v holds a repetition of plan cell pc. */
-static bool holds_cell(const struct iom_adapt *a, size_t c, size_t v, uint32_t pc)
-{
-	const struct iom_report_reps *r = &a->m.cells[c].by[v];
-
-	for (size_t i = 0; i < r->n; i++)
-		if (r->src[i] == 0 && r->run[i] >= 1 && r->run[i] <= a->p->nruns &&
-		    a->p->runs[r->run[i] - 1].cell == pc)
-			return true;
-	return false;
 }
 
 bool iom_adapt_more(const struct iom_adapt *a, uint32_t pc, char *buf, size_t len)
 {
-	const struct iom_report *m = &a->m;
 	const struct iom_timing *tm = &a->p->m->timing;
+	struct iom_report_judgement j;
 
-	if (!a->loaded) {
+	if (!a->m) {
 		snprintf(buf, len, "continue: no report of the rounds so far");
 		return true;
 	}
-	for (size_t c = 0; c < m->ncells; c++) {
-		for (size_t v = 0; v < m->ncompared; v++) {
-			struct iom_stats_summary sm;
-			struct iom_report_verdict vd;
+	iom_report_judge(a->m, a->p, pc, &j);
+	if (!j.found) {
+		snprintf(buf, len, "continue: no finished repetition yet");
+		return true;
+	}
+	if (tm->until_ci_pct > 0) {
+		double w = j.mean > 0 ? j.ci95 / j.mean * 100 : INFINITY;
 
-			if (!holds_cell(a, c, v, pc))
-				continue;
-			iom_report_summary(&m->cells[c].by[v], IOM_METRIC_IOPS, &sm);
-			if (tm->until_ci_pct > 0) {
-				double w = sm.mean > 0 ? sm.ci95 / sm.mean * 100 : INFINITY;
-
-				if (sm.n >= 2 && w <= tm->until_ci_pct) {
-					snprintf(buf, len, "stop: ci %.2f%% within %g%% after %zu", w,
-						 tm->until_ci_pct, sm.n);
-					return false;
-				}
-				snprintf(buf, len, "continue: ci %.2f%% wider than %g%% after %zu", w,
-					 tm->until_ci_pct, sm.n);
-				return true;
-			}
-			iom_report_verdict(m, c, IOM_METRIC_IOPS, &vd);
-			if (vd.kind == IOM_VERDICT_UNDECIDED || vd.kind == IOM_VERDICT_SINGLE_RUN) {
-				snprintf(buf, len, "continue: %s after %zu", iom_verdict_name(vd.kind),
-					 sm.n);
-				return true;
-			}
-			snprintf(buf, len, "stop: %s after %zu", vd.kind == IOM_VERDICT_NONE ?
-				 "nothing to compare" : iom_verdict_name(vd.kind), sm.n);
+		if (j.n >= 2 && w <= tm->until_ci_pct) {
+			snprintf(buf, len, "stop: ci %.2f%% within %g%% after %zu", w,
+				 tm->until_ci_pct, j.n);
 			return false;
 		}
+		snprintf(buf, len, "continue: ci %.2f%% wider than %g%% after %zu", w,
+			 tm->until_ci_pct, j.n);
+		return true;
 	}
-	snprintf(buf, len, "continue: no finished repetition yet");
-	return true;
+	if (j.kind == IOM_VERDICT_UNDECIDED || j.kind == IOM_VERDICT_SINGLE_RUN) {
+		snprintf(buf, len, "continue: %s after %zu", iom_verdict_name(j.kind), j.n);
+		return true;
+	}
+	snprintf(buf, len, "stop: %s after %zu", j.kind == IOM_VERDICT_NONE ?
+		 "nothing to compare" : iom_verdict_name(j.kind), j.n);
+	return false;
 }

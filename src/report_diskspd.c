@@ -14,7 +14,7 @@
  * <Thread> per thread with its <Target> counts and mean latencies. Times are milliseconds with
  * three decimals, as DiskSpd writes them.
  */
-#include "report.h"
+#include "report_model.h"
 
 #include <errno.h>
 #include <inttypes.h>

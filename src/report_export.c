@@ -8,7 +8,7 @@
  * percentiles only for files from before histograms were kept, and then the pool says so).
  * Part of the report module (report.h).
  */
-#include "report.h"
+#include "report_model.h"
 
 #include <errno.h>
 #include <math.h>

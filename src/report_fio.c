@@ -14,7 +14,7 @@
  * "bins": each non-empty bucket keyed by its midpoint in ns — the value iomatrix's percentiles
  * report — with its count, so fio_jsonplus_clat2csv's percentiles are iomatrix's.
  */
-#include "report.h"
+#include "report_model.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -17,7 +17,7 @@
  * unrounded, non-finite numbers as null. CSV fields and JSON numbers are csv.h's and jsonio.h's,
  * the same as summary.csv's and the run files': nine significant digits, no exponent.
  */
-#include "report.h"
+#include "report_model.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -10,7 +10,7 @@
  * straggler is the run's verdict (hosts.c flags it when a host's IOPS is more than 10 % below
  * the hosts' median); the report shows it, never judges it again. Nothing here prints.
  */
-#include "report.h"
+#include "report_model.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -23,7 +23,7 @@
  *    finished repetition of each compared value in the chosen cell.
  * At most four slices of each kind are drawn, the chosen cell's first; the others are named.
  */
-#include "report.h"
+#include "report_model.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -16,7 +16,7 @@
  * their reasons, never averaged in. Nothing here judges or prints: report_stats.c judges,
  * report_text.c and the other writers print.
  */
-#include "report.h"
+#include "report_model.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -828,4 +828,26 @@ char *iom_report_damaged_text(const struct iom_report *m, const struct iom_repor
 	return xasprintf("run %" PRIu32 "%s%s: %s; `iomatrix resume %s` %s", d->run,
 			 m->nsrc > 1 ? " of " : "", m->nsrc > 1 ? m->src[d->src].name : "", d->why,
 			 dir, missing ? "redoes it" : "sets the file aside and redoes the run");
+}
+
+int iom_report_open(const char *dir, const char *compare, struct iom_report **out, char *err,
+		    size_t errlen)
+{
+	struct iom_report *m = xcalloc(1, sizeof(*m));
+	int ret = iom_report_load(dir, compare, m, err, errlen);
+
+	if (ret < 0) {
+		iom_report_free(m);
+		m = NULL;
+	}
+	*out = m;
+	return ret;
+}
+
+void iom_report_free(struct iom_report *m)
+{
+	if (!m)
+		return;
+	iom_report_release(m);
+	free(m);
 }

@@ -7,7 +7,7 @@
  * report_html.c. Adding a format is one row here and its writer. The writers depend on the
  * model; only this file depends on the writers.
  */
-#include "report.h"
+#include "report_model.h"
 
 #include <errno.h>
 #include <stdio.h>

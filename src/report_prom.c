@@ -13,7 +13,7 @@
  * interpolated), from the lowest to the highest bucket any series has, then +Inf. Runs without
  * kept histograms give their gauges and no histogram.
  */
-#include "report.h"
+#include "report_model.h"
 
 #include <errno.h>
 #include <inttypes.h>

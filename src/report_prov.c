@@ -5,7 +5,7 @@
  * pairs, the facts that differ between sources, and the cells one source lacks that another
  * has. The writers print them; nothing here prints.
  */
-#include "report.h"
+#include "report_model.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

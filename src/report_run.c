@@ -8,7 +8,7 @@
  * Total/Read/Write I/O tables per thread, the percentile table. Like DiskSpd, its "MB/s" is
  * MiB/s (2^20 bytes). What DiskSpd has no place for comes after, under "iomatrix extras".
  */
-#include "report.h"
+#include "report_model.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -18,7 +18,8 @@
  * repetition on either side gives "single-run": no significance is claimed. Per (compared
  * value, metric): the tally over every cell; and the noisy entries.
  */
-#include "report.h"
+#include "plan.h"
+#include "report_model.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -670,4 +671,38 @@ size_t iom_report_noisy_list(const struct iom_report *m, struct iom_report_noisy
 		}
 	}
 	return n;
+}
+
+/* Whether report cell c's compared value v holds a repetition of plan cell pc (of p, whose
+ * runs the first directory holds). */
+static bool holds_cell(const struct iom_report *m, const struct iom_plan *p, size_t c, size_t v,
+		       uint32_t pc)
+{
+	const struct iom_report_reps *r = &m->cells[c].by[v];
+
+	for (size_t i = 0; i < r->n; i++)
+		if (r->src[i] == 0 && r->run[i] >= 1 && r->run[i] <= p->nruns &&
+		    p->runs[r->run[i] - 1].cell == pc)
+			return true;
+	return false;
+}
+
+void iom_report_judge(const struct iom_report *m, const struct iom_plan *p, uint32_t pc,
+		      struct iom_report_judgement *j)
+{
+	*j = (struct iom_report_judgement){ .kind = IOM_VERDICT_NONE };
+	for (size_t c = 0; c < m->ncells; c++)
+		for (size_t v = 0; v < m->ncompared; v++) {
+			struct iom_stats_summary sm;
+			struct iom_report_verdict vd;
+
+			if (!holds_cell(m, p, c, v, pc))
+				continue;
+			iom_report_summary(&m->cells[c].by[v], IOM_METRIC_IOPS, &sm);
+			iom_report_verdict(m, c, IOM_METRIC_IOPS, &vd);
+			*j = (struct iom_report_judgement){ .found = true, .n = sm.n,
+							    .mean = sm.mean, .ci95 = sm.ci95,
+							    .kind = vd.kind };
+			return;
+		}
 }

@@ -14,7 +14,7 @@
  * the undecided cells follow with the repetitions that would settle them. The DiskSpd-style
  * report of a single run is report_run.c's.
  */
-#include "report.h"
+#include "report_model.h"
 
 #include <errno.h>
 #include <inttypes.h>

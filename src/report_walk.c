@@ -13,7 +13,7 @@
  * of figures, notes) a callback marks up. A NULL callback is skipped; a section whose begin
  * callback returns false is not walked.
  */
-#include "report.h"
+#include "report_model.h"
 
 #include <inttypes.h>
 #include <stdio.h>

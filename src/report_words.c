@@ -6,7 +6,7 @@
  * words (or a row number of the winners table) name. Every writer names cells this way, and
  * ends with iom_report_out_status().
  */
-#include "report.h"
+#include "report_model.h"
 
 #include <errno.h>
 #include <math.h>

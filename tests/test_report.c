@@ -28,7 +28,7 @@
 
 #include "keys.h"
 #include "plan.h"
-#include "report.h"
+#include "report_model.h"
 #include "resdir.h"
 #include "result.h"
 #include "study.h"

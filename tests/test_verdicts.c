@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_model.h"
 #include "rng.h"
 #include "util.h"
 #include "stats.h"

@@ -22,7 +22,7 @@
 
 #include "journal.h"
 #include "ownfile.h"
-#include "report.h"
+#include "report_model.h"
 #include "resdir.h"
 #include "result.h"
 #include "study.h"
