@@ -826,17 +826,12 @@ static json_object *jhost_runs(const struct iom_report *m)
 	return a;
 }
 
-int iom_report_write_json(FILE *out, const struct iom_report *m,
-			   const struct iom_report_opts_cli *opts, char *err, size_t errlen)
+/* The report's head: schema, tool, the compared values, the options in force, the dimensions
+ * and the runs' counts. */
+static void json_head(json_object *root, const struct iom_report *m)
 {
-	json_object *root = json_object_new_object(), *a, *o;
-	struct iom_report_verdict *vd = all_verdicts(m);
-	struct iom_report_noisy *nz;
-	struct iom_report_diff *df;
-	size_t nnz, ndf;
-	char *text;
+	json_object *a, *o;
 
-	(void)opts;
 	iom_json_add(root, "schema", json_object_new_int(IOM_REPORT_JSON_SCHEMA));
 	iom_json_add(root, "kind", json_object_new_string("iomatrix report"));
 	iom_json_add(root, "tool_version", json_object_new_string(IOM_VERSION));
@@ -869,8 +864,15 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 	iom_json_add(root, "varies", o);
 	iom_json_add(root, "runs", json_object_new_uint64(m->nruns));
 	iom_json_add(root, "ok", json_object_new_uint64(m->nok));
+}
 
-	a = json_object_new_array();
+/* The sources, their differences in a recorded fact, and the cells each lacks. */
+static void json_sources(json_object *root, const struct iom_report *m)
+{
+	struct iom_report_diff *df;
+	size_t ndf;
+	json_object *a = json_object_new_array();
+
 	for (size_t i = 0; i < m->nsrc; i++)
 		json_object_array_add(a, jsource(&m->src[i]));
 	iom_json_add(root, "sources", a);
@@ -910,8 +912,14 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 		free(cells);
 	}
 	iom_json_add(root, "missing", a);
+}
 
-	a = json_object_new_array();
+/* Every cell with its compared metrics, then per compared value the closing verdict. */
+static void json_cells(json_object *root, const struct iom_report *m)
+{
+	struct iom_report_verdict *vd = all_verdicts(m);
+	json_object *a = json_object_new_array(), *o;
+
 	for (size_t c = 0; c < m->ncells; c++) {
 		json_object *x = json_object_new_object(), *ms = json_object_new_object();
 		char *label = iom_report_cell_label(m, c);
@@ -926,6 +934,7 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 		free(label);
 	}
 	iom_json_add(root, "cells", a);
+	free(vd);
 
 	o = json_object_new_object();
 	for (size_t v = 0; v < m->ncompared; v++) {
@@ -948,9 +957,15 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 		iom_json_add(o, m->compared[v], x);
 	}
 	iom_json_add(root, "verdict", o);
+}
 
-	nnz = iom_report_noisy_list(m, &nz);
-	a = json_object_new_array();
+/* The notes: noisy values with the repetitions that would settle them, the runs left out. */
+static void json_notes(json_object *root, const struct iom_report *m)
+{
+	struct iom_report_noisy *nz;
+	size_t nnz = iom_report_noisy_list(m, &nz);
+	json_object *a = json_object_new_array();
+
 	for (size_t i = 0; i < nnz; i++) {
 		json_object *x = json_object_new_object();
 		char *label = iom_report_cell_label(m, nz[i].cell);
@@ -984,6 +999,13 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 		free(label);
 	}
 	iom_json_add(root, "excluded", a);
+}
+
+/* The runs of many hosts, and per source its hosts' provenance. */
+static void json_hosts(json_object *root, const struct iom_report *m)
+{
+	json_object *a;
+
 	iom_json_add(root, "host_runs", jhost_runs(m));
 	a = json_object_new_array();
 	for (size_t i = 0; i < m->nsrc; i++) {
@@ -1003,11 +1025,24 @@ int iom_report_write_json(FILE *out, const struct iom_report *m,
 		iom_report_host_prov_release(&p);
 	}
 	iom_json_add(root, "host_provenance", a);
+}
 
+/* The JSON report, section by section in the order docs/reports.md gives. */
+int iom_report_write_json(FILE *out, const struct iom_report *m,
+			   const struct iom_report_opts_cli *opts, char *err, size_t errlen)
+{
+	json_object *root = json_object_new_object();
+	char *text;
+
+	(void)opts;
+	json_head(root, m);
+	json_sources(root, m);
+	json_cells(root, m);
+	json_notes(root, m);
+	json_hosts(root, m);
 	text = iom_json_text(root);
 	fputs(text, out);
 	free(text);
 	json_object_put(root);
-	free(vd);
 	return iom_report_out_status(out, err, errlen);
 }

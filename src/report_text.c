@@ -897,17 +897,9 @@ static void print_same_targets(FILE *out, const struct iom_report *m)
 	}
 }
 
-int iom_report_print_winners(FILE *out, const struct iom_report *m,
-			     const struct iom_report_opts_cli *o)
+/* The head of the winners: the runs' tally, what is compared, the studies' B vs A. */
+static void winners_head(FILE *out, const struct iom_report *m, unsigned width)
 {
-	struct table t = { .m = m };
-	unsigned width = o && o->width ? o->width : DEFAULT_WIDTH;
-	size_t nmin = SIZE_MAX, nmax = 0;
-	char *fixed;
-	int color = o ? o->color : -1;
-
-	t.color = color < 0 ? isatty(fileno(out)) : color > 0;
-	t.winners = m->ncompared > 1;
 	fprintf(out, "%zu run%s: %zu ok", m->nruns, m->nruns == 1 ? "" : "s", m->nok);
 	if (m->nexcluded) {
 		size_t nstalled = 0;
@@ -954,37 +946,50 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		free(changes);
 		free(sb.s);
 	}
-	if (m->ncells == 0) {
-		fprintf(out, "no finished runs to report\n");
-		return ferror(out) ? -EIO : 0;
-	}
+}
 
-	t.label = xcalloc(m->ncells, sizeof(*t.label));
-	t.vd = xcalloc(m->ncells * IOM_NMETRIC, sizeof(*t.vd));
+/* The table's verdicts and labels, and what its legend must say: the kinds of verdict, noisy,
+ * stalled, too few I/Os, unpooled; the fewest and most repetitions of a value (*nmin, *nmax). */
+static void table_gather(struct table *t, size_t *nmin, size_t *nmax)
+{
+	const struct iom_report *m = t->m;
+
+	t->label = xcalloc(m->ncells, sizeof(*t->label));
+	t->vd = xcalloc(m->ncells * IOM_NMETRIC, sizeof(*t->vd));
 	for (size_t c = 0; c < m->ncells; c++) {
-		t.label[c] = iom_report_cell_label(m, c);
+		t->label[c] = iom_report_cell_label(m, c);
 		IOM_REPORT_EACH_METRIC(m, k) {
-			struct iom_report_verdict *vd = &t.vd[c * IOM_NMETRIC + k];
+			struct iom_report_verdict *vd = &t->vd[c * IOM_NMETRIC + k];
 
 			iom_report_verdict(m, c, (enum iom_metric)k, vd);
-			t.nkind[vd->kind]++;
-			t.noisy |= vd->noisy;
+			t->nkind[vd->kind]++;
+			t->noisy |= vd->noisy;
 		}
 		for (size_t v = 0; v < m->ncompared; v++) {
 			size_t n = m->cells[c].by[v].n;
 
-			t.stalled |= n && m->cells[c].by[v].stalled;
+			t->stalled |= n && m->cells[c].by[v].stalled;
 			if (n && m->cells[c].by[v].few_ios)
-				t.few_ios = 1;
+				t->few_ios = 1;
 			if (n && !iom_report_pooled(&m->cells[c].by[v]))
-				t.unpooled = 1;
+				t->unpooled = 1;
 			if (n) {
-				nmin = IOM_MIN(nmin, n);
-				nmax = IOM_MAX(nmax, n);
+				*nmin = IOM_MIN(*nmin, n);
+				*nmax = IOM_MAX(*nmax, n);
 			}
 		}
 	}
-	fixed = iom_report_fixed_words(m);
+}
+
+/* The legend above the table: what is the same everywhere, what the figures are, what a
+ * winner needs, what each column measures. */
+static void table_legend(FILE *out, const struct table *t, size_t nmin, size_t nmax,
+			 unsigned width)
+{
+	const struct iom_report *m = t->m;
+	struct iom_strbuf nb = { 0 };
+	char *fixed = iom_report_fixed_words(m);
+
 	if (*fixed && m->ncells > 1) {
 		char *line = xasprintf("the same in every cell: %s", fixed);
 
@@ -992,68 +997,83 @@ int iom_report_print_winners(FILE *out, const struct iom_report *m,
 		free(line);
 	}
 	free(fixed);
-	{
-		struct iom_strbuf nb = { 0 };
+	if (nmax == 0)
+		iom_strbuf_printf(&nb, "no run finished: nothing to compare");
+	else if (nmin == nmax && nmax == 1)
+		iom_strbuf_printf(&nb, "figures: one run each");
+	else if (nmin == nmax)
+		iom_strbuf_printf(&nb, "figures: mean of %zu repetitions", nmax);
+	else
+		iom_strbuf_printf(&nb, "figures: mean of %zu to %zu repetitions", nmin, nmax);
+	if (nmax && !t->winners)
+		iom_strbuf_printf(&nb, "; one %s: no winners", m->compare);
+	if (nmax && t->noisy)
+		iom_strbuf_printf(&nb, "; ~ noisy: CV above %g%%", m->opts.max_cv_pct);
+	if (nmax && t->stalled)
+		iom_strbuf_printf(&nb, "; ! a stalled run left out");
+	if (nmax && t->few_ios)
+		iom_strbuf_printf(&nb, "; lat p99 n/a: fewer than %d I/Os in a run",
+				  IOM_MIN_PCT_IOS);
+	if (nmax > 1)
+		iom_strbuf_printf(&nb, t->unpooled ? "; lat p99 the mean of the runs' p99s "
+				  "(runs without histograms)" : "; lat p99 pooled over the "
+				  "runs (their histograms merged)");
+	print_wrapped(out, iom_strbuf_get(&nb), width, 2);
+	iom_strbuf_reset(&nb);
+	if (nmax && t->winners && (t->nkind[IOM_VERDICT_WIN] || t->nkind[IOM_VERDICT_SAME] ||
+				   t->nkind[IOM_VERDICT_UNDECIDED])) {
+		char corr[96];
 
-		if (nmax == 0)
-			iom_strbuf_printf(&nb, "no run finished: nothing to compare");
-		else if (nmin == nmax && nmax == 1)
-			iom_strbuf_printf(&nb, "figures: one run each");
-		else if (nmin == nmax)
-			iom_strbuf_printf(&nb, "figures: mean of %zu repetitions", nmax);
-		else
-			iom_strbuf_printf(&nb, "figures: mean of %zu to %zu repetitions", nmin, nmax);
-		if (nmax && !t.winners)
-			iom_strbuf_printf(&nb, "; one %s: no winners", m->compare);
-		if (nmax && t.noisy)
-			iom_strbuf_printf(&nb, "; ~ noisy: CV above %g%%", m->opts.max_cv_pct);
-		if (nmax && t.stalled)
-			iom_strbuf_printf(&nb, "; ! a stalled run left out");
-		if (nmax && t.few_ios)
-			iom_strbuf_printf(&nb, "; lat p99 n/a: fewer than %d I/Os in a run",
-					  IOM_MIN_PCT_IOS);
-		if (nmax > 1)
-			iom_strbuf_printf(&nb, t.unpooled ? "; lat p99 the mean of the runs' p99s "
-					  "(runs without histograms)" : "; lat p99 pooled over the "
-					  "runs (their histograms merged)");
+		iom_report_correction_words(m, corr, sizeof(corr));
+		iom_strbuf_printf(&nb, "* winner: better by more than %g%% with %s p < %g, "
+				  "better by the margin beneath; 'same': shown within ±%g%% (two "
+				  "one-sided tests); '?': undecided, more runs needed",
+				  m->opts.min_effect_pct, iom_report_test_words(m), m->opts.alpha,
+				  m->opts.min_effect_pct);
 		print_wrapped(out, iom_strbuf_get(&nb), width, 2);
 		iom_strbuf_reset(&nb);
-		if (nmax && t.winners && (t.nkind[IOM_VERDICT_WIN] || t.nkind[IOM_VERDICT_SAME] ||
-					  t.nkind[IOM_VERDICT_UNDECIDED])) {
-			char corr[96];
-
-			iom_report_correction_words(m, corr, sizeof(corr));
-			iom_strbuf_printf(&nb, "* winner: better by more than %g%% with %s p < %g, "
-					  "better by the margin beneath; 'same': shown within ±%g%% (two "
-					  "one-sided tests); '?': undecided, more runs needed",
-					  m->opts.min_effect_pct, iom_report_test_words(m), m->opts.alpha,
-					  m->opts.min_effect_pct);
-			print_wrapped(out, iom_strbuf_get(&nb), width, 2);
-			iom_strbuf_reset(&nb);
-			iom_strbuf_printf(&nb, "(p adjusted: %s)", corr);
-			print_wrapped(out, iom_strbuf_get(&nb), width, 2);
-			iom_strbuf_reset(&nb);
-		}
-		if (nmax && t.winners && t.nkind[IOM_VERDICT_SINGLE_RUN])
-			print_wrapped(out, "(x%) beneath the best: better by x %, but a single run — "
-				      "no significance, no winner", width, 2);
-		if (nmax)
-			print_wrapped(out, "lat avg, lat p99: latency of all I/O; CPU/IO: system-wide "
-				      "CPU µs per I/O (all CPUs busy: interrupts, kernel threads and "
-				      "io_uring's workers included; runs without it: the iomatrix "
-				      "process's, every thread); MB/s: 10^6 bytes/s", width, 2);
-		if (nmax && iom_report_metric_next(m, IOM_METRIC_CPU_BUSY - 1) == IOM_METRIC_CPU_BUSY)
-			print_wrapped(out, "CPU %: the CPUs' busy share over the window, averaged over "
-				      "them (DiskSpd's avg. Usage, IOMeter's %CPU; other processes "
-				      "included)", width, 2);
-		if (nmax && iom_report_disk_any(m)) {
-			char *w = xasprintf("disk (beneath the tables): %s", iom_report_disk_legend);
-
-			print_wrapped(out, w, width, 2);
-			free(w);
-		}
-		free(nb.s);
+		iom_strbuf_printf(&nb, "(p adjusted: %s)", corr);
+		print_wrapped(out, iom_strbuf_get(&nb), width, 2);
+		iom_strbuf_reset(&nb);
 	}
+	if (nmax && t->winners && t->nkind[IOM_VERDICT_SINGLE_RUN])
+		print_wrapped(out, "(x%) beneath the best: better by x %, but a single run — "
+			      "no significance, no winner", width, 2);
+	if (nmax)
+		print_wrapped(out, "lat avg, lat p99: latency of all I/O; CPU/IO: system-wide "
+			      "CPU µs per I/O (all CPUs busy: interrupts, kernel threads and "
+			      "io_uring's workers included; runs without it: the iomatrix "
+			      "process's, every thread); MB/s: 10^6 bytes/s", width, 2);
+	if (nmax && iom_report_metric_next(m, IOM_METRIC_CPU_BUSY - 1) == IOM_METRIC_CPU_BUSY)
+		print_wrapped(out, "CPU %: the CPUs' busy share over the window, averaged over "
+			      "them (DiskSpd's avg. Usage, IOMeter's %CPU; other processes "
+			      "included)", width, 2);
+	if (nmax && iom_report_disk_any(m)) {
+		char *w = xasprintf("disk (beneath the tables): %s", iom_report_disk_legend);
+
+		print_wrapped(out, w, width, 2);
+		free(w);
+	}
+	free(nb.s);
+}
+
+int iom_report_print_winners(FILE *out, const struct iom_report *m,
+			     const struct iom_report_opts_cli *o)
+{
+	struct table t = { .m = m };
+	unsigned width = o && o->width ? o->width : DEFAULT_WIDTH;
+	size_t nmin = SIZE_MAX, nmax = 0;
+	int color = o ? o->color : -1;
+
+	t.color = color < 0 ? isatty(fileno(out)) : color > 0;
+	t.winners = m->ncompared > 1;
+	winners_head(out, m, width);
+	if (m->ncells == 0) {
+		fprintf(out, "no finished runs to report\n");
+		return ferror(out) ? -EIO : 0;
+	}
+	table_gather(&t, &nmin, &nmax);
+	table_legend(out, &t, nmin, nmax, width);
 	fputc('\n', out);
 
 	table_measure(&t);

@@ -563,6 +563,136 @@ static int required(struct iom_rd *c, json_object *root, const char *key)
 	return c->ret;
 }
 
+/* "trace": where the run's trace went and what it holds. */
+static void read_trace(struct iom_rd *c, json_object *root, struct iom_run_result *r)
+{
+	json_object *t = iom_rd_obj(c, root, "", "trace");
+
+	if (t) {
+		iom_rd_str(c, t, "trace.", "file", &r->trace.file);
+		iom_rd_u64(c, t, "trace.", "records", &r->trace.records);
+		iom_rd_u64(c, t, "trace.", "dropped", &r->trace.dropped);
+		iom_rd_u64(c, t, "trace.", "bytes", &r->trace.bytes);
+		iom_rd_double(c, t, "trace.", "bytes_per_io", &r->trace.bytes_per_io);
+	}
+}
+
+/* "verify": absent in files written before data verification existed. */
+static void read_verify(struct iom_rd *c, json_object *root, struct iom_run_result *r)
+{
+	json_object *v = iom_rd_obj(c, root, "", "verify");
+
+	if (v) {
+		r->verify.enabled = true;
+		iom_rd_u64(c, v, "verify.", "sectors_written", &r->verify.sectors_written);
+		iom_rd_u64(c, v, "verify.", "sectors_checked", &r->verify.sectors_checked);
+		iom_rd_u64(c, v, "verify.", "sectors_unwritten", &r->verify.sectors_unwritten);
+		iom_rd_u64(c, v, "verify.", "mismatches", &r->verify.mismatches);
+	}
+}
+
+/* "stalled": absent in files written before stalls were judged (null: not stalled). */
+static void read_stall(struct iom_rd *c, json_object *root, struct iom_run_result *r)
+{
+	json_object *v = iom_rd_obj(c, root, "", "stalled");
+
+	if (v) {
+		r->stall.stalled = true;
+		iom_rd_double(c, v, "stalled", "gap_s", &r->stall.gap_s);
+		iom_rd_double(c, v, "stalled", "at_s", &r->stall.at_s);
+		iom_rd_double(c, v, "stalled", "window_s", &r->stall.window_s);
+		iom_rd_double(c, v, "stalled", "asked_s", &r->stall.asked_s);
+		if (isnan(r->stall.asked_s))
+			r->stall.asked_s = 0; /* null: bytes-bound */
+		iom_rd_str(c, v, "stalled", "reason", &r->stall.reason);
+	}
+}
+
+/* "disk": the target's disk over the window; absent in files written before its counters were
+ * recorded. */
+static void read_disk(struct iom_rd *c, json_object *root, struct iom_run_result *r)
+{
+	json_object *v = iom_rd_obj(c, root, "", "disk");
+	char *dname = NULL;
+
+	if (v) {
+		r->disk.have = true;
+		iom_rd_str(c, v, "disk.", "name", &dname);
+		snprintf(r->disk.name, sizeof(r->disk.name), "%s", dname ? dname : "");
+		free(dname);
+		dname = NULL;
+		iom_rd_u64(c, v, "disk.", "reads", &r->disk.reads);
+		iom_rd_u64(c, v, "disk.", "writes", &r->disk.writes);
+		/* null: the kernel did not count them */
+		r->disk.has_discards = json_object_object_get(v, "discards") != NULL;
+		r->disk.has_flushes = json_object_object_get(v, "flushes") != NULL;
+		if (r->disk.has_discards)
+			iom_rd_u64(c, v, "disk.", "discards", &r->disk.discards);
+		if (r->disk.has_flushes)
+			iom_rd_u64(c, v, "disk.", "flushes", &r->disk.flushes);
+		iom_rd_str(c, v, "disk.", "write_cache", &dname);
+		snprintf(r->disk.write_cache, sizeof(r->disk.write_cache), "%s",
+			 dname ? dname : "");
+		free(dname);
+		r->disk.fua = -1;
+		if (json_object_object_get(v, "fua")) {
+			bool fua = false;
+
+			iom_rd_bool(c, v, "disk.", "fua", &fua);
+			r->disk.fua = fua;
+		}
+	}
+}
+
+/* "steady": whether and when a steady warm-up was reached. */
+static void read_steady(struct iom_rd *c, json_object *root, struct iom_run_result *r)
+{
+	json_object *v = iom_rd_obj(c, root, "", "steady");
+
+	if (v) {
+		r->steady.asked = true;
+		r->steady.at_s = r->steady.spread_pct = NAN;
+		iom_rd_bool(c, v, "steady", "reached", &r->steady.reached);
+		iom_rd_double(c, v, "steady", "at_s", &r->steady.at_s);
+		iom_rd_double(c, v, "steady", "warmup_s", &r->steady.warmup_s);
+		iom_rd_double(c, v, "steady", "spread_pct", &r->steady.spread_pct);
+		iom_rd_str(c, v, "steady", "criterion", &r->steady.criterion);
+	}
+}
+
+/* "load": the offered load of a paced run; absent or null for a closed loop (and every file
+ * written before rates). */
+static void read_load(struct iom_rd *c, json_object *root, struct iom_run_result *r)
+{
+	json_object *v = iom_rd_obj(c, root, "", "load");
+
+	if (v) {
+		char *arr = NULL;
+		json_object *resp = iom_rd_obj(c, v, "load.", "response_ns");
+
+		r->load.paced = true;
+		iom_rd_double(c, v, "load.", "offered_iops", &r->load.offered_iops);
+		iom_rd_double(c, v, "load.", "achieved_iops", &r->load.achieved_iops);
+		iom_rd_bool(c, v, "load.", "held", &r->load.held);
+		iom_rd_u64(c, v, "load.", "late_ios", &r->load.late_ios);
+		iom_rd_double(c, v, "load.", "max_lag_s", &r->load.max_lag_s);
+		iom_rd_str(c, v, "load.", "arrivals", &arr);
+		r->load.poisson = arr && strcmp(arr, "poisson") == 0;
+		free(arr);
+		for (int d = 0; d < IOM_NDIR && resp; d++) {
+			char p[48];
+
+			snprintf(p, sizeof(p), "load.response_ns.%s", iom_result_dir_names[d]);
+			json_object *lo = iom_rd_obj(c, resp, "load.response_ns.", iom_result_dir_names[d]);
+			bool have = false;
+
+			read_lat(c, lo, p, &r->load.response[d]);
+			read_hist(c, lo, p, &r->load.response[d], &r->load.response_hist[d],
+				  &have);
+		}
+	}
+}
+
 int iom_result_parse(const char *name, const char *text, struct iom_result_file *f, char *err,
 		     size_t errlen)
 {
@@ -622,126 +752,18 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 	iom_rd_u64(&c, root, "", "cooldown_ios", &r->cooldown_ios);
 	iom_rd_bool(&c, root, "", "registered_buffers", &r->registered_buffers);
 	iom_rd_str(&c, root, "", "engine_notes", &r->engine_notes);
-	{
-		json_object *t = iom_rd_obj(&c, root, "", "trace");
-
-		if (t) {
-			iom_rd_str(&c, t, "trace.", "file", &r->trace.file);
-			iom_rd_u64(&c, t, "trace.", "records", &r->trace.records);
-			iom_rd_u64(&c, t, "trace.", "dropped", &r->trace.dropped);
-			iom_rd_u64(&c, t, "trace.", "bytes", &r->trace.bytes);
-			iom_rd_double(&c, t, "trace.", "bytes_per_io", &r->trace.bytes_per_io);
-		}
-	}
-	{
-		/* absent in files written before data verification existed */
-		json_object *v = iom_rd_obj(&c, root, "", "verify");
-
-		if (v) {
-			r->verify.enabled = true;
-			iom_rd_u64(&c, v, "verify.", "sectors_written", &r->verify.sectors_written);
-			iom_rd_u64(&c, v, "verify.", "sectors_checked", &r->verify.sectors_checked);
-			iom_rd_u64(&c, v, "verify.", "sectors_unwritten", &r->verify.sectors_unwritten);
-			iom_rd_u64(&c, v, "verify.", "mismatches", &r->verify.mismatches);
-		}
-	}
-	{
-		/* absent in files written before stalls were judged: null, not stalled */
-		json_object *v = iom_rd_obj(&c, root, "", "stalled");
-
-		if (v) {
-			r->stall.stalled = true;
-			iom_rd_double(&c, v, "stalled", "gap_s", &r->stall.gap_s);
-			iom_rd_double(&c, v, "stalled", "at_s", &r->stall.at_s);
-			iom_rd_double(&c, v, "stalled", "window_s", &r->stall.window_s);
-			iom_rd_double(&c, v, "stalled", "asked_s", &r->stall.asked_s);
-			if (isnan(r->stall.asked_s))
-				r->stall.asked_s = 0; /* null: bytes-bound */
-			iom_rd_str(&c, v, "stalled", "reason", &r->stall.reason);
-		}
-	}
+	read_trace(&c, root, r);
+	read_verify(&c, root, r);
+	read_stall(&c, root, r);
 	/* flush and trim: null (or absent in older files) when the cell set neither key */
 	if (json_object_object_get(root, "flush") || json_object_object_get(root, "trim")) {
 		r->has_xops = true;
 		read_io_named(&c, root, "flush", &r->xops[0]);
 		read_io_named(&c, root, "trim", &r->xops[1]);
 	}
-	{
-		/* absent in files written before the disk's counters were recorded */
-		json_object *v = iom_rd_obj(&c, root, "", "disk");
-		char *dname = NULL;
-
-		if (v) {
-			r->disk.have = true;
-			iom_rd_str(&c, v, "disk.", "name", &dname);
-			snprintf(r->disk.name, sizeof(r->disk.name), "%s", dname ? dname : "");
-			free(dname);
-			dname = NULL;
-			iom_rd_u64(&c, v, "disk.", "reads", &r->disk.reads);
-			iom_rd_u64(&c, v, "disk.", "writes", &r->disk.writes);
-			/* null: the kernel did not count them */
-			r->disk.has_discards = json_object_object_get(v, "discards") != NULL;
-			r->disk.has_flushes = json_object_object_get(v, "flushes") != NULL;
-			if (r->disk.has_discards)
-				iom_rd_u64(&c, v, "disk.", "discards", &r->disk.discards);
-			if (r->disk.has_flushes)
-				iom_rd_u64(&c, v, "disk.", "flushes", &r->disk.flushes);
-			iom_rd_str(&c, v, "disk.", "write_cache", &dname);
-			snprintf(r->disk.write_cache, sizeof(r->disk.write_cache), "%s",
-				 dname ? dname : "");
-			free(dname);
-			r->disk.fua = -1;
-			if (json_object_object_get(v, "fua")) {
-				bool fua = false;
-
-				iom_rd_bool(&c, v, "disk.", "fua", &fua);
-				r->disk.fua = fua;
-			}
-		}
-	}
-	{
-		json_object *v = iom_rd_obj(&c, root, "", "steady");
-
-		if (v) {
-			r->steady.asked = true;
-			r->steady.at_s = r->steady.spread_pct = NAN;
-			iom_rd_bool(&c, v, "steady", "reached", &r->steady.reached);
-			iom_rd_double(&c, v, "steady", "at_s", &r->steady.at_s);
-			iom_rd_double(&c, v, "steady", "warmup_s", &r->steady.warmup_s);
-			iom_rd_double(&c, v, "steady", "spread_pct", &r->steady.spread_pct);
-			iom_rd_str(&c, v, "steady", "criterion", &r->steady.criterion);
-		}
-	}
-	{
-		/* absent or null: a closed loop (and every file written before rates) */
-		json_object *v = iom_rd_obj(&c, root, "", "load");
-
-		if (v) {
-			char *arr = NULL;
-			json_object *resp = iom_rd_obj(&c, v, "load.", "response_ns");
-
-			r->load.paced = true;
-			iom_rd_double(&c, v, "load.", "offered_iops", &r->load.offered_iops);
-			iom_rd_double(&c, v, "load.", "achieved_iops", &r->load.achieved_iops);
-			iom_rd_bool(&c, v, "load.", "held", &r->load.held);
-			iom_rd_u64(&c, v, "load.", "late_ios", &r->load.late_ios);
-			iom_rd_double(&c, v, "load.", "max_lag_s", &r->load.max_lag_s);
-			iom_rd_str(&c, v, "load.", "arrivals", &arr);
-			r->load.poisson = arr && strcmp(arr, "poisson") == 0;
-			free(arr);
-			for (int d = 0; d < IOM_NDIR && resp; d++) {
-				char p[48];
-
-				snprintf(p, sizeof(p), "load.response_ns.%s", iom_result_dir_names[d]);
-				json_object *lo = iom_rd_obj(&c, resp, "load.response_ns.", iom_result_dir_names[d]);
-				bool have = false;
-
-				read_lat(&c, lo, p, &r->load.response[d]);
-				read_hist(&c, lo, p, &r->load.response[d], &r->load.response_hist[d],
-					  &have);
-			}
-		}
-	}
+	read_disk(&c, root, r);
+	read_steady(&c, root, r);
+	read_load(&c, root, r);
 	read_hosts(&c, root, r); /* absent on one host */
 	iom_rd_bool(&c, root, "", "stonewalled", &r->stonewalled);
 	iom_rd_u64(&c, root, "", "start_spread_ns", &r->start_spread_ns);
