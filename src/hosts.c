@@ -620,6 +620,8 @@ void iom_hosts_row_of(const struct iom_hosts *h, const struct iom_run_result *r,
 	row->user_s = r->cpu.proc_user_s;
 	row->sys_s = r->cpu.proc_sys_s;
 	row->stonewalled = r->stonewalled;
+	row->trace_records = r->trace.records;
+	row->trace_dropped = r->trace.dropped;
 	row->stalled = r->stall.stalled;
 	if (r->stall.stalled && r->stall.reason)
 		snprintf(row->stall_reason, sizeof(row->stall_reason), "%s", r->stall.reason);

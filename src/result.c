@@ -593,6 +593,8 @@ static json_object *hosts_json(const struct iom_run_result *r)
 		iom_json_add(o, "driver", json_object_new_string(h->driver));
 		iom_json_add(o, "scheduler", json_object_new_string(h->scheduler));
 		iom_json_add(o, "start_late_ns", json_object_new_int64(h->start_late_ns));
+		iom_json_add(o, "trace_records", json_object_new_uint64(h->trace_records));
+		iom_json_add(o, "trace_dropped", json_object_new_uint64(h->trace_dropped));
 		/* its own lines, paths, load, flushes and trims, as the run's (left out when none) */
 		if (h->nlines)
 			iom_json_add(o, "access", access_json(NULL, h->lines, h->nlines));

@@ -227,6 +227,8 @@ struct iom_host_row {
 	char driver[32], scheduler[32]; /* of that device ("virtio_blk", "mq-deadline"; "": none) */
 	/* how long after the agreed start (sync point 1, in its own clock) its window started */
 	int64_t start_late_ns;
+	/* its trace of the run: the records its writer wrote and those it dropped (a full ring) */
+	uint64_t trace_records, trace_dropped;
 	/* its window's judgement: stalled (with why), a steady state asked and not reached —
 	 * carried into the aggregate, so that a run rank 0 sat out is judged by those that ran */
 	bool stalled, steady_asked, steady_reached;

@@ -425,6 +425,8 @@ static void read_hosts(struct iom_rd *c, json_object *root, struct iom_run_resul
 			iom_rd_fail(c, p, "start_late_ns", "is not an integer");
 		else if (v)
 			h->start_late_ns = json_object_get_int64(v);
+		iom_rd_u64(c, o, p, "trace_records", &h->trace_records); /* absent before */
+		iom_rd_u64(c, o, p, "trace_dropped", &h->trace_dropped);
 		v = iom_rd_obj(c, o, p, "hist"); /* absent in files from before */
 		for (int d = 0; v && d < IOM_NDIR && c->ret == 0; d++) {
 			json_object *x = iom_rd_obj(c, v, p, iom_result_dir_names[d]);

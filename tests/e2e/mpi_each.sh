@@ -64,7 +64,8 @@ for name in runs:
     assert have == [rank], (i, host, have)
     with open("%d.r%d.csv" % (i, rank)) as f:
         n = sum(1 for _ in f) - 1
-    assert n == rows[0]["ios"] or n < rows[0]["ios"] and r["trace"].get("dropped", 0), (i, n, rows[0]["ios"])
+    # (fewer only when its writer dropped records: a full ring on a busy machine)
+    assert n == rows[0]["ios"] or n < rows[0]["ios"] and rows[0]["trace_dropped"] > 0, (i, n, rows[0])
     print("run", i, host, "ios", rows[0]["ios"], "trace records", n)
 assert sorted(seen) == [(p, k) for p in (0, 100) for k in range(3)], seen
 assert set(seen.values()) == {1}, seen
