@@ -33,8 +33,8 @@ on_exit cleanup
 
 mpirun --allow-run-as-root --oversubscribe -np 3 "$MPI_BIN" run "$WORK/k.cfg" -o out -q >run.txt 2>&1 &
 mp=$!
-# kill once the study is under way: two runs recorded
-for _ in $(seq 1 200); do
+# kill once the study is under way: two runs recorded (up to 120 s: a busy machine, ASan)
+for _ in $(seq 1 1200); do
     [ "$(grep -c run-done out/journal 2>/dev/null)" -ge 2 ] 2>/dev/null && break
     sleep 0.1
 done
