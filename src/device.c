@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * device — the facts of the device under a path, as the kernel tells them.
  *

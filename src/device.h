@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * device — what is known of the device under a path, read from the kernel: sysfs (the disk, its
  * partition, the controller's driver — vmw_pvscsi, mpt3sas, nvme, ahci, virtio_blk … —, model,

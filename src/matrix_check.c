@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * matrix_check — the checks across keys, made once every section is read: what a value means
  * beside another (a rate with a bytes-bound window, a zone that does not fit, a read-only access

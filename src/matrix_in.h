@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * matrix_in — the inside of the matrix room, shared by its files and by nothing else: the state of
  * one reading (struct ctx) and the helpers each step uses. The room reads a matrix file in four

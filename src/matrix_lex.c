@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * matrix_lex — steps 1 and 2 of reading a matrix: the prescan and libconfig.
  *

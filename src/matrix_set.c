@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * matrix_set — step 3 of reading a matrix: --set KEY=VALUE overrides applied to libconfig's tree.
  *

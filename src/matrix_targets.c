@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * matrix_targets — the targets of a matrix: labels, path and paths, filesystems (a list that
  * expands one target per filesystem), hosts, and every workload key's effective list for each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * matrix_values — messages and values: every "FILE:LINE: message" of the matrix room is formatted
  * here, and one key's value is read and checked against its row of the key table (keys.c): a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * target_safe — the write checks of block devices: what iom_target_check_writable() refuses, and
  * the same checks again on the descriptor each open for writing gets.

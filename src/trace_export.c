@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trace_export — a trace as CSV or as fio's logs (latency, bandwidth and IOPS per thread, and
  * fio-plot's per-second rate logs), read through trace.h's reader.

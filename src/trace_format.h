@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trace_format — what the trace's writer (trace.c) and reader (trace_read.c) share of the file
  * format docs/trace.md describes: the header's and blocks' constants, the record flags, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trace_read — the reader of per-I/O traces (docs/trace.md; the writer is trace.c): the header,
  * then block by block, each checked by its CRC-32 and decoded alone, so that a damaged or cut
