@@ -12,8 +12,14 @@
  *   - the followers' sweep (ranks > 0): each run rank 0 names next run through the same
  *     iom_stage_run as sweep.c's;
  *   - each run's figures gathered: totals summed, histograms merged bucket by bucket, the
- *     window from the first start to the last end, per-host rows with stragglers flagged, and
- *     the followers' traces written into rank 0's traces/NNNNN.rR.trace.gz.
+ *     window from the first start to the last end, per-host rows with stragglers flagged (and
+ *     each rank's access lines, paths, offered load, flushes and trims, merged alike), and
+ *     the followers' traces written into rank 0's traces/NNNNN.rR.trace.gz;
+ *   - each run's offered load split over the ranks as rate_scope says (rank 0 derives a share
+ *     of the max and sends it with the run's index);
+ *   - the shell hooks on every rank (hooks.where = "every"): a before_run outcome agreed by
+ *     all, the followers' logs sent to rank 0; and each follower's journal of what it did,
+ *     kept for a resume and copied to rank 0 at the end.
  * Every rank makes the same collective calls in the same order: the two run.c sync points of
  * a run are made up (as "failed") by iom_hosts_run_end when the run never reached them.
  */
