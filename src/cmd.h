@@ -52,7 +52,7 @@ enum opt_id {
 	OPT_WIDTH,
 	OPT_BASELINE,
 	OPT_LIKE,
-	OPT_CORRECTION,   /* issue 18 */
+	OPT_CORRECTION,   /* the adaptive verdicts' multiple-testing correction */
 	OPT_MERGE,
 	OPT_LENIENT,
 	OPT_METRICS,

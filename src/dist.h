@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dist — the distributions of random offsets (the workload key `distribution`, issue 16):
+ * dist — the distributions of random offsets (the workload key `distribution`):
  * uniform, zipf:θ, pareto:h, normal:σ% and zoned:A/S:A/S… with fio's meanings, as one coded
  * number and as a table that draws from them in constant time.
  *

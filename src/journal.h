@@ -34,7 +34,7 @@ enum iom_journal_event {
 	IOM_J_STUDY_END,
 	IOM_J_NOTE,
 	IOM_J_MKFS,
-	/* issue 18: adaptive repetitions */
+	/* adaptive repetitions */
 	IOM_J_DECIDE,      /* a cell's next round decided: detail "continue: …" or "stop: …" */
 	IOM_J_RUN_SKIPPED, /* a run of a round its cell does not need (detail: why) */
 	IOM_J_COUNT
@@ -50,7 +50,7 @@ enum iom_run_state {
 	IOM_RS_PENDING,     /* never started, or started and never finished (to be rerun) */
 	IOM_RS_DONE,
 	IOM_RS_FAILED,
-	IOM_RS_SKIPPED,     /* issue 18: not needed (its cell settled): never to be run */
+	IOM_RS_SKIPPED,     /* adaptive: not needed (its cell settled): never to be run */
 };
 
 struct iom_journal_state {
@@ -68,7 +68,7 @@ struct iom_journal_state {
 	unsigned resumes;
 	char **mkfs;          /* details of the mkfs events, in order (heap) */
 	size_t nmkfs;
-	/* issue 18: adaptive repetitions */
+	/* adaptive repetitions */
 	uint8_t *decided;     /* nruns + 1: a decide event named this run (its round decided) */
 	char **decision;      /* nruns + 1: that event's detail (heap), or NULL */
 	size_t skipped;       /* runs in state IOM_RS_SKIPPED */

@@ -540,7 +540,7 @@ int iom_plan_build(const struct iom_matrix *m, struct iom_plan *p, char *err, si
 	for (size_t i = 0; i < p->nruns; i++) {
 		struct iom_run *r = &p->runs[i];
 
-		/* issue 18: adaptive repetitions come in rounds, every cell's round r before any
+		/* adaptive repetitions come in rounds, every cell's round r before any
 		 * cell's round r + 1 */
 		if (m->repeat_order == IOM_REPEAT_INTERLEAVED || m->timing.repeat_max) {
 			r->cell = (uint32_t)(i % p->ncells);
@@ -856,7 +856,7 @@ static void write_text(FILE *out, const struct iom_plan *p)
 	iom_duration_format(tm->rest_ns, b, sizeof(b));
 	fprintf(out, " cooldown=%s rest=%s repeat=%" PRIu32 " (%s%s)\n\n", a, b, tm->repeat,
 		m->repeat_order == IOM_REPEAT_INTERLEAVED ? "interleaved" :
-		tm->repeat_max ? "interleaved: adaptive" : "grouped", /* issue 18: see layout */
+		tm->repeat_max ? "interleaved: adaptive" : "grouped", /* adaptive: see the layout above */
 		m->shuffle ? ", shuffled" : "");
 
 	fprintf(out, "%*s  %*s", wi, "run", wr, "rep");
@@ -888,7 +888,7 @@ static void write_text(FILE *out, const struct iom_plan *p)
 		fputc('\n', out);
 	}
 
-	if (tm->repeat_max) { /* issue 18 */
+	if (tm->repeat_max) { /* adaptive repetitions */
 		size_t lo = p->ncells * tm->repeat;
 
 		iom_duration_human((uint64_t)IOM_MIN((u128)est * lo, (u128)UINT64_MAX), a, sizeof(a));

@@ -55,7 +55,7 @@ int iom_plan_count(const struct iom_matrix *m, size_t *nruns, char *err, size_t 
 int iom_plan_write(FILE *out, const struct iom_plan *p, enum iom_plan_format fmt);
 
 /* The lowest read_pct of the I/O of cell c of m: its read_pct, or with an access spec
- * (issue 16a) the lowest of its lines' (each line's own or the cell's), and with trim_pct at
+ * (with access specifications) the lowest of its lines' (each line's own or the cell's), and with trim_pct at
  * most 100 - trim_pct (a trim changes the target); below 100: it writes. */
 int64_t iom_cell_read_pct(const struct iom_matrix *m, const struct iom_cell *c);
 /* ---- what a plan may cost: trace bytes and the time of bytes-bound runs ---- */

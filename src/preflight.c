@@ -38,7 +38,7 @@ struct fs_need {
 	uint64_t over_need;
 	char *labels;     /* "'a' (1.0 GiB), 'b' (2.0 GiB)" */
 	size_t ntargets;
-	char *over_path;  /* issue 16c: the path of target over that made it (heap) */
+	char *over_path;  /* the path of target over that made it (heap; several paths) */
 };
 
 struct pf {
@@ -48,7 +48,7 @@ struct pf {
 	struct iom_preflight *out;
 	struct fs_need *fs;
 	size_t nfs;
-	/* issue 16c: while one path of a target with several is checked, the target with that
+	/* several paths: while one path of a target with several is checked, the target with that
 	 * path in place of its own (view_t its index); NULL otherwise */
 	const struct iom_target *view;
 	size_t view_t;
@@ -161,7 +161,7 @@ static void add_need(struct pf *s, size_t t, dev_t dev, const char *where, uint6
 	}
 	f->need = f->need > UINT64_MAX - need ? UINT64_MAX : f->need + need;
 	human(need, h, sizeof(h));
-	if (s->view && s->view_t == t) /* issue 16c: one of its paths */
+	if (s->view && s->view_t == t) /* one of its several paths */
 		labels = xasprintf("%s%s'%s' at '%s' (%s)", f->labels ? f->labels : "",
 				   f->labels ? ", " : "", s->m->targets[t].label, s->view->path, h);
 	else
@@ -552,7 +552,7 @@ static void report_space(struct pf *s)
 	}
 }
 
-/* issue 16c: the identity of a path for telling two paths apart: its device and inode (a
+/* The identity of a path for telling two paths apart: its device and inode (a
  * block device: its rdev), or for a file still to be made its resolved directory and name
  * (heap, into *name). */
 static void path_key(const char *path, struct stat *st, bool *exists, char **name)
@@ -590,7 +590,7 @@ static const char *same_thing(const char *a, const char *b)
 	return !same ? NULL : ea && S_ISBLK(sa.st_mode) ? "device" : "file";
 }
 
-/* issue 16c: no two paths of target t are one file or device. */
+/* No two paths of target t are one file or device. */
 static void check_paths_distinct(struct pf *s, size_t t)
 {
 	const struct iom_target *tg = &s->m->targets[t];
@@ -676,7 +676,7 @@ int iom_preflight_check(const struct iom_plan *p, const struct iom_preflight_opt
 			check_iopoll(&s, t, &u[t]);
 			continue;
 		}
-		/* issue 16c: each path of a target with several, as a target of its own */
+		/* each path of a target with several, as a target of its own */
 		check_paths_distinct(&s, t);
 		check_targets_distinct(&s, t);
 		for (size_t k = 0; k < (p->m->targets[t].npaths ? p->m->targets[t].npaths : 1);

@@ -461,7 +461,7 @@ void iom_stats_adjust_p(const double *p, size_t n, enum iom_stats_adjust how, do
 	free(s);
 }
 
-/* ---- issue 18: the moderated t-test (limma) ---- */
+/* ---- the moderated t-test (limma) ---- */
 
 /*
  * ψ, ψ′ and ψ″ by the recurrences ψ(x) = ψ(x + 1) − 1/x, ψ′(x) = ψ′(x + 1) + 1/x²,

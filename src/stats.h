@@ -112,7 +112,7 @@ enum iom_stats_adjust {
 void iom_stats_adjust_p(const double *p, size_t n, enum iom_stats_adjust how, double *adj);
 
 /*
- * issue 18: the empirical-Bayes moderated t-test of limma (Smyth 2004, "Linear models and
+ * The empirical-Bayes moderated t-test of limma (Smyth 2004, "Linear models and
  * empirical Bayes methods for assessing differential expression in microarray experiments",
  * Stat. Appl. Genet. Mol. Biol. 3(1), article 3). Many comparisons of one kind each estimate
  * a variance from a few values; a scaled inverse-χ² prior (d0, s0²) fitted to all of them by

@@ -194,7 +194,7 @@ static void test_journal_rejects_foreign_lines(void **state)
 
 /* The study-start's plan is kept, and kept too when a later line is out of the plan (a resume
  * names the changed plan); an empty journal says it never started. */
-/* issue 18: adaptive rounds: the decisions and the runs they skip replay as written. */
+/* Adaptive rounds: the decisions and the runs they skip replay as written. */
 static void test_journal_replays_decisions(void **state)
 {
 	const char *dir = *state;

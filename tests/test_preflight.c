@@ -272,7 +272,7 @@ static void test_preflight_space_adds_up(void **state)
 	free(t);
 }
 
-/* issue 16c: each path of a target with several is checked as a target of its own (a missing
+/* Several paths: each path of a target with several is checked as a target of its own (a missing
  * directory named, the paths' space adding up on one filesystem), and one file under two
  * names is refused; nothing is written. */
 static void test_preflight_each_path(void **state)

@@ -333,7 +333,7 @@ static void test_stats_adjust_p(void **state)
 }
 
 /*
- * issue 18: ψ and ψ′ against scipy.special.digamma / polygamma(1, x); the trigamma inverse
+ * The moderated t's ψ and ψ′ against scipy.special.digamma / polygamma(1, x); the trigamma inverse
  * against scipy.optimize.brentq on polygamma(1, x) − y (xtol 1e-300, rtol 1e-15). At the
  * extremes limma's shortcuts 1/y and 1/√y hold to a few 1e-8.
  */

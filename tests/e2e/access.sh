@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Access specifications (issue 16a), end to end: a 50/50 mix of a 4K line and a 64K line shows
+# Access specifications, end to end: a 50/50 mix of a 4K line and a 64K line shows
 # 45-55 % of each size in the trace; the 64K line, read_pct = 0, shows only writes; the run's
 # JSON has a figure per line and the lines' counts add up to the run's totals; the plan names
 # the spec; `report --run` shows each line's figures; matrices/example-mix.cfg and

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Adaptive repetitions (issue 18): a loop device over /dev/shm (quiet) and a file on the disk
+# Adaptive repetitions: a loop device over /dev/shm (quiet) and a file on the disk
 # (noisy), repeat = 2, repeat_max = 8, until = "ci 2%". The plan prints the range of runs; the
 # journal records a decision for every cell's every extra round, a stopped cell's later runs as
 # skipped (no file for them); each cell gets 2 to 8 repetitions, repetitions.tsv says how many

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Adaptive repetitions (issue 18) after kill -9: a study killed in the middle and resumed ends
+# Adaptive repetitions after kill -9: a study killed in the middle and resumed ends
 # with the same decisions as the same study with the same seed run without a break, and a kill
 # between a "stop" decision and the journal's records of the runs it skips loses no decision.
 #

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# SIGTERM during a scratch fill (issue 14, case 10): the first SIGTERM stops a 4 GiB fill within
+# SIGTERM during a scratch fill (docs/hardening.md, "Safety under change", case 10): the first SIGTERM stops a 4 GiB fill within
 # seconds, not at its end; the process exits 3 ("interrupted") saying where the fill stopped;
 # the mark records the filled length; `resume` goes on from the mark (the bytes before it are
 # the same, so they were not written again) and, left alone, completes the fill and the run.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Hook variables stay data whichever shell /bin/sh is (issue 14, case 4: with bash as sh,
+# Hook variables stay data whichever shell /bin/sh is (docs/hardening.md, "Safety under change", case 4: with bash as sh,
 # `echo $$${target.path}` ran a command hidden in the path). Sweeps whose target paths, and
 # whose results directory, hold \';touch PWNED;#, $(…), backquotes, a newline, '", $'\x27' and
 # a[$(…)] run hooks that print ${target.path} and ${study.dir} in every quoting context (bare,

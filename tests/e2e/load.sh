@@ -160,7 +160,7 @@ PY
 # then in one submission, and wakes again a tick (50 µs) later at the soonest. The null engine at
 # 50K IOPS (a gap of 20 µs): held within 1 % (when no stall of the machine's held the worker
 # back by more than 1 % of the window), and the trace shows the batches — at least 2.4
-# I/Os per submission on average (wake-ups at least 50 µs apart issue 2.5 or more; a wake-up per
+# I/Os per submission on average (wake-ups at least 50 µs apart submit 2.5 or more; a wake-up per
 # I/O gives 1.0 on a quiet machine, 1.95 was seen on a loaded one)
 cat >t.cfg <<'CFG'
 iomatrix = 1;

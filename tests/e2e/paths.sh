@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# A target with paths = [ … ] (issue 16c): one run drives both scratch files at once — worker
+# A target with paths = [ … ] (several paths): one run drives both scratch files at once — worker
 # thread i on path i mod 2 — and the run's per-path figures add up to its totals, each path
 # with I/O of its own, both in flight in the same window (the trace); a bytes-bound window is
 # exact across the paths. A bad path among several is refused naming it, before anything is

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Where each I/O goes (issue 16a), read back from the trace: random_pct = 50 makes about half of
+# Where each I/O goes (random_pct, distribution), read back from the trace: random_pct = 50 makes about half of
 # the I/Os start where the previous one ended (queue depth 1 and one thread, so the trace's
 # order is the issue order); distribution = "zipf:1.2" puts at least half of the I/Os on the
 # hottest 10 % of the blocks, uniform about 10 %; the run's cell records the distribution.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Results-directory integrity on a small real study (psync on a scratch file, 10 runs of 100 ms;
-# no root needed), each scenario of issue 14's cases 5 and 6:
+# no root needed), each scenario of docs/hardening.md's "Safety under change" cases 5 and 6:
 #   - a matrix.cfg edited after the study began (repeat 5 → 7, study-end dropped): resume is
 #     refused with exit 2, both plan hashes and how to start a new study, and study.json and the
 #     journal stay byte-identical;

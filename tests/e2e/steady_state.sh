@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# warmup = "steady" (issue 18) on a loop device over /dev/shm: the warm-up lasts until the
+# warmup = "steady" on a loop device over /dev/shm: the warm-up lasts until the
 # per-second IOPS of a 2 s window are within 2 % of their mean, and the run file records when
 # ("steady": reached, at_s, the criterion). The device is read at a fixed 4000 IOPS: unpaced, a
 # loop device over tmpfs is CPU-bound and its per-second IOPS follow the CPU share a shared
