@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_diskspd — `iomatrix diskspd`: DiskSpd's flags turned into a one-cell study (diskspd.c),
+ * cmd_diskspd — `iomatrix diskspd`: DiskSpd's flags turned into a one-cell study (diskspd*.c),
  * or a DiskSpd XML profile (-X, read by import_diskspd.c), run through the sweep and printed
  * DiskSpd-style by the report; or only its matrix (--matrix) or fio job (--print-fio) printed.
  * The translator knows nothing of running: this command conducts.

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * diskspd — DiskSpd's command line turned into a one-cell study. DiskSpd's flags are one table
- * (diskspd.c: each flag's letters, argument kind, the matrix key it sets and its help line), and
- * the parser, `iomatrix diskspd --help`, the man page's list and the refusals are walks of it:
+ * (diskspd_flags.c: each flag's letters, argument kind, the matrix key it sets and its help
+ * line), and the parser, `iomatrix diskspd --help`, the man page's list and the refusals are
+ * walks of it:
  * a flag maps onto matrix keys, is accepted with a note where iomatrix does it differently, or
  * is refused with a message naming it. The study is an ordinary matrix (`--matrix` prints it);
  * the command (cmd_diskspd.c) runs it into an ordinary results directory and prints its one run
