@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# SIGTERM during a scratch fill (docs/hardening.md, "Safety under change", case 10): the first SIGTERM stops a 4 GiB fill within
-# seconds, not at its end; the process exits 3 ("interrupted") saying where the fill stopped;
-# the mark records the filled length; `resume` goes on from the mark (the bytes before it are
-# the same, so they were not written again) and, left alone, completes the fill and the run.
-# Needs 6 GiB free on a disk filesystem (not tmpfs, which would hold 4 GiB in memory).
+# SIGTERM during a scratch fill (docs/hardening.md, "Safety under change", case 10): the first
+# SIGTERM stops a 4 GiB fill within seconds, not at its end; the process exits 3 ("interrupted")
+# saying where the fill stopped; the mark records the filled length; `resume` goes on from the mark
+# (the bytes before it are the same, so they were not written again) and, left alone, completes the
+# fill and the run. Needs 6 GiB free on a disk filesystem (not tmpfs, which would hold 4 GiB in
+# memory).
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 dir=$PWD

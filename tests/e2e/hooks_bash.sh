@@ -1,13 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Hook variables stay data whichever shell /bin/sh is (docs/hardening.md, "Safety under change", case 4: with bash as sh,
-# `echo $$${target.path}` ran a command hidden in the path). Sweeps whose target paths, and
-# whose results directory, hold \';touch PWNED;#, $(…), backquotes, a newline, '", $'\x27' and
-# a[$(…)] run hooks that print ${target.path} and ${study.dir} in every quoting context (bare,
-# "…", '…', $'…', a here-string, $(…), \$ before it), once with bash bound over
-# /bin/sh in a private mount namespace and once with dash: no PWNED file appears, and each
-# printed value equals the path byte for byte. `check` refuses "$$${target.path}" naming the
-# file and line. Needs root (for the mount namespace), bash, dash and python3; skips otherwise.
+# Hook variables stay data whichever shell /bin/sh is (docs/hardening.md, "Safety under change",
+# case 4: with bash as sh, `echo $$${target.path}` ran a command hidden in the path). Sweeps whose
+# target paths, and whose results directory, hold \';touch PWNED;#, $(…), backquotes, a newline, '",
+# $'\x27' and a[$(…)] run hooks that print ${target.path} and ${study.dir} in every quoting context
+# (bare, "…", '…', $'…', a here-string, $(…), \$ before it), once with bash bound over /bin/sh in a
+# private mount namespace and once with dash: no PWNED file appears, and each printed value equals
+# the path byte for byte. `check` refuses "$$${target.path}" naming the file and line. Needs root
+# (for the mount namespace), bash, dash and python3; skips otherwise.
 # e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for a private mount namespace"
