@@ -24,8 +24,8 @@
  * report_prov.c (provenance differences, missing cells), report_words.c (cells and figures in
  * words), report_hosts.c (the runs of many hosts: per-host rows, provenance per host),
  * report_text.c (the text report), report_fmt.c (Markdown, CSV, JSON), report_html.c
- * (HTML), report_run.c (the DiskSpd view of one run), report_export.c (the pools the exports
- * are made from), report_fio.c (fio JSON and JSON+), report_prom.c (OpenMetrics),
+ * (HTML) with report_charts.c (its charts), report_run.c (the DiskSpd view of one run),
+ * report_export.c (the pools the exports are made from), report_fio.c (fio JSON and JSON+), report_prom.c (OpenMetrics),
  * report_diskspd.c (DiskSpd's XML results) and report_main.c (the table of formats, the entry
  * points); chart.c draws the SVG charts and knows nothing of benchmarks.
  * docs/reports.md is the user's description of all of it.
@@ -641,5 +641,30 @@ iom_report_writer iom_report_write_diskspd_xml;
 /* The DiskSpd-style report of one run already read (s may be NULL). 0 or -EIO. */
 int iom_report_print_run(FILE *out, const struct iom_study_info *s,
 			 const struct iom_result_file *f);
+
+/* ---- the HTML page's charts (report_charts.c) ---- */
+
+/* One run of the time charts: its per-second intervals as IOPS (x seconds, y IOPS) and p50 and
+ * p99 latency, read from its run file by iom_report_time_series. The caller frees x, y, p50,
+ * p99 and name. */
+struct iom_report_time_run {
+	size_t src, compared;
+	uint32_t run;
+	double *x, *y;
+	size_t n;
+	char *name;
+	double secs, iops;  /* the window's length and rate, for a run too short */
+	double *p50, *p99;  /* each interval's latencies (NaN: none); NULL: the file has none */
+	double max_ns;      /* the highest of its intervals' max */
+};
+/* Reads run t->run of source t->src into t's series. 0 or -errno with err. */
+int iom_report_time_series(const struct iom_report *m, struct iom_report_time_run *t, char *err,
+			   size_t errlen);
+/* Every chart in the page's order: ATTO, IOMeter, load, the percentiles of cell, IOPS and
+ * latency over time of runs (nr of them; title the time chart's). */
+void iom_report_html_charts(FILE *out, const struct iom_report *m, size_t cell,
+			    struct iom_report_time_run *runs, size_t nr, const char *title);
+/* A note of the page: <p class="note">, the text escaped. */
+void iom_report_html_note(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif
