@@ -209,6 +209,121 @@ static void test_hosts_expand_paths(void **state)
 	free(t[1].path);
 }
 
+/* Several paths: each gets this rank's ${host} and ${rank}, path (a copy of the first) too. */
+static void test_hosts_expand_several_paths(void **state)
+{
+	char *paths[2] = { xstrdup("/a/${host}-${rank}"), xstrdup("/b/${rank}") };
+	struct iom_target t = { .label = "p", .path = xstrdup("/a/${host}-${rank}"), .paths = paths,
+				.npaths = 2 };
+	struct iom_matrix m = { .targets = &t, .ntargets = 1 };
+	struct iom_hosts h = { .rank = 2 };
+
+	(void)state;
+	snprintf(h.host, sizeof(h.host), "vm9");
+	iom_hosts_expand_paths(&h, &m);
+	assert_string_equal(t.path, "/a/vm9-2");
+	assert_string_equal(paths[0], "/a/vm9-2");
+	assert_string_equal(paths[1], "/b/2");
+	free(t.path);
+	free(paths[0]);
+	free(paths[1]);
+}
+
+/* A backend of one process standing for rank `rank` of `size`: a broadcast leaves what is
+ * there, a max is the others' (`others`) or this one's. */
+struct fake_job {
+	uint64_t others;
+};
+
+static int fake_bcast(void *ctx, void *buf, size_t len)
+{
+	(void)ctx;
+	(void)buf;
+	(void)len;
+	return 0;
+}
+
+static int fake_allmax(void *ctx, uint64_t *v)
+{
+	struct fake_job *j = ctx;
+
+	*v = IOM_MAX(*v, j->others);
+	return 0;
+}
+
+/* The offered load each rank of a run offers: rate_scope "rank" keeps a number, "total" and a
+ * share split it over the ranks that run the cell (ranks = 2: two of three). */
+static void test_hosts_rate_split(void **state)
+{
+	static const struct {
+		const char *scope, *rate, *ranks;
+		int64_t derived, want;
+	} cases[] = {
+		{ "rank", "3000", "", 3000, 3000 },
+		{ "total", "3000", "", 3000, 1000 },
+		{ "total", "3000", "ranks = 2;", 3000, 1500 },
+		{ "rank", "\"50%\"", "", 600000, 200000 },   /* a share of the aggregate max */
+		{ "total", "\"50%\"", "", 600000, 200000 },
+		{ "total", "2", "", 2, 1 },                 /* never below one I/O per second */
+	};
+	static const char *const names[] = { "vm0", "vm1", "vm2" };
+	const struct iom_hosts_ops ops = { .bcast = fake_bcast };
+
+	(void)state;
+	for (size_t i = 0; i < IOM_ARRAY_SIZE(cases); i++) {
+		char cfg[512], err[IOM_ERRLEN];
+		struct iom_hosts h = { .rank = 0, .size = 3, .ops = &ops };
+		struct iom_matrix *m;
+		struct iom_plan p;
+		const struct iom_run *run = NULL;
+
+		snprintf(cfg, sizeof(cfg), "iomatrix = 1;\nrate_scope = \"%s\";\n"
+			 "targets = ( { label = \"a\"; path = \"a.scratch\"; size = \"1M\"; } );\n"
+			 "workload = { rate_iops = %s; %s };\ntiming = { duration = \"1s\"; };\n",
+			 cases[i].scope, strchr(cases[i].rate, '%') ? "[ \"max\", \"50%\" ]"
+			 : cases[i].rate, cases[i].ranks);
+		assert_int_equal(iom_matrix_parse("t.cfg", cfg, NULL, 0, &m, err, sizeof(err)), 0);
+		assert_int_equal(iom_matrix_place(m, 3, names, err, sizeof(err)), 0);
+		assert_int_equal(iom_plan_build(m, &p, err, sizeof(err)), 0);
+		for (size_t k = 0; k < p.nruns && !run; k++)
+			if (p.cells[p.runs[k].cell].v[IOM_DIM_RATE_IOPS] != IOM_RATE_MAX)
+				run = &p.runs[k];
+		assert_non_null(run);
+		assert_int_equal(iom_hosts_next(&h, &p, run, 0, cases[i].derived, 0), 0);
+		assert_int_equal(h.rate_iops, cases[i].want);
+		assert_false(h.rate_failed);
+		/* rank 0 could not derive it: the run fails on every rank */
+		assert_int_equal(iom_hosts_next(&h, &p, run, -ENOENT, 0, 0), 0);
+		assert_true(h.rate_failed);
+		iom_plan_release(&p);
+		iom_matrix_free(m);
+	}
+}
+
+/* A before_run hook's outcome agreed: this rank's failure is its own; another's fails the run
+ * here too, naming the first rank that failed; the agreement is made once per run. */
+static void test_hosts_agree_hook(void **state)
+{
+	static char *names[] = { "vm0", "vm1", "vm2" };
+	struct fake_job j = { 0 };
+	const struct iom_hosts_ops ops = { .allmax = fake_allmax };
+	struct iom_hosts h = { .rank = 1, .size = 3, .ops = &ops, .ctx = &j, .names = names,
+			       .hook_agree = true };
+	char err[IOM_ERRLEN] = "";
+
+	(void)state;
+	assert_int_equal(iom_hosts_agree_hook(&h, 0, err, sizeof(err)), 0);     /* none failed */
+	h.hook_agreed = false;
+	j.others = 3 - 2;                                                         /* rank 2 failed */
+	assert_int_equal(iom_hosts_agree_hook(&h, 0, err, sizeof(err)), -ECANCELED);
+	assert_string_equal(err, "the before_run hook failed on rank 2 (host vm2)");
+	assert_int_equal(iom_hosts_agree_hook(&h, 0, err, sizeof(err)), 0);     /* once a run */
+	h.hook_agreed = false;
+	assert_int_equal(iom_hosts_agree_hook(&h, -EIO, err, sizeof(err)), -EIO); /* its own */
+	h.hook_agree = h.hook_agreed = false;                     /* hooks on rank 0 alone */
+	assert_int_equal(iom_hosts_agree_hook(&h, 0, err, sizeof(err)), 0);
+}
+
 /* A fake other host for run.c's stonewall point: "done" after `after` polls. */
 struct fake_peer {
 	unsigned polls, after;
@@ -413,6 +528,9 @@ int main(void)
 		cmocka_unit_test(test_hosts_failed_rank_is_named),
 		cmocka_unit_test(test_hosts_stall_and_steady_of_any_rank),
 		cmocka_unit_test(test_hosts_expand_paths),
+		cmocka_unit_test(test_hosts_expand_several_paths),
+		cmocka_unit_test(test_hosts_rate_split),
+		cmocka_unit_test(test_hosts_agree_hook),
 		cmocka_unit_test(test_hosts_launched_many),
 		cmocka_unit_test(test_hosts_stonewall_ends_the_window),
 		cmocka_unit_test(test_hosts_placement),
