@@ -258,6 +258,9 @@ static void md_head(void *ctx, const struct iom_report *m)
 		m->nruns == 1 ? "" : "s", m->nok,
 		strcmp(iom_report_test_words(m), "Welch") ? "a" : "Welch's", m->opts.alpha, corr,
 		m->opts.min_effect_pct, m->opts.max_cv_pct);
+	if (iom_report_disk_any(m))
+		fputs("Beneath the tables, **Disk**: the writes and flushes the target's disk "
+		      "completed per run, its write cache and FUA.\n", out);
 	if (iom_report_by_study(m) && m->ncompared > 1) {
 		char *changes = iom_report_setup_changes(m);
 

@@ -85,6 +85,8 @@ tr '\n' ' ' <rep.txt | tr -s ' ' | grep -Eq "write-through[^:]*: f [0-9.]+K? wri
     die "the disk note: $(sed -n '/^disk per run/,$p' rep.txt)"
 "$IOMATRIX" report out --format md >rep.md 2>&1 || die "report md"
 grep -q "flushes (write back, no FUA)" rep.md || die "the Markdown report has no disk counts"
+grep -q "^Beneath the tables, \*\*Disk\*\*: the writes and flushes the target's disk completed per run" rep.md ||
+    die "the Markdown report's legend does not name the disk figures"
 "$IOMATRIX" report out --format json >rep.json 2>&1 || die "report json"
 grep -q '"disk": {' rep.json || die "the JSON report has no disk figures"
 "$IOMATRIX" report out --format html >rep.html 2>&1 || die "report html"
