@@ -8,6 +8,7 @@
 # failed, the aggregate naming rank 2), and the other runs are whole. With the default
 # (hooks.where = "rank0") the followers run no hook.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
+# e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
 need_cmd python3

@@ -12,6 +12,7 @@
 # the three ranks' traces. A share of "max" is of the aggregate max, split over the ranks;
 # "3000" with rate_scope = "total" is 1000 per rank; 1000 with "rank" is 1000 on each.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
+# e2e: parallel slow
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
 need_cmd python3
