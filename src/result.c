@@ -411,8 +411,8 @@ const char *const iom_result_iv_keys[IOM_RESULT_NIV] = {
 
 uint64_t *iom_result_iv_field(struct iom_interval *iv, int k)
 {
-	uint64_t *f[IOM_RESULT_NIV] = { &iv->ios[0], &iv->ios[1], &iv->bytes[0], &iv->bytes[1], &iv->p50_ns,
-			   &iv->p99_ns, &iv->max_ns, &iv->lat_ios };
+	uint64_t *f[IOM_RESULT_NIV] = { &iv->ios[0], &iv->ios[1], &iv->bytes[0], &iv->bytes[1],
+					&iv->p50_ns, &iv->p99_ns, &iv->max_ns, &iv->lat_ios };
 
 	return f[k];
 }
@@ -640,8 +640,9 @@ static json_object *run_json(const struct iom_matrix *m, const struct iom_cell *
 	iom_json_add(o, "start_ns", json_object_new_uint64(r->start_wall_ns));
 	iom_json_add(o, "elapsed_s", iom_json_num(r->elapsed_s));
 	for (int d = 0; d < IOM_NDIR; d++)
-		iom_json_add(o, iom_result_dir_names[d], r->has_hist ? with_hist(io_json(&r->dir[d]), &r->hist[d])
-							  : io_json(&r->dir[d]));
+		iom_json_add(o, iom_result_dir_names[d],
+			     r->has_hist ? with_hist(io_json(&r->dir[d]), &r->hist[d]) :
+					   io_json(&r->dir[d]));
 	iom_json_add(o, "iops_stddev", iom_json_num(r->iops_stddev));
 	iom_json_add(o, "mb_s_stddev", iom_json_num(r->mb_s_stddev));
 	iom_json_add(o, "qd_mean", iom_json_num(r->qd_mean));

@@ -150,12 +150,12 @@ static void read_io_named(struct iom_rd *c, json_object *root, const char *name,
 static void read_io(struct iom_rd *c, json_object *root, int d, struct iom_io_stats *s,
 		    struct iom_hist_sparse *h, bool *have)
 {
+	const char *dn = iom_result_dir_names[d];
 	char p[32];
 
-	read_io_named(c, root, iom_result_dir_names[d], s);
-	snprintf(p, sizeof(p), "%s.lat_ns", iom_result_dir_names[d]);
-	read_hist(c, iom_rd_obj(c, iom_rd_obj(c, root, "", iom_result_dir_names[d]), iom_result_dir_names[d], "lat_ns"), p,
-		  &s->lat, h, have);
+	read_io_named(c, root, dn, s);
+	snprintf(p, sizeof(p), "%s.lat_ns", dn);
+	read_hist(c, iom_rd_obj(c, iom_rd_obj(c, root, "", dn), dn, "lat_ns"), p, &s->lat, h, have);
 }
 
 static void read_cpu_pct(struct iom_rd *c, json_object *o, const char *prefix, struct iom_cpu_pct *p)
