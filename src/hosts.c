@@ -778,7 +778,7 @@ static void keep_host_hists(const struct iom_hosts *h, struct iom_run_result *r,
  * spec, its target's paths, fsync_every and trim_pct, its offered load). */
 struct extra_shape {
 	size_t nlines, npaths;
-	bool xops, paced;
+	bool xops, paced, verify;
 };
 
 static struct extra_shape extra_shape(const struct iom_hosts *h)
@@ -798,6 +798,7 @@ static struct extra_shape extra_shape(const struct iom_hosts *h)
 	x.npaths = m->targets[t].npaths > 1 ? m->targets[t].npaths : 0;
 	x.xops = c->v[IOM_DIM_FSYNC_EVERY] != 0 || c->v[IOM_DIM_TRIM_PCT] != 0;
 	x.paced = !h->rate_failed && (h->rate_iops > 0 || h->rate_mb_s > 0);
+	x.verify = c->v[IOM_DIM_VERIFY] != 0;
 	return x;
 }
 
@@ -809,6 +810,8 @@ struct extra_head {
 	uint64_t late_ios;
 	struct iom_lat response[IOM_NDIR];
 	struct iom_io_stats xops[2];
+	uint8_t verify;
+	uint64_t vcount[4];      /* sectors written, checked, unwritten; mismatches */
 };
 struct extra_path {
 	struct iom_io_stats dir[IOM_NDIR];
@@ -849,6 +852,11 @@ static void extra_pack(const struct extra_shape *x, const struct iom_run_result 
 	hd->max_lag_s = r->load.max_lag_s;
 	hd->late_ios = r->load.late_ios;
 	memcpy(hd->response, r->load.response, sizeof(hd->response));
+	hd->verify = r->verify.enabled;
+	hd->vcount[0] = r->verify.sectors_written;
+	hd->vcount[1] = r->verify.sectors_checked;
+	hd->vcount[2] = r->verify.sectors_unwritten;
+	hd->vcount[3] = r->verify.mismatches;
 }
 
 /* A rank's packed figures into its host row (heap arrays). */
@@ -881,6 +889,11 @@ static void extra_row(const struct extra_shape *x, const char *buf, struct iom_h
 	row->load.max_lag_s = hd->max_lag_s;
 	row->load.late_ios = hd->late_ios;
 	memcpy(row->load.response, hd->response, sizeof(row->load.response));
+	row->verify = hd->verify;
+	row->sectors_written = hd->vcount[0];
+	row->sectors_checked = hd->vcount[1];
+	row->sectors_unwritten = hd->vcount[2];
+	row->mismatches = hd->vcount[3];
 }
 
 /*
@@ -899,10 +912,22 @@ static void extra_aggregate(const struct extra_shape *x, struct iom_run_result *
 
 	for (size_t i = 0; i < r->nhosts && !first; i++)
 		if (r->hosts[i].nlines || r->hosts[i].npaths || r->hosts[i].has_xops ||
-		    r->hosts[i].load.paced)
+		    r->hosts[i].load.paced || r->hosts[i].verify)
 			first = &r->hosts[i];
 	if (!first)
 		return;
+	if (x->verify) { /* the counts summed; the first mismatches listed are rank 0's */
+		struct iom_run_verify *v = &r->verify;
+
+		v->enabled = true;
+		v->sectors_written = v->sectors_checked = v->sectors_unwritten = v->mismatches = 0;
+		for (size_t i = 0; i < r->nhosts; i++) {
+			v->sectors_written += r->hosts[i].sectors_written;
+			v->sectors_checked += r->hosts[i].sectors_checked;
+			v->sectors_unwritten += r->hosts[i].sectors_unwritten;
+			v->mismatches += r->hosts[i].mismatches;
+		}
+	}
 	if (x->nlines && first->nlines) {
 		if (r->nlines != x->nlines) {
 			free(r->lines);
@@ -1003,7 +1028,7 @@ static int run_extras(struct iom_hosts *h, struct iom_run_result *r, bool part)
 	char *mine, *all = NULL;
 	int ret = 0;
 
-	if (!x.nlines && !x.npaths && !x.xops && !x.paced)
+	if (!x.nlines && !x.npaths && !x.xops && !x.paced && !x.verify)
 		return 0;
 	mine = xmalloc(len);
 	extra_pack(&x, part ? r : &none, mine);

@@ -606,6 +606,16 @@ static json_object *hosts_json(const struct iom_run_result *r)
 			iom_json_add(o, "flush", io_json(&h->xops[0]));
 			iom_json_add(o, "trim", io_json(&h->xops[1]));
 		}
+		if (h->verify) {
+			json_object *v = json_object_new_object();
+
+			iom_json_add(v, "sectors_written", json_object_new_uint64(h->sectors_written));
+			iom_json_add(v, "sectors_checked", json_object_new_uint64(h->sectors_checked));
+			iom_json_add(v, "sectors_unwritten",
+				     json_object_new_uint64(h->sectors_unwritten));
+			iom_json_add(v, "mismatches", json_object_new_uint64(h->mismatches));
+			iom_json_add(o, "verify", iom_json_one_line(v));
+		}
 		if (r->host_hist) {
 			json_object *x = json_object_new_object();
 

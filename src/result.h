@@ -243,6 +243,9 @@ struct iom_host_row {
 	struct iom_run_load load;
 	bool has_xops;
 	struct iom_io_stats xops[2];
+	/* its data verification's counts (verify = true; the first mismatches stay its own) */
+	bool verify;
+	uint64_t sectors_written, sectors_checked, sectors_unwritten, mismatches;
 };
 
 struct iom_run_result {

@@ -4,12 +4,13 @@
 # studies, scratch files per rank through ${rank}:
 #   1. rate_scope = "total": an access spec of two lines on a target of two paths with
 #      fsync_every and trim_pct; rate_iops "max", "50%" and "3000"; think_time and burst;
+#      verify = true;
 #   2. rate_scope = "rank" (the default): rate_iops 1000 with warmup = "steady" and an
 #      adaptive repeat (repeat 2, repeat_max 3).
 # In every run the aggregate equals the sum of its three host rows exactly — I/Os and bytes,
-# per line, per path, flushes, trims, late I/Os, the offered load — and its percentiles (the
-# total's, each line's, a paced run's response time) are within 1 % of those of the union of
-# the three ranks' traces. A share of "max" is of the aggregate max, split over the ranks;
+# per line, per path, flushes, trims, late I/Os, the offered load, the verified sectors — and
+# its percentiles (the total's, each line's, a paced run's response time) are within 1 % of
+# those of the union of the three ranks' traces. A share of "max" is of the aggregate max, split over the ranks;
 # "3000" with rate_scope = "total" is 1000 per rank; 1000 with "rank" is 1000 on each.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 # e2e: parallel slow
@@ -28,7 +29,9 @@ targets = ( { label = "p"; paths = [ "$WORK/a\${rank}.scratch", "$WORK/b\${rank}
             { label = "r"; path = "$WORK/r\${rank}.scratch"; size = "8M";
               rate_iops = [ "max", "50%", "3000" ]; },
             { label = "t"; path = "$WORK/t\${rank}.scratch"; size = "8M"; think_time = "1ms";
-              burst = 4; } );
+              burst = 4; },
+            { label = "v"; path = "$WORK/v\${rank}.scratch"; size = "8M"; verify = true;
+              read_pct = 50; } );
 workload = { engine = "io_uring"; direct = false; block_size = "4K"; queue_depth = 2; };
 timing = { warmup = "50ms"; duration = "250ms"; rest = "0s"; repeat = 1; };
 CFG
@@ -120,10 +123,17 @@ def check(d, i):
             near(ld["response_ns"]["total"]["percentiles"][p], pct(resp, float(p)), "response p" + p)
         said.append("offered %.0f (%s) late %d" % (ld["offered_iops"], "+".join(
             "%.0f" % h["load"]["offered_iops"] for h in rows), ld["late_ios"]))
+    if r.get("verify"):
+        for f in ("sectors_written", "sectors_checked", "sectors_unwritten", "mismatches"):
+            same(r["verify"][f], sum(h["verify"][f] for h in rows), "verify " + f)
+        assert r["verify"]["sectors_written"] > 0 and r["verify"]["mismatches"] == 0, r["verify"]
+        said.append("verified %d sectors written, %d checked" % (r["verify"]["sectors_written"],
+                                                                  r["verify"]["sectors_checked"]))
     print(d, i, ", ".join(said))
     return r
 
-one = {i: check("out1", i) for i in range(1, 6)}
+one = {i: check("out1", i) for i in range(1, 7)}
+assert one[6].get("verify"), one[6]
 # the max, 50 % of the aggregate max split over 3 ranks, 3000 in total split over them
 mx, half, three = one[2], one[3], one[4]
 assert mx["cell"]["rate_iops"] == "max" and not mx.get("load"), mx["cell"]
