@@ -10,8 +10,9 @@
 # In every run the aggregate equals the sum of its three host rows exactly — I/Os and bytes,
 # per line, per path, flushes, trims, late I/Os, the offered load, the verified sectors — and
 # its percentiles (the total's, each line's, a paced run's response time) are within 1 % of
-# those of the union of the three ranks' traces. A share of "max" is of the aggregate max, split over the ranks;
-# "3000" with rate_scope = "total" is 1000 per rank; 1000 with "rank" is 1000 on each.
+# those of the union of the three ranks' traces. A share of "max" is of the aggregate max,
+# split over the ranks; "3000" with rate_scope = "total" is 1000 per rank; 1000 with "rank" is
+# 1000 on each.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 # e2e: parallel slow
 . "$TOP/tests/e2e/lib.sh"
