@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * diskspd_flags — DiskSpd's command line read into a struct iom_diskspd, through one table.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * keys_print — the key table printed: `iomatrix help keys` wrapped to the terminal, Markdown for
  * docs/matrix.md (--markdown) and roff for iomatrix-matrix(5) (--man), every line from the rows
