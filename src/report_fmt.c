@@ -297,10 +297,12 @@ static bool md_verdict_begin(void *ctx, const struct iom_report *m)
 	fprintf(out, "\n## Verdict\n\nCells won / same / undecided / lost (single run), median "
 		     "margin, over %zu cell%s.\n\n| %s |", m->ncells, m->ncells == 1 ? "" : "s",
 		m->compare);
-	IOM_REPORT_EACH_METRIC(m, k)
+	for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(m, k))
 		fprintf(out, " %s |", iom_metrics[k].title);
 	fputs("\n|---|", out);
-	IOM_REPORT_EACH_METRIC(m, k)
+	for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(m, k))
 		fputs("---|", out);
 	fputc('\n', out);
 	return true;
@@ -314,7 +316,8 @@ static void md_verdict_row(void *ctx, const struct iom_report *m, size_t v,
 	fputs("| ", out);
 	md_text(out, m->compared[v]);
 	fputs(" |", out);
-	IOM_REPORT_EACH_METRIC(m, k) {
+	for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(m, k)) {
 		char mg[32];
 
 		iom_report_fmt_margin(mg, sizeof(mg), (enum iom_metric)k, t[k].median_margin_pct);
@@ -333,7 +336,8 @@ static void md_body(void *ctx, const struct iom_report *m)
 	FILE *out = ((struct md *)ctx)->out;
 	const struct iom_report_verdict *vd = ((struct md *)ctx)->vd;
 
-	IOM_REPORT_EACH_METRIC(m, k) {
+	for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(m, k)) {
 		if (!m->ncells)
 			break;
 		fprintf(out, "\n## %s\n\n| cell |", iom_metrics[k].title);
@@ -529,7 +533,8 @@ int iom_report_write_csv(FILE *out, const struct iom_report *m,
 	for (size_t c = 0; c < m->ncells; c++) {
 		char *label = iom_report_cell_label(m, c);
 
-		IOM_REPORT_EACH_METRIC(m, k) {
+		for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+		     k = iom_report_metric_next(m, k)) {
 			const struct iom_report_verdict *x = &vd[c * IOM_NMETRIC + k];
 
 			for (size_t v = 0; v < m->ncompared; v++) {
@@ -670,7 +675,8 @@ static json_object *jprior(const struct iom_report *m)
 	if (!m->vd)
 		return NULL;
 	o = json_object_new_object();
-	IOM_REPORT_EACH_METRIC(m, k) {
+	for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(m, k)) {
 		const struct iom_stats_prior *pr = &m->prior[k];
 		json_object *x = json_object_new_object();
 
@@ -852,7 +858,8 @@ static void json_head(json_object *root, const struct iom_report *m)
 	iom_json_add(o, "tests", json_object_new_uint64(m->ntests));
 	iom_json_add(o, "variance_prior", jprior(m));
 	a = json_object_new_array();
-	IOM_REPORT_EACH_METRIC(m, k)
+	for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(m, k))
 		json_object_array_add(a, json_object_new_string(iom_metrics[k].name));
 	iom_json_add(o, "metrics", a);
 	iom_json_add(root, "options", o);
@@ -929,7 +936,8 @@ static void json_cells(json_object *root, const struct iom_report *m)
 
 		iom_json_add(x, "label", json_object_new_string(label));
 		iom_json_add(x, "cell", jcell(m, c));
-		IOM_REPORT_EACH_METRIC(m, k)
+		for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+		     k = iom_report_metric_next(m, k))
 			iom_json_add(ms, iom_metrics[k].name, jmetric(m, c, (enum iom_metric)k,
 							     &vd[c * IOM_NMETRIC + k]));
 		iom_json_add(x, "metrics", ms);
@@ -943,7 +951,8 @@ static void json_cells(json_object *root, const struct iom_report *m)
 	for (size_t v = 0; v < m->ncompared; v++) {
 		json_object *x = json_object_new_object();
 
-		IOM_REPORT_EACH_METRIC(m, k) {
+		for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+		     k = iom_report_metric_next(m, k)) {
 			json_object *y = json_object_new_object();
 			struct iom_report_tally t;
 

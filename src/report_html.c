@@ -101,7 +101,8 @@ static bool verdict_begin(void *ctx, const struct iom_report *m)
 	fputs("<table><thead><tr><th class=\"l\">", out);
 	esc(out, m->compare);
 	fputs("</th>", out);
-	IOM_REPORT_EACH_METRIC(m, k)
+	for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(m, k))
 		fprintf(out, "<th>%s</th>", iom_metrics[k].title);
 	fputs("</tr></thead><tbody>\n", out);
 	return true;
@@ -116,7 +117,8 @@ static void verdict_row(void *ctx, const struct iom_report *m, size_t v,
 		iom_chart_color(v));
 	esc(out, m->compared[v]);
 	fputs("</th>", out);
-	IOM_REPORT_EACH_METRIC(m, k) {
+	for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(m, k)) {
 		const struct iom_report_tally *t = &tally[k];
 		char mg[32], bg[16];
 		unsigned decided = t->won + t->same + t->undecided + t->lost;
@@ -247,10 +249,12 @@ static void heat_table(FILE *out, const struct iom_report *m)
 		m->opts.max_cv_pct, iom_report_disk_any(m) ? "; beneath the table, the disk per "
 		"run: its writes and flushes, its write cache and FUA" : "");
 	fputs("<table class=\"heat\"><thead><tr><th class=\"l\" rowspan=\"2\">cell</th>", out);
-	IOM_REPORT_EACH_METRIC(m, k)
+	for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(m, k))
 		fprintf(out, "<th colspan=\"%zu\">%s</th>", m->ncompared, iom_metrics[k].title);
 	fputs("</tr><tr>", out);
-	IOM_REPORT_EACH_METRIC(m, k) {
+	for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(m, k)) {
 		for (size_t v = 0; v < m->ncompared; v++) {
 			fprintf(out, "<th><span style=\"color:%s\">■</span> ", iom_chart_color(v));
 			esc(out, m->compared[v]);
@@ -265,7 +269,8 @@ static void heat_table(FILE *out, const struct iom_report *m)
 		esc(out, label);
 		fputs("</th>", out);
 		free(label);
-		IOM_REPORT_EACH_METRIC(m, k) {
+		for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+		     k = iom_report_metric_next(m, k)) {
 			struct iom_report_verdict vd;
 
 			iom_report_verdict(m, c, (enum iom_metric)k, &vd);

@@ -67,12 +67,10 @@ extern const struct iom_metric_info iom_metrics[IOM_NMETRIC];
 
 struct iom_report;
 /* The next metric after k (-1: the first) that m compares (report.metrics), in the order of
- * iom_metrics; IOM_NMETRIC after the last. */
+ * iom_metrics; IOM_NMETRIC after the last. Each of them, in order:
+ *	for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+ *	     k = iom_report_metric_next(m, k)) */
 int iom_report_metric_next(const struct iom_report *m, int k);
-/* Each metric m compares, in order: IOM_REPORT_EACH_METRIC(m, k) { … k … } */
-#define IOM_REPORT_EACH_METRIC(m, k) \
-	for (int k = iom_report_metric_next((m), -1); k < IOM_NMETRIC; \
-	     k = iom_report_metric_next((m), k))
 
 /* The defaults of report = { … } (keys.c has the same), used when study.json has none. */
 #define IOM_REPORT_ALPHA 0.05

@@ -499,7 +499,8 @@ void iom_report_correction_words(const struct iom_report *m, char *buf, size_t l
 {
 	const char *mod = "";
 
-	IOM_REPORT_EACH_METRIC(m, k)
+	for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(m, k))
 		if (m->vd && m->moderated[k])
 			mod = "moderated t (limma), ";
 	switch (m->opts.correction) {
@@ -517,7 +518,8 @@ void iom_report_correction_words(const struct iom_report *m, char *buf, size_t l
 
 const char *iom_report_test_words(const struct iom_report *m)
 {
-	IOM_REPORT_EACH_METRIC(m, k)
+	for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(m, k))
 		if (m->vd && m->moderated[k])
 			return "moderated";
 	return "Welch";
@@ -640,7 +642,8 @@ size_t iom_report_noisy_list(const struct iom_report *m, struct iom_report_noisy
 
 	*out = NULL;
 	for (size_t c = 0; c < m->ncells; c++) {
-		IOM_REPORT_EACH_METRIC(m, k) {
+		for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+		     k = iom_report_metric_next(m, k)) {
 			struct iom_report_verdict vd;
 
 			iom_report_verdict(m, c, (enum iom_metric)k, &vd);

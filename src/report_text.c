@@ -360,7 +360,8 @@ static void table_measure(struct table *t)
 	for (size_t c = 0; c < m->ncells; c++)
 		t->labelw = IOM_MAX(t->labelw, dispw(t->label[c]));
 	t->groupw = 0;
-	IOM_REPORT_EACH_METRIC(m, k) {
+	for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(m, k)) {
 		t->colw[k] = IOM_MAX(dispw(iom_metrics[k].title), 6);
 		for (size_t c = 0; c < m->ncells; c++) {
 			const struct iom_report_verdict *vd = &t->vd[c * IOM_NMETRIC + k];
@@ -397,7 +398,8 @@ static void group_start(struct iom_strbuf *b, const struct table *t, bool first)
 {
 	int used = 0;
 
-	IOM_REPORT_EACH_METRIC(t->m, k)
+	for (int k = iom_report_metric_next(t->m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(t->m, k))
 		used += t->colw[k] + (k != iom_report_metric_next(t->m, -1));
 	iom_strbuf_spaces(b, (first ? 2 : GROUP_GAP) + t->groupw - used);
 }
@@ -417,7 +419,8 @@ static void table_block(FILE *out, struct table *t, size_t from, size_t to)
 	sb_cell(&b, "cell", t->labelw, true, false);
 	for (size_t v = from; v < to; v++) {
 		group_start(&b, t, v == from);
-		IOM_REPORT_EACH_METRIC(m, k) {
+		for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+		     k = iom_report_metric_next(m, k)) {
 			iom_strbuf_spaces(&b, k != iom_report_metric_next(m, -1));
 			sb_cell(&b, iom_metrics[k].title, t->colw[k], false, false);
 		}
@@ -429,7 +432,8 @@ static void table_block(FILE *out, struct table *t, size_t from, size_t to)
 		sb_cell(&b, t->label[c], t->labelw, true, false);
 		for (size_t v = from; v < to; v++) {
 			group_start(&b, t, v == from);
-			IOM_REPORT_EACH_METRIC(m, k) {
+			for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+			     k = iom_report_metric_next(m, k)) {
 				const struct iom_report_verdict *vd = &t->vd[c * IOM_NMETRIC + k];
 				bool win = t->winners && vd->winner == (int)v;
 
@@ -445,7 +449,8 @@ static void table_block(FILE *out, struct table *t, size_t from, size_t to)
 		iom_strbuf_spaces(&b, t->labelw);
 		for (size_t v = from; v < to; v++) {
 			group_start(&b, t, v == from);
-			IOM_REPORT_EACH_METRIC(m, k) {
+			for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+			     k = iom_report_metric_next(m, k)) {
 				const struct iom_report_verdict *vd = &t->vd[c * IOM_NMETRIC + k];
 
 				buf[0] = '\0';
@@ -514,7 +519,8 @@ static void metric_block(FILE *out, const struct table *t, int k, size_t from, s
  * columns still do not fit goes on in a further block of the same metric. */
 static void metric_tables(FILE *out, const struct table *t, unsigned width)
 {
-	IOM_REPORT_EACH_METRIC(t->m, k) {
+	for (int k = iom_report_metric_next(t->m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(t->m, k)) {
 		fprintf(out, "%s%s\n", k != iom_report_metric_next(t->m, -1) ? "\n" : "", iom_metrics[k].title);
 		for (size_t from = 0; from < t->m->ncompared;) {
 			size_t to = from + 1;
@@ -558,11 +564,13 @@ static void verdict_block(FILE *out, const struct table *t, unsigned width)
 
 	for (size_t v = 0; v < m->ncompared; v++) {
 		labelw = IOM_MAX(labelw, dispw(m->compared[v]));
-		IOM_REPORT_EACH_METRIC(m, k)
+		for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+		     k = iom_report_metric_next(m, k))
 			iom_report_tally(m, (enum iom_metric)k, v, &ty[v * IOM_NMETRIC + k]);
 	}
 	total = labelw;
-	IOM_REPORT_EACH_METRIC(m, k) {
+	for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(m, k)) {
 		colw[k] = dispw(iom_metrics[k].title);
 		for (size_t v = 0; v < m->ncompared; v++) {
 			tally_text(&ty[v * IOM_NMETRIC + k], (enum iom_metric)k, single, buf,
@@ -575,14 +583,16 @@ static void verdict_block(FILE *out, const struct table *t, unsigned width)
 		m->ncells, m->ncells == 1 ? "" : "s", single ? "/single run" : "");
 	if (total <= (int)width) {
 		iom_strbuf_spaces(&b, labelw);
-		IOM_REPORT_EACH_METRIC(m, k) {
+		for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+		     k = iom_report_metric_next(m, k)) {
 			iom_strbuf_spaces(&b, 2);
 			sb_cell(&b, iom_metrics[k].title, colw[k], true, false);
 		}
 		sb_line(&b, out);
 		for (size_t v = 0; v < m->ncompared; v++) {
 			sb_cell(&b, m->compared[v], labelw, true, false);
-			IOM_REPORT_EACH_METRIC(m, k) {
+			for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+			     k = iom_report_metric_next(m, k)) {
 				tally_text(&ty[v * IOM_NMETRIC + k], (enum iom_metric)k, single, buf,
 					   sizeof(buf));
 				iom_strbuf_spaces(&b, 2);
@@ -593,7 +603,8 @@ static void verdict_block(FILE *out, const struct table *t, unsigned width)
 	} else {
 		for (size_t v = 0; v < m->ncompared; v++) {
 			iom_strbuf_printf(&b, "%s:", m->compared[v]);
-			IOM_REPORT_EACH_METRIC(m, k) {
+			for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+			     k = iom_report_metric_next(m, k)) {
 				tally_text(&ty[v * IOM_NMETRIC + k], (enum iom_metric)k, single, buf,
 					   sizeof(buf));
 				iom_strbuf_printf(&b, " %s %s%s", iom_metrics[k].title, buf,
@@ -629,7 +640,8 @@ static void undecided_block(FILE *out, const struct table *t, unsigned width)
 		size_t have = SIZE_MAX;
 		bool capped = false, any = false;
 
-		IOM_REPORT_EACH_METRIC(m, k) {
+		for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+		     k = iom_report_metric_next(m, k)) {
 			const struct iom_report_verdict *vd = &t->vd[c * IOM_NMETRIC + k];
 			char mg[32];
 
@@ -958,7 +970,8 @@ static void table_gather(struct table *t, size_t *nmin, size_t *nmax)
 	t->vd = xcalloc(m->ncells * IOM_NMETRIC, sizeof(*t->vd));
 	for (size_t c = 0; c < m->ncells; c++) {
 		t->label[c] = iom_report_cell_label(m, c);
-		IOM_REPORT_EACH_METRIC(m, k) {
+		for (int k = iom_report_metric_next(m, -1); k < IOM_NMETRIC;
+		     k = iom_report_metric_next(m, k)) {
 			struct iom_report_verdict *vd = &t->vd[c * IOM_NMETRIC + k];
 
 			iom_report_verdict(m, c, (enum iom_metric)k, vd);

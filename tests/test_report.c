@@ -1539,14 +1539,16 @@ static void test_report_metrics_key(void **state)
 	assert_int_equal(iom_metrics_parse(" , ", &mask, err, sizeof(err)), -EINVAL);
 
 	m.opts.metrics = (1u << IOM_METRIC_LAT_P99) | (1u << IOM_METRIC_CPU_BUSY);
-	IOM_REPORT_EACH_METRIC(&m, k)
+	for (int k = iom_report_metric_next(&m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(&m, k))
 		seen[n++] = k;
 	assert_int_equal(n, 2);
 	assert_int_equal(seen[0], IOM_METRIC_LAT_P99);
 	assert_int_equal(seen[1], IOM_METRIC_CPU_BUSY);
 	m.opts.metrics = 0; /* a study from before the key: the default five */
 	n = 0;
-	IOM_REPORT_EACH_METRIC(&m, k)
+	for (int k = iom_report_metric_next(&m, -1); k < IOM_NMETRIC;
+	     k = iom_report_metric_next(&m, k))
 		seen[n++] = k;
 	assert_int_equal(n, 5);
 	assert_int_equal(seen[4], IOM_METRIC_CPU_PER_IO);
