@@ -434,6 +434,11 @@ out:
 	return ret;
 }
 
+int iom_write_file_atomic(const char *path, const void *data, size_t len)
+{
+	return iom_own_write_atomic(NULL, path, data, len, NULL, 0);
+}
+
 int iom_own_read(const struct iom_own_dir *d, const char *path, enum iom_own_how how, size_t cap,
 		 char **data, size_t *len, char *err, size_t errlen)
 {

@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "util.h"
+
 /* The size caps of what iomatrix reads back, each far above what it writes (a run file of
  * 10,000 intervals and 64 hosts is under 20 MiB, a journal of 100,000 runs under 20 MiB). */
 #define IOM_OWN_CAP_RUN     (256u << 20) /* runs/NNNNN.json */
@@ -33,7 +35,7 @@
 #define IOM_OWN_CAP_JOURNAL (256u << 20) /* journal */
 #define IOM_OWN_CAP_MATRIX  (16u << 20)  /* a matrix file, matrix.cfg as run, a shared file */
 #define IOM_OWN_CAP_SMALL   (1u << 20)   /* repetitions.tsv, a target's side file */
-#define IOM_OWN_CAP_PROC    (64u << 20)  /* /proc and /sys files (iom_read_file) */
+#define IOM_OWN_CAP_PROC    IOM_PROC_FILE_MAX /* /proc and /sys files (iom_read_file) */
 #define IOM_OWN_CAP_TRACE   ((size_t)16 << 30) /* a rank's trace, sent whole to rank 0 */
 
 /* A directory of iomatrix's own files, opened once and pinned. */
@@ -89,6 +91,8 @@ FILE *iom_own_fopen(const struct iom_own_dir *d, const char *path, const char *m
  * path, when it exists, must be a regular file or missing (a link there is refused). */
 int iom_own_write_atomic(const struct iom_own_dir *d, const char *path, const void *data,
 			 size_t len, char *err, size_t errlen);
+/* The same for a path outside any pinned directory, without a message. 0 or -errno. */
+int iom_write_file_atomic(const char *path, const void *data, size_t len);
 
 /* Reads a whole regular file of at most cap bytes into a new NUL-terminated buffer (*len its
  * length; len may be NULL); how is IOM_OWN_READ or IOM_OWN_FOLLOW. A FIFO or a device is refused

@@ -38,6 +38,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "ownfile.h"
 #include "rng.h"
 #include "util.h"
 
@@ -1041,7 +1042,7 @@ static int busy_reason(const struct iom_target_info *info, char *err, size_t err
 
 	if (fd >= 0) {
 		r = verify_block(info, fd, err, errlen);
-		if (!r && iom_target_recheck_writable(info, fd, err, errlen) == -ESTALE)
+		if (!r && iom_target_recheck_writable(info->path, info->id.rdev, fd, err, errlen) == -ESTALE)
 			r = -ESTALE;
 		close(fd);
 	}
@@ -1115,7 +1116,7 @@ int iom_target_open_sync(const struct iom_target_info *info, bool direct, bool w
 				    "reading only",
 				    info->path);
 		else
-			r = iom_target_recheck_writable(info, fd, err, errlen);
+			r = iom_target_recheck_writable(info->path, info->id.rdev, fd, err, errlen);
 	}
 	if (!r && late_direct) {
 		int fl = fcntl(fd, F_GETFL);

@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ownfile.h"
 
 static void out_of_memory(size_t n)
 {
@@ -245,11 +244,6 @@ char *iom_path_join(const char *dir, const char *base)
 	return strcmp(dir, "/") == 0 ? xasprintf("/%s", base) : xasprintf("%s/%s", dir, base);
 }
 
-int iom_write_file_atomic(const char *path, const void *data, size_t len)
-{
-	return iom_own_write_atomic(NULL, path, data, len, NULL, 0);
-}
-
 char *iom_trim(char *s)
 {
 	char *e;
@@ -308,7 +302,7 @@ int iom_read_file(const char *path, char **data, size_t *len)
 		if (got == 0)
 			break;
 		n += (size_t)got;
-		if (n >= IOM_OWN_CAP_PROC) {
+		if (n >= IOM_PROC_FILE_MAX) {
 			e = EFBIG;
 			break;
 		}

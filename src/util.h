@@ -85,10 +85,6 @@ char *iom_path_dir(const char *path);
 const char *iom_path_base(const char *path);
 char *iom_path_join(const char *dir, const char *base);
 
-/* Writes len bytes to path whole or not at all: iom_own_write_atomic (ownfile.h) for a path
- * outside any pinned directory. 0 or -errno. */
-int iom_write_file_atomic(const char *path, const void *data, size_t len);
-
 /* fsyncs the directory that holds path (or path itself when it is a directory). 0 or -errno. */
 int iom_fsync_dir(const char *path);
 
@@ -101,9 +97,10 @@ void iom_unescape_octal(char *s);
 
 /* Reads a whole /proc or /sys file (whose size stat reports as 0) into a new NUL-terminated
  * buffer; *len gets its length. Only a regular file, opened O_NONBLOCK, of less than
- * IOM_OWN_CAP_PROC bytes (else -EPERM, -EFBIG). 0 or -errno. iomatrix's own files are read
+ * IOM_PROC_FILE_MAX bytes (else -EPERM, -EFBIG). 0 or -errno. iomatrix's own files are read
  * with iom_own_read (ownfile.h). */
 int iom_read_file(const char *path, char **data, size_t *len);
+#define IOM_PROC_FILE_MAX (64u << 20)
 
 /* The width to lay text out in, for output on fd: COLUMNS when set to a number (20..10000),
  * else the terminal's width when fd is a terminal, else fallback. */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "journal.h"
+#include "ownfile.h"
 #include "util.h"
 #include "tmpdir.h"
 

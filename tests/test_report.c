@@ -27,6 +27,7 @@
 #include <json-c/json.h>
 
 #include "keys.h"
+#include "ownfile.h"
 #include "plan.h"
 #include "report_model.h"
 #include "resdir.h"

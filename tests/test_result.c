@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ownfile.h"
 #include "plan.h"
 #include "resdir.h"
 #include "result.h"

@@ -28,6 +28,7 @@
 
 #include "journal.h"
 #include "matrix.h"
+#include "ownfile.h"
 #include "plan.h"
 #include "result.h"
 #include "run.h"

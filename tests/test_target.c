@@ -33,6 +33,7 @@
 #include <zlib.h>
 
 #include "loopdev.h"
+#include "ownfile.h"
 #include "target.h"
 #include "util.h"
 #include "tmpdir.h"

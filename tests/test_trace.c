@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "hist.h"
+#include "ownfile.h"
 #include "rng.h"
 #include "trace.h"
 #include "util.h"

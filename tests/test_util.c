@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ownfile.h"
 #include "util.h"
 #include "tmpdir.h"
 
