@@ -12,7 +12,7 @@
  * that asks for what iomatrix refuses as a flag is a problem with its line; an unknown element
  * too.
  */
-#include "import.h"
+#include "import_in.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -18,7 +18,7 @@
  * FILE:LINE (kept as a comment with --lenient), and so is a value that maps to nothing (rw=trim,
  * a read,write pair of block sizes, a non-zero offset).
  */
-#include "import.h"
+#include "import_in.h"
 
 #include <ctype.h>
 #include <errno.h>

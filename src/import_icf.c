@@ -18,7 +18,7 @@
  * cycle workers, targets or disks, network workers, and spec lines with delays, bursts or
  * replies are problems with their line.
  */
-#include "import.h"
+#include "import_in.h"
 
 #include <ctype.h>
 #include <errno.h>
