@@ -15,6 +15,7 @@
 
 #include "device.h"
 #include "matrix.h"
+#include "target_safe.h"
 
 /* The extended attribute that marks a scratch file as iomatrix's own, and its value's prefix. */
 #define IOM_TARGET_MARK_XATTR "user.iomatrix"
@@ -184,22 +185,5 @@ int iom_target_device_pin(const char *path, struct iom_target_identity *id, char
 int iom_target_device_check(const char *path, const struct iom_target_identity *id, char *err,
 			    size_t errlen);
 
-/*
- * Checks that the block device at path may be written (the caller has already seen
- * destructive = true): neither it nor any of its partitions is mounted, active swap or held
- * (LVM, md, dm), the kernel lists no partition of it, it carries no filesystem, RAID, LVM or
- * partition-table signature (a GPT of which only the backup header at the end is left
- * included; a filesystem whose UUID is own_uuid, one iomatrix made itself, is allowed; own_uuid
- * may be NULL), and an exclusive open succeeds. sysfs and /proc are read under root. 0, or
- * -errno with the reason.
- */
-int iom_target_check_writable(const char *root, const char *path, const char *own_uuid,
-			      char *err, size_t errlen);
-
-/* The write checks again, now, of the prepared device open (not O_DIRECT) as fd: a signature,
- * mount, swap, holder or partition found is -ESTALE with what changed in err (the device is no
- * longer what was prepared); a probe that could not read is its -errno. */
-int iom_target_recheck_writable(const struct iom_target_info *info, int fd, char *err,
-				size_t errlen);
 
 #endif

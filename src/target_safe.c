@@ -8,7 +8,7 @@
  * no signature libblkid recognises, and an O_EXCL open succeeds (the kernel's own "in use").
  * The facts come from the device room (device.h); the decisions are made here.
  */
-#include "target.h"
+#include "target_safe.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +22,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "device.h"
 #include "util.h"
 
 /* ---- write safety of block devices ------------------------------------------------------ */
@@ -384,14 +385,13 @@ static int as_change(int r)
 	return r == -EEXIST || r == -EBUSY ? -ESTALE : r;
 }
 
-int iom_target_recheck_writable(const struct iom_target_info *info, int fd, char *err,
+int iom_target_recheck_writable(const char *path, dev_t rdev, int fd, char *err,
 				size_t errlen)
 {
-	struct wcheck c = { .root = "/", .path = info->path, .now = true, .err = err,
-			    .errlen = errlen };
+	struct wcheck c = { .root = "/", .path = path, .now = true, .err = err, .errlen = errlen };
 	int r = check_signature(&c, fd, NULL, NULL);
 
 	if (!r)
-		r = check_use(&c, info->id.rdev);
+		r = check_use(&c, rdev);
 	return as_change(r);
 }
