@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -1317,8 +1318,31 @@ struct stopped {
 	double elapsed, gap, window;
 };
 
+/* Waits (up to 60 s) until process pid has at least n threads: its run's worker has started. */
+static void wait_threads(pid_t pid, size_t n)
+{
+	char dir[64];
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	for (int i = 0; i < 60000; i++) {
+		DIR *d = opendir(dir);
+		size_t k = 0;
+		struct dirent *e;
+
+		assert_non_null(d);
+		while ((e = readdir(d)))
+			k += e->d_name[0] != '.';
+		closedir(d);
+		if (k >= n)
+			return;
+		usleep(1000);
+	}
+	fail_msg("the child's run did not start within 60 s");
+}
+
 /* Runs the null engine (one thread, warmup_ms then duration_ms) in a child process, stops the
- * child with SIGSTOP stop_at_ms after it started and continues it stop_ms later. */
+ * child with SIGSTOP stop_at_ms after its worker started (however long a busy machine took to
+ * get it there) and continues it stop_ms later. */
 static void stopped_run(uint64_t warmup_ms, uint64_t duration_ms, long stop_at_ms, long stop_ms,
 			struct stopped *got)
 {
@@ -1352,6 +1376,7 @@ static void stopped_run(uint64_t warmup_ms, uint64_t duration_ms, long stop_at_m
 		_exit(write(fds[1], got, sizeof(*got)) == (ssize_t)sizeof(*got) ? 0 : 1);
 	}
 	close(fds[1]);
+	wait_threads(pid, 2);
 	nanosleep(&ts, NULL);
 	kill(pid, SIGSTOP);
 	ts = (struct timespec){ stop_ms / 1000, (stop_ms % 1000) * 1000000L };
