@@ -1157,6 +1157,53 @@ static inline uint64_t pace_next(struct iom_worker *w, struct iom_rng *arr, uint
 	return start + (uint64_t)((double)*k * w->pace_gap_ns);
 }
 
+/* How a paced thread waits: its reap policy, whether it ticks, its spin before a due time. */
+struct pacer {
+	struct iom_policy policy;
+	bool ticked;
+	uint64_t spin;
+};
+
+/*
+ * The paced loop's wait until `wake` (a due time, or a tick's end) when a slot is free: at most
+ * PACE_MAX_WAIT_NS; with I/O in flight on the engine's wait (for as many completions as the
+ * tick issued, at least the closed loop's share), else asleep; a short last stretch before a
+ * due time with nothing in flight is spun. *woke: a wait was begun (the next issue starts a
+ * tick). Returns the engine's wait's result (0 without one).
+ */
+static inline int pace_wait(struct iom_engine *e, const struct pacer *pc, uint64_t wake,
+			    unsigned in_flight, unsigned tick_ios, bool *woke)
+{
+	uint64_t now = iom_now_ns(), wait;
+	bool to_next;
+	int ret = 0;
+
+	if (wake <= now)
+		return 0;
+	wait = IOM_MIN(wake - now, (uint64_t)PACE_MAX_WAIT_NS);
+	to_next = wait == wake - now;
+	*woke = true;
+	if (to_next && !pc->ticked)
+		wait = wait > pc->spin ? wait - pc->spin : 0;
+	else if (to_next && in_flight == 0 && wait <= PACE_SPIN_NS)
+		wait = 0; /* ticked: too short to sleep, spun */
+	if (in_flight && wait) {
+		/* ticked: as many as the tick issued (at least the closed loop's share, at most
+		 * those in flight) */
+		unsigned nr = iom_policy_wait(&pc->policy, in_flight);
+
+		if (pc->ticked)
+			nr = IOM_MIN(IOM_MAX(nr, tick_ios), in_flight);
+		ret = iom_engine_wait(e, nr, wait);
+	} else if (wait) {
+		sleep_until(now + wait);
+	}
+	if (in_flight == 0 && to_next)
+		while (iom_now_ns() < wake)
+			cpu_relax();
+	return ret;
+}
+
 /*
  * The open loop: like run_loop, but an I/O is issued only when it is due (and a slot is free:
  * queue_depth is the most in flight), submitted at once, and each counted completion records
@@ -1182,9 +1229,11 @@ static int run_paced(struct iom_worker *w)
 	 * 1/PACE_SPIN_SHARE of the gap between two I/Os */
 	const uint64_t tick = c->wl.pace_tick_ns ? c->wl.pace_tick_ns : PACE_TICK_NS;
 	const bool ticked = !think && w->pace_gap_ns < (double)tick;
-	const uint64_t spin = think ? PACE_SPIN_NS
-				    : IOM_MIN((uint64_t)PACE_SPIN_NS,
-					      (uint64_t)(w->pace_gap_ns / PACE_SPIN_SHARE));
+	const struct pacer pc = {
+		.policy = policy, .ticked = ticked,
+		.spin = think ? PACE_SPIN_NS : IOM_MIN((uint64_t)PACE_SPIN_NS,
+						       (uint64_t)(w->pace_gap_ns / PACE_SPIN_SHARE)),
+	};
 	uint64_t tick_at = 0; /* ticked: the soonest time of the next wake-up that issues … */
 	bool woke = true;     /* … a tick after the first issue since the last wait for it */
 	unsigned tick_ios = 0; /* ticked: the I/Os issued since then */
@@ -1252,33 +1301,8 @@ static int run_paced(struct iom_worker *w)
 		} else if (ret == 0 && !stopping) {
 			/* ticked: the next due time, but a tick after this tick's first issue at
 			 * the soonest */
-			const uint64_t wake = ticked ? IOM_MAX(next, tick_at) : next;
-
-			now = iom_now_ns();
-			if (wake > now) {
-				uint64_t wait = IOM_MIN(wake - now, (uint64_t)PACE_MAX_WAIT_NS);
-				bool to_next = wait == wake - now;
-
-				woke = true;
-				if (to_next && !ticked)
-					wait = wait > spin ? wait - spin : 0;
-				else if (to_next && in_flight == 0 && wait <= PACE_SPIN_NS)
-					wait = 0; /* ticked: too short to sleep, spun */
-				if (in_flight && wait) {
-					/* ticked: as many as the tick issued (at least the
-					 * closed loop's share, at most those in flight) */
-					unsigned nr = iom_policy_wait(&policy, in_flight);
-
-					if (ticked)
-						nr = IOM_MIN(IOM_MAX(nr, tick_ios), in_flight);
-					ret = iom_engine_wait(e, nr, wait);
-				} else if (wait) {
-					sleep_until(now + wait);
-				}
-				if (in_flight == 0 && to_next)
-					while (iom_now_ns() < wake)
-						cpu_relax();
-			}
+			ret = pace_wait(e, &pc, ticked ? IOM_MAX(next, tick_at) : next, in_flight,
+					tick_ios, &woke);
 		}
 		if (ret < 0) {
 			fail(w, -ret, "%s engine failed: %s", e->ops->name, strerror(-ret));
