@@ -214,7 +214,9 @@ static void push_interval(struct ctl *c, uint64_t len, const uint64_t *ios, cons
 	}
 	iv = &c->iv[c->niv];
 	c->iv_ns[c->niv] = len;
-	iv->ns = len;
+	/* its latencies are 0 until interval_lat() fills them: only the first interval of a take
+	 * gets any, the seconds a late controller missed keep none */
+	*iv = (struct iom_interval){ .ns = len };
 	c->niv++;
 	for (d = 0; d < 2; d++) {
 		iv->ios[d] = ios ? ios[d] : 0;
