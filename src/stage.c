@@ -319,7 +319,7 @@ static void forget_written(struct iom_stage *st, size_t t)
  * changed). */
 static int trim_path(struct iom_stage *st, size_t t, const struct iom_target_info *in);
 
-/* issue 16c: each path of target t in turn (one, for a target with one path). */
+/* Each path of target t in turn (one, for a target with one path). */
 static int trim(struct iom_stage *st, size_t t)
 {
 	for (size_t p = 0; p <= st->info[t].nmore; p++) {
@@ -434,7 +434,7 @@ static void precondition_progress(void *arg, uint64_t done, uint64_t total)
 static int precondition_path(struct iom_stage *st, const struct iom_run *run, size_t t,
 			     const struct iom_target_info *in, char *err, size_t errlen);
 
-/* issue 16c: each path of target t in turn (one, for a target with one path). */
+/* Each path of target t in turn (one, for a target with one path). */
 static int precondition(struct iom_stage *st, const struct iom_run *run, size_t t, char *err,
 			size_t errlen)
 {

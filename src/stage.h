@@ -203,7 +203,7 @@ int iom_stage_before_run(struct iom_stage *st, const struct iom_run *run, char *
 int iom_stage_start_run(struct iom_stage *st, const struct iom_run *run, struct iom_run_spec *spec,
 			struct iom_worker_hooks *hooks, char *err, size_t errlen);
 
-/* issue 16c: the descriptors of a target with several paths, for one run. */
+/* The descriptors of a target with several paths, for one run. */
 struct iom_stage_paths {
 	int *fds;                 /* fds[0] is the caller's (path 0's); the others are opened */
 	uint64_t *regions;
@@ -212,7 +212,7 @@ struct iom_stage_paths {
 };
 
 /*
- * For a target t with several paths (issue 16c): opens paths 1.. as fd0 was opened for path 0
+ * For a target t with several paths: opens paths 1.. as fd0 was opened for path 0
  * (iom_target_open_sync with direct, writes and dsync: each checked against its pinned
  * identity) and points spec's fds, regions, paths and npaths at ps. Nothing for a target with
  * one path. 0, or -errno with err naming the path (-ESTALE: the target changed, marked so);

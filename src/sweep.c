@@ -478,7 +478,7 @@ static void prepare_targets(struct sweep *s)
 			 * now */
 			ret = iom_stage_pin_device(&s->stage, i, err, sizeof(err));
 		} else {
-			if (m->targets[i].npaths) /* issue 16c */
+			if (m->targets[i].npaths) /* several paths */
 				say(s, false, "preparing target '%s' (%s and %zu more path%s)\n",
 				    m->targets[i].label, m->targets[i].path,
 				    m->targets[i].npaths - 1, m->targets[i].npaths > 2 ? "s" : "");
@@ -860,7 +860,7 @@ static void live_begin(struct sweep *s, const struct iom_run *run)
 	free(pairs);
 }
 
-/* ---- the offered load's shares (issue 17, docs/load.md) --------------------------------- */
+/* ---- the offered load's shares (docs/load.md) --------------------------------------------- */
 
 /*
  * A cell's rate given as a share of its maximum ("50%") is derived here, before the run, from
@@ -933,7 +933,7 @@ static void print_progress(struct sweep *s, const struct iom_run *run,
 	}
 	iom_count_format(tot->iops, s->last_iops, sizeof(s->last_iops));
 	snprintf(mbs, sizeof(mbs), "%.1f", tot->mb_s);
-	if (!iom_result_few_ios_text(tot->ios, p99, sizeof(p99))) /* issue 18 */
+	if (!iom_result_few_ios_text(tot->ios, p99, sizeof(p99))) /* too few for a p99 */
 		iom_lat_format((double)tot->lat.pct[iom_percentile_index(99)], p99, sizeof(p99));
 	if (r->trace.file)
 		snprintf(trace, sizeof(trace), "  trace %.1f bytes per I/O%s", r->trace.bytes_per_io,
@@ -952,7 +952,7 @@ static void print_progress(struct sweep *s, const struct iom_run *run,
 	if (r->stall.stalled)
 		say(s, true, "  run %u stalled: %s; the report leaves it out of the verdicts\n",
 		    run->index, r->stall.reason ? r->stall.reason : "the window stalled");
-	if (r->steady.asked && !r->steady.reached) /* issue 18 */
+	if (r->steady.asked && !r->steady.reached) /* warmup = "steady" */
 		say(s, true, "  run %u: steady state (%s) not reached in %.1f s of warm-up; the "
 			     "report leaves it out of the verdicts\n", run->index,
 		    r->steady.criterion ? r->steady.criterion : "?", r->steady.warmup_s);
@@ -1477,7 +1477,7 @@ static int open_dir(struct sweep *s, bool *complete, char *err, size_t errlen)
 	return iom_journal_append(&s->j, IOM_J_STUDY_START, 0, detail);
 }
 
-/* ---- adaptive repetitions (issue 18) ------------------------------------------------------ */
+/* ---- adaptive repetitions ------------------------------------------------------------------ */
 
 /* Journals the pending runs of plan cell cell from round on as skipped (why: the stop's reason). */
 static int skip_cell(struct sweep *s, uint32_t cell, uint32_t round, const char *why)
@@ -1646,7 +1646,7 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		o->hosts->invocation = s.invocation;
 	}
 	if (o->resume && s.m->timing.repeat_max && (ret = skip_after_stops(&s, err, errlen)) < 0)
-		goto done; /* issue 18 */
+		goto done; /* adaptive repetitions: the cells already settled */
 	prepare_targets(&s);
 	iom_stage_own_from_journal(&s.stage, s.st.mkfs, s.st.nmkfs);
 	mark_written_before(&s);
@@ -1689,12 +1689,12 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		}
 		if (s.m->timing.repeat_max && run->repetition > s.m->timing.repeat &&
 		    !s.st.decided[run->index] && s.st.run[run->index] == IOM_RS_PENDING) {
-			ret = decide_round(&s, run->repetition, err, errlen); /* issue 18 */
+			ret = decide_round(&s, run->repetition, err, errlen); /* adaptive */
 			if (ret < 0)
 				goto done;
 		}
 		if (s.st.run[run->index] != IOM_RS_PENDING) {
-			/* issue 18: a run its cell did not need is not one done before */
+			/* adaptive: a run its cell did not need is not one done before */
 			out->skipped += s.st.run[run->index] != IOM_RS_SKIPPED;
 			continue;
 		}
@@ -1796,7 +1796,7 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 	if (ret < 0)
 		goto done;
 	if (!out->interrupted)
-		write_repetitions(&s); /* issue 18 */
+		write_repetitions(&s); /* adaptive: repetitions.tsv */
 	if (!out->interrupted) {
 		if (o->hosts) /* the followers may forget their journals */
 			o->hosts->complete = true;

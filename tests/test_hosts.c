@@ -108,7 +108,7 @@ static void test_hosts_straggler_below_median(void **state)
 	free(h);
 }
 
-/* issue 20: the spread of the windows' starts, in rank 0's clock: the last minus the first
+/* The spread of the windows' starts, in rank 0's clock: the last minus the first
  * (a rank that measured nothing, start 0, is left out). */
 static void test_hosts_start_spread(void **state)
 {

@@ -333,8 +333,8 @@ static void test_sweep_resume_redoes_missing_and_damaged_runs(void **state)
 	dir_remove(&d);
 }
 
-/* issue 18: a kill between a cell's "stop" decision and the run-skipped records after it; the
- * resume skips that cell's runs of the round and later (none of them starts, none is decided
+/* Adaptive repetitions: a kill between a cell's "stop" decision and the run-skipped records
+ * after it; the resume skips that cell's runs of the round and later (none of them starts, none is decided
  * again) and decides the other cell's round as usual. */
 static void test_sweep_resume_skips_what_a_stop_decided(void **state)
 {
@@ -463,7 +463,7 @@ static void test_sweep_hooks(void **state)
 	dir_remove(&d);
 }
 
-/* The keys issue 5 adds to the matrix: a target with filesystems becomes one target per
+/* The filesystem keys of the matrix: a target with filesystems becomes one target per
  * filesystem; hooks' built-ins are read; bad values are refused with FILE:LINE. */
 static void test_sweep_matrix_keys(void **state)
 {
