@@ -161,6 +161,15 @@ int iom_hosts_agree_plan(struct iom_hosts *h, uint64_t hash, char *err, size_t e
 int iom_hosts_agree_preflight(struct iom_hosts *h, const struct iom_plan *p,
 			      const struct iom_preflight *pf, char *err, size_t errlen);
 
+/* What rank 0 tells every rank before each run: which, and its offered load on each rank. */
+struct iom_hosts_next_msg {
+	uint32_t index;          /* 0: the end */
+	uint32_t rate_failed;    /* rank 0 could not derive the run's rate (a share of a max) */
+	int64_t rate_iops, rate_mb_s;
+	uint64_t study_ns;       /* the study's first start: the followers' journals' name */
+	uint32_t complete;       /* the end: the study is complete */
+};
+
 /* Tells the followers what to run next (rank 0): run of plan p (NULL: the end), with its
  * offered load as rank 0 derived it (rate_ret < 0: it could not, and the run fails on every
  * rank), each rank's part of it (rate_scope, docs/hosts.md) kept for iom_hosts_arm. */
