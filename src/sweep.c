@@ -953,21 +953,23 @@ static void write_repetitions(struct sweep *s)
 
 /* ---- the sweep --------------------------------------------------------------------------- */
 
-int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
-		      struct iom_sweep_outcome *out, char *err, size_t errlen)
+/* The sweep up to its first run: the checks, the directory opened (or resumed), the stage,
+ * the targets prepared, study.json, the live files, before_study. 0: on to the runs; 1: nothing
+ * to run (a complete study, an interrupted before_study); or -errno with err. */
+static int sweep_begin(struct sweep *s, struct iom_sweep_outcome *out, char *err, size_t errlen)
 {
-	struct sweep s = { .p = p, .m = p->m, .o = o, .out = o->out ? o->out : stdout,
-			   .rd = { .fd = -1 }, .j = { .fd = -1, .lock_fd = -1 } };
+	const struct iom_plan *p = s->p;
+	const struct iom_sweep_opts *o = s->o;
 	bool size_bound, complete;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	s.start_wall_ns = iom_wall_ns();
-	s.invocation_ns = iom_now_ns();
-	s.tty = o->tty < 0 ? isatty(fileno(s.out)) : o->tty > 0;
-	s.est_run_ns = iom_plan_run_estimate_ns(p, &size_bound);
-	s.shell_hooks = iom_sweep_has_shell_hooks(s.m);
-	if (s.shell_hooks && !o->allow_hooks)
+	s->start_wall_ns = iom_wall_ns();
+	s->invocation_ns = iom_now_ns();
+	s->tty = o->tty < 0 ? isatty(fileno(s->out)) : o->tty > 0;
+	s->est_run_ns = iom_plan_run_estimate_ns(p, &size_bound);
+	s->shell_hooks = iom_sweep_has_shell_hooks(s->m);
+	if (s->shell_hooks && !o->allow_hooks)
 		return iom_err(err, errlen, EPERM,
 			       "the matrix has shell hooks, which run only with --allow-hooks");
 	ret = check_memory(p, err, errlen);
@@ -975,57 +977,114 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		ret = check_cpus(p->m, err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = sweep_open_dir(&s, &complete, err, errlen);
-	out->plan_changed = s.plan_changed;
+	ret = sweep_open_dir(s, &complete, err, errlen);
+	out->plan_changed = s->plan_changed;
 	if (ret < 0)
-		goto done;
+		return ret;
 	if (complete) {
 		/* nothing to do (a unit that resumes at every boot lands here) */
-		sweep_say(&s, false, "the study in '%s' is complete: nothing to resume\n", o->dir);
+		sweep_say(s, false, "the study in '%s' is complete: nothing to resume\n", o->dir);
 		out->skipped = p->nruns;
-		goto done;
+		return 1;
 	}
-	iom_stage_init(&s.stage, p, o->dir, o->stop, s.shell_hooks, stage_report, &s);
-	s.stage.own = &s.rd;
-	s.stage.invocation = s.invocation;
+	iom_stage_init(&s->stage, p, o->dir, o->stop, s->shell_hooks, stage_report, s);
+	s->stage.own = &s->rd;
+	s->stage.invocation = s->invocation;
 	if (o->hosts) { /* the hooks' ${rank}, ${ranks}, ${host}; the followers' logs' names */
-		s.stage.rank = o->hosts->rank;
-		s.stage.ranks = o->hosts->size;
-		s.stage.host = o->hosts->host;
-		o->hosts->invocation = s.invocation;
+		s->stage.rank = o->hosts->rank;
+		s->stage.ranks = o->hosts->size;
+		s->stage.host = o->hosts->host;
+		o->hosts->invocation = s->invocation;
 	}
-	if (o->resume && s.m->timing.repeat_max && (ret = skip_after_stops(&s, err, errlen)) < 0)
-		goto done; /* adaptive repetitions: the cells already settled */
-	prepare_targets(&s);
-	iom_stage_own_from_journal(&s.stage, s.st.mkfs, s.st.nmkfs);
-	mark_written_before(&s);
-	ret = write_study(&s, 0, err, errlen);
+	if (o->resume && s->m->timing.repeat_max && (ret = skip_after_stops(s, err, errlen)) < 0)
+		return ret; /* adaptive repetitions: the cells already settled */
+	prepare_targets(s);
+	iom_stage_own_from_journal(&s->stage, s->st.mkfs, s->st.nmkfs);
+	mark_written_before(s);
+	ret = write_study(s, 0, err, errlen);
 	if (ret == -ENOSPC)
-		ret = disk_full(&s, "study.json", err, errlen);
+		ret = disk_full(s, "study.json", err, errlen);
 	if (ret < 0)
-		goto done;
+		return ret;
 	for (size_t i = 0; i < p->nruns; i++)
-		s.remaining += s.st.run[p->runs[i].index] == IOM_RS_PENDING;
+		s->remaining += s->st.run[p->runs[i].index] == IOM_RS_PENDING;
 	if (o->resume)
-		sweep_say_resumed(&s);
+		sweep_say_resumed(s);
 	if (o->metrics || o->live) {
-		ret = iom_live_open(&s.lv, o->metrics, o->live, s.m->name, p->nruns, err, errlen);
-		s.live_on = true;
+		ret = iom_live_open(&s->lv, o->metrics, o->live, s->m->name, p->nruns, err, errlen);
+		s->live_on = true;
 		if (ret < 0)
-			goto done;
+			return ret;
 		for (size_t i = 0; i < p->nruns; i++)
-			s.lv.done += s.st.run[p->runs[i].index] != IOM_RS_PENDING;
+			s->lv.done += s->st.run[p->runs[i].index] != IOM_RS_PENDING;
 	}
 	if (o->hosts) /* the followers' journals are this study's (its first start) */
-		o->hosts->study_ns = s.start_wall_ns;
-	ret = run_hook(&s, IOM_HOOK_BEFORE_STUDY, "study", -1, NULL, 3600ull * 1000000000u, err,
+		o->hosts->study_ns = s->start_wall_ns;
+	ret = run_hook(s, IOM_HOOK_BEFORE_STUDY, "study", -1, NULL, 3600ull * 1000000000u, err,
 		       errlen);
-	if (ret < 0) {
-		if (ret == -EINTR)
-			out->interrupted = true, ret = 0;
-		goto done;
+	if (ret == -EINTR) {
+		out->interrupted = true;
+		return 1;
+	}
+	return ret;
+}
+
+/* The sweep after its last run: the last visit ended, after_study, study.json, summary.csv
+ * rebuilt, repetitions.tsv and the journal's study-end (those three when not interrupted). 0 or
+ * -errno with err. */
+static int sweep_finish(struct sweep *s, const struct iom_sweep_outcome *out, char *err,
+			size_t errlen)
+{
+	const struct iom_sweep_opts *o = s->o;
+	int ret;
+
+	end_visit(s);
+	if ((ret = iom_own_dir_check(&s->rd, err, errlen)) < 0)
+		return ret; /* moved or mounted over during the last run */
+	if (!out->interrupted) {
+		char herr[IOM_ERRLEN];
+
+		if (run_hook(s, IOM_HOOK_AFTER_STUDY, "study", -1, NULL, 3600ull * 1000000000u, herr,
+			     sizeof(herr)) < 0)
+			sweep_warn(s, "%s", herr);
 	}
 
+	ret = write_study(s, out->interrupted ? 0 : iom_wall_ns(), err, errlen);
+	if (ret == -ENOSPC)
+		ret = disk_full(s, "study.json", err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = iom_summary_rebuild(&s->rd, err, errlen);
+	if (ret == -ENOSPC)
+		ret = disk_full(s, "summary.csv", err, errlen);
+	if (ret < 0)
+		return ret;
+	if (!out->interrupted)
+		write_repetitions(s); /* adaptive: repetitions.tsv */
+	if (!out->interrupted) {
+		if (o->hosts) /* the followers may forget their journals */
+			o->hosts->complete = true;
+		ret = iom_journal_append(&s->j, IOM_J_STUDY_END, 0, NULL);
+		if (ret == -ENOSPC)
+			ret = disk_full(s, "the journal", err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
+		      struct iom_sweep_outcome *out, char *err, size_t errlen)
+{
+	struct sweep s = { .p = p, .m = p->m, .o = o, .out = o->out ? o->out : stdout,
+			   .rd = { .fd = -1 }, .j = { .fd = -1, .lock_fd = -1 } };
+	int ret;
+
+	ret = sweep_begin(&s, out, err, errlen);
+	if (ret != 0) {
+		ret = ret > 0 ? 0 : ret;
+		goto done;
+	}
 	for (size_t i = 0; i < p->nruns; i++) {
 		const struct iom_run *run = &p->runs[i];
 		long t = (long)p->cells[run->cell].v[IOM_DIM_TARGET];
@@ -1123,38 +1182,7 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		s.runs_timed++;
 		s.run_t0 = 0;
 	}
-	end_visit(&s);
-	if ((ret = iom_own_dir_check(&s.rd, err, errlen)) < 0)
-		goto done; /* moved or mounted over during the last run */
-	if (!out->interrupted) {
-		char herr[IOM_ERRLEN];
-
-		if (run_hook(&s, IOM_HOOK_AFTER_STUDY, "study", -1, NULL, 3600ull * 1000000000u, herr,
-			     sizeof(herr)) < 0)
-			sweep_warn(&s, "%s", herr);
-	}
-
-	ret = write_study(&s, out->interrupted ? 0 : iom_wall_ns(), err, errlen);
-	if (ret == -ENOSPC)
-		ret = disk_full(&s, "study.json", err, errlen);
-	if (ret < 0)
-		goto done;
-	ret = iom_summary_rebuild(&s.rd, err, errlen);
-	if (ret == -ENOSPC)
-		ret = disk_full(&s, "summary.csv", err, errlen);
-	if (ret < 0)
-		goto done;
-	if (!out->interrupted)
-		write_repetitions(&s); /* adaptive: repetitions.tsv */
-	if (!out->interrupted) {
-		if (o->hosts) /* the followers may forget their journals */
-			o->hosts->complete = true;
-		ret = iom_journal_append(&s.j, IOM_J_STUDY_END, 0, NULL);
-		if (ret == -ENOSPC)
-			ret = disk_full(&s, "the journal", err, errlen);
-		if (ret < 0)
-			goto done;
-	}
+	ret = sweep_finish(&s, out, err, errlen);
 done:
 	if (ret == -ENOSPC)
 		out->disk_full = true;
