@@ -202,25 +202,14 @@ static void nap(uint64_t ns)
 	nanosleep(&ts, NULL);
 }
 
-/*
- * Runs argv with envp as o says, command being what the log's header shows. Fills r; returns 0
- * or -errno with the message in err.
- */
-static int run_program(const char *what, const char *command, const char *const argv[],
-		       char *const envp[], const struct iom_proc_opts *o,
-		       struct iom_proc_result *r, char *err, size_t errlen)
+/* The log of a program run (o->log_path, made afresh; or a memfd), opened for appending with
+ * its header written; *out_start where the program's output begins. fd or -errno with err. */
+static int open_log(const char *what, const char *command, const struct iom_proc_opts *o,
+		    off_t *out_start, char *err, size_t errlen)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, all;
-	enum iom_proc_outcome killed_for = IOM_PROC_OK;
-	uint64_t start, deadline, kill_at = 0, wait_ns = 1000000;
-	char when[32], m[IOM_ERRLEN], *hdr, *msg_tail = NULL;
-	off_t out_start, out_end;
-	int fd, ret, status = 0;
-	pid_t pid;
+	char when[32], *hdr;
+	int fd, ret;
 
-	r->outcome = IOM_PROC_NOT_STARTED;
 	if (o->log_path) {
 		char *dir = iom_path_dir(o->log_path);
 
@@ -258,7 +247,19 @@ static int run_program(const char *what, const char *command, const char *const 
 		return iom_err(err, errlen, -ret, "cannot write the log '%s': %s",
 			       o->log_path ? o->log_path : "(memory)", strerror(-ret));
 	}
-	out_start = lseek(fd, 0, SEEK_END);
+	*out_start = lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* Starts argv with envp in a process group of its own, stdin /dev/null, stdout and stderr the
+ * log fd, every signal at its default and none blocked. 0 (*pid set) or the positive errno of
+ * posix_spawn. */
+static int spawn(const char *const argv[], char *const envp[], int fd, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, all;
+	int ret;
 
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -273,24 +274,26 @@ static int run_program(const char *what, const char *command, const char *const 
 	posix_spawnattr_setpgroup(&at, 0);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
 					      POSIX_SPAWN_SETSIGDEF);
-	start = iom_now_ns();
 	if (strchr(argv[0], '/'))
-		ret = posix_spawn(&pid, argv[0], &fa, &at, (char *const *)argv, envp);
+		ret = posix_spawn(pid, argv[0], &fa, &at, (char *const *)argv, envp);
 	else
-		ret = posix_spawnp(&pid, argv[0], &fa, &at, (char *const *)argv, envp);
+		ret = posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
-	if (ret != 0) {
-		char *line = xasprintf("# cannot start '%s': %s\n", argv[0], strerror(ret));
+	return ret;
+}
 
-		iom_write_all(fd, line, strlen(line));
-		free(line);
-		close(fd);
-		return iom_err(err, errlen, ret, "cannot start %s ('%s'): %s", what, argv[0],
-			       strerror(ret));
-	}
+/* Waits for pid, started at start: past o's timeout or on o->stop its group gets SIGTERM, and
+ * SIGKILL after KILL_GRACE_NS. Reaps it into *status; returns why it was killed (IOM_PROC_OK:
+ * it was not), and *wait_ret waitpid's result (< 0: errno says why). */
+static enum iom_proc_outcome wait_child(pid_t pid, uint64_t start, const struct iom_proc_opts *o,
+					int *status, int *wait_ret)
+{
+	enum iom_proc_outcome killed_for = IOM_PROC_OK;
+	uint64_t deadline = o->timeout_ns ? start + o->timeout_ns : UINT64_MAX, kill_at = 0;
+	uint64_t wait_ns = 1000000;
+	int ret;
 
-	deadline = o->timeout_ns ? start + o->timeout_ns : UINT64_MAX;
 	for (;;) {
 		siginfo_t si;
 		uint64_t now;
@@ -322,17 +325,24 @@ static int run_program(const char *what, const char *command, const char *const 
 	}
 	if (killed_for != IOM_PROC_OK)
 		kill(-pid, SIGKILL); /* what is left of the group; the unreaped child keeps its id */
-	while ((ret = (int)waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+	while ((ret = (int)waitpid(pid, status, 0)) < 0 && errno == EINTR)
 		;
-	r->elapsed_ns = iom_now_ns() - start;
-	out_end = lseek(fd, 0, SEEK_END);
-	r->tail = read_tail(fd, out_start, out_end);
+	*wait_ret = ret;
+	return killed_for;
+}
+
+/* What became of the program (r->outcome and r->status, from waitpid's ret and status and why
+ * it was killed), and the message m of a failure. 0 or -errno. */
+static int judge(const char *what, const struct iom_proc_opts *o, int ret, int status,
+		 enum iom_proc_outcome killed_for, struct iom_proc_result *r, char *m, size_t mlen)
+{
+	char *msg_tail = NULL;
 
 	if (ret < 0) {
 		ret = errno;
 		r->outcome = IOM_PROC_EXITED;
 		r->status = -1;
-		ret = iom_err(m, sizeof(m), ret, "cannot wait for %s: %s", what, strerror(ret));
+		ret = iom_err(m, mlen, ret, "cannot wait for %s: %s", what, strerror(ret));
 	} else if (killed_for != IOM_PROC_OK) {
 		char t[32];
 
@@ -341,10 +351,10 @@ static int run_program(const char *what, const char *command, const char *const 
 		msg_tail = last_line(r->tail);
 		iom_duration_format(o->timeout_ns, t, sizeof(t));
 		if (killed_for == IOM_PROC_TIMED_OUT)
-			ret = iom_err(m, sizeof(m), ETIMEDOUT, "%s timed out after %s and was killed%s",
+			ret = iom_err(m, mlen, ETIMEDOUT, "%s timed out after %s and was killed%s",
 				      what, t, msg_tail);
 		else
-			ret = iom_err(m, sizeof(m), EINTR, "%s was stopped%s", what, msg_tail);
+			ret = iom_err(m, mlen, EINTR, "%s was stopped%s", what, msg_tail);
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		r->outcome = IOM_PROC_OK;
 		r->status = 0;
@@ -353,7 +363,7 @@ static int run_program(const char *what, const char *command, const char *const 
 		r->outcome = IOM_PROC_EXITED;
 		r->status = WEXITSTATUS(status);
 		msg_tail = last_line(r->tail);
-		ret = iom_err(m, sizeof(m), EIO, "%s exited with status %d%s", what, r->status,
+		ret = iom_err(m, mlen, EIO, "%s exited with status %d%s", what, r->status,
 			      msg_tail);
 	} else {
 		char s[32];
@@ -361,23 +371,56 @@ static int run_program(const char *what, const char *command, const char *const 
 		r->outcome = IOM_PROC_SIGNALED;
 		r->status = WTERMSIG(status);
 		msg_tail = last_line(r->tail);
-		ret = iom_err(m, sizeof(m), EIO, "%s was killed by %s%s", what,
+		ret = iom_err(m, mlen, EIO, "%s was killed by %s%s", what,
 			      signal_name(r->status, s, sizeof(s)), msg_tail);
 	}
-	{
-		char d[32], *line;
+	free(msg_tail);
+	return ret;
+}
 
-		iom_duration_human(r->elapsed_ns, d, sizeof(d));
-		line = ret == 0 ? xasprintf("# exited with status 0 after %s\n", d)
-				: xasprintf("# failed after %s: %s\n", d, m);
+/*
+ * Runs argv with envp as o says, command being what the log's header shows. Fills r; returns 0
+ * or -errno with the message in err.
+ */
+static int run_program(const char *what, const char *command, const char *const argv[],
+		       char *const envp[], const struct iom_proc_opts *o,
+		       struct iom_proc_result *r, char *err, size_t errlen)
+{
+	enum iom_proc_outcome killed_for;
+	char m[IOM_ERRLEN], d[32], *line;
+	off_t out_start = 0, out_end;
+	int fd, ret, status = 0;
+	uint64_t start;
+	pid_t pid;
+
+	r->outcome = IOM_PROC_NOT_STARTED;
+	fd = open_log(what, command, o, &out_start, err, errlen);
+	if (fd < 0)
+		return fd;
+	start = iom_now_ns();
+	ret = spawn(argv, envp, fd, &pid);
+	if (ret != 0) {
+		line = xasprintf("# cannot start '%s': %s\n", argv[0], strerror(ret));
 		iom_write_all(fd, line, strlen(line));
 		free(line);
-		if (ret < 0 && o->log_path)
-			fdatasync(fd); /* the output of a failure is kept */
+		close(fd);
+		return iom_err(err, errlen, ret, "cannot start %s ('%s'): %s", what, argv[0],
+			       strerror(ret));
 	}
+	killed_for = wait_child(pid, start, o, &status, &ret);
+	r->elapsed_ns = iom_now_ns() - start;
+	out_end = lseek(fd, 0, SEEK_END);
+	r->tail = read_tail(fd, out_start, out_end);
+	ret = judge(what, o, ret, status, killed_for, r, m, sizeof(m));
+	iom_duration_human(r->elapsed_ns, d, sizeof(d));
+	line = ret == 0 ? xasprintf("# exited with status 0 after %s\n", d)
+			: xasprintf("# failed after %s: %s\n", d, m);
+	iom_write_all(fd, line, strlen(line));
+	free(line);
+	if (ret < 0 && o->log_path)
+		fdatasync(fd); /* the output of a failure is kept */
 	if (ret < 0)
 		iom_err(err, errlen, -ret, "%s", m);
-	free(msg_tail);
 	close(fd);
 	return ret;
 }
