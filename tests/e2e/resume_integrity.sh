@@ -39,6 +39,18 @@ iom() {
 }
 # has FILE LINE: FILE has exactly this line
 has() { grep -Fxq -e "$2" "$1" || die "$1 lacks the line '$2': $(head -n 5 "$1")"; }
+# tally FILE RUNS [DAMAGED]: the report's tally says RUNS runs, each ok or (a busy machine)
+# stalled and left out, and DAMAGED more missing or damaged
+tally() {
+	_line=$(grep "^$2 runs: " "$1" | head -n 1)
+	_ok=$(echo "$_line" | sed -n "s/^$2 runs: \([0-9]*\) ok.*/\1/p")
+	_out=$(echo "$_line" | sed -n 's/.* ok, \([0-9]*\) left out (stalled).*/\1/p')
+	_rest=""
+	[ -n "${3:-}" ] && _rest="; $3 more missing or damaged (listed below)"
+	[ -n "$_ok" ] && [ "$_line" = "$2 runs: $_ok ok${_out:+, $_out left out (stalled)}$_rest" ] &&
+		[ $((_ok + ${_out:-0})) -eq "$2" ] ||
+		die "$1: the tally is not $2 runs ok or stalled${3:+, $3 damaged}: $(head -n 3 "$1")"
+}
 # whole DIR: every run 1..10 has exactly one file runs/000NN.json and the report reads all of them
 whole() {
 	n=$(ls "$1/runs" | grep -c '^[0-9]*\.json$')
@@ -47,7 +59,7 @@ whole() {
 		[ -f "$1/runs/000$i.json" ] || die "$1: no runs/000$i.json"
 	done
 	iom 0 report "$1"
-	has out.txt "10 runs: 10 ok"
+	tally out.txt 10
 	rows=$(tail -n +2 "$1/summary.csv" | wc -l)
 	[ "$rows" -eq 10 ] || die "$1/summary.csv: $rows rows, want 10"
 }
@@ -89,7 +101,7 @@ whole plan
 cp -r s1 missing
 rm missing/runs/00005.json
 iom 1 report missing
-has out.txt "9 runs: 9 ok; 1 more missing or damaged (listed below)"
+tally out.txt 9 1
 has out.txt "  run 5: result file missing; \`iomatrix resume missing\` redoes it"
 has err.txt "iomatrix: run 5: result file missing; \`iomatrix resume missing\` redoes it"
 iom 0 resume missing
@@ -126,7 +138,7 @@ awk '/"total": \{/ { t = 1 } t && /"ios": / { sub(/"ios": [0-9]+/, "\"ios\": 184
 for i in 3 4 6 7 8; do cmp -s "s1/runs/0000$i.json" "bad/runs/0000$i.json" && die "run $i not spoiled"; done
 mkdir damaged && cp bad/runs/* damaged/
 iom 1 report bad
-has out.txt "5 runs: 5 ok; 5 more missing or damaged (listed below)"
+tally out.txt 5 5
 has out.txt "  run 3: bad/runs/00003.json: truncated JSON (the file ends after 200 bytes); \`iomatrix resume bad\` sets the file aside and redoes the run"
 has out.txt "  run 4: bad/runs/00004.json: 'index' is 6, but the file is named for run 4; \`iomatrix resume bad\` sets the file aside and redoes the run"
 has out.txt "  run 6: bad/runs/00006.json: 'cell.block_size' is 0, not a positive integer; \`iomatrix resume bad\` sets the file aside and redoes the run"
@@ -162,7 +174,7 @@ for x in "2 NaN" "9 -1e308"; do
 	grep -q "\"iops\": $v" "nums/runs/0000$i.json" || die "run $i's IOPS not set to $v"
 done
 iom 1 report nums
-has out.txt "8 runs: 8 ok; 2 more missing or damaged (listed below)"
+tally out.txt 8 2
 has out.txt "  run 2: nums/runs/00002.json: 'total.iops' is nan, not a figure iomatrix writes (0 to 1e+15); \`iomatrix resume nums\` sets the file aside and redoes the run"
 has out.txt "  run 9: nums/runs/00009.json: 'total.iops' is -1e+308, not a figure iomatrix writes (0 to 1e+15); \`iomatrix resume nums\` sets the file aside and redoes the run"
 grep -q '[0-9]\{20\}' out.txt && die "the report prints a crafted figure: $(grep '[0-9]\{20\}' out.txt)"
