@@ -482,11 +482,12 @@ static int out_of_memory(const struct iom_run_spec *s, int thread, const char *w
 
 	if (thread >= 0)
 		snprintf(who, sizeof(who), "thread %d: ", thread);
-	return iom_err(err, errlen, ENOMEM,
-		       "cannot allocate %u I/O slot%s × %u thread%s (%.*f MiB with %u-byte blocks) "
-		       "for run %u: out of memory (%s%s)", depth, depth == 1 ? "" : "s",
-		       s->wl.threads, s->wl.threads == 1 ? "" : "s", mib < 10 ? 1 : 0, mib,
-		       s->wl.block_size, s->index, who, what);
+	iom_err(err, errlen, ENOMEM,
+		"cannot allocate %u I/O slot%s × %u thread%s (%.*f MiB with %u-byte blocks) "
+		"for run %u: out of memory (%s%s)", depth, depth == 1 ? "" : "s",
+		s->wl.threads, s->wl.threads == 1 ? "" : "s", mib < 10 ? 1 : 0, mib,
+		s->wl.block_size, s->index, who, what);
+	return -ENOMEM; /* said here, so that every caller's failure path is plain to see */
 }
 
 /* The first failed worker's message and errno (by thread number); out of memory says what the
