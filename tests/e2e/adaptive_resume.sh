@@ -61,8 +61,9 @@ def compare():
       assert (ra, ma.group(1, 3, 4)) == (rb, mb.group(1, 3, 4)), "run %d: '%s', run %d: '%s'" % (ra, wa, rb, wb)
       a, b = float(ma.group(2)), float(mb.group(2))
       # the same counts give the same CI; a few counts more or less move it (1000 against 1001
-      # I/Os: 0.00 % against 0.65 %; 8 more of 150 after 2 runs: a third)
-      assert abs(a - b) <= 1 or abs(a - b) <= 0.5 * max(a, b), (wa, wb)
+      # I/Os: 0.00 % against 0.65 %; 8 more of 150 after 2 runs: a third). Under the bound
+      # ("within") the decision says all there is: 0.01 % and 1.39 % were seen for one run
+      assert ma.group(3) == "within" or abs(a - b) <= 1 or abs(a - b) <= 0.5 * max(a, b), (wa, wb)
       print("run %2d: %s | %s" % (ra, wa, wb))
   assert sa == sb, "skipped runs differ: %s, %s" % (sa, sb)
   assert set(ia) == set(ib), "run files differ: %s, %s" % (sorted(ia), sorted(ib))
@@ -77,14 +78,19 @@ def compare():
 try:
     compare()
 except AssertionError as e:
-    print("FAIL: %s" % e)
-    sys.exit(3 if stalled(sys.argv[1]) or stalled(sys.argv[2]) else 1)
+    print("differ: %s" % e)
+    if stalled(sys.argv[1]) or stalled(sys.argv[2]):
+        print("(a quiet run missed its fixed rate: the machine stalled the pacer)")
+    sys.exit(3)
 PY
 }
 
-# one attempt: 0 done (failures by die), 3 the twins differ but a quiet run missed its fixed rate
-# by more than 0.5 % (the machine stalled the pacer: a vCPU preempted); then all again, at most 3
-# times
+# one attempt: 0 done (failures by die), 3 the twins' decisions differ; then all again, at most 4
+# times. A figure near the 2 % bound can fall either side of it in twin runs even on a quiet
+# machine (7 decisions against 11 was seen, 1 attempt in 4), and a quiet run off its fixed rate
+# by more than 0.5 % says the machine stalled the pacer; a resume that loses, repeats or changes
+# a decision differs in every attempt, and the decisions made before the kill are compared
+# exactly each time
 attempt() {
     rm -rf a b c
     # A: without a break
@@ -127,8 +133,8 @@ n=1
 while :; do
     attempt
     [ $? -eq 3 ] || break
-    [ $n -ge 3 ] && { die "the machine stalled a quiet run in each of 3 attempts"; break; }
+    [ $n -ge 4 ] && { die "the twins' decisions differed in each of 4 attempts"; break; }
     n=$((n + 1))
-    echo "the machine stalled a quiet run: again"
+    echo "the twins' decisions differed (noise near the bound, or a stalled pacer): again"
 done
 exit "$fail"
