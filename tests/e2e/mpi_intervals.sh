@@ -30,7 +30,12 @@ hosts = sum(h["ios"] for h in r["hosts"])
 assert sum(iv["read_ios"]) + sum(iv["write_ios"]) == r["total"]["ios"] == hosts, \
     (sum(iv["read_ios"]), r["total"]["ios"], hosts)
 # each interval's latencies are of all its I/Os: both ranks'
-assert iv["lat_ios"] == [a + b for a, b in zip(iv["read_ios"], iv["write_ios"])], (iv["lat_ios"], iv["read_ios"])
+# an interval's latency groups are read a moment after its counts (the workers go on
+# completing): an I/O at the boundary may fall into the next interval of one of the two, never
+# out of the run. [251314, 389906] against [251313, 389907] was seen under ASan.
+ios = [a + b for a, b in zip(iv["read_ios"], iv["write_ios"])]
+assert sum(iv["lat_ios"]) == sum(ios), (iv["lat_ios"], ios)
+assert all(abs(l - n) <= 2 * len(r["hosts"]) for l, n in zip(iv["lat_ios"], ios)), (iv["lat_ios"], ios)
 for p50, p99, mx in zip(iv["p50_ns"], iv["p99_ns"], iv["max_ns"]):
     assert 0 < p50 <= p99 <= mx, (p50, p99, mx)
 # no interval's max above the run's, within the coarse groups' width
