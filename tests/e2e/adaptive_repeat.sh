@@ -16,7 +16,8 @@
 # repetition). The study runs under SCHED_FIFO (chrt -f) so that other processes do not stall
 # the pacer; a run whose IOPS still miss the fixed rate by more than 0.5 % (the loop driver's
 # kernel worker held back by the machine's load: up to 140 ms was seen with five builds
-# beside it) makes the study run again, at most 3 times. Without chrt -f it skips (77).
+# beside it), or the noisy cell stopping as early by chance (two Poisson counts a count apart),
+# makes the study run again, at most 3 times. Without chrt -f it skips (77).
 # The resume of an adaptive study after kill -9 is tests/e2e/adaptive_resume.sh.
 . "$TOP/tests/e2e/lib.sh"
 need_root "needs root for a loop device"
@@ -90,7 +91,10 @@ if order and not (reps["loop"][0] < reps["disk"][0] and "within 2%" in reps["loo
         if r["cell"]["target"] == "loop":
             iops.append(r["total"]["iops"])
     print("the quiet target did not stop first: %s; its IOPS %s" % (reps, iops))
-    sys.exit(3 if any(abs(x - 4000) > 20 for x in iops) else 1)
+    # a stalled pacer (the quiet rate missed), or chance: two Poisson counts of about 150 agree
+    # to a count about 1 study in 14, and the noisy cell then stops after 2 as well (ci 0.18 %
+    # was seen); a study again, and a decision rule that gets the order wrong fails every one
+    sys.exit(3)
 PY
 }
 
@@ -100,9 +104,9 @@ while :; do
     $rt "$IOMATRIX" run m.cfg -o a -q >a.out 2>a.err || { die "run: $(cat a.err)"; break; }
     check a
     rc=$?
-    [ $rc -eq 3 ] && [ $n -lt 3 ] && { n=$((n + 1)); echo "the machine stalled a run: again"; continue; }
+    [ $rc -eq 3 ] && [ $n -lt 3 ] && { n=$((n + 1)); echo "a stalled run or a chance tie: again"; continue; }
     if [ $rc -eq 3 ]; then
-        figure_or_die "study $n: the machine stalled a run in every study"
+        figure_or_die "study $n: the quiet target did not stop first in any of 3 studies"
     elif [ $rc -ne 0 ]; then
         die "study $n: decisions and counts"
     fi
