@@ -68,21 +68,20 @@ fuzz_one() {
 	fi
 }
 
+# reap: waits for the running harnesses (PID:NAME each) and prints their lines in order
 fail=0 running="" i=0
+reap() {
+	for j in $running; do
+		wait "${j%%:*}" || fail=1
+		cat "$b/fuzz/fuzz_${j#*:}.out"
+	done
+	running="" i=0
+}
 for n in $names; do
 	fuzz_one "$n" >"$b/fuzz/fuzz_$n.out" 2>&1 &
 	running="$running $!:$n"
 	i=$((i + 1))
-	if [ "$i" -ge "${FUZZ_JOBS:-1}" ]; then
-		for j in $running; do
-			wait "${j%%:*}" || fail=1
-			cat "$b/fuzz/fuzz_${j#*:}.out"
-		done
-		running="" i=0
-	fi
+	[ "$i" -ge "${FUZZ_JOBS:-1}" ] && reap
 done
-for j in $running; do
-	wait "${j%%:*}" || fail=1
-	cat "$b/fuzz/fuzz_${j#*:}.out"
-done
+reap
 exit $fail
