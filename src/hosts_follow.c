@@ -7,23 +7,15 @@
 #include "hosts.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cpu.h"
-#include "engine.h"
 #include "journal.h"
 #include "ownfile.h"
 #include "stage.h"
-#include "target.h"
-#include "trace.h"
 #include "util.h"
 
 /* ---- a follower's sweep ------------------------------------------------------------------ */
