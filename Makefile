@@ -83,13 +83,15 @@ endif
 CFLAGS   ?=
 CPPFLAGS ?=
 LDFLAGS  ?=
-ALL_CFLAGS  = $(BASE) $(CPPFLAGS) $(WARN) $(OPT) $(PKG_CFLAGS) $(CFLAGS)
+ALL_CFLAGS  = $(BASE) -Isrc $(CPPFLAGS) $(WARN) $(OPT) $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(OPT) -pthread $(LDFLAGS)
 
 BUILD_ROOT ?= build
 B        := $(BUILD_ROOT)/$(VARIANT)
-# host_mpi.c is the MPI host backend: only iomatrix-mpi (make mpi) has it.
-SRCS     := $(filter-out src/host_mpi.c,$(wildcard src/*.c))
+# The core in src/, the families in its folders (docs/architecture.md); every include is
+# relative to src/ ("trace/trace.h") or to the includer's own folder. host/host_mpi.c is the MPI
+# host backend: only iomatrix-mpi (make mpi) has it.
+SRCS     := $(filter-out src/host/host_mpi.c,$(wildcard src/*.c src/*/*.c))
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/src/%.o)
 LIB      := $(B)/libiomatrix.a
@@ -138,7 +140,7 @@ $(patsubst src/%.c,$(B)/src/%.o,$(shell grep -l IOM_VERSION $(SRCS))): $(VERSION
 
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Isrc -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
@@ -168,7 +170,7 @@ $(MPI_OBJ)/main.o: src/main.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -DIOM_HOSTS_MPI -c $< -o $@
 
-$(MPI_OBJ)/host_mpi.o: src/host_mpi.c
+$(MPI_OBJ)/host_mpi.o: src/host/host_mpi.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(MPI_CFLAGS) -c $< -o $@
 
@@ -207,7 +209,7 @@ fuzz-bins: $(FUZZ_BINS)
 
 $(B)/fuzz/%.o: tests/fuzz/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(B)/fuzz/fuzz_%: $(B)/fuzz/fuzz_%.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS)
@@ -226,7 +228,7 @@ VERIFY_SPEED := $(B)/bench/verify_speed $(B)/bench/verify_speed_zlib
 
 $(B)/bench/%.o: tests/bench/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(B)/bench/verify_speed: $(B)/bench/verify_speed.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
@@ -277,10 +279,10 @@ TIDY := $(SRCS:%=tidy@%)
 .PHONY: $(TIDY)
 tidy: $(TIDY)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	    --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -j 2 $(SRCS)
+	    --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Isrc -j 2 $(SRCS)
 
 $(TIDY): tidy@%: %
-	@clang-tidy --quiet $< -- $(filter-out -MMD -MP,$(BASE)) $(PKG_CFLAGS)
+	@clang-tidy --quiet $< -- $(filter-out -MMD -MP,$(BASE)) -Isrc $(PKG_CFLAGS)
 
 # The systemd unit, with the paths of this install.
 UNIT := $(B)/iomatrix-sweep@.service

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "result.h"
+#include "result/result.h"
 #include "strbuf.h"
 
 /* One label: name="value", value escaped as the text format asks (\\, \", \n). */

@@ -18,14 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "keys.h"
-#include "matrix.h"
-#include "diskspd.h"
+#include "cmd/cmd.h"
+#include "host/hosts.h"
+#include "import/diskspd.h"
+#include "matrix/keys.h"
+#include "matrix/matrix.h"
 #include "util.h"
-#include "hosts.h"
 #ifdef IOM_HOSTS_MPI
-#include "host_mpi.h"
+#include "host/host_mpi.h"
 #endif
 
 #ifndef IOM_VERSION

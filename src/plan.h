@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "matrix.h"
+#include "matrix/matrix.h"
 
 /* A plan larger than this is refused, with its count, before anything of its size is allocated. */
 #define IOM_PLAN_MAX_RUNS 10000000u

@@ -24,8 +24,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "target.h"
+#include "engine/engine.h"
+#include "target/target.h"
 #include "util.h"
 
 /* The scratch files that will be created or extended on one filesystem. */

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "matrix.h"
+#include "matrix/matrix.h"
 #include "ownfile.h"
 #include "plan.h"
 #include "strbuf.h"

@@ -80,8 +80,8 @@
 #include "cpu.h"
 #include "hist.h"
 #include "plan.h"
-#include "target.h"
-#include "trace.h"
+#include "target/target.h"
+#include "trace/trace.h"
 #include "units.h"
 #include "util.h"
 

@@ -17,9 +17,9 @@
 #include <stdint.h>
 
 #include "hist.h"
-#include "keys.h"
-#include "matrix.h"
-#include "result.h"
+#include "matrix/keys.h"
+#include "matrix/matrix.h"
+#include "result/result.h"
 #include "worker.h"
 
 struct iom_own_dir;

@@ -10,7 +10,7 @@
  */
 #include "stage.h"
 
-#include "engine.h"
+#include "engine/engine.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -21,8 +21,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "fsprep.h"
-#include "trace.h"
+#include "target/fsprep.h"
+#include "trace/trace.h"
 #include "units.h"
 #include "util.h"
 #include "verify.h"

@@ -40,10 +40,10 @@
 #include <stdio.h>
 
 #include "hooks.h"
-#include "matrix.h"
+#include "matrix/matrix.h"
 #include "plan.h"
 #include "run.h"
-#include "target.h"
+#include "target/target.h"
 
 struct iom_verify;
 

@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "result.h"
+#include "result/result.h"
 #include "worker.h"
 
 #define IOM_VERIFY_SECTOR 512u

@@ -53,9 +53,9 @@
 #include <stdint.h>
 
 #include "dist.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "hist.h"
-#include "keys.h"
+#include "matrix/keys.h"
 #include "rng.h"
 
 enum iom_phase { IOM_PHASE_WARMUP, IOM_PHASE_MEASURE, IOM_PHASE_COOLDOWN, IOM_PHASE_STOP };

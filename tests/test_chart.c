@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chart.h"
+#include "report/chart.h"
 #include "util.h"
 
 static size_t count_of(const char *text, const char *needle)

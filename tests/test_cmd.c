@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "util.h"
 
 /* Every errno a module of iomatrix returns to a command, and a few it does not. */

@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diskspd.h"
-#include "matrix.h"
+#include "import/diskspd.h"
+#include "matrix/matrix.h"
 #include "util.h"
 
 #define MAXARGS 20

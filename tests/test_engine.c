@@ -35,8 +35,8 @@
 #include <sys/sysmacros.h>
 
 #include "cpu.h"
-#include "engine.h"
-#include "keys.h"
+#include "engine/engine.h"
+#include "matrix/keys.h"
 #include "util.h"
 
 #define BS 4096u

@@ -31,11 +31,11 @@
 #include <unistd.h>
 
 #include "loopdev.h"
-#include "fsprep.h"
 #include "stage.h"
-#include "target.h"
-#include "util.h"
+#include "target/fsprep.h"
+#include "target/target.h"
 #include "tmpdir.h"
+#include "util.h"
 
 #define MAX_MOUNTS 4
 

@@ -28,9 +28,9 @@
 #include <unistd.h>
 
 #include "hooks.h"
-#include "keys.h"
-#include "util.h"
+#include "matrix/keys.h"
 #include "tmpdir.h"
+#include "util.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 

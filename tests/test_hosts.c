@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
-#include "hosts.h"
-#include "matrix.h"
+#include "engine/engine.h"
+#include "host/hosts.h"
+#include "matrix/matrix.h"
 #include "util.h"
 
 /* A row of host rank with ios I/Os in [start, start + len) ns and its iops over that. */

@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "diskspd.h"
-#include "import.h"
+#include "import/diskspd.h"
+#include "import/import.h"
 #include "util.h"
 
 static int fio(const char *text, bool lenient, struct iom_import *im, char *err)

@@ -20,8 +20,8 @@
 
 #include "journal.h"
 #include "ownfile.h"
-#include "util.h"
 #include "tmpdir.h"
+#include "util.h"
 
 /* One journal event to write. */
 struct event {

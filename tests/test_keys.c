@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keys.h"
-#include "matrix.h"
+#include "matrix/keys.h"
+#include "matrix/matrix.h"
 #include "util.h"
 
 static void test_keys_every_dimension_has_one_key(void **state)

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keys.h"
-#include "matrix.h"
+#include "matrix/keys.h"
+#include "matrix/matrix.h"
 #include "rng.h"
 #include "util.h"
 

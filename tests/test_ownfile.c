@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "ownfile.h"
-#include "util.h"
 #include "tmpdir.h"
+#include "util.h"
 
 /* A victim outside the directory, with its content, for checking it is untouched. */
 static char *victim(const char *dir)

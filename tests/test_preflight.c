@@ -29,12 +29,12 @@
 #include <unistd.h>
 
 #include "loopdev.h"
-#include "matrix.h"
+#include "matrix/matrix.h"
 #include "plan.h"
 #include "preflight.h"
-#include "target.h"
-#include "util.h"
+#include "target/target.h"
 #include "tmpdir.h"
+#include "util.h"
 
 /* The first target is on line TARGET_LINE of every matrix made here, the next on the next. */
 #define TARGET_LINE 7

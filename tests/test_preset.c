@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "matrix.h"
+#include "matrix/matrix.h"
 #include "plan.h"
 #include "preset.h"
 #include "util.h"

@@ -26,14 +26,14 @@
 
 #include <json-c/json.h>
 
-#include "keys.h"
+#include "matrix/keys.h"
 #include "ownfile.h"
 #include "plan.h"
-#include "report_model.h"
-#include "resdir.h"
-#include "result.h"
-#include "study.h"
-#include "summary.h"
+#include "report/report_model.h"
+#include "result/resdir.h"
+#include "result/result.h"
+#include "result/study.h"
+#include "result/summary.h"
 #include "tmpdir.h"
 #include "util.h"
 

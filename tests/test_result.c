@@ -22,10 +22,10 @@
 
 #include "ownfile.h"
 #include "plan.h"
-#include "resdir.h"
-#include "result.h"
-#include "study.h"
-#include "summary.h"
+#include "result/resdir.h"
+#include "result/result.h"
+#include "result/study.h"
+#include "result/summary.h"
 #include "tmpdir.h"
 #include "util.h"
 

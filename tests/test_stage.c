@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "loopdev.h"
-#include "matrix.h"
+#include "matrix/matrix.h"
 #include "plan.h"
 #include "stage.h"
 #include "util.h"

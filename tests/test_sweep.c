@@ -27,14 +27,14 @@
 #include <unistd.h>
 
 #include "journal.h"
-#include "matrix.h"
+#include "matrix/matrix.h"
 #include "ownfile.h"
 #include "plan.h"
-#include "result.h"
+#include "result/result.h"
 #include "run.h"
-#include "sweep.h"
-#include "util.h"
+#include "sweep/sweep.h"
 #include "tmpdir.h"
+#include "util.h"
 
 #define MS 1000000ull
 

@@ -34,9 +34,9 @@
 
 #include "loopdev.h"
 #include "ownfile.h"
-#include "target.h"
-#include "util.h"
+#include "target/target.h"
 #include "tmpdir.h"
+#include "util.h"
 
 #define FIX "tests/fixtures/target/"
 #define LOOP_BYTES (32u << 20)

@@ -30,9 +30,9 @@
 #include "hist.h"
 #include "ownfile.h"
 #include "rng.h"
-#include "trace.h"
-#include "util.h"
 #include "tmpdir.h"
+#include "trace/trace.h"
+#include "util.h"
 
 #define FIXTURES "tests/fixtures/trace"
 #define START_NS UINT64_C(5000000000000)

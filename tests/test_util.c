@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "ownfile.h"
-#include "util.h"
 #include "tmpdir.h"
+#include "util.h"
 
 static void test_util_write_all_writes_everything(void **state)
 {

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_model.h"
+#include "report/report_model.h"
 #include "rng.h"
-#include "util.h"
 #include "stats.h"
+#include "util.h"
 
 /* Studies per heterogeneous null case (each is 120 tests). */
 #define NHET 100

@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "plan.h"
-#include "resdir.h"
+#include "result/resdir.h"
 #include "run.h"
 #include "tmpdir.h"
 #include "util.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "keys.h"
+#include "matrix/keys.h"
 #include "util.h"
 #include "worker.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "crc.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "rng.h"
 #include "util.h"
 #include "verify.h"

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diskspd.h"
-#include "import.h"
-#include "matrix.h"
+#include "import/diskspd.h"
+#include "import/import.h"
+#include "matrix/matrix.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix.h"
+#include "matrix/matrix.h"
 #include "plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

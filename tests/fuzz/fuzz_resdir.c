@@ -22,10 +22,10 @@
 
 #include "journal.h"
 #include "ownfile.h"
-#include "report_model.h"
-#include "resdir.h"
-#include "result.h"
-#include "study.h"
+#include "report/report_model.h"
+#include "result/resdir.h"
+#include "result/result.h"
+#include "result/study.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "result.h"
-#include "study.h"
+#include "result/result.h"
+#include "result/study.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

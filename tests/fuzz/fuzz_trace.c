@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <zlib.h>
 
-#include "trace.h"
+#include "trace/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
