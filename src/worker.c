@@ -742,22 +742,79 @@ static bool adapt_wins(const struct iom_reap_adapt *a)
 	       a->cpu_won >= IOM_ADAPT_PAIRS_WON;
 }
 
+/* The level survey epoch k measures: up the levels and down again, pass after pass. */
+static unsigned survey_level(const struct iom_reap_adapt *a, unsigned k)
+{
+	unsigned n = a->top + 1, i = k % n;
+
+	return (k / n) % 2 ? a->top - i : i;
+}
+
+/* The survey's pick: the level with the most I/Os per second, or one within IOM_ADAPT_GAIN of
+ * its rate for IOM_ADAPT_GAIN less CPU per I/O (the least CPU of those). */
+static unsigned survey_pick(const struct iom_reap_adapt *a)
+{
+	unsigned best = 0, pick;
+	double best_rate = -1, rate[IOM_ADAPT_LEVELS], cpu[IOM_ADAPT_LEVELS];
+
+	for (unsigned lv = 0; lv <= a->top; lv++) {
+		rate[lv] = a->lvl_ns[lv] > 0 ? a->lvl_ios[lv] / a->lvl_ns[lv] : 0;
+		cpu[lv] = a->lvl_ios[lv] > 0 ? a->lvl_cpu[lv] / a->lvl_ios[lv] : 1e300;
+		if (rate[lv] > best_rate) {
+			best_rate = rate[lv];
+			best = lv;
+		}
+	}
+	pick = best;
+	for (unsigned lv = 0; lv <= a->top; lv++)
+		if (rate[lv] >= best_rate * (1 - IOM_ADAPT_GAIN) &&
+		    cpu[lv] < cpu[best] * (1 - IOM_ADAPT_GAIN) && cpu[lv] < cpu[pick])
+			pick = lv;
+	return pick;
+}
+
+/* Ends a survey epoch: its sums kept for its level, then the next level, or the pick held. */
+static void survey_epoch(struct iom_reap_adapt *a, uint64_t now_ns, uint64_t cpu_ns)
+{
+	unsigned lv = survey_level(a, a->epoch);
+
+	a->lvl_ios[lv] += (double)a->ios;
+	a->lvl_ns[lv] += (double)(now_ns - a->start_ns);
+	a->lvl_cpu[lv] += (double)(cpu_ns - a->start_cpu);
+	if (++a->epoch < IOM_ADAPT_SURVEY_PASSES * (a->top + 1)) {
+		a->wait = 1u << survey_level(a, a->epoch);
+		adapt_epoch_start(a, now_ns, cpu_ns, IOM_ADAPT_EPOCH_NS);
+		return;
+	}
+	a->surveying = false;
+	a->probes++;
+	a->level = survey_pick(a);
+	a->moves += a->level != 0;
+	adapt_hold(a, now_ns, cpu_ns);
+}
+
 void iom_reap_adapt_init(struct iom_reap_adapt *a, unsigned depth, uint64_t now_ns,
 			 uint64_t cpu_ns)
 {
-	*a = (struct iom_reap_adapt){ .hold_ns = IOM_ADAPT_HOLD_NS };
-	while ((2u << a->top) <= depth / 2)
+	*a = (struct iom_reap_adapt){ .hold_ns = IOM_ADAPT_HOLD_NS, .wait = 1 };
+	while ((2u << a->top) <= depth / 2 && a->top + 1 < IOM_ADAPT_LEVELS)
 		a->top++;
-	if (a->top)
-		adapt_probe(a, +1, now_ns, cpu_ns);
-	else
+	if (a->top) {
+		a->surveying = true;
+		adapt_epoch_start(a, now_ns, cpu_ns, IOM_ADAPT_EPOCH_NS);
+	} else {
 		adapt_hold(a, now_ns, cpu_ns); /* one wait only (a queue of 1 to 3) */
+	}
 }
 
 void iom_reap_adapt_epoch(struct iom_reap_adapt *a, uint64_t now_ns, uint64_t cpu_ns)
 {
 	unsigned k;
 
+	if (a->surveying) {
+		survey_epoch(a, now_ns, cpu_ns);
+		return;
+	}
 	if (a->dir == 0) { /* a hold ended: probe up, else down */
 		if (a->level < a->top)
 			adapt_probe(a, +1, now_ns, cpu_ns);

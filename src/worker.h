@@ -77,8 +77,13 @@ enum iom_phase { IOM_PHASE_WARMUP, IOM_PHASE_MEASURE, IOM_PHASE_COOLDOWN, IOM_PH
  * wake-up takes from those workers decides, and the best wait moved between 1 and in_flight/2
  * with the machine's load (docs/performance.md).
  *
- * The adaptive wait (struct iom_reap_adapt) therefore measures instead of guessing: it starts
- * waiting for one completion and compares the wait it has (w) with its double (or its half)
+ * The adaptive wait (struct iom_reap_adapt) therefore measures instead of guessing. It starts
+ * with a survey of every wait: epochs of IOM_ADAPT_EPOCH_NS at each in turn, up the waits and
+ * down again, IOM_ADAPT_SURVEY_PASSES times, and takes the one that completed the most I/Os per
+ * second (or, within IOM_ADAPT_GAIN of those, IOM_ADAPT_GAIN less CPU per I/O). A climb from
+ * one completion alone stalls where the I/Os per second dip before they rise (filled zram QD32:
+ * waiting for 2 made 0.9x the I/Os of waiting for 1, waiting for 16 1.6x). From there it
+ * compares the wait it has (w) with its double (or its half)
  * over pairs of epochs of IOM_ADAPT_EPOCH_NS, one epoch of each (IOM_ADAPT_EPOCHS in all, in
  * the order A B B A A B B A), counting the completions, the wall time and the process's CPU
  * time (every thread: the io_uring workers too) of each. The other wait wins when it completes
@@ -139,6 +144,8 @@ static inline unsigned iom_policy_wait(const struct iom_policy *p, unsigned in_f
 #define IOM_ADAPT_GAIN 0.03                /* … and what it must win by over the probe */
 #define IOM_ADAPT_HOLD_NS 100000000u       /* the first hold: 100 ms */
 #define IOM_ADAPT_HOLD_MAX_NS 1600000000u  /* the longest hold */
+#define IOM_ADAPT_SURVEY_PASSES 4u         /* the survey: up, down, up, down the waits */
+#define IOM_ADAPT_LEVELS 16u               /* waits 1 to 1 << 15 */
 
 /* The adaptive wait's state (the caller's storage; no allocation, no lock). */
 struct iom_reap_adapt {
@@ -146,6 +153,7 @@ struct iom_reap_adapt {
 	unsigned level, top;      /* the held wait is 1 << level; 1 << top the largest */
 	unsigned cand;            /* probing: the level compared with level */
 	int dir;                  /* probing: +1 up, -1 down; 0: holding */
+	bool surveying;           /* the first epochs: every wait in turn */
 	bool came_up;             /* the last move was up (so down needs no probe) */
 	unsigned epoch;           /* epochs of this probe done (even: level's, odd: cand's) */
 	uint64_t hold_ns;         /* the next hold */
@@ -157,10 +165,12 @@ struct iom_reap_adapt {
 	unsigned rate_won, cpu_won; /* pairs whose candidate epoch had the higher rate, the
 				     * lower CPU per I/O */
 	unsigned moves, probes;   /* how often the wait changed, and probes run (the notes) */
+	double lvl_ios[IOM_ADAPT_LEVELS], lvl_ns[IOM_ADAPT_LEVELS],
+		lvl_cpu[IOM_ADAPT_LEVELS]; /* the survey's sums, per level */
 };
 
 /* Sets a up for a queue of depth I/Os, at time now_ns with the process's CPU time cpu_ns: the
- * wait is one completion, and a first probe (of two) starts. */
+ * survey of every wait starts, at one completion. */
 void iom_reap_adapt_init(struct iom_reap_adapt *a, unsigned depth, uint64_t now_ns,
 			 uint64_t cpu_ns);
 

@@ -585,6 +585,13 @@ static void test_worker_adaptive_wait(void **state)
 		/* a device-bound stage (loop): the same I/Os per second, less CPU per I/O */
 		{ { { 100e3, 100e3, 100e3, 100e3, 100e3, 0 }, { 1500, 1400, 1300, 1250, 1240, 0 },
 		    0 }, 32, 4, 16 },
+		/* filled zram QD32 as measured: waiting for 2 and 4 dips below waiting for 1, so a
+		 * climb from 1 stalls there; 16 makes 1.6x the I/Os */
+		{ { { 231e3, 207e3, 269e3, 325e3, 365e3, 0 }, { 4330, 4830, 3720, 3080, 2740, 0 },
+		    0 }, 32, 16, 16 },
+		/* zram unwritten: the same dip, deeper at 4 */
+		{ { { 441e3, 410e3, 356e3, 480e3, 569e3, 0 }, { 2267, 2437, 2805, 2083, 1756, 0 },
+		    3 }, 32, 16, 16 },
 		/* a best in the middle */
 		{ { { 100e3, 150e3, 200e3, 150e3, 100e3, 0 }, { 1e4, 7e3, 5e3, 7e3, 1e4, 0 }, 0 },
 		  32, 4, 4 },
