@@ -1027,10 +1027,15 @@ static void table_legend(FILE *out, const struct table *t, size_t nmin, size_t n
 	if (nmax && t->few_ios)
 		iom_strbuf_printf(&nb, "; lat p99 n/a: fewer than %d I/Os in a run",
 				  IOM_MIN_PCT_IOS);
-	if (nmax > 1)
-		iom_strbuf_printf(&nb, t->unpooled ? "; lat p99 the mean of the runs' p99s "
-				  "(runs without histograms)" : "; lat p99 pooled over the "
-				  "runs (their histograms merged)");
+	if (nmax > 1 && t->unpooled)
+		iom_strbuf_printf(&nb, "; lat p99 the mean of the runs' p99s (runs without "
+				  "histograms)");
+	else if (nmax > 1 && nmin == nmax)
+		iom_strbuf_printf(&nb, "; lat p99 pooled over %zu runs (their histograms merged)",
+				  nmax);
+	else if (nmax > 1)
+		iom_strbuf_printf(&nb, "; lat p99 pooled over %zu to %zu runs (their histograms "
+				  "merged)", nmin, nmax);
 	print_wrapped(out, iom_strbuf_get(&nb), width, 2);
 	iom_strbuf_reset(&nb);
 	if (nmax && t->winners && (t->nkind[IOM_VERDICT_WIN] || t->nkind[IOM_VERDICT_SAME] ||
