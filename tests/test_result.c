@@ -625,6 +625,120 @@ static void test_result_load_round_trip(void **state)
 	}
 }
 
+/* Whether the kept histogram s is exactly h: every bucket, count, min, max, both sums. */
+static void assert_hist_is(const struct iom_hist_sparse *s, const struct iom_hist *h)
+{
+	struct iom_hist *back = calloc(1, sizeof(*back));
+
+	assert_non_null(back);
+	iom_hist_init(back);
+	iom_hist_sparse_merge(back, s);
+	assert_memory_equal(back->bucket, h->bucket, sizeof(h->bucket));
+	assert_true(back->count == h->count && back->min == h->min && back->max == h->max &&
+		    back->sum == h->sum && back->sumsq == h->sumsq && back->clamped == h->clamped);
+	free(back);
+}
+
+/* A paced run's response-time histograms go out and come back bucket for bucket: the run's
+ * (load.response_ns.*.hist) and each host row's of a run of many hosts
+ * (hosts[].load.response_ns.*.hist), beside the rows' own load figures. */
+static void test_result_response_hist_round_trip(void **state)
+{
+	const char *dir = *state;
+	struct iom_hist *h = calloc(4, sizeof(*h));
+	struct iom_run_result r;
+	struct iom_result_file f;
+	char err[IOM_ERRLEN] = "", *path, *text, *at;
+
+	assert_non_null(h);
+	/* h[0] the run's service time, h[1] its response time, h[2] and h[3] the two rows' */
+	for (int k = 0; k < 4; k++) {
+		iom_hist_init(&h[k]);
+		for (uint64_t v = 1000 + 17 * (uint64_t)k; v < UINT64_C(1) << (30 + k);
+		     v = v * (2 + (uint64_t)k) + 13)
+			iom_hist_record(&h[k], v);
+	}
+	fill_result(&r, 11);
+	r.has_hist = true;
+	r.load = (struct iom_run_load){ .paced = true, .offered_iops = 2000,
+					.achieved_iops = 1990, .held = true };
+	for (int d = 0; d < IOM_NDIR; d++) {
+		iom_hist_sparse_of(&r.hist[d], &h[0]);
+		r.dir[d].lat.min = h[0].min;
+		r.dir[d].lat.max = h[0].max;
+		iom_hist_sparse_of(&r.load.response_hist[d], &h[1]);
+		r.load.response[d].min = h[1].min;
+		r.load.response[d].max = h[1].max;
+	}
+	r.nhosts = 2;
+	r.hosts = xcalloc(2, sizeof(*r.hosts));
+	r.host_hist = xcalloc(2, sizeof(*r.host_hist));
+	for (size_t i = 0; i < 2; i++) {
+		struct iom_host_row *row = &r.hosts[i];
+
+		row->rank = (uint32_t)i;
+		snprintf(row->host, sizeof(row->host), "node%zu", i);
+		row->status = IOM_RUN_OK;
+		row->load = (struct iom_run_load){ .paced = true, .offered_iops = 1000,
+						   .achieved_iops = 995 - (double)i, .held = true,
+						   .late_ios = 3 + i };
+		for (int d = 0; d < IOM_NDIR; d++) {
+			iom_hist_sparse_of(&r.host_hist[i][d], &h[0]);
+			iom_hist_sparse_of(&row->load.response_hist[d], &h[2 + i]);
+			row->load.response[d].min = h[2 + i].min;
+			row->load.response[d].max = h[2 + i].max;
+			row->load.response[d].pct[IOM_NPCT - 1] = iom_hist_percentile(&h[2 + i], 99);
+		}
+	}
+	assert_int_equal(iom_result_write(test_own(dir), &matrix, &cell, &r, err, sizeof(err)), 0);
+	path = iom_result_path(dir, 11);
+	assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), 0);
+	assert_true(f.r.load.paced);
+	for (int d = 0; d < IOM_NDIR; d++)
+		assert_hist_is(&f.r.load.response_hist[d], &h[1]);
+	assert_int_equal(f.r.nhosts, 2);
+	assert_non_null(f.r.host_hist);
+	for (size_t i = 0; i < 2; i++) {
+		const struct iom_host_row *row = &f.r.hosts[i];
+
+		assert_true(row->load.paced && row->load.held);
+		assert_close(row->load.offered_iops, 1000);
+		assert_close(row->load.achieved_iops, 995 - (double)i);
+		assert_true(row->load.late_ios == 3 + i);
+		for (int d = 0; d < IOM_NDIR; d++) {
+			assert_hist_is(&f.r.host_hist[i][d], &h[0]);
+			assert_hist_is(&row->load.response_hist[d], &h[2 + i]);
+			assert_true(row->load.response[d].pct[IOM_NPCT - 1] ==
+				    iom_hist_percentile(&h[2 + i], 99));
+		}
+	}
+	iom_result_file_release(&f);
+
+	/* a bad bin in a row's response histogram is refused by its name */
+	text = NULL;
+	assert_int_equal(iom_read_file(path, &text, NULL), 0);
+	at = strstr(text, "\"hosts\"");
+	assert_non_null(at);
+	at = strstr(at, "\"response_ns\"");
+	assert_non_null(at);
+	at = strstr(at, "\"bins\": [");
+	assert_non_null(at);
+	/* its first bound's last digit, of a bucket's lower bound of 1000 ns and more, made one
+	 * less: no longer a bucket's lower bound */
+	at += strlen("\"bins\": [");
+	at += strspn(at, "0123456789") - 1;
+	assert_true(*at > '0' && *at <= '9');
+	(*at)--;
+	assert_int_equal(iom_write_file_atomic(path, text, strlen(text)), 0);
+	assert_int_equal(iom_result_read(path, &f, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'hosts[0].load.response_ns.read.hist.bins'"));
+	iom_result_file_release(&f);
+	free(text);
+	iom_run_result_release(&r);
+	free(path);
+	free(h);
+}
+
 static void test_result_writes_readable_numbers(void **state)
 {
 	const char *dir = *state;
@@ -1172,6 +1286,7 @@ int main(void)
 		IN_RESULTS_DIR(test_result_hist_round_trip),
 		IN_RESULTS_DIR(test_result_writes_readable_numbers),
 		IN_RESULTS_DIR(test_result_load_round_trip),
+		IN_RESULTS_DIR(test_result_response_hist_round_trip),
 		cmocka_unit_test(test_result_path_digits),
 		IN_RESULTS_DIR(test_result_list_ignores_other_files),
 		IN_RESULTS_DIR(test_result_summary_csv),

@@ -1015,7 +1015,7 @@ static int run_extras(struct iom_hosts *h, struct iom_run_result *r, bool part)
 	struct extra_shape x = extra_shape(h);
 	size_t len = extra_len(&x), nh = x.nlines + (x.xops ? 2 : 0) + (x.paced ? IOM_NDIR : 0);
 	struct iom_run_result none = { 0 };
-	struct iom_hist *hh;
+	struct iom_hist *hh, (*resp)[IOM_NDIR] = NULL;
 	char *mine, *all = NULL;
 	int ret = 0;
 
@@ -1037,7 +1037,12 @@ static int run_extras(struct iom_hosts *h, struct iom_run_result *r, bool part)
 	}
 	if (h->rank == 0)
 		all = xcalloc(h->size, len);
+	/* a paced run: each rank's own response histograms for its row, before they are merged */
+	if (x.paced && h->rank == 0)
+		resp = xcalloc(h->size, sizeof(*resp));
 	if (h->ops->gather(h->ctx, mine, len, all) < 0 ||
+	    (x.paced && h->ops->gather(h->ctx, &hh[x.nlines + (x.xops ? 2 : 0)],
+				       sizeof(*resp), resp) < 0) ||
 	    (nh && h->ops->merge_hist(h->ctx, hh, nh) < 0))
 		ret = -EIO;
 	if (ret == 0 && h->rank == 0) {
@@ -1045,12 +1050,18 @@ static int run_extras(struct iom_hosts *h, struct iom_run_result *r, bool part)
 		const struct iom_cell *c = h->cell;
 
 		for (unsigned q = 0; q < h->size && k < r->nhosts; q++)
-			if (iom_hosts_takes_part(h->plan, c, q))
-				extra_row(&x, all + (size_t)q * len, &r->hosts[k++]);
+			if (iom_hosts_takes_part(h->plan, c, q)) {
+				extra_row(&x, all + (size_t)q * len, &r->hosts[k]);
+				for (int d = 0; resp && d < IOM_NDIR; d++)
+					iom_hist_sparse_of(&r->hosts[k].load.response_hist[d],
+							   &resp[q][d]);
+				k++;
+			}
 		extra_aggregate(&x, r, hh, x.nlines ? h->plan->m->access_specs[
 				c->v[IOM_DIM_ACCESS] - 1].name : "");
 	}
 	free(all);
+	free(resp);
 	free(hh);
 	free(mine);
 	return ret;

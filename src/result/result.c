@@ -82,6 +82,8 @@ void iom_run_result_release(struct iom_run_result *r)
 			free(r->hosts[i].paths[k].path);
 		free(r->hosts[i].paths);
 		free(r->hosts[i].lines);
+		for (int d = 0; d < IOM_NDIR; d++)
+			iom_hist_sparse_release(&r->hosts[i].load.response_hist[d]);
 	}
 	free(r->hosts);
 	r->hosts = NULL;
@@ -601,7 +603,7 @@ static json_object *hosts_json(const struct iom_run_result *r)
 		if (h->npaths)
 			iom_json_add(o, "paths", paths_json(h->paths, h->npaths));
 		if (h->load.paced)
-			iom_json_add(o, "load", load_json(&h->load, false));
+			iom_json_add(o, "load", load_json(&h->load, r->host_hist != NULL));
 		if (h->has_xops) {
 			iom_json_add(o, "flush", io_json(&h->xops[0]));
 			iom_json_add(o, "trim", io_json(&h->xops[1]));

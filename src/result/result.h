@@ -234,8 +234,8 @@ struct iom_host_row {
 	bool stalled, steady_asked, steady_reached;
 	char stall_reason[160];
 	/* its own access lines, paths, offered load, flushes and trims (what the aggregate sums):
-	 * the arrays are heap, filled on rank 0 after the gather (NULL in transit); the load's
-	 * response histograms are not kept per host (its percentiles are) */
+	 * the arrays are heap, filled on rank 0 after the gather (NULL in transit), and so are
+	 * a paced run's response histograms (load.response_hist; written where host_hist is) */
 	struct iom_line_stats *lines;
 	size_t nlines;
 	struct iom_path_stats *paths;

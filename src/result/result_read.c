@@ -27,7 +27,7 @@
 
 static void read_lat(struct iom_rd *c, json_object *o, const char *prefix, struct iom_lat *l)
 {
-	char p[64], key[32];
+	char p[128], key[32];
 	json_object *pct;
 
 	snprintf(p, sizeof(p), "%s.lat_ns", prefix);
@@ -128,7 +128,7 @@ static void read_hist(struct iom_rd *c, json_object *o, const char *prefix, cons
 		      struct iom_hist_sparse *h, bool *have)
 {
 	json_object *x = iom_rd_obj(c, o, prefix, "hist");
-	char p[80];
+	char p[128];
 
 	if (!x)
 		return;
@@ -352,6 +352,39 @@ static void rd_fixed(struct iom_rd *c, json_object *o, const char *prefix, const
 	free(v);
 }
 
+/* "load" of o (the run, or a host row; at names it: "" or "hosts[2]"): the offered load of a
+ * paced run, its response times and, where kept, their histograms; absent or null for a
+ * closed loop (and every file written before rates). */
+static void read_load_at(struct iom_rd *c, json_object *o, const char *at, struct iom_run_load *l)
+{
+	json_object *v = iom_rd_obj(c, o, at, "load"), *resp;
+	char lp[64], rp[80], *arr = NULL;
+
+	if (!v)
+		return;
+	snprintf(lp, sizeof(lp), "%s%sload", at, *at ? "." : "");
+	snprintf(rp, sizeof(rp), "%s.response_ns", lp);
+	resp = iom_rd_obj(c, v, lp, "response_ns");
+	l->paced = true;
+	iom_rd_double(c, v, lp, "offered_iops", &l->offered_iops);
+	iom_rd_double(c, v, lp, "achieved_iops", &l->achieved_iops);
+	iom_rd_bool(c, v, lp, "held", &l->held);
+	iom_rd_u64(c, v, lp, "late_ios", &l->late_ios);
+	iom_rd_double(c, v, lp, "max_lag_s", &l->max_lag_s);
+	iom_rd_str(c, v, lp, "arrivals", &arr);
+	l->poisson = arr && strcmp(arr, "poisson") == 0;
+	free(arr);
+	for (int d = 0; d < IOM_NDIR && resp; d++) {
+		char p[96];
+		json_object *lo = iom_rd_obj(c, resp, rp, iom_result_dir_names[d]);
+		bool have = false;
+
+		snprintf(p, sizeof(p), "%s.%s", rp, iom_result_dir_names[d]);
+		read_lat(c, lo, p, &l->response[d]);
+		read_hist(c, lo, p, &l->response[d], &l->response_hist[d], &have);
+	}
+}
+
 /* "hosts": the rows of a run of many hosts (hosts_json); absent on one host. */
 static void read_hosts(struct iom_rd *c, json_object *root, struct iom_run_result *r)
 {
@@ -427,6 +460,7 @@ static void read_hosts(struct iom_rd *c, json_object *root, struct iom_run_resul
 			h->start_late_ns = json_object_get_int64(v);
 		iom_rd_u64(c, o, p, "trace_records", &h->trace_records); /* absent before */
 		iom_rd_u64(c, o, p, "trace_dropped", &h->trace_dropped);
+		read_load_at(c, o, p, &h->load); /* a paced run's; absent before */
 		v = iom_rd_obj(c, o, p, "hist"); /* absent in files from before */
 		for (int d = 0; v && d < IOM_NDIR && c->ret == 0; d++) {
 			json_object *x = iom_rd_obj(c, v, p, iom_result_dir_names[d]);
@@ -662,39 +696,6 @@ static void read_steady(struct iom_rd *c, json_object *root, struct iom_run_resu
 	}
 }
 
-/* "load": the offered load of a paced run; absent or null for a closed loop (and every file
- * written before rates). */
-static void read_load(struct iom_rd *c, json_object *root, struct iom_run_result *r)
-{
-	json_object *v = iom_rd_obj(c, root, "", "load");
-
-	if (v) {
-		char *arr = NULL;
-		json_object *resp = iom_rd_obj(c, v, "load.", "response_ns");
-
-		r->load.paced = true;
-		iom_rd_double(c, v, "load.", "offered_iops", &r->load.offered_iops);
-		iom_rd_double(c, v, "load.", "achieved_iops", &r->load.achieved_iops);
-		iom_rd_bool(c, v, "load.", "held", &r->load.held);
-		iom_rd_u64(c, v, "load.", "late_ios", &r->load.late_ios);
-		iom_rd_double(c, v, "load.", "max_lag_s", &r->load.max_lag_s);
-		iom_rd_str(c, v, "load.", "arrivals", &arr);
-		r->load.poisson = arr && strcmp(arr, "poisson") == 0;
-		free(arr);
-		for (int d = 0; d < IOM_NDIR && resp; d++) {
-			char p[48];
-
-			snprintf(p, sizeof(p), "load.response_ns.%s", iom_result_dir_names[d]);
-			json_object *lo = iom_rd_obj(c, resp, "load.response_ns.", iom_result_dir_names[d]);
-			bool have = false;
-
-			read_lat(c, lo, p, &r->load.response[d]);
-			read_hist(c, lo, p, &r->load.response[d], &r->load.response_hist[d],
-				  &have);
-		}
-	}
-}
-
 int iom_result_parse(const char *name, const char *text, struct iom_result_file *f, char *err,
 		     size_t errlen)
 {
@@ -765,7 +766,7 @@ int iom_result_parse(const char *name, const char *text, struct iom_result_file 
 	}
 	read_disk(&c, root, r);
 	read_steady(&c, root, r);
-	read_load(&c, root, r);
+	read_load_at(&c, root, "", &r->load);
 	read_hosts(&c, root, r); /* absent on one host */
 	iom_rd_bool(&c, root, "", "stonewalled", &r->stonewalled);
 	iom_rd_u64(&c, root, "", "start_spread_ns", &r->start_spread_ns);

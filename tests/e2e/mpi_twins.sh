@@ -10,9 +10,10 @@
 # In every run the aggregate equals the sum of its three host rows exactly — I/Os and bytes,
 # per line, per path, flushes, trims, late I/Os, the offered load, the verified sectors — and
 # its percentiles (the total's, each line's, a paced run's response time) are within 1 % of
-# those of the union of the three ranks' traces. A share of "max" is of the aggregate max,
-# split over the ranks; "3000" with rate_scope = "total" is 1000 per rank; 1000 with "rank" is
-# 1000 on each.
+# those of the union of the three ranks' traces; a paced run's host rows keep their response
+# histograms, which hold their rank's trace's I/Os and merge into the aggregate's. A share of
+# "max" is of the aggregate max, split over the ranks; "3000" with rate_scope = "total" is 1000
+# per rank; 1000 with "rank" is 1000 on each.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 # e2e: parallel slow
 . "$TOP/tests/e2e/lib.sh"
@@ -122,6 +123,19 @@ def check(d, i):
         resp = [int(x["response_ns"]) for x in recs]
         for p in ("50", "99"):
             near(ld["response_ns"]["total"]["percentiles"][p], pct(resp, float(p)), "response p" + p)
+        # each row keeps its rank's response histograms: its trace's I/Os, and merged bucket
+        # by bucket they are the aggregate's
+        for dr in ("read", "write", "total"):
+            merged = {}
+            for k, h in enumerate(rows):
+                hh = h["load"]["response_ns"][dr]["hist"]
+                if dr == "total":
+                    mine = list(csv.DictReader(open("%s/traces/%05d.r%d.csv" % (d, i, k))))
+                    assert hh["count"] == len(mine), (k, hh["count"], len(mine))
+                for lo, n in zip(hh["bins"][::2], hh["bins"][1::2]):
+                    merged[lo] = merged.get(lo, 0) + n
+            ab = ld["response_ns"][dr]["hist"]["bins"]
+            assert dict(zip(ab[::2], ab[1::2])) == merged, "response %s: the rows' bins merged are not the aggregate's" % dr
         said.append("offered %.0f (%s) late %d" % (ld["offered_iops"], "+".join(
             "%.0f" % h["load"]["offered_iops"] for h in rows), ld["late_ios"]))
     if r.get("verify"):
