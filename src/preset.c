@@ -590,7 +590,8 @@ int iom_preset_write(const char *name, const char *const *paths, size_t npaths, 
 	return 0;
 }
 
-int iom_preset_save(const char *path, const char *text, char *err, size_t errlen)
+int iom_preset_save(const char *path, const char *text, const char *cmd, char *err,
+		    size_t errlen)
 {
 	size_t len = strlen(text);
 	struct stat st;
@@ -598,8 +599,8 @@ int iom_preset_save(const char *path, const char *text, char *err, size_t errlen
 	int fd, ret = 0;
 
 	if (lstat(path, &st) == 0)
-		return iom_err(err, errlen, EEXIST, "'%s' exists, and 'iomatrix new' never overwrites "
-			       "a file (remove it or choose another name)", path);
+		return iom_err(err, errlen, EEXIST, "'%s' exists, and 'iomatrix %s' never overwrites "
+			       "a file (remove it or choose another name)", path, cmd);
 	/* whole or not at all: a temporary file beside it, then link(), which never replaces */
 	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	fd = iom_own_open(NULL, tmp, IOM_OWN_NEW, err, errlen);
@@ -617,8 +618,8 @@ int iom_preset_save(const char *path, const char *text, char *err, size_t errlen
 	iom_own_unlink(NULL, tmp);
 	free(tmp);
 	if (ret == -EEXIST)
-		return iom_err(err, errlen, EEXIST, "'%s' exists, and 'iomatrix new' never overwrites "
-			       "a file (remove it or choose another name)", path);
+		return iom_err(err, errlen, EEXIST, "'%s' exists, and 'iomatrix %s' never overwrites "
+			       "a file (remove it or choose another name)", path, cmd);
 	if (ret < 0)
 		return iom_err(err, errlen, -ret, "cannot write '%s': %s", path, strerror(-ret));
 	iom_own_fsync_dir(NULL, path);

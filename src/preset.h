@@ -46,8 +46,10 @@ int iom_preset_write(const char *name, const char *const *paths, size_t npaths, 
 void iom_preset_label(const char *path, char *buf, size_t len);
 
 /* Writes text to a new file at path, whole or not at all, never replacing one: -EEXIST when
- * path exists, another -errno when it cannot be written (nothing is left behind), with err. */
-int iom_preset_save(const char *path, const char *text, char *err, size_t errlen);
+ * path exists (a link too), another -errno when it cannot be written (nothing is left behind),
+ * with err; cmd names the command that writes ("new", "import") in what err says. */
+int iom_preset_save(const char *path, const char *text, const char *cmd, char *err,
+		    size_t errlen);
 
 /* s as a libconfig string literal, quotes and escapes included; the caller frees it. */
 char *iom_preset_quote(const char *s);

@@ -51,7 +51,8 @@ int iom_cmd_import(struct cli *cli)
 		iom_import_release(&im);
 		return iom_cmd_finish(IOM_EXIT_OK);
 	}
-	ret = iom_preset_save(cli->value[OPT_OUTPUT], im.text, err, sizeof(err));
+	ret = iom_preset_save(cli->value[OPT_OUTPUT], im.text, "import", err,
+			      sizeof(err));
 	iom_import_release(&im);
 	if (ret < 0) {
 		iom_cmd_print_error(err);

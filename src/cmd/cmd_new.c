@@ -28,7 +28,7 @@ int iom_cmd_new(struct cli *cli)
 		free(text);
 		return iom_cmd_finish(IOM_EXIT_OK);
 	}
-	ret = iom_preset_save(path, text, err, sizeof(err));
+	ret = iom_preset_save(path, text, "new", err, sizeof(err));
 	free(text);
 	if (ret < 0) {
 		iom_cmd_print_error(err);

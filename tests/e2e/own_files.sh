@@ -10,6 +10,7 @@
 #   5. a results directory others can write (mode 0777; as root also one owned by another
 #      user), with summary.csv planted as a link while the sweep runs
 #   6. report -o FILE with FILE.tmp.<pid> planted as a link
+#  10. --metrics FILE, --live FILE and import -o FILE (and its FILE.tmp.<pid>) planted as links
 #   9. runs/00002.json and study.json links to /dev/zero, the journal a FIFO, a 6 GiB sparse
 #      run file: refused by name at once (no abort, no hang)
 # Cases 7 (the MPI followers' scratch) and 8 (a bind mount) are own_files_mpi.sh and
@@ -156,5 +157,35 @@ truncate -s 6G c9e/journal
 iom nz resume c9e --allow-hooks -q
 says "journal' is larger than" "case 9 (6 GiB journal)"
 same c9d/runs/00001.json "$v9" "case 9"
+
+# ---- 10: --metrics FILE, --live FILE and import -o FILE planted as links --------------------
+# --metrics refuses the link by name (its temporaries are random names made O_EXCL|O_NOFOLLOW,
+# as in case 3); --live unlinks the link, never following it, and writes a file of its own
+# there; import -o refuses the link and a link at its temporary (FILE.tmp.<pid>), saying it
+# never overwrites
+sed -e 's/trace = true;//' -e 's/hooks = .*//' m.cfg >plain.cfg
+v10=$(victim v10)
+ln -s "$PWD/v10" m10.prom
+iom nz run plain.cfg -o c10 --metrics m10.prom -q
+says "m10.prom' is a symbolic link" "case 10 (--metrics)"
+same v10 "$v10" "case 10 (--metrics)"
+ln -s "$PWD/v10" l10.jsonl
+iom 0 run plain.cfg -o c10b --live l10.jsonl -q
+same v10 "$v10" "case 10 (--live)"
+[ -f l10.jsonl ] && [ ! -L l10.jsonl ] && grep -q '"interval"' l10.jsonl ||
+	die "case 10: --live wrote no intervals of its own at l10.jsonl"
+fx=$TOP/tests/fixtures/import/rand-rw.fio
+ln -s "$PWD/v10" i10.cfg
+iom 2 import "$fx" -o i10.cfg
+says "i10.cfg' exists, and 'iomatrix import' never overwrites" "case 10 (import -o)"
+same v10 "$v10" "case 10 (import -o)"
+sh -c 'ln -s "$1" i10b.cfg.tmp.$$ && exec "$2" import "$3" -o i10b.cfg' \
+	sh "$PWD/v10" "$IOMATRIX" "$fx" >out.txt 2>err.txt && die "case 10: import -o wrote through its planted temporary"
+says "i10b.cfg.tmp.[0-9]*' is a symbolic link" "case 10 (import -o's temporary)"
+same v10 "$v10" "case 10 (import -o's temporary)"
+[ ! -e i10b.cfg ] || die "case 10: import -o left i10b.cfg"
+iom 0 import "$fx" -o i10c.cfg
+iom 2 import "$fx" -o i10c.cfg
+says "i10c.cfg' exists, and 'iomatrix import' never overwrites" "case 10 (import -o on a file)"
 
 exit $fail
