@@ -11,8 +11,9 @@
 # run's I/Os; fio_generate_plots draws their latency and IOPS, fio2gnuplot their bandwidth.
 # e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
-need_cmd fio_jsonplus_clat2csv fio_generate_plots fio2gnuplot gnuplot python3
-python3 -c "import six" 2>/dev/null || skip "python3-six is not installed (fio_jsonplus_clat2csv imports it)"
+need_consumer fio_jsonplus_clat2csv fio_generate_plots fio2gnuplot gnuplot python3
+python3 -c "import six" 2>/dev/null ||
+    skip_consumer "python3-six is not installed (fio_jsonplus_clat2csv imports it)"
 
 cat >m.cfg <<'CFG'
 iomatrix = 1;

@@ -8,7 +8,7 @@
 # stream (--live, JSON lines and CSV) has one line per interval, adding up to the run files'.
 # e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
-need_cmd promtool python3
+need_consumer promtool python3
 
 cat >m.cfg <<'CFG'
 iomatrix = 1;

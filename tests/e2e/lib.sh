@@ -4,7 +4,8 @@
 #
 # It sets -u and a failure counter: die MESSAGE prints "FAIL: MESSAGE" and marks the script
 # failed, and the script ends with `exit $fail`. A script that cannot run here skips with
-# exit 77 and one line saying why (skip, need_root, need_cmd, need_mpi); one whose later parts need root
+# exit 77 and one line saying why (skip, need_root, need_cmd, need_mpi, need_consumer: the last
+# a failure under IOM_E2E_REQUIRE_CONSUMERS=1); one whose later parts need root
 # ends there with what passed so far (root_or_finish). on_exit FUNC runs FUNC once however the
 # script ends (done, failed, or stopped by INT/TERM from the runner's timeout), so loop
 # devices, mounts and /dev/shm files never outlive the test.
@@ -24,6 +25,24 @@ need_root() { [ "$(id -u)" -eq 0 ] || skip "$1"; }
 need_cmd() {
     for _c in "$@"; do
         command -v "$_c" >/dev/null 2>&1 || skip "$_c is not installed"
+    done
+}
+
+# The exports' real consumers (docs/interop.md: fio's fio_jsonplus_clat2csv, fio2gnuplot and
+# fio_generate_plots, prometheus' promtool) are checked as need_cmd does, and a missing one skips
+# the test; with IOM_E2E_REQUIRE_CONSUMERS=1 (.ci/run sets it: it installs them) it fails it
+# instead, so that CI cannot pass with those tests skipped. skip_consumer MESSAGE is the same
+# for any other thing they need (python3-six).
+skip_consumer() {
+    if [ "${IOM_E2E_REQUIRE_CONSUMERS:-0}" = 1 ]; then
+        echo "FAIL: $* (IOM_E2E_REQUIRE_CONSUMERS=1: the exports' consumers must be installed)"
+        exit 1
+    fi
+    skip "$@"
+}
+need_consumer() {
+    for _c in "$@"; do
+        command -v "$_c" >/dev/null 2>&1 || skip_consumer "$_c is not installed"
     done
 }
 
