@@ -219,208 +219,250 @@ static size_t read_specs(struct icf *f, struct spec *specs)
 	return n;
 }
 
-int iom_import_icf(const char *path, const char *buf, bool lenient, struct iom_import *im,
-		   char *err, size_t errlen)
-{
-	struct icf f = { .path = path, .im = im, .lenient = lenient };
-	struct spec specs[MAX_SPECS];
-	struct iom_strbuf b = { 0 }, qd = { 0 }, used = { 0 };
-	char *copy = xstrdup(buf), *save = NULL, *cols[8];
-	uint64_t duration = 0, warmup = 0, disk_sectors = 0, outstanding = 1, v;
-	unsigned workers = 0, lineno = 0;
-	size_t nspecs, i;
-	const struct line *val;
-	int ret = 0;
+/* What the test setup and the workers say. */
+struct setup {
+	uint64_t duration, warmup; /* ns; a duration of 0: IOMeter's "until stopped" */
+	struct iom_strbuf qd;      /* 'Queue Depth Cycling' as a list, or empty */
+	unsigned workers;          /* the disk workers */
+	uint64_t outstanding;      /* 'Number of outstanding IOs' */
+	uint64_t disk_sectors;     /* the first 'Disk maximum size' given; 0: the whole disk */
+	struct iom_strbuf used;    /* the assigned access specs, a line each */
+};
 
-	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+/* The file's lines, trimmed, without the empty ones; text is the caller's copy, cut up. */
+static void read_lines(struct icf *f, char *text)
+{
+	char *save = NULL;
+	unsigned lineno = 0;
+
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		char *t;
 
 		lineno++;
 		t = iom_trim(l);
 		if (!*t)
 			continue;
-		f.l = xrealloc(f.l, (f.n + 1) * sizeof(*f.l));
-		f.l[f.n++] = (struct line){ .text = t, .no = lineno };
+		f->l = xrealloc(f->l, (f->n + 1) * sizeof(*f->l));
+		f->l[f->n++] = (struct line){ .text = t, .no = lineno };
 	}
+}
+
+/* 'Queue Depth Cycling' (start, end, step, LINEAR or EXPONENTIAL) as the list of its depths,
+ * for the CYCLE_OUTSTANDING_IOS test type (on line type_line). */
+static void read_qd_cycling(struct icf *f, unsigned type_line, struct setup *s)
+{
+	size_t i = heading(f, 0, "Queue Depth Cycling");
+	const struct line *val = i < f->n ? value(f, i) : NULL;
+	uint64_t start, end, step;
+	char *c, *cols[8];
+	int nc;
+
+	if (!val) {
+		problem(f, type_line, "CYCLE_OUTSTANDING_IOS without 'Queue Depth Cycling'");
+		return;
+	}
+	c = xstrdup(val->text);
+	nc = split(c, " \t", cols, 4);
+	if (nc != 4 || !num(cols[0], IOM_QUEUE_DEPTH_MAX, &start) ||
+	    !num(cols[1], IOM_QUEUE_DEPTH_MAX, &end) || !num(cols[2], IOM_QUEUE_DEPTH_MAX, &step) ||
+	    !start || start > end || (strcmp(cols[3], "LINEAR") && strcmp(cols[3], "EXPONENTIAL")) ||
+	    (strcmp(cols[3], "LINEAR") == 0 ? step == 0 : step < 2)) {
+		problem(f, val->no, "'Queue Depth Cycling' takes start, end, step and LINEAR or "
+			"EXPONENTIAL (step 2 or more)");
+	} else {
+		for (uint64_t q = start; q <= end;
+		     q = strcmp(cols[3], "LINEAR") == 0 ? q + step : q * step)
+			iom_strbuf_printf(&s->qd, "%s%" PRIu64, s->qd.len ? ", " : "", q);
+	}
+	free(c);
+}
+
+/* The test setup: 'Run Time', 'Ramp Up Time (s)' and the test type (NORMAL, or
+ * CYCLE_OUTSTANDING_IOS with its queue depths). */
+static void read_setup(struct icf *f, struct setup *s)
+{
+	const struct line *val;
+	const char *type = "NORMAL";
+	unsigned type_line = 0;
+	char *cols[8];
+	size_t i;
+
+	if ((i = heading(f, 0, "Run Time")) < f->n && (val = value(f, i))) {
+		char *c = xstrdup(val->text);
+		uint64_t h, m, sec;
+
+		if (split(c, " \t", cols, 3) != 3 || !num(cols[0], 720, &h) || !num(cols[1], 59, &m) ||
+		    !num(cols[2], 59, &sec))
+			problem(f, val->no, "'Run Time' takes hours, minutes and seconds");
+		else
+			s->duration = (h * 3600 + m * 60 + sec) * 1000000000ull;
+		free(c);
+	}
+	if ((i = heading(f, 0, "Ramp Up Time")) < f->n && (val = value(f, i))) {
+		if (!num(val->text, 86400, &s->warmup))
+			problem(f, val->no, "'Ramp Up Time (s)' takes seconds");
+		s->warmup *= 1000000000ull;
+	}
+	if ((i = heading(f, 0, "Test Type")) < f->n && (val = value(f, i))) {
+		type = val->text;
+		type_line = val->no;
+	}
+	if (strcmp(type, "CYCLE_OUTSTANDING_IOS") == 0)
+		read_qd_cycling(f, type_line, s);
+	else if (strcmp(type, "NORMAL") != 0)
+		problem(f, type_line, "test type %s has no iomatrix equivalent (NORMAL and "
+			"CYCLE_OUTSTANDING_IOS map: a queue_depth list)", type);
+}
+
+/* The manager list: the disk workers, their outstanding I/Os, disk size and assigned specs. */
+static void read_workers(struct icf *f, struct setup *s)
+{
+	const struct line *val;
+	char *cols[8];
+	uint64_t v;
+
+	for (size_t i = heading(f, 0, "MANAGER LIST"); i < f->n; i++) {
+		if (strcmp(f->l[i].text, "'Worker type") == 0 && (val = value(f, i))) {
+			if (strcmp(val->text, "DISK") == 0)
+				s->workers++;
+			else
+				problem(f, val->no, "a %s worker has no iomatrix equivalent (disk "
+					"workers only)", val->text);
+		} else if (strncmp(f->l[i].text, "'Number of outstanding IOs", 26) == 0 &&
+			   (val = value(f, i))) {
+			char *c = xstrdup(val->text);
+
+			if (split(c, ",", cols, 5) >= 1 && num(cols[0], IOM_QUEUE_DEPTH_MAX, &v) && v)
+				s->outstanding = v;
+			else
+				problem(f, val->no, "'Number of outstanding IOs' takes a number");
+			free(c);
+		} else if (strncmp(f->l[i].text, "'Disk maximum size", 18) == 0 &&
+			   (val = value(f, i))) {
+			char *c = xstrdup(val->text);
+
+			if (split(c, ",", cols, 3) >= 1 && num(cols[0], UINT64_MAX / 512, &v))
+				s->disk_sectors = s->disk_sectors ? s->disk_sectors : v;
+			if (split(c, ",", cols, 3) >= 2 && strcmp(cols[1], "0") != 0)
+				problem(f, val->no, "a starting sector other than 0 has no iomatrix "
+					"equivalent");
+			free(c);
+		} else if (strcmp(f->l[i].text, "'Assigned access specs") == 0) {
+			for (size_t k = i + 1; k < f->n && f->l[k].text[0] != '\''; k++)
+				if (!s->used.s || !strstr(s->used.s, f->l[k].text))
+					iom_strbuf_printf(&s->used, "%s\n", f->l[k].text);
+		}
+	}
+}
+
+/* The access dimension: the assigned specs (every spec when none is), those with lines. */
+static void write_access(struct iom_strbuf *b, const struct setup *s, const struct spec *specs,
+			 size_t nspecs)
+{
+	size_t k = 0;
+
+	iom_strbuf_str(b, "  access = (");
+	for (size_t i = 0; i < nspecs; i++) {
+		bool assigned = !s->used.s;
+
+		if (s->used.s) {
+			char *needle = xasprintf("%s\n", specs[i].name);
+
+			assigned = strncmp(s->used.s, needle, strlen(needle)) == 0 ||
+				   strstr(s->used.s, needle + 0) != NULL;
+			free(needle);
+		}
+		if (!assigned || !specs[i].nlines)
+			continue;
+		iom_strbuf_printf(b, "%s\"%s\"", k++ ? ", " : " ", specs[i].ident);
+	}
+	iom_strbuf_printf(b, " );%*s# %s\n", 10, "",
+			  s->used.s ? "the workers' assigned access specs"
+				    : "every access spec (none assigned)");
+}
+
+/* The matrix: the access specs, the scratch file standing for IOMeter's disk, the workload and
+ * the timing. */
+static char *write_matrix(const struct icf *f, const struct setup *s, const struct spec *specs,
+			  size_t nspecs)
+{
+	struct iom_strbuf b = { 0 };
+	char sz[32], d[32];
+
+	iom_strbuf_printf(&b, "# Imported from the IOMeter configuration %s by 'iomatrix "
+			  "import':\n# its access specifications, %s.\n#\n# IOMeter's targets are "
+			  "Windows disks: the target below is a scratch file,\n# iobw.tst as "
+			  "IOMeter names its own; edit its path and size.\n", f->path,
+			  s->qd.len ? "the outstanding-I/O sweep of its test setup (queue_depth)"
+				    : "its workers' outstanding I/Os (queue_depth)");
+	if (f->kept.len)
+		iom_strbuf_printf(&b, "#\n# Not imported (--lenient):\n%s", f->kept.s);
+	iom_strbuf_str(&b, "\niomatrix = 1;\nname = \"iometer\";\n");
+	iom_strbuf_str(&b, "\naccess_specs = {\n");
+	for (size_t i = 0; i < nspecs; i++) {
+		if (!specs[i].nlines)
+			continue;
+		iom_strbuf_printf(&b, "  # '%s' (line %u)\n  %s = ( %s );\n", specs[i].name,
+				  specs[i].line, specs[i].ident, specs[i].body.s);
+	}
+	iom_size_format(s->disk_sectors ? s->disk_sectors * 512 : 1ull << 30, sz, sizeof(sz));
+	iom_strbuf_printf(&b, "};\n\ntargets = (\n  { label = \"iobw\"; path = \"iobw.tst\"; "
+			  "size = \"%s\"; }   # %s\n);\n\nworkload = {\n", sz,
+			  s->disk_sectors ? "'Disk maximum size' in sectors" : "IOMeter's 0: the "
+			  "whole disk; 1G here");
+	write_access(&b, s, specs, nspecs);
+	if (s->qd.len)
+		iom_strbuf_printf(&b, "  queue_depth = [ %s ];   # 'Queue Depth Cycling'\n", s->qd.s);
+	else
+		iom_strbuf_printf(&b, "  queue_depth = %" PRIu64 ";   # 'Number of outstanding "
+				  "IOs'\n", s->outstanding);
+	iom_strbuf_printf(&b, "  threads = %u;   # disk workers\n  direct = true;   # "
+			  "IOMeter's disk I/O bypasses the cache\n};\n\ntiming = {\n",
+			  s->workers ? s->workers : 1);
+	iom_duration_format(s->warmup, d, sizeof(d));
+	iom_strbuf_printf(&b, "  warmup = \"%s\";   # 'Ramp Up Time'\n", d);
+	iom_duration_format(s->duration ? s->duration : 10000000000ull, d, sizeof(d));
+	iom_strbuf_printf(&b, "  duration = \"%s\";   # %s\n  repeat = 1;\n};\n", d,
+			  s->duration ? "'Run Time'" : "IOMeter's 0 runs until stopped: 10s here");
+	return iom_strbuf_take(&b);
+}
+
+int iom_import_icf(const char *path, const char *buf, bool lenient, struct iom_import *im,
+		   char *err, size_t errlen)
+{
+	struct icf f = { .path = path, .im = im, .lenient = lenient };
+	struct setup s = { .outstanding = 1 };
+	struct spec specs[MAX_SPECS];
+	char *copy = xstrdup(buf);
+	size_t nspecs = 0;
+	int ret = 0;
+
+	read_lines(&f, copy);
 	if (!f.n || strncmp(f.l[0].text, "Version", 7) != 0 ||
 	    heading(&f, 0, "ACCESS SPECIFICATIONS") == f.n) {
 		ret = iom_err(err, errlen, EINVAL, "%s: not an IOMeter configuration file (it starts "
 			      "with 'Version' and has an 'ACCESS SPECIFICATIONS section)", path);
 		goto out;
 	}
-
-	/* test setup */
-	if ((i = heading(&f, 0, "Run Time")) < f.n && (val = value(&f, i))) {
-		char *c = xstrdup(val->text);
-		uint64_t h, m, s;
-
-		if (split(c, " \t", cols, 3) != 3 || !num(cols[0], 720, &h) || !num(cols[1], 59, &m) ||
-		    !num(cols[2], 59, &s))
-			problem(&f, val->no, "'Run Time' takes hours, minutes and seconds");
-		else
-			duration = (h * 3600 + m * 60 + s) * 1000000000ull;
-		free(c);
-	}
-	if ((i = heading(&f, 0, "Ramp Up Time")) < f.n && (val = value(&f, i))) {
-		if (!num(val->text, 86400, &warmup))
-			problem(&f, val->no, "'Ramp Up Time (s)' takes seconds");
-		warmup *= 1000000000ull;
-	}
-	{
-		const char *type = "NORMAL";
-		unsigned type_line = 0;
-
-		if ((i = heading(&f, 0, "Test Type")) < f.n && (val = value(&f, i))) {
-			type = val->text;
-			type_line = val->no;
-		}
-		if (strcmp(type, "CYCLE_OUTSTANDING_IOS") == 0) {
-			i = heading(&f, 0, "Queue Depth Cycling");
-			val = i < f.n ? value(&f, i) : NULL;
-			if (!val) {
-				problem(&f, type_line, "CYCLE_OUTSTANDING_IOS without 'Queue Depth "
-					"Cycling'");
-			} else {
-				char *c = xstrdup(val->text);
-				uint64_t start, end, step;
-				int nc = split(c, " \t", cols, 4);
-
-				if (nc != 4 || !num(cols[0], IOM_QUEUE_DEPTH_MAX, &start) ||
-				    !num(cols[1], IOM_QUEUE_DEPTH_MAX, &end) ||
-				    !num(cols[2], IOM_QUEUE_DEPTH_MAX, &step) || !start || start > end ||
-				    (strcmp(cols[3], "LINEAR") && strcmp(cols[3], "EXPONENTIAL")) ||
-				    (strcmp(cols[3], "LINEAR") == 0 ? step == 0 : step < 2)) {
-					problem(&f, val->no, "'Queue Depth Cycling' takes start, end, step "
-						"and LINEAR or EXPONENTIAL (step 2 or more)");
-				} else {
-					for (uint64_t q = start; q <= end;
-					     q = strcmp(cols[3], "LINEAR") == 0 ? q + step : q * step)
-						iom_strbuf_printf(&qd, "%s%" PRIu64, qd.len ? ", " : "", q);
-				}
-				free(c);
-			}
-		} else if (strcmp(type, "NORMAL") != 0) {
-			problem(&f, type_line, "test type %s has no iomatrix equivalent (NORMAL and "
-				"CYCLE_OUTSTANDING_IOS map: a queue_depth list)", type);
-		}
-	}
-
-	/* the workers */
-	for (i = heading(&f, 0, "MANAGER LIST"); i < f.n; i++) {
-		if (strcmp(f.l[i].text, "'Worker type") == 0 && (val = value(&f, i))) {
-			if (strcmp(val->text, "DISK") == 0)
-				workers++;
-			else
-				problem(&f, val->no, "a %s worker has no iomatrix equivalent (disk "
-					"workers only)", val->text);
-		} else if (strncmp(f.l[i].text, "'Number of outstanding IOs", 26) == 0 &&
-			   (val = value(&f, i))) {
-			char *c = xstrdup(val->text);
-
-			if (split(c, ",", cols, 5) >= 1 && num(cols[0], IOM_QUEUE_DEPTH_MAX, &v) && v)
-				outstanding = v;
-			else
-				problem(&f, val->no, "'Number of outstanding IOs' takes a number");
-			free(c);
-		} else if (strncmp(f.l[i].text, "'Disk maximum size", 18) == 0 &&
-			   (val = value(&f, i))) {
-			char *c = xstrdup(val->text);
-
-			if (split(c, ",", cols, 3) >= 1 && num(cols[0], UINT64_MAX / 512, &v))
-				disk_sectors = disk_sectors ? disk_sectors : v;
-			if (split(c, ",", cols, 3) >= 2 && strcmp(cols[1], "0") != 0)
-				problem(&f, val->no, "a starting sector other than 0 has no iomatrix "
-					"equivalent");
-			free(c);
-		} else if (strcmp(f.l[i].text, "'Assigned access specs") == 0) {
-			for (size_t k = i + 1; k < f.n && f.l[k].text[0] != '\''; k++)
-				if (!used.s || !strstr(used.s, f.l[k].text))
-					iom_strbuf_printf(&used, "%s\n", f.l[k].text);
-		}
-	}
+	read_setup(&f, &s);
+	read_workers(&f, &s);
 	nspecs = read_specs(&f, specs);
 	if (!nspecs)
 		problem(&f, f.l[heading(&f, 0, "ACCESS SPECIFICATIONS")].no, "no access "
 			"specification");
-	if (f.bad) {
+	if (f.bad)
 		ret = iom_err(err, errlen, EINVAL, "%s: %zu setting%s with no iomatrix equivalent "
 			      "(--lenient keeps them as comments)", path, im->nproblems,
 			      im->nproblems == 1 ? "" : "s");
-		goto release;
-	}
-
-	/* the matrix */
-	{
-		char sz[32], d[32];
-
-		iom_strbuf_printf(&b, "# Imported from the IOMeter configuration %s by 'iomatrix "
-				  "import':\n# its access specifications, %s.\n#\n# IOMeter's targets are "
-				  "Windows disks: the target below is a scratch file,\n# iobw.tst as "
-				  "IOMeter names its own; edit its path and size.\n", path,
-				  qd.len ? "the outstanding-I/O sweep of its test setup (queue_depth)"
-					 : "its workers' outstanding I/Os (queue_depth)");
-		if (f.kept.len)
-			iom_strbuf_printf(&b, "#\n# Not imported (--lenient):\n%s", f.kept.s);
-		iom_strbuf_str(&b, "\niomatrix = 1;\nname = \"iometer\";\n");
-		iom_strbuf_str(&b, "\naccess_specs = {\n");
-		for (size_t s = 0; s < nspecs; s++) {
-			if (!specs[s].nlines)
-				continue;
-			iom_strbuf_printf(&b, "  # '%s' (line %u)\n  %s = ( %s );\n", specs[s].name,
-					  specs[s].line, specs[s].ident, specs[s].body.s);
-		}
-		iom_size_format(disk_sectors ? disk_sectors * 512 : 1ull << 30, sz, sizeof(sz));
-		iom_strbuf_printf(&b, "};\n\ntargets = (\n  { label = \"iobw\"; path = \"iobw.tst\"; "
-				  "size = \"%s\"; }   # %s\n);\n\nworkload = {\n", sz,
-				  disk_sectors ? "'Disk maximum size' in sectors" : "IOMeter's 0: the "
-				  "whole disk; 1G here");
-		iom_strbuf_str(&b, "  access = (");
-		{
-			size_t k = 0;
-
-			for (size_t s = 0; s < nspecs; s++) {
-				bool assigned = !used.s;
-
-				if (used.s) {
-					char *needle = xasprintf("%s\n", specs[s].name);
-
-					assigned = strncmp(used.s, needle, strlen(needle)) == 0 ||
-						   strstr(used.s, needle + 0) != NULL;
-					free(needle);
-				}
-				if (!assigned || !specs[s].nlines)
-					continue;
-				iom_strbuf_printf(&b, "%s\"%s\"", k++ ? ", " : " ", specs[s].ident);
-			}
-			iom_strbuf_printf(&b, " );%*s# %s\n", 10, "",
-					  used.s ? "the workers' assigned access specs"
-						 : "every access spec (none assigned)");
-		}
-		if (qd.len)
-			iom_strbuf_printf(&b, "  queue_depth = [ %s ];   # 'Queue Depth Cycling'\n",
-					  qd.s);
-		else
-			iom_strbuf_printf(&b, "  queue_depth = %" PRIu64 ";   # 'Number of outstanding "
-					  "IOs'\n", outstanding);
-		iom_strbuf_printf(&b, "  threads = %u;   # disk workers\n  direct = true;   # "
-				  "IOMeter's disk I/O bypasses the cache\n};\n\ntiming = {\n",
-				  workers ? workers : 1);
-		iom_duration_format(warmup, d, sizeof(d));
-		iom_strbuf_printf(&b, "  warmup = \"%s\";   # 'Ramp Up Time'\n", d);
-		iom_duration_format(duration ? duration : 10000000000ull, d, sizeof(d));
-		iom_strbuf_printf(&b, "  duration = \"%s\";   # %s\n  repeat = 1;\n};\n", d,
-				  duration ? "'Run Time'" : "IOMeter's 0 runs until stopped: 10s here");
-		im->text = iom_strbuf_take(&b);
-	}
-release:
-	for (size_t s = 0; s < nspecs; s++) {
-		free(specs[s].name);
-		iom_strbuf_release(&specs[s].body);
+	else
+		im->text = write_matrix(&f, &s, specs, nspecs);
+	for (size_t i = 0; i < nspecs; i++) {
+		free(specs[i].name);
+		iom_strbuf_release(&specs[i].body);
 	}
 out:
-	iom_strbuf_release(&b);
-	iom_strbuf_release(&qd);
-	iom_strbuf_release(&used);
+	iom_strbuf_release(&s.qd);
+	iom_strbuf_release(&s.used);
 	iom_strbuf_release(&f.kept);
 	free(f.l);
 	free(copy);
