@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Issue 17, point 1: open-loop runs (rate_iops, rate_mb_s, arrivals; docs/load.md) on a scratch
+# Open-loop runs (rate_iops, rate_mb_s, arrivals; docs/load.md) on a scratch
 # file (256K reads from the page cache, QD4). What holds whatever the machine's load is asserted
 # always: the load line, offered rates, counts (late I/Os at most the I/Os), an overloaded run
 # (psync QD1 at 5M IOPS) saturated, saying why ("saturated: 35.6K I/Os late, up to 18.0ms

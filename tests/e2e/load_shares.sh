@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Issue 17, point 6: rate_iops = [ "max", "25%", "50%", "75%", "90%" ] runs the cell unthrottled
-# first (a run of its own, recorded) and derives the four paced runs' rates from its measured
-# IOPS when they run: each offers exactly its share of the max (to the I/O per second), and
+# Shares of the maximum: rate_iops = [ "max", "25%", "50%", "75%", "90%" ] runs the cell
+# unthrottled first (a run of its own, recorded) and derives the four paced runs' rates from its
+# measured IOPS when they run: each offers exactly its share of the max (to the I/O per second), and
 # achieves it within 2 % — all four, asserted. The sweep is interrupted after the second paced
 # run starts and resumed: the resumed runs derive the same rates from the recorded max run.
 #

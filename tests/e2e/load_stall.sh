@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Issue 17, point 3: coordinated omission, shown. The same device, psync 4K reads of a scratch
+# Coordinated omission, shown. The same device, psync 4K reads of a scratch
 # file, is frozen for 200 ms (SIGSTOP of the process) a second into each of two runs: an open
 # loop at 1000 IOPS and a closed loop. The open loop's response-time p99 takes the stall in
 # (the ~200 I/Os due while it was frozen wait up to 200 ms: p99 ≥ 20 ms, and its largest lag is

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Issue 17, point 5: think_time and burst (DiskSpd's -j and -i). Each of 2 threads does bursts
+# Think time and bursts: think_time and burst (DiskSpd's -j and -i). Each of 2 threads does bursts
 # of 8 psync reads and pauses 5 ms after each: its rate is burst / (burst × service + think),
 # within a generous bound (a loaded machine oversleeps: at least 75 %, at most 102 % of it).
 # `iomatrix diskspd -i8 -j5 -g…` writes burst, think_time and rate_mb_s into its matrix.

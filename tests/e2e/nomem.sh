@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Issue 14, case 8: memory whose size the matrix controls (queue depth × threads × block size:
+# Memory whose size the matrix controls (queue depth × threads × block size:
 # buffers, slot tables, engine queues, histograms, thread stacks) never aborts iomatrix. Under
 # `ulimit -v`, 20 tries of matrices that cannot get their memory each end with exit 1, never
 # SIGABRT (exit 134): the run's JSON says failed with what it asked for ("cannot allocate 65536

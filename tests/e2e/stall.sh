@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Issue 14, case 7: a stall is seen. A 3 s run whose process is stopped (SIGSTOP) for 3 s in
+# A stall is seen. A 3 s run whose process is stopped (SIGSTOP) for 3 s in
 # the middle is marked "stalled" in its JSON with the gap, has one interval per wall-clock
 # second of its window with the stopped seconds at 0, and the report flags it, leaves it out of
 # the verdicts and says so beneath the table. The run after it, not stopped, is not flagged;
