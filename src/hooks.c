@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix/keys.h"
+#include "keys.h"
 #include "strbuf.h"
 #include "units.h"
 #include "util.h"

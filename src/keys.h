@@ -22,17 +22,6 @@
 
 #include "model.h"
 
-enum iom_section {
-	IOM_SEC_TOP,      /* top level of the file */
-	IOM_SEC_TARGET,   /* one element of targets = ( … ) */
-	IOM_SEC_WORKLOAD, /* workload = { … }; also settable per target */
-	IOM_SEC_TIMING,   /* timing = { … } */
-	IOM_SEC_REPORT,   /* report = { … } */
-	IOM_SEC_HOOKS,    /* hooks = { … } */
-	IOM_SEC_EXCLUDE,  /* one element of exclude = ( … ) */
-	IOM_SEC_IO_URING, /* io_uring = { … }: the keys the io_uring engine owns */
-};
-
 /* The stored value of a choice: its index, and for a choice spelled "name:%" in the table (which
  * the file writes "name:N%") the percentage N above it. A plain choice's value is its index. */
 #define IOM_CHOICE_VALUE(index, pct) ((int64_t)(index) + ((int64_t)(pct) << 8))

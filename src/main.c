@@ -21,7 +21,7 @@
 #include "cmd/cmd.h"
 #include "host/hosts.h"
 #include "import/diskspd.h"
-#include "matrix/keys.h"
+#include "keys.h"
 #include "matrix/matrix.h"
 #include "util.h"
 #ifdef IOM_HOSTS_MPI

@@ -58,6 +58,19 @@ enum iom_data { IOM_DATA_RANDOM, IOM_DATA_ZEROS, IOM_DATA_COMPRESSIBLE, IOM_DATA
 /* When each I/O of a paced run is due: evenly spaced, or a Poisson process. */
 enum iom_arrivals { IOM_ARRIVALS_FIXED, IOM_ARRIVALS_POISSON };
 
+/* The sections of a matrix file, where its keys stand (keys.h: each key names its own); an
+ * engine owns the group named as it (engine.h). */
+enum iom_section {
+	IOM_SEC_TOP,      /* top level of the file */
+	IOM_SEC_TARGET,   /* one element of targets = ( … ) */
+	IOM_SEC_WORKLOAD, /* workload = { … }; also settable per target */
+	IOM_SEC_TIMING,   /* timing = { … } */
+	IOM_SEC_REPORT,   /* report = { … } */
+	IOM_SEC_HOOKS,    /* hooks = { … } */
+	IOM_SEC_EXCLUDE,  /* one element of exclude = ( … ) */
+	IOM_SEC_IO_URING, /* io_uring = { … }: the keys the io_uring engine owns */
+};
+
 /*
  * A rate (rate_iops, rate_mb_s) in its stored form: 0 none (a closed loop, as fast as the
  * target answers); > 0 a rate in the key's stored unit (I/Os per second; bytes per second);

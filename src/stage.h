@@ -42,7 +42,7 @@
 #include "hooks.h"
 #include "matrix/matrix.h"
 #include "plan.h"
-#include "run.h"
+#include "run/run.h"
 #include "target/target.h"
 
 struct iom_verify;

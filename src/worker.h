@@ -55,7 +55,7 @@
 #include "dist.h"
 #include "engine/engine.h"
 #include "hist.h"
-#include "matrix/keys.h"
+#include "keys.h"
 #include "rng.h"
 
 enum iom_phase { IOM_PHASE_WARMUP, IOM_PHASE_MEASURE, IOM_PHASE_COOLDOWN, IOM_PHASE_STOP };

@@ -36,7 +36,7 @@
 
 #include "cpu.h"
 #include "engine/engine.h"
-#include "matrix/keys.h"
+#include "keys.h"
 #include "util.h"
 
 #define BS 4096u

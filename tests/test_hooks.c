@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "hooks.h"
-#include "matrix/keys.h"
+#include "keys.h"
 #include "tmpdir.h"
 #include "util.h"
 

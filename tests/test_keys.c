@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix/keys.h"
+#include "keys.h"
 #include "matrix/matrix.h"
 #include "util.h"
 

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix/keys.h"
+#include "keys.h"
 #include "matrix/matrix.h"
 #include "rng.h"
 #include "util.h"

@@ -26,7 +26,7 @@
 
 #include <json-c/json.h>
 
-#include "matrix/keys.h"
+#include "keys.h"
 #include "ownfile.h"
 #include "plan.h"
 #include "report/report_model.h"

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "plan.h"
-#include "run.h"
+#include "run/run.h"
 #include "util.h"
 
 #define MS 1000000ull

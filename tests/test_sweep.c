@@ -31,7 +31,7 @@
 #include "ownfile.h"
 #include "plan.h"
 #include "result/result.h"
-#include "run.h"
+#include "run/run.h"
 #include "sweep/sweep.h"
 #include "tmpdir.h"
 #include "util.h"

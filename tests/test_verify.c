@@ -21,7 +21,7 @@
 
 #include "plan.h"
 #include "result/resdir.h"
-#include "run.h"
+#include "run/run.h"
 #include "tmpdir.h"
 #include "util.h"
 #include "verify.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "matrix/keys.h"
+#include "keys.h"
 #include "util.h"
 #include "worker.h"
 

@@ -42,7 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "matrix/keys.h"
+#include "model.h"
 
 /* The direction of an I/O; equal to IOM_DIR_READ and IOM_DIR_WRITE of result.h. */
 enum iom_op {

@@ -36,7 +36,7 @@
 #include "plan.h"
 #include "preflight.h"
 #include "result/result.h"
-#include "run.h"
+#include "run/run.h"
 
 /* The collective operations of a backend; each returns 0 or -errno (message in err). */
 struct iom_hosts_ops {

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "matrix/keys.h"
+#include "keys.h"
 #include "matrix/matrix.h"
 #include "preset.h"
 #include "units.h"

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix/keys.h"
+#include "keys.h"
 #include "units.h"
 #include "util.h"
 

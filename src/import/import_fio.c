@@ -34,7 +34,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "matrix/keys.h"
+#include "keys.h"
 #include "preset.h"
 #include "strbuf.h"
 #include "units.h"

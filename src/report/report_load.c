@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "journal.h"
-#include "matrix/keys.h"
+#include "keys.h"
 #include "result/resdir.h"
 #include "result/study.h"
 #include "strbuf.h"

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "jsonio.h"
-#include "matrix/keys.h"
+#include "keys.h"
 #include "ownfile.h"
 #include "plan.h"
 #include "resdir.h"

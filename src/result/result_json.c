@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix/keys.h"
+#include "keys.h"
 #include "ownfile.h"
 #include "util.h"
 

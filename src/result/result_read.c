@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "jsonio.h"
-#include "matrix/keys.h"
+#include "keys.h"
 #include "ownfile.h"
 #include "result_json.h"
 #include "units.h"

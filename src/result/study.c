@@ -18,8 +18,8 @@
 
 #include "cpu.h"
 #include "jsonio.h"
+#include "keys.h"
 #include "machine.h"
-#include "matrix/keys.h"
 #include "ownfile.h"
 #include "plan.h"
 #include "result.h"

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "hist.h"
-#include "matrix/keys.h"
+#include "keys.h"
 #include "matrix/matrix.h"
 #include "result/result.h"
 #include "worker.h"

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "matrix/keys.h"
+#include "keys.h"
 #include "report/report.h"
 #include "util.h"
 

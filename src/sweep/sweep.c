@@ -39,7 +39,7 @@
 #include "result/result.h"
 #include "result/study.h"
 #include "result/summary.h"
-#include "run.h"
+#include "run/run.h"
 #include "stage.h"
 #include "strbuf.h"
 #include "sweep_in.h"

@@ -14,7 +14,7 @@
 #include "live.h"
 #include "ownfile.h"
 #include "result/result.h"
-#include "run.h"
+#include "run/run.h"
 #include "stage.h"
 #include "sweep.h"
 #include "util.h"

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "matrix/keys.h"
+#include "keys.h"
 
 #define IOM_FS_UUID_LEN 36
 #define IOM_FS_LABEL_PREFIX "iom-"
