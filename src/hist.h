@@ -76,7 +76,8 @@ void iom_hist_add_live(struct iom_hist *dst, const struct iom_hist *live);
  * An interval's latencies to be summed with other hosts' (hosts.c): the values in now and not
  * in base, in IOM_HIST_COARSE groups of IOM_HIST_COARSE_STEP buckets each (1/16 of a power of
  * two wide), added into out; iom_hist_coarse_delta gives their percentiles and max as
- * iom_hist_delta does, each value at its group's middle bucket (within 1/32 of a power of two).
+ * iom_hist_delta does, each value at its group's middle bucket's midpoint: within 4.5/128 of the
+ * power of two below it (about 3.5 %), always within the group's width of the exact value.
  */
 #define IOM_HIST_COARSE_STEP 8
 #define IOM_HIST_COARSE (IOM_HIST_BUCKETS / IOM_HIST_COARSE_STEP)

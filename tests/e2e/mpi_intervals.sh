@@ -6,6 +6,9 @@
 # intervals add up to the aggregate's I/Os (the host rows' sum), each interval's latencies
 # count every I/O of it, and the HTML draws the aggregate's latency over time. Each host row
 # keeps its own histograms, and those of the rows merged are the aggregate's, bucket by bucket.
+# Each interval's p99 is within a latency group's width (1/16 of the power of two below it;
+# src/hist.h, docs/hosts.md) of the exact p99 of both ranks' I/Os that completed in that second,
+# from their traces.
 # Skips (77) when mpirun or iomatrix-mpi is missing.
 . "$TOP/tests/e2e/lib.sh"
 need_mpi
@@ -18,11 +21,15 @@ targets = ( { label = "a"; path = "$WORK/s\${rank}.scratch"; size = "8M"; } );
 workload = { engine = "psync"; direct = false; pattern = "random"; block_size = "4K";
              read_pct = 100; queue_depth = 1; threads = 1; };
 timing = { warmup = "0s"; duration = "1200ms"; rest = "0s"; repeat = 1; };
-trace = false;
+trace = true;
 CFG
 mpi -np 2 "$MPI_BIN" run iv.cfg -o out -q >run.txt 2>&1 || die "mpirun run: $(tail -n 20 run.txt)"
-python3 - out/runs/00001.json <<'PY' || die "the intervals are not both ranks'"
-import json, sys
+for k in 0 1; do
+    "$IOMATRIX" trace out/traces/00001.r$k.trace.gz --measured-only -o r$k.csv 2>err ||
+        die "trace of rank $k: $(cat err)"
+done
+python3 - out/runs/00001.json r0.csv r1.csv <<'PY' || die "the intervals are not both ranks'"
+import csv, json, math, sys
 r = json.load(open(sys.argv[1]))
 iv = r["intervals"]
 assert len(r["hosts"]) == 2, r["hosts"]
@@ -50,6 +57,27 @@ for h in r["hosts"]:
         merged[lo] = merged.get(lo, 0) + n
 agg = r["total"]["lat_ns"]["hist"]["bins"]
 assert merged == dict(zip(agg[0::2], agg[1::2])), "the hosts' histograms merged are not the aggregate's"
+# each interval's p99 against the exact p99 of both ranks' I/Os completed in that second (from
+# the traces; a rank's second k counted from its first measured I/O): within one latency group,
+# 1/16 of the power of two below it (the interval's value is its group's middle bucket)
+done = {}
+for f in sys.argv[2:]:
+    recs = [(int(x["time_ns"]), int(x["latency_ns"])) for x in csv.DictReader(open(f))]
+    t0 = min(t for t, _ in recs)
+    for t, lat in recs:
+        done.setdefault(min((t + lat - t0) // 10**9, len(iv["p99_ns"]) - 1), []).append(lat)
+assert sum(len(v) for v in done.values()) == r["total"]["ios"], (len(done), r["total"]["ios"])
+for k, p99 in enumerate(iv["p99_ns"]):
+    lat = sorted(done.get(k, []))
+    if len(lat) < 1000: # a sliver of a second at the window's end: too few for a p99
+        continue
+    exact = lat[max(1, math.ceil(0.99 * len(lat) - 1e-9)) - 1]
+    width = 2 ** int(math.log2(exact)) / 16.0 if exact >= 256 else 8
+    assert abs(p99 - exact) <= width, \
+        "interval %d: p99 %d, both ranks' I/Os' %d (%d I/Os): beyond a group's width %d" % (
+            k, p99, exact, len(lat), width)
+    print("interval %d: p99 %d ns, the traces' %d ns (%d I/Os, a group %d ns wide)" % (
+        k, p99, exact, len(lat), width))
 print("intervals", iv["read_ios"], "p99", iv["p99_ns"])
 PY
 "$IOMATRIX" report out --format html -o r.html 2>err || die "report html: $(cat err)"
