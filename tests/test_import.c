@@ -2,7 +2,8 @@
 /*
  * test_import — the readers of `iomatrix import`: fio's units (kb_base), bssplit's blank shares,
  * jobs differing in one option as a dimension and in two as a full product (or refused), global
- * sections above a job only, ${VAR}, include, every unknown option named with its line; a DiskSpd
+ * sections above a job only, ${VAR}, include, every unknown option named with its line; what
+ * sync, dsync, dedupe_percentage, rwmixwrite, offset and ramp_time map to; a DiskSpd
  * profile into the flags' struct; an .icf's access specs and queue-depth sweep.
  */
 #include <errno.h>
@@ -101,6 +102,78 @@ static void test_import_fio_dimensions(void **state)
 	assert_int_equal(fio("[global]\nfilename=/dev/null0\n[a]\nruntime=1\n[b]\nruntime=2\n", false,
 			     &im, err), -EINVAL);
 	assert_has(err, "t.fio:5: job 'b' is timed otherwise than job 'a' (t.fio:3)");
+	iom_import_release(&im);
+}
+
+static void assert_lacks(const char *text, const char *unwanted)
+{
+	if (text && strstr(text, unwanted))
+		fail_msg("'%s' in:\n%s", unwanted, text);
+}
+
+/* The options whose mapping nothing else would notice going wrong: each job's matrix holds the
+ * key it maps to, with the option in the key's comment, and not what it must not map to. */
+static void test_import_fio_mappings(void **state)
+{
+	static const struct {
+		const char *opts;    /* one job's options besides its filename and runtime */
+		const char *want[3]; /* in the matrix */
+		const char *lacks;   /* not in it */
+	} cases[] = {
+		/* O_SYNC taken as iomatrix's O_DSYNC, with a note saying so */
+		{ "sync=1\n", { "write_through = true;", "# sync=1\n",
+				"#   - sync=1: O_SYNC in fio, O_DSYNC in iomatrix (write_through)" },
+		  NULL },
+		{ "sync=sync\n", { "write_through = true;", "# sync=sync\n", "#   - sync=sync: O_SYNC" },
+		  NULL },
+		{ "sync=dsync\n", { "write_through = true;", "# sync=dsync\n" }, "O_SYNC" },
+		{ "sync=0\n", { "iomatrix = 1;" }, "write_through" },
+		{ "dsync=1\n", { "write_through = true;", "# dsync=1\n" }, "O_SYNC" },
+		{ "dsync\n", { "write_through = true;", "# dsync\n" }, NULL },
+		{ "dsync=0\n", { "iomatrix = 1;" }, "write_through" },
+		{ "dedupe_percentage=30\n", { "data = \"dedupe:30%\";", "# dedupe_percentage=30\n" },
+		  NULL },
+		{ "dedupe_percentage=0\n", { "iomatrix = 1;" }, "data =" },
+		/* rwmixwrite=N: the read share 100 - N; of rwmixread and rwmixwrite the later wins */
+		{ "rw=randrw\nrwmixwrite=30\n", { "read_pct = 70;", "# rwmixwrite=30\n",
+					       "pattern = \"random\";" }, NULL },
+		{ "rw=rw\nrwmixwrite=100\n", { "read_pct = 0;", "pattern = \"sequential\";" }, NULL },
+		{ "rw=randrw\nrwmixread=30\nrwmixwrite=60\n", { "read_pct = 40;", "# rwmixwrite=60\n" },
+		  NULL },
+		{ "rw=randrw\nrwmixwrite=60\nrwmixread=30\n", { "read_pct = 30;", "# rwmixread=30\n" },
+		  NULL },
+		/* offset 0 is iomatrix's region: accepted, nothing set */
+		{ "offset=0\n", { "iomatrix = 1;" }, "offset" },
+		{ "offset=0k\n", { "iomatrix = 1;" }, "offset" },
+		/* ramp_time: the warm-up; without it none, fio's default */
+		{ "ramp_time=5s\n", { "warmup = \"5s\";", "# ramp_time\n" }, NULL },
+		{ "ramp_time=1500ms\n", { "warmup = \"1.5s\";", "# ramp_time\n" }, NULL },
+		{ "ramp_time=2m\n", { "warmup = \"2m\";" }, NULL },
+		{ "", { "warmup = \"0s\";", "# fio's default: no ramp time\n" }, NULL },
+	};
+	struct iom_import im;
+	char err[IOM_ERRLEN];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *job = xasprintf("[j]\nfilename=/dev/null0\nruntime=1\n%s", cases[i].opts);
+
+		if (fio(job, false, &im, err) != 0)
+			fail_msg("%s: %s", job, err);
+		for (size_t w = 0; w < 3 && cases[i].want[w]; w++)
+			assert_has(im.text, cases[i].want[w]);
+		if (cases[i].lacks)
+			assert_lacks(im.text, cases[i].lacks);
+		iom_import_release(&im);
+		free(job);
+	}
+	/* a non-zero offset, and two kinds of data at once, are refused */
+	assert_int_equal(fio("[j]\nfilename=/dev/null0\nruntime=1\noffset=4k\n"
+			     "dedupe_percentage=30\nbuffer_compress_percentage=20\n", false, &im, err),
+			 -EINVAL);
+	assert_int_equal(im.nproblems, 2);
+	assert_has(im.problems[0], "t.fio:6: buffer_compress_percentage with dedupe_percentage");
+	assert_has(im.problems[1], "t.fio:4: offset=4k: iomatrix's region starts at offset 0");
 	iom_import_release(&im);
 }
 
@@ -236,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_import_fio_units_and_defaults),
 		cmocka_unit_test(test_import_fio_bssplit_blank_shares),
 		cmocka_unit_test(test_import_fio_dimensions),
+		cmocka_unit_test(test_import_fio_mappings),
 		cmocka_unit_test(test_import_fio_global_above_only),
 		cmocka_unit_test(test_import_fio_refuses_by_line),
 		cmocka_unit_test(test_import_fio_include),

@@ -5,7 +5,8 @@
 # jobs become a queue_depth dimension), two DiskSpd XML profiles and an IOMeter .icf import,
 # check, plan and run (tiny durations, scratch files in the cwd); `diskspd -X` runs a profile;
 # the fio job of `diskspd --print-fio` imports to the plan hash of the DiskSpd command itself;
-# unknown options are refused by name with their FILE:LINE, or kept as comments (--lenient).
+# unknown options are refused by name with their FILE:LINE, or kept as comments (--lenient);
+# sync, dsync, dedupe_percentage, rwmixwrite, offset=0 and ramp_time reach the plan as they map.
 # e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 
@@ -39,6 +40,21 @@ for want in 'queue_depth = ( 1, 4 );' 'rate_iops = 800;' 'arrivals = "poisson";'
     'fsync_every = 32;' 'data = "compressible:50%";' 'distribution = "zipf:1.2";'; do
     grep -qF -- "$want" rate.cfg || die "rate.fio: the matrix lacks $want"
 done
+# the mappings nothing else would notice: sync=1 (O_SYNC) as write_through with a note,
+# dedupe_percentage as data, rwmixwrite as the read share 100-N, offset=0 taken, ramp_time as
+# the warm-up; the matrix reader and the plan see them so
+printf '[global]\nfilename=%s/map.dat\nsize=8m\nruntime=300ms\ntime_based\nramp_time=200ms\nrw=randrw\nrwmixwrite=30\noffset=0\nsync=1\ndedupe_percentage=30\n[j]\n' "$PWD" >map.fio
+"$IOMATRIX" import map.fio -o map.cfg >out 2>err || die "map.fio: $(cat err)"
+"$IOMATRIX" check map.cfg >/dev/null 2>err || die "check map.cfg: $(cat err)"
+"$IOMATRIX" plan map.cfg >map.plan 2>err || die "plan map.cfg: $(cat err)"
+for want in 'read_pct=70 ' 'pattern=random ' 'write_through=true ' 'data=dedupe:30%' 'timing: warmup=200ms duration=300ms'; do
+    grep -qF -- "$want" map.plan || die "map.fio: the plan lacks $want: $(cat map.plan)"
+done
+grep -q '^#   - sync=1: O_SYNC in fio, O_DSYNC in iomatrix' map.cfg || die "map.fio: no note on sync=1"
+grep -q 'offset' map.cfg && die "map.fio: offset=0 set something: $(cat map.cfg)"
+printf '[j]\nfilename=%s/map.dat\nsize=8m\nruntime=1\nrw=write\ndsync=1\n' "$PWD" >dsync.fio
+"$IOMATRIX" import dsync.fio -o dsync.cfg >out 2>err || die "dsync.fio: $(cat err)"
+grep -q '^  write_through = true; *# dsync=1$' dsync.cfg || die "dsync.fio: $(cat dsync.cfg)"
 imp dsrandom diskspd-random.xml
 grep -q 'read_pct = 70;' dsrandom.cfg && grep -q 'queue_depth = 8;' dsrandom.cfg &&
     grep -q 'write_through = true;' dsrandom.cfg || die "diskspd-random.xml: $(cat dsrandom.cfg)"
