@@ -177,6 +177,29 @@ static void test_import_fio_mappings(void **state)
 	iom_import_release(&im);
 }
 
+/* With --lenient a refused value is a comment, and its key keeps fio's default: one pass for a
+ * refused loops (not a number read before it), one job for a refused numjobs. */
+static void test_import_fio_lenient_defaults(void **state)
+{
+	struct iom_import im;
+	char err[IOM_ERRLEN];
+
+	(void)state;
+	assert_int_equal(fio("[j]\nfilename=/dev/null0\nruntime=1\niodepth=8\nloops=x\n", true,
+			     &im, err), 0);
+	assert_has(im.text, "#   t.fio:5: loops takes a whole number, 1 to 1000");
+	assert_has(im.text, "  repeat = 1;\n");
+	assert_has(im.text, "queue_depth = 8;");
+	iom_import_release(&im);
+	assert_int_equal(fio("[j]\nfilename=/dev/null0\nsize=8m\nnumjobs=0\nrate_iops=5\n", true,
+			     &im, err), 0);
+	assert_has(im.text, "#   t.fio:4: numjobs takes a whole number, 1 to 1024");
+	assert_has(im.text, "threads = 1;");
+	assert_has(im.text, "rate_iops = 5;");
+	assert_has(im.text, "bytes = \"8M\";");
+	iom_import_release(&im);
+}
+
 static void test_import_fio_global_above_only(void **state)
 {
 	struct iom_import im;
@@ -310,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_import_fio_bssplit_blank_shares),
 		cmocka_unit_test(test_import_fio_dimensions),
 		cmocka_unit_test(test_import_fio_mappings),
+		cmocka_unit_test(test_import_fio_lenient_defaults),
 		cmocka_unit_test(test_import_fio_global_above_only),
 		cmocka_unit_test(test_import_fio_refuses_by_line),
 		cmocka_unit_test(test_import_fio_include),

@@ -505,7 +505,7 @@ struct mapping {
 	const struct view *v;
 	struct job *j;
 	unsigned kb_base;       /* fio's kb_base: 1024 or 1000 */
-	uint64_t num[W_COUNT];  /* the whole numbers read, by the key they set (threads: numjobs) */
+	uint64_t num[W_COUNT];  /* the whole numbers taken, by the key they set (threads: numjobs) */
 	bool random;            /* rw= is one of the random ones */
 	bool bad;               /* an option was refused */
 };
@@ -916,9 +916,11 @@ static void map_timing(struct mapping *m, const struct opt *runtime)
 		iom_strbuf_printf(&t, "  bytes = \"%s\";%*s# size x numjobs: fio's jobs each do "
 				  "size bytes\n", b, (int)(25 - strlen(b)), "");
 	}
-	if ((o = get(m->v, "loops"))) {
-		if (iom_uint_parse(o->val, 1000, &n) < 0 || n == 0)
-			BAD(m, o, "loops takes a whole number, 1 to 1000");
+	if ((o = get(m->v, "loops")) && (iom_uint_parse(o->val, 1000, &n) < 0 || n == 0)) {
+		BAD(m, o, "loops takes a whole number, 1 to 1000");
+		o = NULL; /* with --lenient: one pass, as without loops */
+	}
+	if (o) {
 		iom_strbuf_printf(&t, "  repeat = %" PRIu64 ";%*s# loops\n", n,
 				  (int)(25 - snprintf(d, sizeof(d), "%" PRIu64, n)), "");
 	} else {
@@ -1026,11 +1028,9 @@ static void map_row(struct mapping *m, const struct fio_row *r, const struct opt
 	case FR_STEP:
 		return;
 	case FR_COUNT:
-		if (iom_uint_parse(o->val, r->max, &n) < 0)
+		if (iom_uint_parse(o->val, r->max, &n) < 0 || n < r->min)
 			break;
 		m->num[r->key] = n;
-		if (n < r->min)
-			break;
 		if (n)
 			set(m->j, r->key, o, "%" PRIu64, r->per_job ? n * m->num[W_THREADS] : n);
 		return;
