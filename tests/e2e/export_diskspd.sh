@@ -9,6 +9,8 @@
 # Thread/Target's counts), no element name DiskSpd does not write, and the figures those
 # readers take agree with the run file: the threads' ReadCount and WriteCount add up to its
 # read and write I/Os, the 99th Percentile bucket is its p99, TestTimeSeconds its window.
+# docs/results.md names every element and attribute the XML has, and has a row of what it
+# carries and cannot for every export `report --help` lists.
 # e2e: parallel
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
@@ -76,5 +78,31 @@ assert abs(float(pcts["100"].findtext("ReadMilliseconds")) - run["read"]["lat_ns
 assert abs(float(ts.findtext("TestTimeSeconds")) - run["elapsed_s"]) < 0.006
 assert root.findtext("Profile/TimeSpans/TimeSpan/Targets/Target/WriteRatio") == "30"
 print("p99", p99, "ms; threads", len(threads))
+PY
+
+# docs/results.md tells the schema as the writer writes it: every element and attribute name of
+# the XML in its DiskSpd section, and every export of `report --help` (and the live files and
+# trace exports) a row of its "what each export carries, and what it cannot" table
+"$IOMATRIX" report --help >help.txt 2>&1
+python3 - ds.xml "$TOP/docs/results.md" help.txt <<'PY' || die "docs/results.md does not tell the DiskSpd XML or every export"
+import re, sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+doc = open(sys.argv[2]).read()
+start = doc.index("### DiskSpd's XML results of one run")
+mid = doc.index("### What each export carries, and what it cannot")
+section, table = doc[start:mid], doc[mid:]
+names = {e.tag for e in root.iter()} | {a for e in root.iter() for a in e.keys()}
+missing = sorted(n for n in names if not re.search(r"\b%s\b" % n, section))
+assert not missing, "not in results.md's DiskSpd XML section: %s" % missing
+helptext = " ".join(open(sys.argv[3]).read().split())
+fmts = re.search(r"--format FORMAT (.*?) -o, --output", helptext).group(1)
+fmts = [f for f in re.split(r",\s*|\s+or\s+|\s+", fmts.replace("(default)", "")) if f]
+exports = [f for f in fmts if f not in ("text", "md", "csv", "json", "html")]
+assert exports, fmts
+rows = [l for l in table.splitlines() if l.startswith("| `")]
+for f in exports + ["--metrics", "--live", "trace --format fio"]:
+    assert any(f in r.split("|")[1] for r in rows), "no row for %s in results.md's exports table" % f
+print("results.md: %d names of the XML, exports %s" % (len(names), exports))
 PY
 exit $fail
