@@ -596,6 +596,22 @@ int iom_own_rename(const struct iom_own_dir *d, const char *from, const char *to
 	return ret;
 }
 
+int iom_own_link(const struct iom_own_dir *d, const char *from, const char *to)
+{
+	struct where a, b;
+	int ret = resolve(d, from, "link", &a, NULL, 0);
+
+	if (ret < 0)
+		return ret;
+	if ((ret = resolve(d, to, "link", &b, NULL, 0)) == 0) {
+		if (linkat(a.dirfd, a.base, b.dirfd, b.base, 0) < 0 || fsync(b.dirfd) < 0)
+			ret = -errno;
+		where_release(&b);
+	}
+	where_release(&a);
+	return ret;
+}
+
 int iom_own_fsync_dir(const struct iom_own_dir *d, const char *path)
 {
 	struct where w;

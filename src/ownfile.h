@@ -109,6 +109,9 @@ DIR *iom_own_opendir(const struct iom_own_dir *d, const char *path, char *err, s
 /* unlink (a missing name is fine) and rename within one directory tree; never follow a link. */
 int iom_own_unlink(const struct iom_own_dir *d, const char *path);
 int iom_own_rename(const struct iom_own_dir *d, const char *from, const char *to);
+/* A hard link to from named to, within one directory tree, neither followed; an existing to is
+ * -EEXIST. 0 or -errno. */
+int iom_own_link(const struct iom_own_dir *d, const char *from, const char *to);
 
 /* A fresh directory parent/PREFIX-XXXXXX from mkdtemp (0700, never one that existed): the new
  * path (heap), or NULL with the message in err. */

@@ -235,6 +235,45 @@ static void test_ownfile_rmtree_never_follows(void **state)
 	free(v);
 }
 
+/* A hard link made under the pinned directory: made beside its source, never through a link
+ * as a directory below it, never over a name that is taken. */
+static void test_ownfile_link_stays_under_the_pin(void **state)
+{
+	const char *top = *state;
+	char *v = victim(top), *res, *from, *to, *other, err[IOM_ERRLEN];
+	struct iom_own_dir d;
+	struct stat a, b;
+
+	open_res(top, &d, &res);
+	from = xasprintf("%s/00001.trace.gz", res);
+	to = xasprintf("%s/00001.r0.trace.gz", res);
+	assert_int_equal(iom_own_write_atomic(&d, from, "trace", 5, err, sizeof(err)), 0);
+	assert_int_equal(iom_own_link(&d, from, to), 0);
+	assert_int_equal(stat(from, &a), 0);
+	assert_int_equal(stat(to, &b), 0);
+	assert_true(a.st_ino == b.st_ino && b.st_nlink == 2);
+	assert_int_equal(iom_own_link(&d, from, to), -EEXIST);
+	/* traces/ a link to another directory: nothing is made there */
+	other = xasprintf("%s/other", top);
+	assert_int_equal(mkdir(other, 0755), 0);
+	free(to);
+	to = xasprintf("%s/traces", res);
+	assert_int_equal(symlink(other, to), 0);
+	free(to);
+	to = xasprintf("%s/traces/00001.r0.trace.gz", res);
+	assert_true(iom_own_link(&d, from, to) < 0);
+	free(to);
+	to = xasprintf("%s/00001.r0.trace.gz", other);
+	assert_int_equal(access(to, F_OK), -1);
+	assert_victim(v);
+	iom_own_dir_release(&d);
+	free(to);
+	free(other);
+	free(from);
+	free(res);
+	free(v);
+}
+
 static void test_ownfile_made_whatever_the_umask(void **state)
 {
 	const char *top = *state;
@@ -268,6 +307,7 @@ int main(void)
 		TEST_IN_TMPDIR(test_ownfile_pinned_directory_moved_is_noticed),
 		TEST_IN_TMPDIR(test_ownfile_rmtree_never_follows),
 		TEST_IN_TMPDIR(test_ownfile_made_whatever_the_umask),
+		TEST_IN_TMPDIR(test_ownfile_link_stays_under_the_pin),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

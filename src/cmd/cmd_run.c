@@ -638,12 +638,22 @@ static int run_hosts(struct cli *cli, const char *path, const char *in_dir, bool
 		      xstrdup(cli->value[OPT_OUTPUT]) : iom_sweep_default_dir(m);
 		ret = sweep(cli, &p, dir, resume);
 		if (h->agreed && !iom_hosts_lost(h)) {
+			struct iom_own_dir rd = { .fd = -1 };
+			char derr[IOM_ERRLEN];
+			bool open = iom_own_dir_open(&rd, dir, IOM_OWN_DIR_STRICT, derr,
+						     sizeof(derr)) == 0;
+
 			iom_hosts_next(h, NULL, NULL, 0, 0, 0); /* the end: the followers return */
-			/* … and send the logs of their last hooks (after_target, after_study) */
-			if (iom_hosts_collect_logs(h, m, dir) < 0 ||
-			    iom_hosts_collect_journals(h, dir) < 0)
+			/* … and send the logs of their last hooks (after_target, after_study), which
+			 * land through the results directory opened again and pinned (a directory
+			 * that became a link is not followed: what they send is dropped) */
+			if (!open)
+				fprintf(stderr, "iomatrix: %s\n", derr);
+			if (iom_hosts_collect_logs(h, m, open ? &rd : NULL, dir) < 0 ||
+			    iom_hosts_collect_journals(h, open ? &rd : NULL, dir) < 0)
 				fprintf(stderr, "iomatrix: the other ranks' hook logs or journals "
 					"did not all arrive in '%s'\n", dir);
+			iom_own_dir_release(&rd);
 		}
 		free(dir);
 	}

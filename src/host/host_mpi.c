@@ -467,7 +467,8 @@ static int m_send_file(void *ctx, const char *path)
 	return ret;
 }
 
-static int m_recv_file(void *ctx, unsigned from, const char *path, bool *got)
+static int m_recv_file(void *ctx, unsigned from, const struct iom_own_dir *rd, const char *path,
+		       bool *got)
 {
 	struct mpi_ctx *c = ctx;
 	int64_t n;
@@ -486,7 +487,7 @@ static int m_recv_file(void *ctx, unsigned from, const char *path, bool *got)
 			free(data);
 			return ret;
 		}
-	ret = iom_own_write_atomic(NULL, path, data, (size_t)n, NULL, 0);
+	ret = rd ? iom_own_write_atomic(rd, path, data, (size_t)n, NULL, 0) : -ENOENT;
 	*got = ret == 0;
 	free(data);
 	return ret;

@@ -411,7 +411,8 @@ void iom_hosts_add_log(struct iom_hosts *h, const char *path)
 	h->pending[h->npending++] = xstrdup(path);
 }
 
-int iom_hosts_collect_logs(struct iom_hosts *h, const struct iom_matrix *m, const char *dir)
+int iom_hosts_collect_logs(struct iom_hosts *h, const struct iom_matrix *m,
+			   const struct iom_own_dir *rd, const char *dir)
 {
 	uint64_t n = h->rank ? h->npending : 0;
 	char name[256], *all = NULL;
@@ -424,7 +425,7 @@ int iom_hosts_collect_logs(struct iom_hosts *h, const struct iom_matrix *m, cons
 	if (h->rank == 0) {
 		char *hd = xasprintf("%s/hooks", dir);
 
-		(void)iom_own_mkdir(NULL, hd, NULL, 0); /* failing, the first log's write says so */
+		(void)iom_own_mkdir(rd, hd, NULL, 0); /* failing, the first log's write says so */
 		free(hd);
 		all = xcalloc(h->size, sizeof(name));
 	}
@@ -453,7 +454,7 @@ int iom_hosts_collect_logs(struct iom_hosts *h, const struct iom_matrix *m, cons
 							 (int)len, b, k, h->invocation);
 				else
 					path = xasprintf("%s/hooks/%.*s.r%u.log", dir, (int)len, b, k);
-				kret = h->ops->recv_file(h->ctx, k, path, &got);
+				kret = h->ops->recv_file(h->ctx, k, rd, path, &got);
 				free(path);
 			} else if (h->rank == k) {
 				kret = h->ops->send_file(h->ctx, mine && access(mine, F_OK) == 0 ? mine
@@ -474,7 +475,8 @@ int iom_hosts_collect_logs(struct iom_hosts *h, const struct iom_matrix *m, cons
 	return ret;
 }
 
-int iom_hosts_collect_journals(struct iom_hosts *h, const char *dir)
+int iom_hosts_collect_journals(struct iom_hosts *h, const struct iom_own_dir *rd,
+			       const char *dir)
 {
 	int ret = 0;
 
@@ -485,7 +487,7 @@ int iom_hosts_collect_journals(struct iom_hosts *h, const char *dir)
 			char *path = xasprintf("%s/journal.r%u", dir, k);
 			bool got = false;
 
-			kret = h->ops->recv_file(h->ctx, k, path, &got);
+			kret = h->ops->recv_file(h->ctx, k, rd, path, &got);
 			free(path);
 		} else if (h->rank == k) {
 			char *path = dir ? xasprintf("%s/journal", dir) : NULL;
@@ -1113,7 +1115,8 @@ static int merge_intervals(struct iom_hosts *h, struct iom_run_result *r, bool u
 	return ret;
 }
 
-int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_result *r)
+int iom_hosts_run_end(struct iom_hosts *h, const struct iom_own_dir *rd, const char *dir,
+		      struct iom_run_result *r)
 {
 	struct iom_host_row mine, *rows = NULL;
 	struct iom_hist (*hists)[IOM_NDIR] = NULL;
@@ -1189,7 +1192,7 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 	if (h->rank == 0 && h->size > 1) {
 		char *tdir = xasprintf("%s/traces", dir);
 
-		(void)iom_own_mkdir(NULL, tdir, NULL, 0); /* failing, the first trace's write says so */
+		(void)iom_own_mkdir(rd, tdir, NULL, 0); /* failing, the first trace's write says so */
 		free(tdir);
 	}
 	/* every follower sends and rank 0 receives each, whatever failed before or on the way
@@ -1205,14 +1208,15 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 			/* NNNNN.trace.gz → NNNNN.rK.trace.gz */
 			path = xasprintf("%.*s.r%u.trace.gz", (int)(strlen(base) -
 								    strlen(".trace.gz")), base, k);
-			kret = h->ops->recv_file(h->ctx, k, path, &got);
+			kret = h->ops->recv_file(h->ctx, k, rd, path, &got);
 			if (k == 1 && r->trace.file) {
 				char *p0 = xasprintf("%.*s.r0.trace.gz", (int)(strlen(base) -
 								  strlen(".trace.gz")), base);
+				int lret;
 
-				iom_own_unlink(NULL, p0);
-				if (link(r->trace.file, p0) < 0 && kret == 0)
-					kret = -errno;
+				iom_own_unlink(rd, p0);
+				if ((lret = iom_own_link(rd, r->trace.file, p0)) < 0 && kret == 0)
+					kret = lret;
 				free(p0);
 			}
 			free(path);
@@ -1228,7 +1232,7 @@ int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_resul
 			ret = kret;
 	}
 	/* the followers' hook logs of the run (hooks.where = "every") */
-	if (!iom_hosts_lost(h) && h->plan && iom_hosts_collect_logs(h, h->plan->m, dir) < 0 &&
+	if (!iom_hosts_lost(h) && h->plan && iom_hosts_collect_logs(h, h->plan->m, rd, dir) < 0 &&
 	    ret == 0)
 		ret = -EIO;
 	if (iom_hosts_lost(h)) { /* the run fails on every rank still alive, saying who is gone */

@@ -33,6 +33,7 @@
 #include <stdio.h>
 
 #include "hist.h"
+#include "ownfile.h"
 #include "plan.h"
 #include "preflight.h"
 #include "result/result.h"
@@ -59,10 +60,12 @@ struct iom_hosts_ops {
 	int (*sync)(void *ctx, unsigned point, bool ok, char *err, size_t errlen);
 	/* this rank's clock minus rank 0's (monotonic), as last measured */
 	int64_t (*offset_ns)(void *ctx);
-	/* a follower's file to rank 0 (path NULL: none); rank 0 receives rank from's into path
-	 * (nothing written when the follower sent none: *got false) */
+	/* a follower's file to rank 0 (path NULL: none); rank 0 receives rank from's into path,
+	 * reached through its pinned results directory rd (nothing written when the follower
+	 * sent none: *got false; rd NULL: received and dropped, -ENOENT) */
 	int (*send_file)(void *ctx, const char *path);
-	int (*recv_file)(void *ctx, unsigned from, const char *path, bool *got);
+	int (*recv_file)(void *ctx, unsigned from, const struct iom_own_dir *rd, const char *path,
+			 bool *got);
 	/* stonewalling (a bytes-bound window): self_done announces this rank's share complete to
 	 * the others (once); true when another rank's announcement has arrived. stonewall_end,
 	 * after every run on every rank, collects what is still in flight. */
@@ -209,13 +212,16 @@ void iom_hosts_add_log(struct iom_hosts *h, const char *path);
 /* Every follower's hook logs not sent yet into rank 0's dir/hooks/, each named as the
  * follower named it with its rank (and rank 0's invocation) before ".log":
  * "00003.before_run.r2.log" (collectively, when m's hooks run everywhere; nothing else).
- * 0 or -errno. */
-int iom_hosts_collect_logs(struct iom_hosts *h, const struct iom_matrix *m, const char *dir);
+ * On rank 0, rd is the results directory dir, pinned: every file it writes is reached through
+ * it, never through a link (NULL on a follower). 0 or -errno. */
+int iom_hosts_collect_logs(struct iom_hosts *h, const struct iom_matrix *m,
+			   const struct iom_own_dir *rd, const char *dir);
 
 /* The followers' journals at the end of the sweep, collectively: each into rank 0's
  * dir/journal.rK (the journal of what rank K did: its runs, mkfs, precondition and fstrim
- * notes, over every invocation). 0 or -errno. */
-int iom_hosts_collect_journals(struct iom_hosts *h, const char *dir);
+ * notes, over every invocation), through rd as iom_hosts_collect_logs. 0 or -errno. */
+int iom_hosts_collect_journals(struct iom_hosts *h, const struct iom_own_dir *rd,
+			       const char *dir);
 
 /* Arms spec for a run under h: the sync points, what run.c leaves for the aggregate, and this
  * rank's part of the run's offered load (iom_hosts_next). -ENOENT with err when rank 0 could
@@ -225,11 +231,13 @@ int iom_hosts_arm(struct iom_hosts *h, struct iom_run_spec *spec, char *err, siz
 /*
  * After every rank's run (also one that failed before it started): the ready and sync points
  * it missed made up, the figures gathered; on rank 0, r becomes the aggregate with one row per
- * host and the followers' traces land in dir/traces/NNNNN.rR.trace.gz. 0 or -errno; -ETIMEDOUT
+ * host and the followers' traces land in dir/traces/NNNNN.rR.trace.gz, reached through rd (the
+ * results directory dir, pinned; NULL on a follower). 0 or -errno; -ETIMEDOUT
  * when a rank was lost (iom_hosts_lost): r failed with why, on every rank, and the study cannot
  * go on (the job ends).
  */
-int iom_hosts_run_end(struct iom_hosts *h, const char *dir, struct iom_run_result *r);
+int iom_hosts_run_end(struct iom_hosts *h, const struct iom_own_dir *rd, const char *dir,
+		      struct iom_run_result *r);
 
 /* Folds rows (n, one per host, rank order) and the merged histograms hist into r (rank 0's
  * result): the aggregate's totals, window, rates, latency and CPU, stragglers flagged, r owns

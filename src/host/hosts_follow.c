@@ -282,7 +282,7 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 						   IOM_J_RUN_INTERRUPTED, index,
 						   r.status == IOM_RUN_FAILED ? r.error : NULL);
 		}
-		ret = iom_hosts_run_end(h, h->private_dir, &r);
+		ret = iom_hosts_run_end(h, NULL, h->private_dir, &r);
 		iom_run_result_release(&r);
 		if (ret < 0) {
 			if (iom_hosts_lost(h))
@@ -299,8 +299,8 @@ int iom_hosts_follow(struct iom_hosts *h, const struct iom_plan *p, volatile sig
 		(void)follow_hook(&f, IOM_HOOK_AFTER_STUDY, "study", -1, NULL, e, sizeof(e));
 		if (f.journal && complete)
 			iom_journal_append(&f.j, IOM_J_STUDY_END, 0, NULL);
-		if (iom_hosts_collect_logs(h, p->m, h->private_dir) < 0 ||
-		    iom_hosts_collect_journals(h, f.journal ? f.jd.path : NULL) < 0)
+		if (iom_hosts_collect_logs(h, p->m, NULL, h->private_dir) < 0 ||
+		    iom_hosts_collect_journals(h, NULL, f.journal ? f.jd.path : NULL) < 0)
 			ret = iom_err(err, errlen, EIO, "cannot send the hooks' logs or the journal "
 				      "to rank 0");
 	}

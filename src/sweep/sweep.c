@@ -1137,7 +1137,7 @@ int iom_sweep_execute(const struct iom_plan *p, const struct iom_sweep_opts *o,
 		execute_run(&s, run, &r);
 		if (s.live_on)
 			iom_live_run_end(&s.lv);
-		if (o->hosts && (ret = iom_hosts_run_end(o->hosts, o->dir, &r)) < 0 &&
+		if (o->hosts && (ret = iom_hosts_run_end(o->hosts, &s.rd, o->dir, &r)) < 0 &&
 		    !iom_hosts_lost(o->hosts))
 			sweep_warn(&s, "run %u: the other ranks' figures or traces did not all arrive "
 			     "or could not be written: %s", run->index, strerror(-ret));
