@@ -82,8 +82,17 @@ for i, arr in ((1, "fixed"), (2, "poisson")):
         # less than 10 µs — the pacer's own issue after the due time (a clock read, a queue, a
         # system call) is a few µs, which a sanitizer build (make asan) stretches past 10 % of
         # a 38 µs read (+6.4 µs seen).
-        figure(resp >= serv and resp <= max(1.1 * serv, serv + 10000),
-               "below capacity: response %d, service %d" % (resp, serv))
+        # That holds where the machine wakes the worker on time. Where it wakes late (a VM whose
+        # timer interrupts come tens of µs late, whatever the CPU pressure), each I/O's issue
+        # lag (its submission after its due time, from the trace) is in its response time: the
+        # bound then grows by the median lag, which is printed.
+        lag = st.median(int(x["time_ns"]) - int(x["due_ns"]) for x in csv.DictReader(open("t1.csv")))
+        slack = max(0.1 * serv, 10000)
+        if lag > 10000:
+            print("fixed: the machine wakes late: median issue lag %.1f us" % (lag / 1e3))
+            slack += lag
+        figure(resp >= serv and resp <= serv + slack,
+               "below capacity: response %d, service %d, median issue lag %d" % (resp, serv, lag))
 sys.exit(3 if missed else 0)
 PY
 case $? in
