@@ -39,8 +39,8 @@ def figure(ok, what):  # a figure that needs a quiet machine: noted, judged by t
     if not ok:
         print("figure missed:", what)
         missed.append(what)
-def gaps(path, col="time_ns"):
-    t = sorted(int(r[col]) for r in csv.DictReader(open(path)))
+def gaps(rows, col="time_ns"):
+    t = sorted(int(r[col]) for r in rows)
     g = [b - a for a, b in zip(t, t[1:])]
     return g, st.mean(g), st.pstdev(g) / st.mean(g)
 for i, arr in ((1, "fixed"), (2, "poisson")):
@@ -54,11 +54,12 @@ for i, arr in ((1, "fixed"), (2, "poisson")):
     # the schedule, from the trace's due times (version 2: lags); a worker held back far
     # enough moves them too (a 0.056 CV of fixed arrivals beside two CPU-bound processes)
     tol = 0.02 if arr == "fixed" else 0.05
-    _, dmean, dcv = gaps("t%d.csv" % i, "due_ns")
+    rows = list(csv.DictReader(open("t%d.csv" % i)))
+    _, dmean, dcv = gaps(rows, "due_ns")
     print("%s: due times %.1f us apart on average, CV %.4f" % (arr, dmean / 1e3, dcv))
     figure(abs(dmean - 500e3) <= tol * 500e3, "%s: mean due gap %.1f us" % (arr, dmean / 1e3))
     figure((dcv < 0.01) if arr == "fixed" else (0.8 <= dcv <= 1.2), "%s: due CV %.4f" % (arr, dcv))
-    g, mean, cv = gaps("t%d.csv" % i)
+    g, mean, cv = gaps(rows)
     resp = l["response_ns"]["total"]["percentiles"]["50"]
     serv = r["total"]["lat_ns"]["percentiles"]["50"]
     print("%s: achieved %.1f IOPS, mean gap %.1f us, CV %.3f, late %d of %d, max lag %.2f ms, "
@@ -82,17 +83,18 @@ for i, arr in ((1, "fixed"), (2, "poisson")):
         # less than 10 µs — the pacer's own issue after the due time (a clock read, a queue, a
         # system call) is a few µs, which a sanitizer build (make asan) stretches past 10 % of
         # a 38 µs read (+6.4 µs seen).
-        # That holds where the machine wakes the worker on time. Where it wakes late (a VM whose
-        # timer interrupts come tens of µs late, whatever the CPU pressure), each I/O's issue
-        # lag (its submission after its due time, from the trace) is in its response time: the
-        # bound then grows by the median lag, which is printed.
-        lag = st.median(int(x["time_ns"]) - int(x["due_ns"]) for x in csv.DictReader(open("t1.csv")))
-        slack = max(0.1 * serv, 10000)
+        # An I/O's response is its service plus its issue lag (its submission after its due
+        # time, in the trace), so the bound needs a machine that wakes the worker on time. One
+        # whose timer interrupts come tens of µs late whatever its CPU pressure (a VM) is too
+        # busy for this figure, as a late-waking one is above.
+        lag = st.median(int(x["time_ns"]) - int(x["due_ns"]) for x in rows)
         if lag > 10000:
-            print("fixed: the machine wakes late: median issue lag %.1f us" % (lag / 1e3))
-            slack += lag
-        figure(resp >= serv and resp <= serv + slack,
-               "below capacity: response %d, service %d, median issue lag %d" % (resp, serv, lag))
+            print("fixed: skipped: the machine wakes the worker late (median issue lag %.1f us): "
+                  "response %d, service %d" % (lag / 1e3, resp, serv))
+            figure(resp >= serv, "below capacity: response %d, service %d" % (resp, serv))
+        else:
+            figure(resp >= serv and resp <= max(1.1 * serv, serv + 10000),
+                   "below capacity: response %d, service %d" % (resp, serv))
 sys.exit(3 if missed else 0)
 PY
 case $? in
