@@ -56,10 +56,7 @@ grep -q "$loop" /proc/mounts && die "the device is still mounted"
 # and the filesystem (recognised by the UUID in the journal) replaced
 "$IOMATRIX" run m.cfg -o out3 -q --allow-hooks --set duration=600ms >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 1 300); do
-    grep -q "	run-start	1" out3/journal 2>/dev/null && break
-    sleep 0.05
-done
+await_line out3/journal "	run-start	1" 120 "$pid" || die "run 1 did not start within 120 s"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
 # and the mkfs log the resume writes again is its own (docs/hardening.md, "Its own files"): a

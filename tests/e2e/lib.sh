@@ -73,6 +73,22 @@ need_mpi() {
         OMPI_MCA_btl_vader_backing_directory="$WORK"
     export TMPDIR="$WORK"
 }
+# await_line FILE PATTERN [SECONDS [PID]]: waits until a line of FILE matches PATTERN (grep's
+# basic expression), up to SECONDS (default 120: a busy machine, ASan, ranks starting slowly);
+# succeeds when one does, fails at the deadline or as soon as process PID has ended. A test
+# that times a fault from a line (a run started) says so and stops when the line never came,
+# instead of striking at some other moment.
+await_line() {
+    _al_end=$(($(date +%s) + ${3:-120}))
+    until grep -q -- "$2" "$1" 2>/dev/null; do
+        if [ -n "${4:-}" ] && ! kill -0 "$4" 2>/dev/null; then
+            grep -q -- "$2" "$1" 2>/dev/null
+            return
+        fi
+        [ "$(date +%s)" -lt "$_al_end" ] || return 1
+        sleep 0.05
+    done
+}
 # mpirun ARGS…: as root where the tests run, more ranks than cores, under a timeout
 mpi() { timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe "$@"; }
 

@@ -34,10 +34,8 @@ CFG
 mpi -np 3 "$MPI_BIN" run f.cfg -o out -q \
     >run.txt 2>&1 &
 mp=$!
-for _ in $(seq 1 300); do
-    grep -q "run-start	1" out/journal 2>/dev/null && break
-    sleep 0.1
-done
+await_line out/journal "run-start	1" 120 "$mp" ||
+    die "run 1 did not start within 120 s: $(tail -n 20 run.txt)"
 sleep 0.5
 # another file under the same name: rank 1's next open sees it is not the one prepared
 rm -f s1.scratch && head -c 8388608 /dev/zero >s1.scratch
@@ -84,10 +82,9 @@ CFG
     rm -rf "lost$1"
     mpi -np 3 "$MPI_BIN" run "$WORK/st$1.cfg" -o "lost$1" -q >"lost$1.txt" 2>&1 &
     mp=$!
-    for _ in $(seq 1 300); do
-        grep -q "run-start	2" "lost$1/journal" 2>/dev/null && break
-        sleep 0.1
-    done
+    # the stop must fall in run 2: a job slow to start (ASan, a busy machine) is waited for
+    await_line "lost$1/journal" "run-start	2" 120 "$mp" ||
+        { die "rank $1: run 2 did not start within 120 s: $(tail -n 20 "lost$1.txt")"; return; }
     sleep 0.5
     pid=$(rank_pid "$1") || { die "rank $1 not found"; return; }
     kill -STOP "$pid"

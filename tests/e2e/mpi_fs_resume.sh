@@ -49,10 +49,8 @@ CFG
 mpirun --allow-run-as-root --oversubscribe -np 3 "$MPI_BIN" run "$WORK/f.cfg" -o out -q >run.txt 2>&1 &
 mp=$!
 # kill in the first run: every rank's filesystem made and mounted
-for _ in $(seq 1 300); do
-    grep -q "	run-start	1" out/journal 2>/dev/null && break
-    sleep 0.05
-done
+await_line out/journal "	run-start	1" 120 "$mp" ||
+    die "run 1 did not start within 120 s: $(tail -n 20 run.txt)"
 sleep 0.3
 kill -9 "$mp"
 wait "$mp" 2>/dev/null
