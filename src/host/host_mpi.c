@@ -30,7 +30,8 @@
 #include "ownfile.h"
 #include "util.h"
 
-#define START_MARGIN_NS 10000000ull  /* the window starts this long after the barrier */
+#define START_MARGIN_NS 10000000ull  /* the window starts at most this long after the barrier */
+#define START_MARGIN_MIN_NS 2000000ull /* … and at least this long (the start margin) */
 #define START_SPIN_NS 200000ull      /* … the last of it spun, not slept: no timer slack */
 #define CHUNK (16u << 20)
 #define GRACE_NS 2000000000ull       /* past a deadline: how long the others have to answer */
@@ -45,6 +46,12 @@ struct mpi_ctx {
 	int64_t offset_ns;           /* this rank's monotonic clock minus rank 0's */
 	uint64_t start_ns;           /* the agreed start of the last window, in this rank's clock */
 	bool boosted;                /* SCHED_FIFO from sync point 1 to the window's start */
+	/* the start margin (rank 0): how far ahead it names the start */
+	uint64_t margin_ns;          /* the next run's */
+	uint64_t margin_used_ns;     /* the last run's */
+	uint64_t late_ns;            /* the slowest arrival of the start's broadcast seen so far */
+	int64_t lead_ns;             /* this rank: how long before the last start its broadcast
+				      * came (INT64_MAX: not yet told to rank 0) */
 	int old_policy;
 	struct sched_param old_param;
 	bool *same_clock;            /* per rank: on rank 0's kernel (same boot_id), so on its
@@ -336,11 +343,11 @@ static void sleep_until(uint64_t t)
  * Sync point 1 on a loaded host: the controller waits in MPI (yielding when idle) and then for
  * the agreed start while the workers run the warm-up on every core; a yielding or sleeping
  * controller gets a core back only when their time slices let it, milliseconds late. From sync
- * point 1's clock offsets (whose blocking sends and receives spin in Open MPI) until the window
- * has started (run.c's point 2, the start taken) it runs as SCHED_FIFO when the process may
- * (root), so the start's broadcast is taken as it comes and its wake-up preempts the workers
- * (the warm-up's, unmeasured); then its policy is put back. Without the privilege the sync
- * works as well, with the scheduler's latency.
+ * point 1's allreduce until the window has started (run.c's point 2, the start taken) it runs
+ * as SCHED_FIFO when the process may (root), so the collectives and the start's broadcast are
+ * taken as they come and its wake-ups preempt the workers (the warm-up's, unmeasured); then
+ * its policy is put back. Without the privilege the sync works as well, with the scheduler's
+ * latency, and the start margin (adapt_margin) grows to cover it.
  */
 static void boost(struct mpi_ctx *c)
 {
@@ -378,33 +385,62 @@ static int lost_err(const struct mpi_ctx *c, char *err, size_t errlen)
 	return iom_err(err, errlen, EIO, "MPI: the ranks lost each other");
 }
 
-/* Sync point 0 or 1's collectives and wait, as m_sync says; polled (wait_req), and
- * boosted (boost) from the clock offsets on when boost_it: the offsets' blocking sends and
- * receives spin in Open MPI, which three SCHED_FIFO ranks on two cores must not do. */
+/*
+ * The start margin. Rank 0 names the window's start this far ahead: long enough for the
+ * start's broadcast to reach every rank before it, short enough to cost a run little. Each
+ * rank tells, in its next sync point's allreduce, how long before the start its broadcast
+ * came (its lead); the latest arrival so far (the margin used minus the smallest lead) times
+ * four, plus 1 ms, is the next margin, between START_MARGIN_MIN_NS and START_MARGIN_NS. The
+ * first run's is the most; a broadcast that came late widens the margin of every run after it.
+ */
+static void adapt_margin(struct mpi_ctx *c, int64_t lead)
+{
+	int64_t late;
+	uint64_t m;
+
+	if (c->rank != 0 || lead == INT64_MAX)
+		return;
+	late = (int64_t)c->margin_used_ns - lead; /* after rank 0 named the start */
+	if (late > 0)
+		c->late_ns = IOM_MAX(c->late_ns, (uint64_t)late);
+	m = 1000000u + 4 * c->late_ns;
+	c->margin_ns = IOM_MIN(IOM_MAX(m, START_MARGIN_MIN_NS), START_MARGIN_NS);
+}
+
+/* Sync point 0 or 1's collectives and wait, as m_sync says; polled (wait_req), and boosted
+ * (boost) from its allreduce on when boost_it: a controller that sleeps between polls while
+ * the warm-up's workers hold every core is woken milliseconds late without it, and takes the
+ * start's broadcast after the start (4 ms late on this 2-core VM). Its waits sleep between
+ * polls (a clock ping spins SPIN_NS at most), so SCHED_FIFO ranks sharing cores do not
+ * starve each other. */
 static int sync_body(struct mpi_ctx *c, unsigned point, bool boost_it, int mine, char *err,
 		     size_t errlen)
 {
 	MPI_Request req;
-	int first;
+	/* the lowest rank that is not ok, and the smallest lead of the last start */
+	int64_t in[2] = { mine, c->lead_ns }, out[2];
 	uint64_t start;
 
-	if (coll(c, MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req),
+	if (boost_it)
+		boost(c);
+	if (coll(c, MPI_Iallreduce(in, out, 2, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD, &req),
 		 &req) < 0)
 		return lost_err(c, err, errlen);
-	/* a rank that failed (first < size) sits the run out: it arrives here only to keep the
+	/* a rank that failed (out[0] < size) sits the run out: it arrives here only to keep the
 	 * collectives in step, and the aggregate names it; the others measure on */
-	(void)first;
+	c->lead_ns = INT64_MAX;
+	adapt_margin(c, out[1]);
 	if (measure_offsets(c) < 0)
 		return c->lost ? lost_err(c, err, errlen)
 			       : iom_err(err, errlen, EIO, "MPI: cannot measure the clock offsets");
-	if (boost_it)
-		boost(c);
 	if (point == 1) {
 		/* the agreed start, in rank 0's clock; each rank waits for it in its own */
-		start = iom_now_ns() + START_MARGIN_NS;
+		c->margin_used_ns = c->margin_ns;
+		start = iom_now_ns() + c->margin_ns;
 		if (coll(c, MPI_Ibcast(&start, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &req), &req) < 0)
 			return lost_err(c, err, errlen);
 		c->start_ns = (uint64_t)((int64_t)start + c->offset_ns);
+		c->lead_ns = (int64_t)c->start_ns - (int64_t)iom_now_ns();
 		wait_start(c->start_ns);
 	}
 	return 0;
@@ -599,6 +635,8 @@ int iom_host_mpi_start(int *argc, char ***argv, struct iom_hosts *h)
 	}
 	MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &c->size);
+	c->margin_ns = START_MARGIN_NS;
+	c->lead_ns = INT64_MAX;
 	MPI_Type_contiguous((int)sizeof(struct iom_hist), MPI_BYTE, &c->hist_type);
 	MPI_Type_commit(&c->hist_type);
 	MPI_Op_create(hist_reduce, 1, &c->hist_op);
