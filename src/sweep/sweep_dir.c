@@ -25,7 +25,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "host/hosts.h"
 #include "plan.h"
 #include "result/resdir.h"
 #include "result/study.h"
@@ -47,19 +46,6 @@ static bool dir_is_empty(const char *path)
 		}
 	closedir(d);
 	return empty;
-}
-
-/* The dimension of run's rate when it is a share of the cell's max (rate_iops or rate_mb_s),
- * else -1. */
-static int share_dim(const struct sweep *s, const struct iom_run *run)
-{
-	const struct iom_cell *c = &s->p->cells[run->cell];
-
-	if (IOM_RATE_IS_SHARE(c->v[IOM_DIM_RATE_IOPS]))
-		return IOM_DIM_RATE_IOPS;
-	if (IOM_RATE_IS_SHARE(c->v[IOM_DIM_RATE_MB_S]))
-		return IOM_DIM_RATE_MB_S;
-	return -1;
 }
 
 /*
@@ -102,30 +88,6 @@ bool sweep_dir_is_fresh(const char *dir)
 	}
 	closedir(d);
 	return fresh && (lock || dir_is_empty(dir));
-}
-
-/* The "max" run a share run derives its rate from: the same cell with rate "max", of this
- * repetition, else the latest before it (an adaptive round may have stopped the max cell: its
- * later runs are journalled run-skipped); NULL when the plan has none (or run is no share). */
-const struct iom_run *sweep_share_max(const struct sweep *s, const struct iom_run *run)
-{
-	const struct iom_cell *c = &s->p->cells[run->cell];
-	const struct iom_run *max = NULL;
-	int d = share_dim(s, run);
-
-	for (size_t i = 0; d >= 0 && i < s->p->nruns; i++) {
-		const struct iom_run *o = &s->p->runs[i];
-		const struct iom_cell *oc = &s->p->cells[o->cell];
-		bool same = oc->v[d] == IOM_RATE_MAX;
-
-		for (int k = 0; same && k < IOM_DIM_COUNT; k++)
-			same = k == d || oc->v[k] == c->v[k];
-		if (same && o->repetition <= run->repetition &&
-		    s->st.run[o->index] != IOM_RS_SKIPPED &&
-		    (!max || o->repetition > max->repetition))
-			max = o;
-	}
-	return max;
 }
 
 /* ---- the directory ----------------------------------------------------------------------- */

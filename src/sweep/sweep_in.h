@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sweep_in — what sweep.c and its results-directory room (sweep_dir.c) share: the state of
- * one sweep, its messages, and the directory's opening and resume.
+ * sweep_in — what sweep.c and its rooms (sweep_dir.c, the results directory and resume;
+ * sweep_rate.c, the offered load's shares; sweep_msg.c, its words) share: the state of one
+ * sweep, its messages, the directory's opening and resume, and the shares' rates.
  */
 #ifndef IOM_SWEEP_IN_H
 #define IOM_SWEEP_IN_H
@@ -49,7 +50,7 @@ struct sweep {
 	struct iom_live lv;
 	bool live_on, live_warned;
 
-	/* the current run's offered load (derive_rate: a share of the max made a number), and
+	/* the current run's offered load (sweep_derive_rate: a share of the max made a number), and
 	 * why it could not be derived (rate_ret < 0) */
 	int64_t rate_iops, rate_mb_s;
 	int rate_ret;
@@ -76,8 +77,12 @@ __attribute__((format(printf, 2, 3)))
 void sweep_warn(struct sweep *s, const char *fmt, ...);
 /* Whether dir is one a creation left before anything was measured (sweep_dir.c). */
 bool sweep_dir_is_fresh(const char *dir);
-/* The "max" run a share run derives its rate from (sweep_dir.c; NULL when none). */
+/* The "max" run a share run derives its rate from (sweep_rate.c; NULL when none). */
 const struct iom_run *sweep_share_max(const struct sweep *s, const struct iom_run *run);
+/* run's offered load into *rate_iops and *rate_mb_s, a share of the max made a number
+ * (sweep_rate.c): 0, or -ENOENT with why in err when the max run has no ok result. */
+int sweep_derive_rate(struct sweep *s, const struct iom_run *run, int64_t *rate_iops,
+		      int64_t *rate_mb_s, char *err, size_t errlen);
 
 /* Opens the results directory for run or resume (sweep_dir.c): created and locked, or on
  * resume checked, repaired and replayed; *complete when a resumed study has nothing to do.
