@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "strbuf.h"
 #include "units.h"
 #include "util.h"
 
@@ -44,6 +45,34 @@ void iom_json_add(json_object *o, const char *key, json_object *v)
 	json_object_object_add(o, key, v);
 }
 
+/* The decimal digits of v, written backwards ending at end; their first. */
+static char *u64_digits(uint64_t v, char *end)
+{
+	do {
+		*--end = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/* An integer as json-c writes it ("%" PRId64, or PRIu64 above INT64_MAX), without the printbuf
+ * json-c gives every object it serializes: the intervals' and histograms' arrays hold
+ * thousands of them. */
+static void int_out(struct printbuf *pb, json_object *x)
+{
+	int64_t v = json_object_get_int64(x);
+	char buf[24], *end = buf + sizeof(buf), *p;
+
+	if (v == INT64_MAX) {
+		p = u64_digits(json_object_get_uint64(x), end);
+	} else {
+		p = u64_digits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, end);
+		if (v < 0)
+			*--p = '-';
+	}
+	printbuf_memappend(pb, p, (int)(end - p));
+}
+
 /* Serializes an array or a flat object on one line (a json-c custom serializer). */
 static int one_line(json_object *jso, struct printbuf *pb, int level, int flags)
 {
@@ -54,11 +83,16 @@ static int one_line(json_object *jso, struct printbuf *pb, int level, int flags)
 
 		printbuf_strappend(pb, "[");
 		for (size_t i = 0; i < n; i++) {
-			const char *s = json_object_to_json_string_ext(
-				json_object_array_get_idx(jso, i), flags);
+			json_object *x = json_object_array_get_idx(jso, i);
+			const char *s;
 
 			if (i)
 				printbuf_strappend(pb, ", ");
+			if (json_object_is_type(x, json_type_int)) {
+				int_out(pb, x);
+				continue;
+			}
+			s = json_object_to_json_string_ext(x, flags);
 			printbuf_memappend(pb, s, (int)strlen(s));
 		}
 		printbuf_strappend(pb, "]");
@@ -87,6 +121,26 @@ static int one_line(json_object *jso, struct printbuf *pb, int level, int flags)
 json_object *iom_json_one_line(json_object *o)
 {
 	json_object_set_serializer(o, one_line, NULL, NULL);
+	return o;
+}
+
+json_object *iom_json_u64_array(const uint64_t *v, size_t n)
+{
+	json_object *o = json_object_new_array();
+	struct iom_strbuf b = { 0 };
+	char buf[24], *end = buf + sizeof(buf);
+
+	iom_strbuf_add(&b, "[", 1);
+	for (size_t i = 0; i < n; i++) {
+		const char *p = u64_digits(v[i], end);
+
+		if (i)
+			iom_strbuf_add(&b, ", ", 2);
+		iom_strbuf_add(&b, p, (size_t)(end - p));
+	}
+	iom_strbuf_add(&b, "]", 1);
+	json_object_set_serializer(o, json_object_userdata_to_json_string, iom_strbuf_take(&b),
+				   json_object_free_userdata);
 	return o;
 }
 

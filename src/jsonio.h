@@ -12,6 +12,7 @@
 #ifndef IOM_JSONIO_H
 #define IOM_JSONIO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <json-c/json.h>
@@ -26,6 +27,10 @@ json_object *iom_json_utc(uint64_t ns);
 void iom_json_add(json_object *o, const char *key, json_object *v);
 /* Marks an array or a flat object to be written on one line inside a pretty file; returns o. */
 json_object *iom_json_one_line(json_object *o);
+/* The n numbers at v as an array on one line, written as iom_json_one_line writes one; built
+ * as its text, not as a json-c object per number (a kept histogram's bins), so only for a file
+ * being written: the array reads as empty. */
+json_object *iom_json_u64_array(const uint64_t *v, size_t n);
 /* o as the files hold it: pretty, spaced, '/' unescaped, a final newline. The caller frees. */
 char *iom_json_text(json_object *o);
 

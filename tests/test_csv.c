@@ -69,11 +69,49 @@ static void test_csv_json_same_digits(void **state)
 	assert_null(iom_json_utc(0));
 }
 
+/* A one-line array writes each integer as json-c does (signed, and unsigned above INT64_MAX),
+ * and a u64 array written as text reads back as the same numbers. */
+static void test_json_one_line_numbers(void **state)
+{
+	static const uint64_t bins[] = { 0, 1, 9, 10, 8512, UINT64_MAX };
+	json_object *o = json_object_new_object(), *a = json_object_new_array(), *back = NULL;
+	char *text;
+
+	(void)state;
+	json_object_array_add(a, json_object_new_int64(0));
+	json_object_array_add(a, json_object_new_int64(-7));
+	json_object_array_add(a, json_object_new_int64(INT64_MIN));
+	json_object_array_add(a, json_object_new_int64(INT64_MAX));
+	json_object_array_add(a, json_object_new_uint64(UINT64_MAX));
+	json_object_array_add(a, json_object_new_string("s"));
+	json_object_array_add(a, iom_json_num(2.5));
+	iom_json_add(o, "a", iom_json_one_line(a));
+	iom_json_add(o, "bins", iom_json_u64_array(bins, sizeof(bins) / sizeof(bins[0])));
+	iom_json_add(o, "none", iom_json_u64_array(NULL, 0));
+	text = iom_json_text(o);
+	assert_string_equal(text, "{\n"
+		"  \"a\": [0, -7, -9223372036854775808, 9223372036854775807, "
+		"18446744073709551615, \"s\", 2.5],\n"
+		"  \"bins\": [0, 1, 9, 10, 8512, 18446744073709551615],\n"
+		"  \"none\": []\n"
+		"}\n");
+	back = json_tokener_parse(text);
+	assert_non_null(back);
+	assert_true(json_object_object_get_ex(back, "bins", &a));
+	assert_int_equal(json_object_array_length(a), 6);
+	for (size_t i = 0; i < 6; i++)
+		assert_true(json_object_get_uint64(json_object_array_get_idx(a, i)) == bins[i]);
+	json_object_put(back);
+	json_object_put(o);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_csv_quotes_and_numbers),
 		cmocka_unit_test(test_csv_json_same_digits),
+		cmocka_unit_test(test_json_one_line_numbers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -242,7 +242,8 @@ static json_object *u128_json(unsigned __int128 v)
  * each non-empty bucket as its lower bound in ns and its count (docs/results.md). */
 static json_object *hist_json(const struct iom_hist_sparse *h)
 {
-	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	json_object *o = json_object_new_object();
+	uint64_t *bins = xcalloc(2 * (size_t)h->nbins + 1, sizeof(*bins));
 
 	iom_json_add(o, "count", json_object_new_uint64(h->count));
 	iom_json_add(o, "min", json_object_new_uint64(h->min));
@@ -251,13 +252,13 @@ static json_object *hist_json(const struct iom_hist_sparse *h)
 	iom_json_add(o, "sumsq", u128_json(h->sumsq));
 	iom_json_add(o, "clamped", json_object_new_uint64(h->clamped));
 	for (uint32_t i = 0; i < h->nbins; i++) {
-		uint64_t lo, hi;
+		uint64_t hi;
 
-		iom_hist_bucket_range(h->bins[i].b, &lo, &hi);
-		json_object_array_add(a, json_object_new_uint64(lo));
-		json_object_array_add(a, json_object_new_uint64(h->bins[i].n));
+		iom_hist_bucket_range(h->bins[i].b, &bins[2 * i], &hi);
+		bins[2 * i + 1] = h->bins[i].n;
 	}
-	iom_json_add(o, "bins", iom_json_one_line(a));
+	iom_json_add(o, "bins", iom_json_u64_array(bins, 2 * (size_t)h->nbins));
+	free(bins);
 	return iom_json_one_line(o);
 }
 
