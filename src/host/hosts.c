@@ -748,6 +748,17 @@ void iom_hosts_aggregate(struct iom_run_result *r, const struct iom_host_row *ro
 
 /* The kept histograms of the n rows of r, from every rank's (hists, rank order), in the rows'
  * order: the ranks that took part. */
+/* Every rank's histograms (gathered: rank 0's own first) merged into rank 0's agg, bucket by
+ * bucket: what the backend's merge_hist would give, without a second collective over the same
+ * data. */
+static void merge_gathered(struct iom_hist agg[IOM_NDIR], const struct iom_hist (*all)[IOM_NDIR],
+			   unsigned size)
+{
+	for (unsigned q = 1; q < size; q++)
+		for (int d = 0; d < IOM_NDIR; d++)
+			iom_hist_merge(&agg[d], &all[q][d]);
+}
+
 static void keep_host_hists(const struct iom_hosts *h, struct iom_run_result *r,
 			    const struct iom_hist (*hists)[IOM_NDIR], size_t n)
 {
@@ -1042,11 +1053,14 @@ static int run_extras(struct iom_hosts *h, struct iom_run_result *r, bool part)
 	/* a paced run: each rank's own response histograms for its row, before they are merged */
 	if (x.paced && h->rank == 0)
 		resp = xcalloc(h->size, sizeof(*resp));
+	/* the lines' and flushes' histograms reduced; the response times' merged from the rows' */
 	if (h->ops->gather(h->ctx, mine, len, all) < 0 ||
-	    (x.paced && h->ops->gather(h->ctx, &hh[x.nlines + (x.xops ? 2 : 0)],
-				       sizeof(*resp), resp) < 0) ||
-	    (nh && h->ops->merge_hist(h->ctx, hh, nh) < 0))
+	    (x.paced && h->ops->gather(h->ctx, &hh[nh - IOM_NDIR], sizeof(*resp), resp) < 0) ||
+	    (nh > (x.paced ? IOM_NDIR : 0) &&
+	     h->ops->merge_hist(h->ctx, hh, nh - (x.paced ? IOM_NDIR : 0)) < 0))
 		ret = -EIO;
+	else if (resp)
+		merge_gathered(&hh[nh - IOM_NDIR], resp, h->size);
 	if (ret == 0 && h->rank == 0) {
 		size_t k = 0;
 		const struct iom_cell *c = h->cell;
@@ -1146,9 +1160,10 @@ int iom_hosts_run_end(struct iom_hosts *h, const struct iom_own_dir *rd, const c
 	if (h->rank == 0)
 		hists = xcalloc(h->size, sizeof(h->out.hist));
 	if (h->ops->gather(h->ctx, &mine, sizeof(mine), rows) < 0 ||
-	    h->ops->gather(h->ctx, h->out.hist, sizeof(h->out.hist), hists) < 0 ||
-	    h->ops->merge_hist(h->ctx, h->out.hist, IOM_NDIR) < 0)
+	    h->ops->gather(h->ctx, h->out.hist, sizeof(h->out.hist), hists) < 0)
 		ret = -EIO;
+	else if (h->rank == 0) /* the aggregate's: merged here from the rows', no reduction */
+		merge_gathered(h->out.hist, hists, h->size);
 	if (merge_intervals(h, r, !iom_hosts_sits_out(h)) < 0 && ret == 0)
 		ret = -EIO;
 	free(h->out.iv_rows);
