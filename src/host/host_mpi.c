@@ -33,6 +33,7 @@
 #define START_MARGIN_NS 10000000ull  /* the window starts at most this long after the barrier */
 #define START_MARGIN_MIN_NS 2000000ull /* … and at least this long (the start margin) */
 #define START_SPIN_NS 200000ull      /* … the last of it spun, not slept: no timer slack */
+#define EARLY_MAX_NS 20000000ull     /* sync point 1 at most this long before a warm-up's end */
 #define CHUNK (16u << 20)
 #define GRACE_NS 2000000000ull       /* past a deadline: how long the others have to answer */
 #define CHUNK_NS 10000000000ull      /* a transfer's chunk: at least this long to arrive */
@@ -52,6 +53,8 @@ struct mpi_ctx {
 	uint64_t late_ns;            /* the slowest arrival of the start's broadcast seen so far */
 	int64_t lead_ns;             /* this rank: how long before the last start its broadcast
 				      * came (INT64_MAX: not yet told to rank 0) */
+	uint64_t early_ns;           /* sync point 1: how long before a timed warm-up's end it
+				      * is called (rank 0's, sent with the last start) */
 	int old_policy;
 	struct sched_param old_param;
 	bool *same_clock;            /* per rank: on rank 0's kernel (same boot_id), so on its
@@ -407,23 +410,35 @@ static void adapt_margin(struct mpi_ctx *c, int64_t lead)
 	c->margin_ns = IOM_MIN(IOM_MAX(m, START_MARGIN_MIN_NS), START_MARGIN_NS);
 }
 
-/* Sync point 0 or 1's collectives and wait, as m_sync says; polled (wait_req), and boosted
+/*
+ * Sync point 0 or 1's collectives and wait, as m_sync says; polled (wait_req), and boosted
  * (boost) from its allreduce on when boost_it: a controller that sleeps between polls while
  * the warm-up's workers hold every core is woken milliseconds late without it, and takes the
  * start's broadcast after the start (4 ms late on this 2-core VM). Its waits sleep between
  * polls (a clock ping spins SPIN_NS at most), so SCHED_FIFO ranks sharing cores do not
- * starve each other. */
-static int sync_body(struct mpi_ctx *c, unsigned point, bool boost_it, int mine, char *err,
-		     size_t errlen)
+ * starve each other.
+ *
+ * The early start. Point 1 comes early_ns before a timed warm-up's end (run.c), and the
+ * window starts at the latest of the ranks' ends (not_before, in rank 0's clock through the
+ * offsets of point 0) or a start margin after rank 0 names it, whichever is later: the
+ * agreement and the margin pass while the warm-up goes on, not after it. The next early_ns
+ * is this margin plus how long rank 0 took from arriving to naming the start (the ranks'
+ * arrivals and the clock pings), sent with the start so every rank comes as early.
+ */
+static int sync_body(struct mpi_ctx *c, unsigned point, uint64_t not_before, bool boost_it,
+		     int mine, char *err, size_t errlen)
 {
 	MPI_Request req;
-	/* the lowest rank that is not ok, and the smallest lead of the last start */
-	int64_t in[2] = { mine, c->lead_ns }, out[2];
-	uint64_t start;
+	uint64_t t_in = iom_now_ns();
+	/* the lowest rank that is not ok, the smallest lead of the last start, and minus the
+	 * latest warm-up's end (rank 0's clock; 0: none) */
+	int64_t in[3] = { mine, c->lead_ns,
+			  not_before ? -((int64_t)not_before - c->offset_ns) : 0 }, out[3];
+	uint64_t start[2];
 
 	if (boost_it)
 		boost(c);
-	if (coll(c, MPI_Iallreduce(in, out, 2, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD, &req),
+	if (coll(c, MPI_Iallreduce(in, out, 3, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD, &req),
 		 &req) < 0)
 		return lost_err(c, err, errlen);
 	/* a rank that failed (out[0] < size) sits the run out: it arrives here only to keep the
@@ -434,19 +449,25 @@ static int sync_body(struct mpi_ctx *c, unsigned point, bool boost_it, int mine,
 		return c->lost ? lost_err(c, err, errlen)
 			       : iom_err(err, errlen, EIO, "MPI: cannot measure the clock offsets");
 	if (point == 1) {
-		/* the agreed start, in rank 0's clock; each rank waits for it in its own */
-		c->margin_used_ns = c->margin_ns;
-		start = iom_now_ns() + c->margin_ns;
-		if (coll(c, MPI_Ibcast(&start, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &req), &req) < 0)
+		/* the agreed start, in rank 0's clock (each rank waits for it in its own), and the
+		 * next early_ns */
+		uint64_t now = iom_now_ns(), ends = out[2] < 0 ? (uint64_t)-out[2] : 0;
+
+		start[0] = IOM_MAX(now + c->margin_ns, ends);
+		start[1] = IOM_MIN(c->margin_ns + (now - t_in), EARLY_MAX_NS);
+		c->margin_used_ns = start[0] - now;
+		if (coll(c, MPI_Ibcast(start, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD, &req), &req) < 0)
 			return lost_err(c, err, errlen);
-		c->start_ns = (uint64_t)((int64_t)start + c->offset_ns);
+		c->early_ns = start[1];
+		c->start_ns = (uint64_t)((int64_t)start[0] + c->offset_ns);
 		c->lead_ns = (int64_t)c->start_ns - (int64_t)iom_now_ns();
 		wait_start(c->start_ns);
 	}
 	return 0;
 }
 
-static int m_sync(void *ctx, unsigned point, bool ok, char *err, size_t errlen)
+static int m_sync(void *ctx, unsigned point, uint64_t not_before, bool ok, char *err,
+		  size_t errlen)
 {
 	struct mpi_ctx *c = ctx;
 	int ret;
@@ -456,10 +477,16 @@ static int m_sync(void *ctx, unsigned point, bool ok, char *err, size_t errlen)
 		return 0;
 	}
 	/* mine: the lowest rank that is not ok */
-	ret = sync_body(c, point, point == 1 && ok, ok ? c->size : c->rank, err, errlen);
+	ret = sync_body(c, point, not_before, point == 1 && ok, ok ? c->size : c->rank, err,
+			errlen);
 	if (ret < 0 || !ok)
 		unboost(c);
 	return ret;
+}
+
+static uint64_t m_early(void *ctx)
+{
+	return ((struct mpi_ctx *)ctx)->early_ns;
 }
 
 static uint64_t m_start(void *ctx)
@@ -617,7 +644,7 @@ static const char *m_lost(void *ctx)
 static const struct iom_hosts_ops mpi_ops = {
 	.bcast = m_bcast, .allmax = m_allmax, .gather = m_gather, .merge_hist = m_merge_hist,
 	.sum_u64 = m_sum_u64,
-	.sync = m_sync, .offset_ns = m_offset, .send_file = m_send_file,
+	.sync = m_sync, .early_ns = m_early, .offset_ns = m_offset, .send_file = m_send_file,
 	.recv_file = m_recv_file, .stonewall = m_stonewall, .stonewall_end = m_stonewall_end,
 	.start_ns = m_start, .deadline = m_deadline, .ready = m_ready, .lost = m_lost,
 };
@@ -636,6 +663,7 @@ int iom_host_mpi_start(int *argc, char ***argv, struct iom_hosts *h)
 	MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &c->size);
 	c->margin_ns = START_MARGIN_NS;
+	c->early_ns = START_MARGIN_NS + 1000000u;
 	c->lead_ns = INT64_MAX;
 	MPI_Type_contiguous((int)sizeof(struct iom_hist), MPI_BYTE, &c->hist_type);
 	MPI_Type_commit(&c->hist_type);

@@ -529,10 +529,10 @@ static size_t part_rows(const struct iom_hosts *h, struct iom_host_row *rows)
 	return n;
 }
 
-static int arm_sync(void *arg, unsigned point, char *err, size_t errlen)
+static int arm_sync(void *arg, unsigned point, uint64_t not_before, char *err, size_t errlen)
 {
 	struct iom_hosts *h = arg;
-	int ret = h->ops->sync(h->ctx, point, true, err, errlen);
+	int ret = h->ops->sync(h->ctx, point, not_before, true, err, errlen);
 
 	h->synced = point + 1;
 	return ret;
@@ -579,6 +579,7 @@ int iom_hosts_arm(struct iom_hosts *h, struct iom_run_spec *spec, char *err, siz
 	device_words(spec->disk, h);
 	spec->sync = arm_sync;
 	spec->sync_arg = h;
+	spec->sync_early_ns = h->ops->early_ns ? h->ops->early_ns(h->ctx) : 0;
 	spec->hosts_out = &h->out;
 	/* IOR's stonewalling: a bytes-bound window ends for all when the first rank is done */
 	if (spec->timing.bytes && h->ops->stonewall)
@@ -1144,7 +1145,7 @@ int iom_hosts_run_end(struct iom_hosts *h, const struct iom_own_dir *rd, const c
 	(void)iom_hosts_agree_hook(h, 0, e, sizeof(e)); /* when this rank never got there */
 	h->hook_agree = h->hook_agreed = false;
 	while (h->synced < 2) {
-		h->ops->sync(h->ctx, h->synced, false, e, sizeof(e));
+		h->ops->sync(h->ctx, h->synced, 0, false, e, sizeof(e));
 		h->synced++;
 	}
 	h->synced = 0;

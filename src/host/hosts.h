@@ -55,9 +55,14 @@ struct iom_hosts_ops {
 	/* a run's sync point (0: before the warm-up, 1: before the measured window): every rank
 	 * arrives, ok or not (a rank that failed sits the run out, the others go on); clock
 	 * offsets to rank 0 measured; at point 1 every rank returns at the agreed start of the
-	 * window; -errno with err when the ranks lost each other. Point 2 is no collective: the
+	 * window, which is never before any rank's not_before (point 1: the end of its warm-up,
+	 * 0: none); -errno with err when the ranks lost each other. Point 2 is no collective: the
 	 * window has started, its start taken (the backend lets go of what it held for it) */
-	int (*sync)(void *ctx, unsigned point, bool ok, char *err, size_t errlen);
+	int (*sync)(void *ctx, unsigned point, uint64_t not_before, bool ok, char *err,
+		    size_t errlen);
+	/* how long before a timed warm-up's end to call sync point 1, so that the window can
+	 * start at that end (the start's margin and the sync's own time); may be NULL: at it */
+	uint64_t (*early_ns)(void *ctx);
 	/* this rank's clock minus rank 0's (monotonic), as last measured */
 	int64_t (*offset_ns)(void *ctx);
 	/* a follower's file to rank 0 (path NULL: none); rank 0 receives rank from's into path,

@@ -753,16 +753,18 @@ static enum step start(struct ctl *c, struct steps *s)
 	s->why = check(c, false);
 	if (s->why != WAKE_TIME)
 		return STEP_BAD;
-	if (spec->sync && (s->ret = spec->sync(spec->sync_arg, 0, s->msg, sizeof(s->msg))) < 0)
+	if (spec->sync && (s->ret = spec->sync(spec->sync_arg, 0, 0, s->msg, sizeof(s->msg))) < 0)
 		return STEP_SYNC_FAILED;
 	return STEP_ON;
 }
 
-/* 2. warm-up; then, many hosts: the window starts at the instant agreed (hosts.h) */
+/* 2. warm-up; then, many hosts: the window starts at the instant agreed (hosts.h), agreed
+ * while a timed warm-up's last sync_early_ns go on */
 static enum step warm_up(struct ctl *c, struct iom_run_result *out, struct steps *s)
 {
 	const struct iom_run_spec *spec = c->spec;
 	const struct iom_timing *tm = &spec->timing;
+	uint64_t end = 0;
 
 	if (tm->warmup_steady) {
 		open_gate(c);
@@ -771,11 +773,14 @@ static enum step warm_up(struct ctl *c, struct iom_run_result *out, struct steps
 			return STEP_BAD;
 	} else if (tm->warmup_ns) {
 		open_gate(c);
-		s->why = wait_until(c, iom_now_ns() + tm->warmup_ns, false);
+		end = iom_now_ns() + tm->warmup_ns;
+		s->why = wait_until(c, end - (spec->sync ? IOM_MIN(spec->sync_early_ns,
+								   tm->warmup_ns) : 0), false);
 		if (s->why != WAKE_TIME)
 			return STEP_BAD;
 	}
-	if (spec->sync && (s->ret = spec->sync(spec->sync_arg, 1, s->msg, sizeof(s->msg))) < 0)
+	if (spec->sync &&
+	    (s->ret = spec->sync(spec->sync_arg, 1, end, s->msg, sizeof(s->msg))) < 0)
 		return STEP_SYNC_FAILED;
 	return STEP_ON;
 }
@@ -805,7 +810,7 @@ static enum step measure(struct ctl *c, struct iom_run_result *out, struct steps
 	open_gate(c);
 	/* many hosts: the window has started, its start taken (hosts.h, point 2) */
 	if (spec->sync)
-		spec->sync(spec->sync_arg, 2, s->msg, sizeof(s->msg));
+		spec->sync(spec->sync_arg, 2, 0, s->msg, sizeof(s->msg));
 	for (;;) {
 		/* the end of the second being counted: the boundaries are t0 + k s */
 		uint64_t tick = c->t0 + (uint64_t)(c->niv + 1) * IOM_INTERVAL_NS;

@@ -120,11 +120,15 @@ struct iom_run_spec {
 
 	/* Many hosts (hosts.h); all NULL on one host. sync is called before the warm-up (point
 	 * 0) and before the measured window (point 1), on the calling thread; a failure fails
-	 * the run with its message. Point 2, once the window has started (its start taken), tells
-	 * the backend so; its outcome is ignored. hosts_out, when set, gets the run's histograms
-	 * and window. */
-	int (*sync)(void *arg, unsigned point, char *err, size_t errlen);
+	 * the run with its message. Point 1 is called sync_early_ns before a timed warm-up's end,
+	 * which it gets as not_before (this host's monotonic clock; 0 for the other points and
+	 * a steady warm-up's end): the window starts at the instant agreed, never before it, so
+	 * the hosts agree on it while the warm-up goes on. Point 2, once the window has started
+	 * (its start taken), tells the backend so; its outcome is ignored. hosts_out, when set,
+	 * gets the run's histograms and window. */
+	int (*sync)(void *arg, unsigned point, uint64_t not_before, char *err, size_t errlen);
 	void *sync_arg;
+	uint64_t sync_early_ns;
 	/* Stonewalling of a bytes-bound window (IOR's rule; hosts.h): called (with sync_arg) as
 	 * the window goes on, self_done once this host's share is complete; true when another host
 	 * has completed its share, which ends this host's window now (out->stonewalled). */
