@@ -22,10 +22,18 @@
 # reductions of N ranks add per run; and the median start spread of the ranks' windows
 # (start_spread_ns). "ranks:" lists the first run's per-rank IOPS.
 #
+# Then, unless MPI_SCALE_RATE is 0, the same again with every rank CPU-light: each run offers a
+# fixed MPI_SCALE_RATE I/Os per second per rank (rate_iops, rate_scope = "rank"), well inside what
+# one rank reaches, so that N ranks need less than the machine's cores even where N is more
+# than its cores. There the aggregate over the sum shows what the ranks' windows and the
+# collectives lose, not what the ranks' sharing of cores does, and the per-run time is the
+# collectives' with no rank starved of a core.
+#
 # Needs root (zram or loop devices), mpirun and iomatrix-mpi; without them it prints why and
 # exits 0 (make bench goes on). Environment: IOMATRIX_MPI (the binary), MPI_SCALE_SECS (measured
 # seconds per run, 2), MPI_SCALE_WARMUP (0.5), MPI_SCALE_REPEAT (2), MPI_SCALE_ROUNDS (3),
-# MPI_SCALE_QD (16), MPI_SCALE_SIZE (each device, 256M), MPI_SCALE_DEV (zram or loop; default
+# MPI_SCALE_QD (16), MPI_SCALE_RATE (the CPU-light pass's IOPS per rank, 20000; 0: no such
+# pass), MPI_SCALE_SIZE (each device, 256M), MPI_SCALE_DEV (zram or loop; default
 # zram where the kernel has it), MPIRUN_ARGS ("--allow-run-as-root --oversubscribe").
 set -u
 
@@ -35,6 +43,7 @@ WARM=${MPI_SCALE_WARMUP:-0.5}
 REPEAT=${MPI_SCALE_REPEAT:-2}
 ROUNDS=${MPI_SCALE_ROUNDS:-3}
 QD=${MPI_SCALE_QD:-16}
+RATE=${MPI_SCALE_RATE:-20000}
 SIZE=${MPI_SCALE_SIZE:-256M}
 DEV=${MPI_SCALE_DEV:-$([ -w /sys/class/zram-control/hot_add ] && echo zram || echo loop)}
 MPIRUN_ARGS=${MPIRUN_ARGS:---allow-run-as-root --oversubscribe}
@@ -76,14 +85,16 @@ for k in 0 1 2; do
 	fi
 done
 
-# study NAME PATH: the matrix of one study on PATH (may hold ${rank})
+# study NAME PATH [RATE]: the matrix of one study on PATH (may hold ${rank}); RATE: each rank
+# offers that many I/Os per second (none: a closed loop)
 study() {
 	cat >"$DIR/$1.cfg" <<CFG
 iomatrix = 1;
 name = "mpi-scale-$1";
+rate_scope = "rank";
 targets = ( { label = "dev"; path = "$2"; destructive = true; size = "$SIZE"; } );
 workload = { engine = "io_uring"; direct = true; pattern = "random"; block_size = "4K";
-             read_pct = 100; queue_depth = $QD; threads = 1; };
+             read_pct = 100; queue_depth = $QD; threads = 1;${3:+ rate_iops = $3;} };
 timing = { warmup = "${WARM}s"; duration = "${SECS}s"; rest = "0s"; repeat = $REPEAT; };
 trace = false;
 CFG
@@ -97,15 +108,21 @@ echo "mpi_scale: 4K random reads, io_uring, direct, qd $QD, 1 thread per rank, $
 # a first study, not counted: the first of all once read device 0 at a third of the others
 study warm "$DIR/dev\${rank}"
 run warm 3
-for k in 0 1 2; do study "single$k" "$DIR/dev$k"; done
-for n in 1 2 3; do study "np$n" "$DIR/dev\${rank}"; done
-for round in $(seq 1 "$ROUNDS"); do
-	for k in 0 1 2; do run "single$k" 1 "$round"; done
-	for n in 1 2 3; do run "np$n" "$n" "$round"; done
-done
-python3 - "$DIR" "$WARM" <<'PY'
+# pass PREFIX [RATE]: the six studies of a pass (three single-rank, -np 1, 2, 3), alternated in
+# ROUNDS rounds, named PREFIXsingleK and PREFIXnpN
+pass() {
+	for k in 0 1 2; do study "${1}single$k" "$DIR/dev$k" ${2:+"$2"}; done
+	for n in 1 2 3; do study "${1}np$n" "$DIR/dev\${rank}" ${2:+"$2"}; done
+	for round in $(seq 1 "$ROUNDS"); do
+		for k in 0 1 2; do run "${1}single$k" 1 "$round"; done
+		for n in 1 2 3; do run "${1}np$n" "$n" "$round"; done
+	done
+}
+pass ""
+[ "$RATE" -gt 0 ] && pass light "$RATE"
+python3 - "$DIR" "$WARM" "$RATE" <<'PY'
 import glob, json, statistics, sys
-d, warm = sys.argv[1], float(sys.argv[2])
+d, warm, rate = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
 def runs(name):
     out = []
     for rd in sorted(glob.glob("%s/%s.[1-9]*" % (d, name))):
@@ -128,15 +145,22 @@ def overhead_ms(name):
 def spread_ms(name):
     v = [r.get("start_spread_ns", 0) / 1e6 for r in flat(name)]
     return statistics.median(v) if v else float("nan")
-single = [iops("single%d" % k) for k in range(3)]
-for k in range(3):
-    print("  device %d alone (-np 1): %10.0f IOPS" % (k, single[k]))
-base = overhead_ms("np1")
-print("  ranks  aggregate IOPS  sum of single-rank  aggregate/sum  per-run time beyond warm-up + window  start spread")
-for n in (1, 2, 3):
-    agg, s, oh = iops("np%d" % n), sum(single[:n]), overhead_ms("np%d" % n)
-    rs = flat("np%d" % n)
-    spread = [round(h["iops"]) for h in rs[0].get("hosts", [])] if rs else []
-    print("  %5d  %14.0f  %18.0f  %13.3f  %6.1f ms (%+.1f ms against -np 1)  %8.3f ms  ranks: %s" %
-          (n, agg, s, agg / s if s else float("nan"), oh, oh - base, spread_ms("np%d" % n), spread))
+def table(p):
+    single = [iops("%ssingle%d" % (p, k)) for k in range(3)]
+    for k in range(3):
+        print("  device %d alone (-np 1): %10.0f IOPS" % (k, single[k]))
+    base = overhead_ms(p + "np1")
+    print("  ranks  aggregate IOPS  sum of single-rank  aggregate/sum  per-run time beyond warm-up + window  start spread")
+    for n in (1, 2, 3):
+        name = "%snp%d" % (p, n)
+        agg, s, oh = iops(name), sum(single[:n]), overhead_ms(name)
+        rs = flat(name)
+        spread = [round(h["iops"]) for h in rs[0].get("hosts", [])] if rs else []
+        print("  %5d  %14.0f  %18.0f  %13.3f  %6.1f ms (%+.1f ms against -np 1)  %8.3f ms  ranks: %s" %
+              (n, agg, s, agg / s if s else float("nan"), oh, oh - base, spread_ms(name), spread))
+print("closed loop (each rank as fast as it can):")
+table("")
+if rate > 0:
+    print("CPU-light (each rank offers %d IOPS):" % rate)
+    table("light")
 PY
