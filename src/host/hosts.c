@@ -747,8 +747,6 @@ void iom_hosts_aggregate(struct iom_run_result *r, const struct iom_host_row *ro
 	}
 }
 
-/* The kept histograms of the n rows of r, from every rank's (hists, rank order), in the rows'
- * order: the ranks that took part. */
 /* Every rank's histograms (gathered: rank 0's own first) merged into rank 0's agg, bucket by
  * bucket: what the backend's merge_hist would give, without a second collective over the same
  * data. */
@@ -760,6 +758,8 @@ static void merge_gathered(struct iom_hist agg[IOM_NDIR], const struct iom_hist 
 			iom_hist_merge(&agg[d], &all[q][d]);
 }
 
+/* The kept histograms of the n rows of r, from every rank's (hists, rank order), in the rows'
+ * order: the ranks that took part. */
 static void keep_host_hists(const struct iom_hosts *h, struct iom_run_result *r,
 			    const struct iom_hist (*hists)[IOM_NDIR], size_t n)
 {
