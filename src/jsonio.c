@@ -15,6 +15,26 @@
 #include "units.h"
 #include "util.h"
 
+/* The decimal digits of v, written backwards ending at end; their first. */
+static char *u64_digits(uint64_t v, char *end)
+{
+	do {
+		*--end = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/* The same of a 128-bit v: its digits below 2^64's peeled off one by one, the rest as above. */
+static char *u128_digits(unsigned __int128 v, char *end)
+{
+	while (v > UINT64_MAX) {
+		*--end = (char)('0' + (int)(v % 10));
+		v /= 10;
+	}
+	return u64_digits((uint64_t)v, end);
+}
+
 json_object *iom_json_num(double x)
 {
 	char buf[64];
@@ -40,19 +60,17 @@ json_object *iom_json_utc(uint64_t ns)
 	return json_object_new_string(buf);
 }
 
+json_object *iom_json_u128(unsigned __int128 v)
+{
+	char buf[48], *end = buf + sizeof(buf) - 1;
+
+	*end = '\0';
+	return json_object_new_string(u128_digits(v, end));
+}
+
 void iom_json_add(json_object *o, const char *key, json_object *v)
 {
 	json_object_object_add(o, key, v);
-}
-
-/* The decimal digits of v, written backwards ending at end; their first. */
-static char *u64_digits(uint64_t v, char *end)
-{
-	do {
-		*--end = (char)('0' + (int)(v % 10));
-		v /= 10;
-	} while (v);
-	return end;
 }
 
 /* An integer as json-c writes it ("%" PRId64, or PRIu64 above INT64_MAX), without the printbuf

@@ -23,6 +23,9 @@ json_object *iom_json_num(double x);
 json_object *iom_json_str(const char *s);
 /* A wall-clock time (ns since the epoch) as "2026-03-01T12:00:00Z", or NULL when ns is 0. */
 json_object *iom_json_utc(uint64_t ns);
+/* A 128-bit count (a histogram's sum of squares) as a string of its decimal digits: a JSON
+ * number would round past 2^53. */
+json_object *iom_json_u128(unsigned __int128 v);
 /* Adds v (NULL: null) to object o under key; o takes v's reference. */
 void iom_json_add(json_object *o, const char *key, json_object *v);
 /* Marks an array or a flat object to be written on one line inside a pretty file; returns o. */

@@ -70,7 +70,8 @@ static void test_csv_json_same_digits(void **state)
 }
 
 /* A one-line array writes each integer as json-c does (signed, and unsigned above INT64_MAX),
- * and a u64 array written as text reads back as the same numbers. */
+ * a u64 array written as text reads back as the same numbers, and a 128-bit count is its
+ * digits. */
 static void test_json_one_line_numbers(void **state)
 {
 	static const uint64_t bins[] = { 0, 1, 9, 10, 8512, UINT64_MAX };
@@ -88,12 +89,16 @@ static void test_json_one_line_numbers(void **state)
 	iom_json_add(o, "a", iom_json_one_line(a));
 	iom_json_add(o, "bins", iom_json_u64_array(bins, sizeof(bins) / sizeof(bins[0])));
 	iom_json_add(o, "none", iom_json_u64_array(NULL, 0));
+	iom_json_add(o, "sum", iom_json_u128((unsigned __int128)UINT64_MAX * 10 + 5));
+	iom_json_add(o, "zero", iom_json_u128(0));
 	text = iom_json_text(o);
 	assert_string_equal(text, "{\n"
 		"  \"a\": [0, -7, -9223372036854775808, 9223372036854775807, "
 		"18446744073709551615, \"s\", 2.5],\n"
 		"  \"bins\": [0, 1, 9, 10, 8512, 18446744073709551615],\n"
-		"  \"none\": []\n"
+		"  \"none\": [],\n"
+		"  \"sum\": \"184467440737095516155\",\n"
+		"  \"zero\": \"0\"\n"
 		"}\n");
 	back = json_tokener_parse(text);
 	assert_non_null(back);

@@ -225,19 +225,6 @@ static json_object *lat_json(const struct iom_lat *l)
 	return o;
 }
 
-/* A 128-bit sum as the decimal digits JSON keeps exactly (a number would round past 2^53). */
-static json_object *u128_json(unsigned __int128 v)
-{
-	char buf[48], *p = buf + sizeof(buf) - 1;
-
-	*p = '\0';
-	do {
-		*--p = (char)('0' + (int)(v % 10));
-		v /= 10;
-	} while (v);
-	return json_object_new_string(p);
-}
-
 /* "hist": { count, sum, sumsq, clamped, bins: [lo_ns, n, lo_ns, n, …] }: a kept histogram,
  * each non-empty bucket as its lower bound in ns and its count (docs/results.md). */
 static json_object *hist_json(const struct iom_hist_sparse *h)
@@ -248,8 +235,8 @@ static json_object *hist_json(const struct iom_hist_sparse *h)
 	iom_json_add(o, "count", json_object_new_uint64(h->count));
 	iom_json_add(o, "min", json_object_new_uint64(h->min));
 	iom_json_add(o, "max", json_object_new_uint64(h->max));
-	iom_json_add(o, "sum", u128_json(h->sum));
-	iom_json_add(o, "sumsq", u128_json(h->sumsq));
+	iom_json_add(o, "sum", iom_json_u128(h->sum));
+	iom_json_add(o, "sumsq", iom_json_u128(h->sumsq));
 	iom_json_add(o, "clamped", json_object_new_uint64(h->clamped));
 	for (uint32_t i = 0; i < h->nbins; i++) {
 		uint64_t hi;
