@@ -1027,7 +1027,9 @@ static void extra_aggregate(const struct extra_shape *x, struct iom_run_result *
 static int run_extras(struct iom_hosts *h, struct iom_run_result *r, bool part)
 {
 	struct extra_shape x = extra_shape(h);
-	size_t len = extra_len(&x), nh = x.nlines + (x.xops ? 2 : 0) + (x.paced ? IOM_NDIR : 0);
+	/* the lines' and flushes' histograms (reduced), then a paced run's response times' */
+	size_t len = extra_len(&x), nred = x.nlines + (x.xops ? 2 : 0),
+	       nh = nred + (x.paced ? IOM_NDIR : 0);
 	struct iom_run_result none = { 0 };
 	struct iom_hist *hh, (*resp)[IOM_NDIR] = NULL;
 	char *mine, *all = NULL;
@@ -1046,7 +1048,7 @@ static int run_extras(struct iom_hosts *h, struct iom_run_result *r, bool part)
 		if (x.xops)
 			memcpy(&hh[x.nlines], h->out.xhist, sizeof(h->out.xhist));
 		for (int d = 0; x.paced && d < IOM_NDIR; d++)
-			iom_hist_sparse_merge(&hh[x.nlines + (x.xops ? 2 : 0) + (size_t)d],
+			iom_hist_sparse_merge(&hh[nred + (size_t)d],
 					      &r->load.response_hist[d]);
 	}
 	if (h->rank == 0)
@@ -1054,14 +1056,13 @@ static int run_extras(struct iom_hosts *h, struct iom_run_result *r, bool part)
 	/* a paced run: each rank's own response histograms for its row, before they are merged */
 	if (x.paced && h->rank == 0)
 		resp = xcalloc(h->size, sizeof(*resp));
-	/* the lines' and flushes' histograms reduced; the response times' merged from the rows' */
+	/* the response times merged from the rows' on rank 0, not reduced again */
 	if (h->ops->gather(h->ctx, mine, len, all) < 0 ||
-	    (x.paced && h->ops->gather(h->ctx, &hh[nh - IOM_NDIR], sizeof(*resp), resp) < 0) ||
-	    (nh > (x.paced ? IOM_NDIR : 0) &&
-	     h->ops->merge_hist(h->ctx, hh, nh - (x.paced ? IOM_NDIR : 0)) < 0))
+	    (x.paced && h->ops->gather(h->ctx, &hh[nred], sizeof(*resp), resp) < 0) ||
+	    (nred && h->ops->merge_hist(h->ctx, hh, nred) < 0))
 		ret = -EIO;
 	else if (resp)
-		merge_gathered(&hh[nh - IOM_NDIR], resp, h->size);
+		merge_gathered(&hh[nred], resp, h->size);
 	if (ret == 0 && h->rank == 0) {
 		size_t k = 0;
 		const struct iom_cell *c = h->cell;
