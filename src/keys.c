@@ -440,7 +440,8 @@ const struct iom_key iom_keys[] = {
 		  "queue_depth of them in flight" },
 	{ .name = "pace_tick", .section = IOM_SEC_WORKLOAD, .type = IOM_TYPE_DURATION,
 	  .dim = IOM_DIM_PACE_TICK, IOM_AT(iom_workload, pace_tick_ns),
-	  .unit = "ns", .min = 1000, .max = 10000000, .def = "50us", .flags = IOM_KEY_SPARSE,
+	  .unit = "ns", .min = 1000, .max = 10000000, .def = "75us", /* IOM_PACE_TICK_NS */
+	  .flags = IOM_KEY_SPARSE,
 	  .describe = "tick=%s", .word = "tick%s",
 	  .help = "a paced run whose threads issue more than one I/O per tick: each wake-up "
 		  "issues every I/O due by then, the next comes a tick later at the soonest. "

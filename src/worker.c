@@ -1156,8 +1156,8 @@ static int run_loop(struct iom_worker *w)
  * How a paced worker waits (docs/load.md, "Pacing"). Each I/O keeps its exact due time from the
  * schedule (pace_next); what the worker chooses is when it wakes up to issue what is due.
  *
- * - A gap between the thread's I/Os of at least a tick (pace_tick, PACE_TICK_NS by default:
- *   up to 20K IOPS per thread): a wake-up per I/O. The worker sleeps (clock_nanosleep with a
+ * - A gap between the thread's I/Os of at least a tick (pace_tick, IOM_PACE_TICK_NS by
+ *   default: up to 13.3K IOPS per thread): a wake-up per I/O. The worker sleeps (clock_nanosleep with a
  *   timer slack of 1 ns, or the engine's wait with a timeout when I/O is in flight, so that
  *   completions are reaped while it waits) until a spin before the due time, then spins on the
  *   clock (with I/O in flight: on the engine's reap, so completions are stamped as they come). The spin is PACE_SPIN_NS (a
@@ -1167,12 +1167,12 @@ static int run_loop(struct iom_worker *w)
  * - A shorter gap: ticks. A wake-up issues, in one submission, every I/O due by then (with a
  *   small queue depth: in turns, as slots free up, without waiting), and the next wake-up is at
  *   the next due time but no sooner than a tick after this one's first issue (a wake-up for
- *   completions issues what is due as well: it costs nothing more). One wake-up costs this
- *   VM 6.5-9.7 µs of CPU; a tick divides that by the I/Os it issues, where a wake-up per I/O
+ *   completions issues what is due as well: it costs nothing more). One wake-up costs a VM
+ *   6.5-10 µs of CPU; a tick divides that by the I/Os it issues, where a wake-up per I/O
  *   paid it for each (docs/load.md). The price: an I/O is issued up to a tick (plus a
  *   wake-up's latency) after its due time, never before; its response time counts that lag,
- *   from the due time. PACE_TICK_NS is half of IOM_LATE_NS, so the default tick alone makes
- *   no I/O late. The wait in between ends at the timeout or when as many I/Os have completed
+ *   from the due time. IOM_PACE_TICK_NS is three quarters of IOM_LATE_NS, so the default tick
+ *   alone makes no I/O late, and a wake-up may come 25 µs late before one is. The wait in between ends at the timeout or when as many I/Os have completed
  *   as the tick issued (at least the closed loop's reap_wait share): a batch's completions are
  *   reaped and stamped together, as the closed loop's are, for about one more wake-up per
  *   tick — waiting for the timeout alone would stamp a completion up to a tick late (a service
@@ -1181,7 +1181,6 @@ static int run_loop(struct iom_worker *w)
  *
  * No wait is longer than PACE_MAX_WAIT_NS, so the phase is seen in time at any rate.
  */
-#define PACE_TICK_NS 50000u
 #define PACE_SPIN_NS 20000u
 #define PACE_SPIN_SHARE 8
 #if defined(__x86_64__) || defined(__i386__)
@@ -1284,7 +1283,7 @@ static int run_paced(struct iom_worker *w)
 	/* ticks (a gap shorter than a tick): a wake-up issues what is due, the next is a tick
 	 * later at the soonest; else the spin before each due time: PACE_SPIN_NS, but at most
 	 * 1/PACE_SPIN_SHARE of the gap between two I/Os */
-	const uint64_t tick = c->wl.pace_tick_ns ? c->wl.pace_tick_ns : PACE_TICK_NS;
+	const uint64_t tick = c->wl.pace_tick_ns ? c->wl.pace_tick_ns : IOM_PACE_TICK_NS;
 	const bool ticked = !think && w->pace_gap_ns < (double)tick;
 	const struct pacer pc = {
 		.policy = policy, .ticked = ticked,

@@ -216,6 +216,9 @@ struct iom_worker_hooks {
 
 /* A paced I/O submitted more than this after it was due is late (docs/load.md). */
 #define IOM_LATE_NS 100000u
+/* The default pace_tick (keys.c spells it "75us"): three quarters of IOM_LATE_NS, so that the
+ * tick leaves a quarter of the late mark to a wake-up's own latency (docs/load.md, "Pacing"). */
+#define IOM_PACE_TICK_NS 75000u
 
 /* The offered rate of conf in I/O per second (rate_iops, or rate_mb_s over the block size);
  * 0 for a closed loop. */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "keys.h"
+#include "worker.h"
 #include "matrix/matrix.h"
 #include "util.h"
 
@@ -153,6 +154,21 @@ static void test_keys_defaults_parse_in_range(void **state)
 			break;
 		}
 	}
+}
+
+/* The pace_tick key's default is the worker's, and the tick leaves a wake-up room before the
+ * late mark. */
+static void test_keys_pace_tick_default(void **state)
+{
+	const struct iom_key *k = iom_key_find(IOM_SEC_WORKLOAD, "pace_tick");
+	char err[IOM_ERRLEN] = "";
+	int64_t v = 0;
+
+	(void)state;
+	assert_non_null(k);
+	assert_int_equal(iom_key_parse_text(k, k->def, &v, err, sizeof(err)), 0);
+	assert_int_equal(v, IOM_PACE_TICK_NS);
+	assert_true(IOM_PACE_TICK_NS < IOM_LATE_NS);
 }
 
 static void test_keys_find_and_closest(void **state)
@@ -486,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_keys_names_unique),
 		cmocka_unit_test(test_keys_rate_values),
 		cmocka_unit_test(test_keys_defaults_parse_in_range),
+		cmocka_unit_test(test_keys_pace_tick_default),
 		cmocka_unit_test(test_keys_find_and_closest),
 		cmocka_unit_test(test_keys_parse_text),
 		cmocka_unit_test(test_keys_format),
