@@ -1157,13 +1157,14 @@ static int run_loop(struct iom_worker *w)
  * schedule (pace_next); what the worker chooses is when it wakes up to issue what is due.
  *
  * - A gap between the thread's I/Os of at least a tick (pace_tick, IOM_PACE_TICK_NS by
- *   default: up to 13.3K IOPS per thread): a wake-up per I/O. The worker sleeps (clock_nanosleep with a
- *   timer slack of 1 ns, or the engine's wait with a timeout when I/O is in flight, so that
- *   completions are reaped while it waits) until a spin before the due time, then spins on the
- *   clock (with I/O in flight: on the engine's reap, so completions are stamped as they come). The spin is PACE_SPIN_NS (a
- *   wake-up on a busy VM comes 50-100 µs late, and a rate near the target's capacity needs that
- *   time: psync 64K at 90 % of its max fell 5 % behind when every short wait slept), but never
- *   more than 1/PACE_SPIN_SHARE of the gap.
+ *   default: up to 13.3K IOPS per thread): a wake-up per I/O. The worker sleeps
+ *   (clock_nanosleep with a timer slack of 1 ns, or the engine's wait with a timeout when I/O
+ *   is in flight, so that completions are reaped while it waits) until a spin before the due
+ *   time, then spins on the clock (with I/O in flight: on the engine's reap, so completions
+ *   are stamped as they come). The spin is PACE_SPIN_NS (a wake-up on a busy VM comes 50-100
+ *   µs late, and a rate near the target's capacity needs that time: psync 64K at 90 % of its
+ *   max fell 5 % behind when every short wait slept), but never more than 1/PACE_SPIN_SHARE
+ *   of the gap.
  * - A shorter gap: ticks. A wake-up issues, in one submission, every I/O due by then (with a
  *   small queue depth: in turns, as slots free up, without waiting), and the next wake-up is at
  *   the next due time but no sooner than a tick after this one's first issue (a wake-up for
@@ -1172,12 +1173,13 @@ static int run_loop(struct iom_worker *w)
  *   paid it for each (docs/load.md). The price: an I/O is issued up to a tick (plus a
  *   wake-up's latency) after its due time, never before; its response time counts that lag,
  *   from the due time. IOM_PACE_TICK_NS is three quarters of IOM_LATE_NS, so the default tick
- *   alone makes no I/O late, and a wake-up may come 25 µs late before one is. The wait in between ends at the timeout or when as many I/Os have completed
- *   as the tick issued (at least the closed loop's reap_wait share): a batch's completions are
- *   reaped and stamped together, as the closed loop's are, for about one more wake-up per
- *   tick — waiting for the timeout alone would stamp a completion up to a tick late (a service
- *   time of 140 µs where the device took 35-60). A wait shorter than PACE_SPIN_NS with nothing
- *   in flight (a target near its capacity: psync) spins instead of sleeping.
+ *   alone makes no I/O late, and a wake-up may come 25 µs late before one is. The wait in
+ *   between ends at the timeout or when as many I/Os have completed as the tick issued (at
+ *   least the closed loop's reap_wait share): a batch's completions are reaped and stamped
+ *   together, as the closed loop's are, for about one more wake-up per tick — waiting for the
+ *   timeout alone would stamp a completion up to a tick late (a service time of 140 µs where
+ *   the device took 35-60). A wait shorter than PACE_SPIN_NS with nothing in flight (a target
+ *   near its capacity: psync) spins instead of sleeping.
  *
  * No wait is longer than PACE_MAX_WAIT_NS, so the phase is seen in time at any rate.
  */
