@@ -236,6 +236,11 @@ $(B)/bench/verify_speed: $(B)/bench/verify_speed.o $(LIB)
 $(B)/bench/verify_speed_zlib: $(B)/bench/verify_speed.o $(B)/bench/crc_zlib.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# The trace's writer and producer CPU per record, without an engine (docs/performance.md).
+TRACE_SPEED := $(B)/bench/trace_speed
+$(B)/bench/trace_speed: $(B)/bench/trace_speed.o $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
 bench: check-deps $(BIN) $(if $(HAVE_MPICC),$(MPI_BIN)) $(VERIFY_SPEED)
 	IOMATRIX=$(abspath $(BIN)) tests/bench/bench.sh
 	@VERIFY_SPEED=$(B)/bench/verify_speed VERIFY_SPEED_ZLIB=$(B)/bench/verify_speed_zlib \
