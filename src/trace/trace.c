@@ -65,11 +65,15 @@
 
 /* ---- slots and rings ---- */
 
-/* Offsets below 2^60 (1 EiB) are kept; the top bits carry op, phase and gap. */
+/* Offsets below 2^60 (1 EiB) are kept; the top bits carry op, phase and gap, op and phase as
+ * the block's flag byte has them (F_WRITE, F_PHASE) 60 bits up, so that the writer takes them
+ * with a shift and a mask. */
 #define SLOT_OFF_MASK ((UINT64_C(1) << 60) - 1)
 #define SLOT_WRITE (UINT64_C(1) << 60)
 #define SLOT_PHASE_SHIFT 61
 #define SLOT_GAP (UINT64_C(1) << 63)
+_Static_assert(SLOT_WRITE >> 60 == F_WRITE && (UINT64_C(3) << SLOT_PHASE_SHIFT) >> 60 == F_PHASE &&
+	       SLOT_GAP >> 58 == F_GAP, "the slot's flag bits are not the flag byte's");
 
 struct slot {
 	uint64_t submit_ns, complete_ns;
@@ -367,69 +371,102 @@ static void look_at(const struct iom_trace *t, const struct ring *r, uint64_t fi
 }
 
 /*
- * Codes records [first, first + n) into the columns c[] with `mode` and `shift`, gathering the
- * block's look on the way. False, with the columns to be thrown away, when an offset has bits
+ * Codes records [first, first + n), which do not wrap around the ring's end, into the columns
+ * c[] with `mode` and `shift`, gathering the block's look on the way. False, with the columns to be thrown away, when an offset has bits
  * below `shift` (the shift was a guess from the previous block).
+ *
+ * The writer's hot loop. Everything it reads more than once is a local, and so are the column
+ * pointers and the look: a store through a uint8_t pointer may alias anything, so with the
+ * columns and the look in memory the compiler reloads each of them, and the ring's fields,
+ * after every byte it writes. mode and lags are constants in each copy encode_cols() makes.
  */
-static bool encode_cols(const struct iom_trace *t, const struct ring *r, uint64_t first,
-			unsigned n, unsigned mode, unsigned shift, uint64_t base, uint32_t bytes0,
-			uint8_t **c, struct look *lk)
+static inline __attribute__((always_inline)) bool
+encode_cols_as(const struct iom_trace *t, const struct ring *r, uint64_t first, unsigned n,
+	       const unsigned mode, const bool lags, unsigned shift, uint64_t base,
+	       uint32_t bytes0, uint8_t **c, struct look *lk)
 {
-	uint64_t prev_c = base, prev_end = 0, prev_end_u = 0;
-	uint64_t low = (UINT64_C(1) << shift) - 1;
+	const struct slot *s = &r->slots[first & r->mask], *const end = s + n;
+	const uint64_t *d = r->due ? &r->due[first & r->mask] : NULL;
+	const uint64_t start = t->start_mono_ns, low = (UINT64_C(1) << shift) - 1;
+	uint8_t *cf = c[COL_FLAGS], *co = c[COL_OFF], *ct = c[COL_TIME], *cl = c[COL_LAT];
+	uint8_t *cs = c[COL_STAMP], *cx = c[COL_EXTRA], *cg = c[COL_LAG];
+	/* prev_end starts where no offset can be (they are below 2^60): the first is not "seq" */
+	uint64_t prev_c = base, prev_end = UINT64_MAX, prev_end_u = 0, all_off = 0;
+	unsigned seq = 0, hits = 0;
 	struct stamps st;
 
-	*lk = (struct look){ 0 };
 	stamps_init(&st, base);
-	for (unsigned i = 0; i < n; i++) {
-		const struct slot *s = &r->slots[(first + i) & r->mask];
-		uint64_t o = s->off_flags & SLOT_OFF_MASK, u = o >> shift;
-		uint64_t sub = s->submit_ns - t->start_mono_ns;
-		uint64_t cpl = s->complete_ns - t->start_mono_ns;
-		uint8_t f = (s->off_flags & SLOT_WRITE ? F_WRITE : 0) |
-			    (uint8_t)((s->off_flags >> SLOT_PHASE_SHIFT & 3) << F_PHASE_SHIFT) |
-			    (s->off_flags & SLOT_GAP ? F_GAP : 0);
+	for (; s < end; s++) {
+		const uint64_t of = s->off_flags, o = of & SLOT_OFF_MASK, u = o >> shift;
+		const uint64_t sub = s->submit_ns - start, cpl = s->complete_ns - start;
+		const uint32_t len = s->len;
+		const int32_t res = s->res;
+		/* the slot's op and phase bits are the flag byte's, shifted (see SLOT_WRITE) */
+		uint8_t f = (uint8_t)((of >> 60 & (F_WRITE | F_PHASE)) | (of >> 58 & F_GAP));
 		unsigned ref;
 
 		if (__builtin_expect(o & low, 0))
 			return false;
-		lk->all_off |= o;
-		lk->seq += i > 0 && o == prev_end;
-		prev_end = o + s->len;
-		ref = stamps_find(&st, sub);
-		lk->hits += ref != 0;
-		if (s->len != bytes0) {
-			f |= F_BYTES;
-			c[COL_EXTRA] = put_uv(c[COL_EXTRA], s->len);
+		all_off |= o;
+		seq += o == prev_end;
+		prev_end = o + len;
+		/* the batch's stamp again (most records of a batching engine), else a search */
+		ref = sub == st.v[st.newest] ? 1 : stamps_find(&st, sub);
+		hits += ref != 0;
+		if (__builtin_expect((len != bytes0) | (res != (int32_t)len), 0)) {
+			if (len != bytes0) {
+				f |= F_BYTES;
+				cx = put_uv(cx, len);
+			}
+			if (res != (int32_t)len) {
+				f |= F_RES;
+				cx = put_uv(cx, zz(res));
+			}
 		}
-		if (s->res != (int32_t)s->len) {
-			f |= F_RES;
-			c[COL_EXTRA] = put_uv(c[COL_EXTRA], zz(s->res));
+		*cf++ = f;
+		if (lags) {
+			cg = put_uv(cg, s->submit_ns > *d ? s->submit_ns - *d : 0);
+			d++;
 		}
-		*c[COL_FLAGS]++ = f;
-		if (t->lags) {
-			uint64_t due = r->due[(first + i) & r->mask];
-
-			c[COL_LAG] = put_uv(c[COL_LAG], s->submit_ns > due ? s->submit_ns - due : 0);
-		}
-		c[COL_OFF] = put_uv(c[COL_OFF], mode & MODE_OFF_ABS ? u :
-					       zz((int64_t)(u - prev_end_u)));
-		prev_end_u = (o + s->len) >> shift;
+		co = put_uv(co, mode & MODE_OFF_ABS ? u : zz((int64_t)(u - prev_end_u)));
+		prev_end_u = (o + len) >> shift;
 		if (mode & MODE_TIME_GAP) {
-			c[COL_TIME] = put_uv(c[COL_TIME], zz((int64_t)(sub - prev_c)));
-			c[COL_LAT] = put_uv(c[COL_LAT], cpl - sub);
+			ct = put_uv(ct, zz((int64_t)(sub - prev_c)));
+			cl = put_uv(cl, cpl - sub);
 		} else {
-			c[COL_TIME] = put_uv(c[COL_TIME], zz((int64_t)(cpl - prev_c)));
-			c[COL_LAT] = put_uv(c[COL_LAT], ref);
+			ct = put_uv(ct, zz((int64_t)(cpl - prev_c)));
+			cl = put_uv(cl, ref);
 			if (!ref)
-				c[COL_STAMP] = put_uv(c[COL_STAMP],
-						      zz((int64_t)(sub - stamps_at(&st, 1))));
+				cs = put_uv(cs, zz((int64_t)(sub - stamps_at(&st, 1))));
 		}
 		if (!ref)
 			stamps_push(&st, sub);
 		prev_c = cpl;
 	}
+	c[COL_FLAGS] = cf;
+	c[COL_OFF] = co;
+	c[COL_TIME] = ct;
+	c[COL_LAT] = cl;
+	c[COL_STAMP] = cs;
+	c[COL_EXTRA] = cx;
+	c[COL_LAG] = cg;
+	*lk = (struct look){ .all_off = all_off, .seq = seq, .hits = hits };
 	return true;
+}
+
+static bool encode_cols(const struct iom_trace *t, const struct ring *r, uint64_t first,
+			unsigned n, unsigned mode, unsigned shift, uint64_t base, uint32_t bytes0,
+			uint8_t **c, struct look *lk)
+{
+#define AS(m, l) encode_cols_as(t, r, first, n, m, l, shift, base, bytes0, c, lk)
+	switch ((mode & (MODE_OFF_ABS | MODE_TIME_GAP)) | (t->lags ? 4u : 0u)) {
+	case 0: return AS(0, false);
+	case MODE_OFF_ABS: return AS(MODE_OFF_ABS, false);
+	case MODE_TIME_GAP: return AS(MODE_TIME_GAP, false);
+	case MODE_OFF_ABS | MODE_TIME_GAP: return AS(MODE_OFF_ABS | MODE_TIME_GAP, false);
+	default: return AS(mode & (MODE_OFF_ABS | MODE_TIME_GAP), true);
+	}
+#undef AS
 }
 
 /*
@@ -512,7 +549,9 @@ static size_t drain_ring(struct iom_trace *t, unsigned i, bool force)
 	size_t done = 0;
 
 	while (head - tail >= want || (force && head != tail)) {
-		unsigned n = (unsigned)IOM_MIN(head - tail, (uint64_t)IOM_TRACE_BLOCK_RECORDS);
+		/* a block never wraps around the ring's end: encode_cols() walks its slots */
+		unsigned n = (unsigned)IOM_MIN(IOM_MIN(head - tail, (uint64_t)IOM_TRACE_BLOCK_RECORDS),
+					       t->ring_records - (tail & r->mask));
 
 		if (encode_block(t, i, r, tail, n) < 0)
 			return done;
