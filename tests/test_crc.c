@@ -2,7 +2,8 @@
 /*
  * test_crc — iom_crc32 (ISA-L) gives zlib's crc32 on random buffers of every length from 0 to
  * 4200 bytes and on larger ones, at every alignment of the start, in one call and chained in
- * pieces; and the published check value of "123456789".
+ * pieces; the published check value of "123456789"; and iom_crc32_combine joins the CRCs of
+ * two pieces into the CRC of both, for pieces of 0 bytes up to a megabyte.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -81,12 +82,32 @@ static void test_crc_chained_equals_zlib(void **state)
 	free(b);
 }
 
+static void test_crc_combine_equals_whole(void **state)
+{
+	unsigned char *b = random_buffer(MAXLEN, 11);
+	struct iom_rng r;
+
+	(void)state;
+	iom_rng_seed(&r, 5);
+	for (int round = 0; round < 300; round++) {
+		size_t a = (size_t)iom_rng_below(&r, round < 100 ? 100 : MAXLEN / 2);
+		size_t n = (size_t)iom_rng_below(&r, round % 2 ? 64 : MAXLEN / 2);
+		uint32_t ca = iom_crc32(0, b, a), cb = iom_crc32(0, b + a, n);
+
+		assert_int_equal(iom_crc32_combine(ca, cb, n), iom_crc32(0, b, a + n));
+	}
+	assert_int_equal(iom_crc32_combine(0x1234u, 0, 0), 0x1234u);
+	assert_int_equal(iom_crc32_combine(0, iom_crc32(0, b, 9), 9), iom_crc32(0, b, 9));
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_crc_check_value),
 		cmocka_unit_test(test_crc_equals_zlib_every_length),
 		cmocka_unit_test(test_crc_chained_equals_zlib),
+		cmocka_unit_test(test_crc_combine_equals_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,22 +14,25 @@
  *
  * Encoding: a block holds up to IOM_TRACE_BLOCK_RECORDS records of one thread as six columns
  * (flag bytes, then varints: offsets, times, latencies or stamp references, new submit stamps,
- * extras), each compressed as a deflate block of its own. Columns keep like bytes together, which
- * deflate rewards: on a real 4K random 70/30 QD32 run this layout took 3.5 bytes per I/O where
- * the same fields interleaved per record took 4.8. Each block says whether its offsets are
- * absolute (random work) or deltas from the end of the previous I/O (sequential: mostly zeros),
- * and how its times are coded — as the ring's previous block looked best coded, so that the
- * writer reads each record once (the first block takes a first look of its own) —: TIME_REF for batching engines (io_uring
- * stamps a submitted batch once and a reaped batch once, so a completion is mostly "same stamp as
- * the previous one" and a submit mostly "the k-th most recent submit stamp", a few bits instead
- * of a 17-bit latency), TIME_GAP for one-at-a-time engines (the small gap since the previous
- * completion, then the latency). Every block restarts its state, so each decodes alone, and
- * carries a CRC-32, so damage is caught where it is.
+ * extras); the flags and the offsets are compressed as a deflate block each, the rest as a
+ * third. Columns keep like bytes together, which deflate rewards: on a real 4K random 70/30 QD32
+ * run this layout took 3.5 bytes per I/O where the same fields interleaved per record took 4.8.
+ * Each block says whether its offsets are absolute (random work) or deltas from the end of the
+ * previous I/O (sequential: mostly zeros), and how its times are coded — as the ring's previous
+ * block looked best coded, so that the writer reads each record once (the first block takes a
+ * first look of its own) —: TIME_REF for batching engines (io_uring stamps a submitted batch
+ * once and a reaped batch once, so a completion is mostly "same stamp as the previous one" and a
+ * submit mostly "the k-th most recent submit stamp", a few bits instead of a 17-bit latency),
+ * TIME_GAP for one-at-a-time engines (the small gap since the previous completion, then the
+ * latency). Every block restarts its state, so each decodes alone, and carries a CRC-32, so
+ * damage is caught where it is.
  *
  * Compression is ISA-L's igzip (level 1 by default), not zlib's deflate: the same gzip format,
  * within 1 % of zlib level 1's size on traces, at a third of the writer's CPU per record (37 ns
  * instead of 114 ns on a real 4K QD32 trace, docs/trace.md); zlib reads traces back. The blocks'
  * CRC-32s are zlib's crc32 computed by ISA-L (crc.h), so traces written before read unchanged.
+ * ISA-L writes raw deflate and the writer the gzip header and trailer around it: the trailer's
+ * CRC of the whole stream is joined from the blocks' CRCs, not computed again over the data.
  *
  * The writer thread drains a ring once a block's worth is waiting (or at a flush, or at close),
  * and sleeps on a futex when there is nothing to do: until the next flush, or until a producer
@@ -120,7 +123,9 @@ struct iom_trace {
 	int fd;
 
 	/* The writer thread's own from here on (the opener's before it starts). */
-	struct isal_zstream z;     /* ISA-L's deflate, writing the gzip container */
+	struct isal_zstream z;     /* ISA-L's raw deflate, inside our gzip header and trailer */
+	uint32_t gz_crc;           /* the gzip trailer's CRC-32 and length of what went in */
+	uint64_t gz_len;
 	uint8_t *z_level_buf;
 	unsigned char *out;        /* compressed bytes not yet written */
 	size_t out_cap;
@@ -299,9 +304,15 @@ enum feed {
 	FEED_END,    /* the last deflate block and the gzip trailer, then written out */
 };
 
-/* Runs deflate over p[0, len) (len may be 0); after FEED_SYNC and FEED_END every byte produced
- * has been written. */
-static int deflate_feed(struct iom_trace *t, const void *p, size_t len, enum feed how)
+/* The gzip container around ISA-L's raw deflate: the header ISA-L writes for IGZIP_GZIP (no
+ * name, no time, OS unknown) and, at the end, the CRC-32 and length of the whole stream. The
+ * writer keeps that CRC itself (gz_crc), so ISA-L does not compute it a second time over what the
+ * blocks' own CRCs cover. */
+static const uint8_t gzip_header[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff };
+
+/* Runs deflate over p[0, len) (len may be 0) without adding it to the stream's CRC: the caller
+ * does (stream_crc_add); after FEED_SYNC and FEED_END every byte produced has been written. */
+static int deflate_feed_nocrc(struct iom_trace *t, const void *p, size_t len, enum feed how)
 {
 	int zret;
 
@@ -323,12 +334,35 @@ static int deflate_feed(struct iom_trace *t, const void *p, size_t len, enum fee
 		if (how == FEED_END ? t->z.internal_state.state == ZSTATE_END : t->z.avail_in == 0)
 			break;
 	}
+	if (how == FEED_END) {
+		if (t->z.avail_out < 8 && drain_out(t) < 0)
+			return t->werr;
+		put_le32(t->z.next_out, t->gz_crc);
+		put_le32(t->z.next_out + 4, (uint32_t)t->gz_len);
+		t->z.next_out += 8;
+		t->z.avail_out -= 8;
+	}
 	if (how != FEED_MORE && how != FEED_BLOCK)
 		return drain_out(t);
 	t->dirty = true;
 	return 0;
 }
 
+
+/* Adds len bytes whose CRC-32 is crc to the stream's CRC. */
+static void stream_crc_add(struct iom_trace *t, uint32_t crc, size_t len)
+{
+	t->gz_crc = iom_crc32_combine(t->gz_crc, crc, len);
+	t->gz_len += len;
+}
+
+/* deflate_feed_nocrc() of p[0, len), added to the stream's CRC. */
+static int deflate_feed(struct iom_trace *t, const void *p, size_t len, enum feed how)
+{
+	t->gz_crc = iom_crc32(t->gz_crc, p, len);
+	t->gz_len += len;
+	return deflate_feed_nocrc(t, p, len, how);
+}
 
 /* What a block's records say about the block's best coding: the bits set in any offset, how many
  * records start where the previous ended, how many submit stamps repeat a recent one. */
@@ -484,6 +518,7 @@ static int encode_block(struct iom_trace *t, unsigned thread, struct ring *r, ui
 	uint8_t hdr[BLK_HDR_MAX], tail[4], *h = hdr, *c[NCOLS];
 	uint64_t base = s0->submit_ns - t->start_mono_ns;
 	uint32_t bytes0 = s0->len, crc;
+	size_t size;
 	unsigned mode = r->next_mode, shift = r->next_shift, i;
 	bool coded = false;
 	struct look lk;
@@ -514,20 +549,27 @@ static int encode_block(struct iom_trace *t, unsigned thread, struct ring *r, ui
 	for (i = 1; i < t->ncols; i++)
 		h = put_uv(h, (uint64_t)(c[i] - t->col[i]));
 
-	crc = iom_crc32(0, hdr, (size_t)(h - hdr));
-	if (deflate_feed(t, hdr, (size_t)(h - hdr), FEED_MORE) < 0)
+	size = (size_t)(h - hdr);
+	crc = iom_crc32(0, hdr, size);
+	if (deflate_feed_nocrc(t, hdr, size, FEED_MORE) < 0)
 		return t->werr;
 	for (i = 0; i < t->ncols; i++) {
 		size_t len = (size_t)(c[i] - t->col[i]);
+		bool own = n >= SPLIT_MIN_RECORDS && (i == COL_FLAGS || i == COL_OFF);
 
 		if (len == 0)
 			continue;
 		crc = iom_crc32(crc, t->col[i], len);
-		/* A deflate block per column, so each gets Huffman codes of its own (5 bytes of
-		 * empty stored block each: 3.42 bytes per I/O instead of 3.58 on 4K 70/30 QD32). */
-		if (deflate_feed(t, t->col[i], len, n >= SPLIT_MIN_RECORDS ? FEED_BLOCK : FEED_MORE) < 0)
+		size += len;
+		/* The flags and the offsets end a deflate block each, so that they get Huffman
+		 * codes of their own, and the time columns share a third: on 4K 70/30 QD32 3.45
+		 * bytes per I/O where a block per column took 3.36-3.43 and one for all 3.56, at
+		 * three Huffman tables a block instead of five (a table costs the writer about
+		 * 9 µs, half a ns per record of a block of 16384). */
+		if (deflate_feed_nocrc(t, t->col[i], len, own ? FEED_BLOCK : FEED_MORE) < 0)
 			return t->werr;
 	}
+	stream_crc_add(t, crc, size);
 	put_le32(tail, crc);
 	return deflate_feed(t, tail, 4, FEED_MORE);
 }
@@ -804,13 +846,14 @@ int iom_trace_open(const char *path, const struct iom_trace_info *info, struct i
 		goto fail;
 	}
 	isal_deflate_init(&t->z);
-	t->z.gzip_flag = IGZIP_GZIP;
+	t->z.gzip_flag = IGZIP_DEFLATE;
 	t->z.level = (uint32_t)level;
 	t->z.level_buf_size = level_buf_size(level);
 	t->z_level_buf = xmalloc(t->z.level_buf_size);
 	t->z.level_buf = t->z_level_buf;
-	t->z.next_out = t->out;
-	t->z.avail_out = (uint32_t)t->out_cap;
+	memcpy(t->out, gzip_header, sizeof(gzip_header));
+	t->z.next_out = t->out + sizeof(gzip_header);
+	t->z.avail_out = (uint32_t)(t->out_cap - sizeof(gzip_header));
 
 	/* The header, flushed at once so that even an empty crashed trace names its run. */
 	hlen = HDR_FIXED + cell_len + 4;

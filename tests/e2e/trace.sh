@@ -24,6 +24,9 @@ grep -q "bytes per I/O" run.txt || die "$engine: the run summary does not print 
 tr=out-$engine/traces/00001.trace.gz
 [ -s "$tr" ] || die "$engine: no $tr"
 [ "$(zcat "$tr" | head -c 8)" = IOMTRACE ] || die "$engine: zcat does not open the trace"
+# the whole gzip member checks out: the trailer's CRC-32 and length, which the writer joins from
+# its blocks' CRCs, are those of the decompressed stream
+gzip -t "$tr" 2>err || die "$engine: gzip -t: $(cat err)"
 
 "$IOMATRIX" trace "$tr" --format csv -o t-$engine.csv 2>err || die "$engine: trace --format csv: $(cat err)"
 [ "$(head -n 1 t-$engine.csv)" = "time_ns,latency_ns,op,offset,bytes,thread" ] || die "$engine: csv header"
