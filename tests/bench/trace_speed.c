@@ -12,7 +12,12 @@
  * random numbers per record, an engine's work: the producer then runs at an engine's rate
  * without waiting, where RATE spins until each batch is due (its CPU is then the spin's).
  *
- *   trace_speed SECONDS [RATE|0] [on|off] [WORK] [DIR]
+ * With "drain" the writer works alone: a paused trace with a ring of 2^20 records is filled,
+ * then resumed and closed, SECONDS times over, and the writer's ns per record (the process's
+ * CPU from the resume to the end of the close) is the median of those drains: the encoding
+ * and compression without the producer beside it, for comparing two builds of the writer.
+ *
+ *   trace_speed SECONDS [RATE|0] [on|off|drain] [WORK] [DIR]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -37,10 +42,69 @@ static uint64_t cpu_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Fills a batch as the closed loop would: random offsets, one submit and one completion stamp. */
+static void fill(struct iom_io *const *ios, struct iom_rng *rng, uint64_t sub, uint64_t cpl)
+{
+	for (unsigned i = 0; i < QD; i++) {
+		ios[i]->offset = iom_rng_below(rng, BLOCKS) * 4096u;
+		ios[i]->submit_ns = sub;
+		ios[i]->complete_ns = cpl;
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int drain_runs(unsigned runs, const char *path, struct iom_io *const *ios,
+		      struct iom_rng *rng)
+{
+	const unsigned ring = 1u << 20;
+	double *ns = xcalloc(runs ? runs : 1, sizeof(*ns));
+	char err[IOM_ERRLEN];
+
+	for (unsigned k = 0; k < runs; k++) {
+		uint64_t start = iom_now_ns(), now = start, p0;
+		struct iom_trace_info info = { .run_index = 1, .cell = "trace_speed",
+					       .start_wall_ns = iom_wall_ns(), .start_mono_ns = start,
+					       .nthreads = 1, .ring_records = ring, .phases = true,
+					       .flags = IOM_TRACE_PAUSED };
+		struct iom_trace_stats st;
+		struct iom_trace *t;
+
+		if (iom_trace_open(path, &info, &t, err, sizeof(err)) < 0) {
+			fprintf(stderr, "trace_speed: %s\n", err);
+			return 1;
+		}
+		/* QD32 batches 20 µs apart: submit stamp, then the completion stamp 10 µs later */
+		for (unsigned b = 0; b < ring / QD; b++, now += 20000)
+			fill(ios, rng, now, now + 10000), iom_trace_record_batch(t, 0, ios, QD);
+		p0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+		iom_trace_resume(t);
+		if (iom_trace_close(t, &st, err, sizeof(err)) < 0) {
+			fprintf(stderr, "trace_speed: %s\n", err);
+			return 1;
+		}
+		ns[k] = (double)(cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) / (double)st.records;
+		unlink(path);
+		if (k + 1 == runs)
+			printf("drain: %u records %u times, bytes/IO %.2f, ", ring, runs,
+			       st.bytes_per_io);
+	}
+	qsort(ns, runs, sizeof(*ns), cmp_double);
+	printf("writer %.2f ns/rec (min %.2f, max %.2f)\n", ns[runs / 2], ns[0], ns[runs - 1]);
+	free(ns);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 1.0, rate = argc > 2 ? atof(argv[2]) : 0;
 	bool off = argc > 3 && strcmp(argv[3], "off") == 0;
+	bool drain = argc > 3 && strcmp(argv[3], "drain") == 0;
 	unsigned work = argc > 4 ? (unsigned)atoi(argv[4]) : 0;
 	const char *dir = argc > 5 ? argv[5] : "/tmp";
 	struct iom_io io[QD], *ios[QD];
@@ -61,6 +125,8 @@ int main(int argc, char **argv)
 		io[i].phase = IOM_IO_MEASURED;
 	}
 	iom_rng_seed(&rng, 1);
+	if (drain)
+		return drain_runs((unsigned)secs, path, ios, &rng);
 	if (!off) {
 		struct iom_trace_info info = { .run_index = 1, .cell = "trace_speed",
 					       .start_wall_ns = iom_wall_ns(),
