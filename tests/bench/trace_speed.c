@@ -12,7 +12,7 @@
  * random numbers per record, an engine's work: the producer then runs at an engine's rate
  * without waiting, where RATE spins until each batch is due (its CPU is then the spin's).
  *
- * With "drain" the writer works alone: a paused trace with a ring of 2^20 records is filled,
+ * With "drain" the writer works alone: a paused trace with a ring of 2^18 records (8 MiB) is filled,
  * then resumed and closed, SECONDS times over, and the writer's ns per record (the process's
  * CPU from the resume to the end of the close) is the median of those drains: the encoding
  * and compression without the producer beside it, for comparing two builds of the writer.
@@ -62,7 +62,7 @@ static int cmp_double(const void *a, const void *b)
 static int drain_runs(unsigned runs, const char *path, struct iom_io *const *ios,
 		      struct iom_rng *rng)
 {
-	const unsigned ring = 1u << 20;
+	const unsigned ring = 1u << 18;
 	double *ns = xcalloc(runs ? runs : 1, sizeof(*ns));
 	char err[IOM_ERRLEN];
 
