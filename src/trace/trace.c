@@ -406,8 +406,9 @@ static void look_at(const struct iom_trace *t, const struct ring *r, uint64_t fi
 
 /*
  * Codes records [first, first + n), which do not wrap around the ring's end, into the columns
- * c[] with `mode` and `shift`, gathering the block's look on the way. False, with the columns to be thrown away, when an offset has bits
- * below `shift` (the shift was a guess from the previous block).
+ * c[] with `mode` and `shift`, gathering the block's look on the way. False, with the columns to
+ * be thrown away, when an offset has bits below `shift` (the shift was a guess from the
+ * previous block).
  *
  * The writer's hot loop. Everything it reads more than once is a local, and so are the column
  * pointers and the look: a store through a uint8_t pointer may alias anything, so with the
@@ -592,8 +593,9 @@ static size_t drain_ring(struct iom_trace *t, unsigned i, bool force)
 
 	while (head - tail >= want || (force && head != tail)) {
 		/* a block never wraps around the ring's end: encode_cols() walks its slots */
-		unsigned n = (unsigned)IOM_MIN(IOM_MIN(head - tail, (uint64_t)IOM_TRACE_BLOCK_RECORDS),
-					       t->ring_records - (tail & r->mask));
+		uint64_t to_end = t->ring_records - (tail & r->mask);
+		unsigned n = (unsigned)IOM_MIN(IOM_MIN(head - tail, to_end),
+					       (uint64_t)IOM_TRACE_BLOCK_RECORDS);
 
 		if (encode_block(t, i, r, tail, n) < 0)
 			return done;

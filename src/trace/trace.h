@@ -28,8 +28,8 @@
  * different threads are interleaved in the order the writer drained them, so across threads
  * records are only roughly in time order (sort by time_ns for a global order).
  *
- * Only trace.c includes <isa-l/igzip_lib.h> (writing) and only trace_read.c <zlib.h> (reading); the
- * CRCs go through crc.h.
+ * Only trace.c includes <isa-l/igzip_lib.h> (writing) and trace_read.c <zlib.h> (reading); the
+ * CRCs go through crc.h (ISA-L's CRC, zlib's crc32_combine).
  */
 #ifndef IOM_TRACE_H
 #define IOM_TRACE_H
