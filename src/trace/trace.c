@@ -413,7 +413,8 @@ static void look_at(const struct iom_trace *t, const struct ring *r, uint64_t fi
  * The writer's hot loop. Everything it reads more than once is a local, and so are the column
  * pointers and the look: a store through a uint8_t pointer may alias anything, so with the
  * columns and the look in memory the compiler reloads each of them, and the ring's fields,
- * after every byte it writes. mode and lags are constants in each copy encode_cols() makes.
+ * after every byte it writes. encode_cols() makes a copy for each mode without lags, with mode
+ * a constant in it, and one for a paced run's traces (lags), where it is not.
  */
 static inline __attribute__((always_inline)) bool
 encode_cols_as(const struct iom_trace *t, const struct ring *r, uint64_t first, unsigned n,
@@ -445,8 +446,7 @@ encode_cols_as(const struct iom_trace *t, const struct ring *r, uint64_t first, 
 		all_off |= o;
 		seq += o == prev_end;
 		prev_end = o + len;
-		/* the batch's stamp again (most records of a batching engine), else a search */
-		ref = sub == st.v[st.newest] ? 1 : stamps_find(&st, sub);
+		ref = stamps_find(&st, sub);
 		hits += ref != 0;
 		if (__builtin_expect((len != bytes0) | (res != (int32_t)len), 0)) {
 			if (len != bytes0) {

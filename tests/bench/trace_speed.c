@@ -29,6 +29,7 @@
 
 #include "engine/engine.h"
 #include "rng.h"
+#include "stats.h"
 #include "trace/trace.h"
 #include "util.h"
 
@@ -56,11 +57,23 @@ static void fill(struct iom_io *const *ios, struct iom_rng *rng, uint64_t sub, u
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
+/* Opens a one-thread trace at path whose records count from start; ring 0 is the default. */
+static struct iom_trace *open_trace(const char *path, uint64_t start, unsigned ring,
+				    unsigned flags)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	struct iom_trace_info info = {
+		.run_index = 1, .cell = "trace_speed", .start_wall_ns = iom_wall_ns(),
+		.start_mono_ns = start, .nthreads = 1, .ring_records = ring, .phases = true,
+		.flags = flags,
+	};
+	struct iom_trace *t;
+	char err[IOM_ERRLEN];
 
-	return (x > y) - (x < y);
+	if (iom_trace_open(path, &info, &t, err, sizeof(err)) < 0) {
+		fprintf(stderr, "trace_speed: %s\n", err);
+		return NULL;
+	}
+	return t;
 }
 
 static int drain_runs(unsigned runs, const char *path, struct iom_io *const *ios,
@@ -68,22 +81,16 @@ static int drain_runs(unsigned runs, const char *path, struct iom_io *const *ios
 {
 	const unsigned ring = 1u << 18;
 	double *ns = xcalloc(runs ? runs : 1, sizeof(*ns));
+	struct iom_stats_summary sum;
 	char err[IOM_ERRLEN];
 
 	for (unsigned k = 0; k < runs; k++) {
 		uint64_t start = iom_now_ns(), now = start, p0;
-		struct iom_trace_info info = {
-			.run_index = 1, .cell = "trace_speed", .start_wall_ns = iom_wall_ns(),
-			.start_mono_ns = start, .nthreads = 1, .ring_records = ring, .phases = true,
-			.flags = IOM_TRACE_PAUSED,
-		};
+		struct iom_trace *t = open_trace(path, start, ring, IOM_TRACE_PAUSED);
 		struct iom_trace_stats st;
-		struct iom_trace *t;
 
-		if (iom_trace_open(path, &info, &t, err, sizeof(err)) < 0) {
-			fprintf(stderr, "trace_speed: %s\n", err);
+		if (!t)
 			return 1;
-		}
 		/* batches of 32, 20 µs apart, each completed 10 µs after its submit stamp */
 		for (unsigned b = 0; b < ring / QD; b++, now += 20000)
 			fill(ios, rng, now, now + 10000), iom_trace_record_batch(t, 0, ios, QD);
@@ -99,8 +106,8 @@ static int drain_runs(unsigned runs, const char *path, struct iom_io *const *ios
 			printf("drain: %u records %u times, bytes/IO %.2f, ", ring, runs,
 			       st.bytes_per_io);
 	}
-	qsort(ns, runs, sizeof(*ns), cmp_double);
-	printf("writer %.2f ns/rec (min %.2f, max %.2f)\n", ns[runs / 2], ns[0], ns[runs - 1]);
+	iom_stats_summarize(ns, runs, &sum);
+	printf("writer %.2f ns/rec (min %.2f, max %.2f)\n", sum.median, sum.min, sum.max);
 	free(ns);
 	return 0;
 }
@@ -136,28 +143,14 @@ int main(int argc, char **argv)
 		free(path);
 		return ret;
 	}
-	if (!off) {
-		struct iom_trace_info info = {
-			.run_index = 1, .cell = "trace_speed", .start_wall_ns = iom_wall_ns(),
-			.start_mono_ns = start, .nthreads = 1, .phases = true,
-		};
-
-		if (iom_trace_open(path, &info, &t, err, sizeof(err)) < 0) {
-			fprintf(stderr, "trace_speed: %s\n", err);
-			return 1;
-		}
-	}
+	if (!off && !(t = open_trace(path, start, 0, 0)))
+		return 1;
 	p0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
 	c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
 	while (now < end) {
-		uint64_t sub = now;
-
-		for (unsigned i = 0; i < QD; i++) {
-			io[i].offset = iom_rng_below(&rng, BLOCKS) * 4096u;
-			io[i].submit_ns = sub;
-			for (unsigned w = 0; w < work; w++)
-				sink += iom_rng_below(&rng, BLOCKS);
-		}
+		fill(ios, &rng, now, 0);
+		for (unsigned w = 0; w < work * QD; w++)
+			sink += iom_rng_below(&rng, BLOCKS);
 		now = iom_now_ns();
 		for (unsigned i = 0; i < QD; i++)
 			io[i].complete_ns = now;
