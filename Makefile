@@ -237,7 +237,6 @@ $(B)/bench/verify_speed_zlib: $(B)/bench/verify_speed.o $(B)/bench/crc_zlib.o $(
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # The trace's writer and producer CPU per record, without an engine (docs/performance.md).
-TRACE_SPEED := $(B)/bench/trace_speed
 $(B)/bench/trace_speed: $(B)/bench/trace_speed.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
@@ -344,4 +343,4 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJS:.o=.d) $(B)/src/main.d $(MPI_OBJ)/main.d $(MPI_OBJ)/host_mpi.d $(TEST_BINS:=.d) $(FUZZ_BINS:=.d) \
-    $(B)/bench/verify_speed.d $(B)/bench/crc_zlib.d
+    $(B)/bench/verify_speed.d $(B)/bench/crc_zlib.d $(B)/bench/trace_speed.d
