@@ -98,6 +98,9 @@ LIB      := $(B)/libiomatrix.a
 BIN      := $(B)/iomatrix
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(B)/tests/%)
+# The bench's own programs (tests/bench/*.c), built by make bench and make test.
+VERIFY_SPEED := $(B)/bench/verify_speed $(B)/bench/verify_speed_zlib
+BENCH_TOOLS := $(VERIFY_SPEED) $(B)/bench/trace_speed $(B)/bench/wake_cost
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 60
@@ -189,7 +192,8 @@ unit: test-deps $(TEST_BINS)
 e2e: test-deps $(BIN) $(if $(HAVE_MPICC),$(MPI_BIN))
 	@IOMATRIX=$(abspath $(BIN)) IOMATRIX_MPI=$(abspath $(MPI_BIN)) tests/run-e2e.sh
 
-test: test-deps $(BIN) $(TEST_BINS) $(if $(HAVE_MPICC),$(MPI_BIN))
+# make test builds the bench's own programs as well, so that none stops compiling unseen.
+test: test-deps $(BIN) $(TEST_BINS) $(if $(HAVE_MPICC),$(MPI_BIN)) $(BENCH_TOOLS)
 	@tests/run-unit.sh $(TEST_BINS)
 	@IOMATRIX=$(abspath $(BIN)) IOMATRIX_MPI=$(abspath $(MPI_BIN)) tests/run-e2e.sh
 
@@ -224,8 +228,6 @@ demo:
 
 # Verification's throughput with ISA-L's CRC (the library's) and with zlib's (crc_zlib.o linked
 # ahead of the library, so its iom_crc32 is the one taken): tests/bench/crc.sh.
-VERIFY_SPEED := $(B)/bench/verify_speed $(B)/bench/verify_speed_zlib
-
 $(B)/bench/%.o: tests/bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
@@ -240,8 +242,13 @@ $(B)/bench/verify_speed_zlib: $(B)/bench/verify_speed.o $(B)/bench/crc_zlib.o $(
 $(B)/bench/trace_speed: $(B)/bench/trace_speed.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-bench: check-deps $(BIN) $(if $(HAVE_MPICC),$(MPI_BIN)) $(VERIFY_SPEED)
-	IOMATRIX=$(abspath $(BIN)) tests/bench/bench.sh
+# What one timed wake-up costs this machine: the floor under the pacer's CPU (bench.sh prints it
+# beside the paced pairs).
+$(B)/bench/wake_cost: $(B)/bench/wake_cost.o
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+bench: check-deps $(BIN) $(if $(HAVE_MPICC),$(MPI_BIN)) $(BENCH_TOOLS)
+	IOMATRIX=$(abspath $(BIN)) WAKE_COST=$(abspath $(B)/bench/wake_cost) tests/bench/bench.sh
 	@VERIFY_SPEED=$(B)/bench/verify_speed VERIFY_SPEED_ZLIB=$(B)/bench/verify_speed_zlib \
 	    tests/bench/crc.sh
 	@IOMATRIX=$(abspath $(BIN)) tests/bench/pacing.sh
@@ -343,4 +350,4 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJS:.o=.d) $(B)/src/main.d $(MPI_OBJ)/main.d $(MPI_OBJ)/host_mpi.d $(TEST_BINS:=.d) $(FUZZ_BINS:=.d) \
-    $(B)/bench/verify_speed.d $(B)/bench/crc_zlib.d $(B)/bench/trace_speed.d
+    $(B)/bench/verify_speed.d $(B)/bench/crc_zlib.d $(B)/bench/trace_speed.d $(B)/bench/wake_cost.d

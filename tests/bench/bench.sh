@@ -51,7 +51,8 @@
 # with pace_tick = "200us"), BENCH_DIR (scratch, default /var/tmp/iomatrix-bench;
 # the disk target lives there), BENCH_SIZE (target size, 1G), BENCH_PIN (CPU list that
 # one-thread workloads of both tools are pinned to with taskset, default the last CPU; "" for
-# none),
+# none), WAKE_COST (tests/bench/wake_cost: the paced pair's floor, what a timed sleep alone
+# costs at the default pace_tick),
 # BENCH_KEEP=1 keeps the per-run JSON files and the disk target. Every run's figures are left in
 # BENCH_DIR/last-rows.tsv (target, workload, tool, IOPS, MB/s, mean latency ns, CPU µs per I/O
 # measured alike, round, the device's mean read latency ns over the run or 0, p99 latency ns,
@@ -462,8 +463,21 @@ print("%d %.3f %d" % (runs, best, p.returncode))
 EOP
 )
 
+# What one timed wake-up costs this machine, at the default pace_tick's period and on the paced
+# runs' CPU: the floor under the paced pairs' CPU (make bench builds wake_cost and passes
+# WAKE_COST; without it, no line).
+WAKE=
+if [ "${BENCH_PACE:-1}" = 1 ] && [ -x "${WAKE_COST:-}" ]; then
+	tick=$("$IOMATRIX" help keys | sed -n 's/^workload\.pace_tick .* default \([0-9]*\)us$/\1/p')
+	if [ -n "$PIN" ]; then
+		WAKE=$(taskset -c "$PIN" "$WAKE_COST" "${tick:-75}" 2 sleep 2>&1)
+	else
+		WAKE=$("$WAKE_COST" "${tick:-75}" 2 sleep 2>&1)
+	fi
+fi
+
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
-python3 - "$ROWS" "$PAIRS" "$SECS" "$WARM" "$RSS" "$PLAN" "$LOAD_AFTER" "$VARIANT" "$IOM_KEYS" "$(uptime)" <<'EOP'
+python3 - "$ROWS" "$PAIRS" "$SECS" "$WARM" "$RSS" "$PLAN" "$LOAD_AFTER" "$VARIANT" "$IOM_KEYS" "$(uptime)" "$WAKE" <<'EOP'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 pairs, secs, warm = sys.argv[2], sys.argv[3], sys.argv[4]
@@ -561,6 +575,8 @@ def pairs(prefix, a_tool, b_tool, title, how="", goal=""):
                   " core at %.0fK IOPS (min %.1f, max %.1f; goal ≤ 10 with the default tick)" % (
                       med(vals(a, 3)), med(vals(b, 3)), med(add), med(vals(a, 0)) / 1e3,
                       min(add), max(add)))
+            if prefix == "pace-" and sys.argv[11]:
+                print("  the floor, a timed sleep alone: " + sys.argv[11])
 
 pairs("trace-", "iomatrix", "iomnotr", "traces on / off", ", unpinned")
 pairs("variant-", "iomvar", "iomatrix", "iomatrix with %s / without" % sys.argv[8])
